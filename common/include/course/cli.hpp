@@ -1,0 +1,50 @@
+#pragma once
+// A small command-line parser for the lesson programs. Bad input throws
+// course::Error naming the flag and what is allowed, e.g.
+//   "--epochs must be an integer in [1, 1000], got '0'".
+#include <map>
+#include <string>
+#include <vector>
+
+namespace course {
+
+class ArgParser {
+ public:
+  ArgParser(std::string program, std::string description);
+
+  void add_flag(const std::string& name, const std::string& help);
+  void add_int(const std::string& name, long long def, long long min, long long max,
+               const std::string& help);
+  void add_float(const std::string& name, double def, double min, double max, const std::string& help);
+  void add_string(const std::string& name, const std::string& def, const std::string& help);
+  void add_choice(const std::string& name, const std::string& def, std::vector<std::string> choices,
+                  const std::string& help);
+
+  // Parses argv. Returns false when --help/-h was given (help is printed; exit 0).
+  bool parse(int argc, char** argv);
+
+  bool flag(const std::string& name) const;
+  long long get_int(const std::string& name) const;
+  double get_float(const std::string& name) const;
+  const std::string& get_string(const std::string& name) const;  // strings and choices
+  bool given(const std::string& name) const;  // set on the command line (not the default)
+
+  std::string help() const;
+
+ private:
+  enum class Kind { flag, integer, real, text, choice };
+  struct Option {
+    Kind kind;
+    std::string help, value;
+    double min = 0, max = 0;
+    std::vector<std::string> choices;
+    bool given = false;
+  };
+  const Option& find(const std::string& name, Kind kind) const;
+  void set(const std::string& name, Option& opt, const std::string& text);
+  std::string program_, description_;
+  std::vector<std::string> order_;
+  std::map<std::string, Option> options_;
+};
+
+}  // namespace course

@@ -1,0 +1,28 @@
+#pragma once
+// Is there a usable GPU, and what is it? "No device" means cudaGetDeviceCount
+// returned an error or 0 (with the toolkit but no driver it returns
+// cudaErrorInsufficientDriver, not cudaErrorNoDevice).
+#include <ostream>
+#include <string>
+
+namespace course {
+
+struct DeviceStatus {
+  int count = 0;
+  std::string reason;  // why none is usable, when count == 0
+  bool available() const { return count > 0; }
+};
+
+DeviceStatus query_devices();  // asks once, then remembers
+bool gpu_available();
+// Throws course::Error("<what> needs a CUDA GPU, but none is usable: <reason>").
+void require_gpu(const std::string& what);
+
+// "NVIDIA H100 80GB HBM3, sm_90, 132 SMs, 79.1 GiB"
+std::string device_summary(int device = 0);
+// Runtime and driver versions, e.g. "CUDA runtime 13.0, driver 13.0"
+std::string cuda_versions();
+// Every property lesson 00 shows: name, compute capability, SMs, memory, clocks...
+void print_device_properties(std::ostream& out, int device);
+
+}  // namespace course

@@ -1,0 +1,43 @@
+#pragma once
+// IDX files (the format MNIST and Fashion-MNIST ship in) and the data sets built from them.
+// IDX: 2 zero bytes, a type byte (0x08 = unsigned byte, the only type these sets use),
+// a byte with the number of dimensions, each dimension as a big-endian uint32, then the data.
+// Every problem (missing file, wrong magic, a size that does not match the file length,
+// a label outside 0..9, image and label counts that differ) throws course::Error with one
+// line naming the file and the problem.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "course/tensor.hpp"
+
+namespace course {
+
+struct IdxArray {
+  std::vector<int> dims;
+  std::vector<uint8_t> data;
+};
+
+IdxArray read_idx(const std::string& path);
+void write_idx(const std::string& path, const std::vector<int>& dims, const std::vector<uint8_t>& data);
+
+enum class Split { train, test };
+
+struct Dataset {
+  HostTensor images;        // N x 1 x 28 x 28, pixel / 255 in [0, 1]
+  std::vector<int> labels;  // N values in 0..9
+  int count() const { return static_cast<int>(labels.size()); }
+};
+
+// The four standard file names inside a data set folder.
+std::string idx_images_path(const std::string& dir, Split split);
+std::string idx_labels_path(const std::string& dir, Split split);
+// True when all four files exist in dir (it does not validate them).
+bool dataset_present(const std::string& dir);
+// Loads one split; limit > 0 keeps only the first `limit` examples.
+Dataset load_dataset(const std::string& dir, Split split, int limit = 0);
+
+// The built-in data folder (CMake's COURSE_DATA_DIR), e.g. default_data_dir("mnist").
+std::string default_data_dir(const std::string& dataset);
+
+}  // namespace course

@@ -1,0 +1,47 @@
+#pragma once
+// Pictures the lessons write (PNG through stb_image_write): digit grids, filter
+// grids, heat maps, with a tiny built-in font for labels.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace course {
+
+struct Rgb {
+  uint8_t r, g, b;
+};
+
+struct Image {
+  Image() = default;
+  Image(int width, int height, Rgb background = {255, 255, 255});
+  int width = 0, height = 0;
+  std::vector<uint8_t> pixels;  // RGB, row-major
+  void set(int x, int y, Rgb c);
+  Rgb get(int x, int y) const;
+  void fill_rect(int x, int y, int w, int h, Rgb c);
+  // Paste `src` with its top-left corner at (x, y), clipped to this image.
+  void paste(const Image& src, int x, int y);
+  Image scaled(int factor) const;  // nearest neighbour
+};
+
+// Writes the image; creates the parent folder; throws course::Error on failure.
+void write_png(const std::string& path, const Image& image);
+
+// Grey image of one h x w plane; values clamped to [lo, hi] then mapped to 0..255.
+Image gray_image(const float* plane, int h, int w, float lo = 0.0f, float hi = 1.0f);
+// count planes of h x w (e.g. MNIST digits in [0, 1]) in a grid of `cols` columns.
+Image digit_grid(const float* planes, int count, int h, int w, int cols, int scale = 3);
+// Conv weights out x in x kh x kw: one tile per (out, in) pair, each scaled to its own
+// largest |w| on a blue (negative) - white (0) - red (positive) scale.
+Image filter_grid(const float* weights, int out_channels, int in_channels, int kh, int kw,
+                  int scale = 8);
+// A rows x cols matrix (confusion matrix, activations) as coloured cells scaled from
+// 0 to the largest value; with numbers printed in the cells when annotate is true.
+Image heatmap(const float* values, int rows, int cols, int cell = 24, bool annotate = false);
+
+// Small 3x5 pixel font: digits, upper-case letters, space and . : - / % > ? ( ) =
+// (lower case is drawn as upper case). scale multiplies the glyph size.
+void draw_text(Image& image, int x, int y, const std::string& text, Rgb color, int scale = 1);
+int text_width(const std::string& text, int scale = 1);
+
+}  // namespace course

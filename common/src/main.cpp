@@ -1,0 +1,22 @@
+#include "course/main.hpp"
+
+#include <cstdio>
+#include <exception>
+#include <new>
+
+#include "course/error.hpp"
+
+namespace course {
+
+int run_main(const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "error: out of host memory\n");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+  }
+  return 1;
+}
+
+}  // namespace course

@@ -1,0 +1,147 @@
+#include "course/png.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "course/error.hpp"
+
+#define STB_IMAGE_WRITE_IMPLEMENTATION
+#define STBIW_WINDOWS_UTF8
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#endif
+#include "stb_image_write.h"
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
+namespace course {
+
+Image::Image(int w, int h, Rgb background) : width(w), height(h), pixels(static_cast<size_t>(w) * h * 3) {
+  if (w <= 0 || h <= 0) throw Error("Image: size must be positive");
+  fill_rect(0, 0, w, h, background);
+}
+
+void Image::set(int x, int y, Rgb c) {
+  if (x < 0 || y < 0 || x >= width || y >= height) return;
+  uint8_t* p = &pixels[(static_cast<size_t>(y) * width + x) * 3];
+  p[0] = c.r, p[1] = c.g, p[2] = c.b;
+}
+
+Rgb Image::get(int x, int y) const {
+  const uint8_t* p = &pixels[(static_cast<size_t>(y) * width + x) * 3];
+  return {p[0], p[1], p[2]};
+}
+
+void Image::fill_rect(int x, int y, int w, int h, Rgb c) {
+  for (int yy = std::max(y, 0); yy < std::min(y + h, height); ++yy)
+    for (int xx = std::max(x, 0); xx < std::min(x + w, width); ++xx) set(xx, yy, c);
+}
+
+void Image::paste(const Image& src, int x, int y) {
+  for (int yy = 0; yy < src.height; ++yy)
+    for (int xx = 0; xx < src.width; ++xx) set(x + xx, y + yy, src.get(xx, yy));
+}
+
+Image Image::scaled(int factor) const {
+  Image out(width * factor, height * factor);
+  for (int y = 0; y < out.height; ++y)
+    for (int x = 0; x < out.width; ++x) out.set(x, y, get(x / factor, y / factor));
+  return out;
+}
+
+void write_png(const std::string& path, const Image& image) {
+  std::error_code ec;
+  const auto parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  if (!stbi_write_png(path.c_str(), image.width, image.height, 3, image.pixels.data(), image.width * 3))
+    throw Error(path + ": could not write PNG");
+}
+
+Image gray_image(const float* plane, int h, int w, float lo, float hi) {
+  Image img(w, h);
+  const float span = hi > lo ? hi - lo : 1.0f;
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      float v = (plane[y * w + x] - lo) / span;
+      if (!(v >= 0.0f)) v = 0.0f;  // also maps NaN to black
+      if (v > 1.0f) v = 1.0f;
+      const auto g = static_cast<uint8_t>(std::lround(v * 255.0f));
+      img.set(x, y, {g, g, g});
+    }
+  return img;
+}
+
+Image digit_grid(const float* planes, int count, int h, int w, int cols, int scale) {
+  if (count <= 0 || cols <= 0) throw Error("digit_grid: need at least one image and one column");
+  cols = std::min(cols, count);
+  const int rows = (count + cols - 1) / cols, pad = 2;
+  Image grid(cols * (w * scale + pad) + pad, rows * (h * scale + pad) + pad, {40, 40, 40});
+  for (int i = 0; i < count; ++i) {
+    Image tile = gray_image(planes + static_cast<size_t>(i) * h * w, h, w).scaled(scale);
+    grid.paste(tile, pad + (i % cols) * (w * scale + pad), pad + (i / cols) * (h * scale + pad));
+  }
+  return grid;
+}
+
+namespace {
+// Diverging scale: -1 blue, 0 white, +1 red.
+Rgb diverging(float v) {
+  if (!(v == v)) return {0, 0, 0};
+  v = std::max(-1.0f, std::min(1.0f, v));
+  const auto fade = static_cast<uint8_t>(std::lround(255.0f * (1.0f - std::fabs(v))));
+  return v >= 0 ? Rgb{255, fade, fade} : Rgb{fade, fade, 255};
+}
+// Sequential scale from dark blue through teal to yellow (0..1).
+Rgb sequential(float t) {
+  t = std::max(0.0f, std::min(1.0f, t));
+  const float stops[3][3] = {{30, 30, 90}, {30, 150, 140}, {250, 230, 40}};
+  const int k = t < 0.5f ? 0 : 1;
+  const float u = t < 0.5f ? t * 2 : (t - 0.5f) * 2;
+  auto mix = [&](int c) { return static_cast<uint8_t>(std::lround(stops[k][c] + u * (stops[k + 1][c] - stops[k][c]))); };
+  return {mix(0), mix(1), mix(2)};
+}
+}  // namespace
+
+Image filter_grid(const float* weights, int out_channels, int in_channels, int kh, int kw, int scale) {
+  const int pad = 2;
+  Image grid(in_channels * (kw * scale + pad) + pad, out_channels * (kh * scale + pad) + pad, {60, 60, 60});
+  for (int o = 0; o < out_channels; ++o)
+    for (int i = 0; i < in_channels; ++i) {
+      const float* f = weights + (static_cast<size_t>(o) * in_channels + i) * kh * kw;
+      float peak = 0.0f;
+      for (int k = 0; k < kh * kw; ++k) peak = std::max(peak, std::fabs(f[k]));
+      if (peak == 0.0f) peak = 1.0f;
+      const int x0 = pad + i * (kw * scale + pad), y0 = pad + o * (kh * scale + pad);
+      for (int y = 0; y < kh; ++y)
+        for (int x = 0; x < kw; ++x) grid.fill_rect(x0 + x * scale, y0 + y * scale, scale, scale, diverging(f[y * kw + x] / peak));
+    }
+  return grid;
+}
+
+Image heatmap(const float* values, int rows, int cols, int cell, bool annotate) {
+  float peak = 0.0f;
+  for (int i = 0; i < rows * cols; ++i) peak = std::max(peak, values[i]);
+  if (peak <= 0.0f) peak = 1.0f;
+  Image img(cols * cell, rows * cell);
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) {
+      const float v = values[r * cols + c];
+      const float t = v / peak;
+      img.fill_rect(c * cell, r * cell, cell, cell, sequential(t));
+      if (annotate) {
+        char text[16];
+        std::snprintf(text, sizeof text, "%g", static_cast<double>(v));
+        const int scale = text_width(text, 1) * 2 + 2 <= cell ? 2 : 1;
+        const Rgb ink = t > 0.6f ? Rgb{0, 0, 0} : Rgb{255, 255, 255};
+        draw_text(img, c * cell + (cell - text_width(text, scale)) / 2, r * cell + (cell - 5 * scale) / 2, text, ink, scale);
+      }
+    }
+  return img;
+}
+
+}  // namespace course

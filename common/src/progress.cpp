@@ -1,0 +1,70 @@
+#include "course/progress.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+
+namespace course {
+
+namespace {
+std::string duration_text(double s) {
+  char text[32];
+  if (!(s >= 0) || s > 359999) return "--:--";
+  const int total = static_cast<int>(s + 0.5);
+  if (total >= 3600)
+    std::snprintf(text, sizeof text, "%d:%02d:%02d", total / 3600, total / 60 % 60, total % 60);
+  else
+    std::snprintf(text, sizeof text, "%02d:%02d", total / 60, total % 60);
+  return text;
+}
+}  // namespace
+
+ProgressBar::ProgressBar(std::string label, long total, std::string unit, std::FILE* out)
+    : label_(std::move(label)), unit_(std::move(unit)), total_(std::max(total, 1L)), out_(out),
+      tty_(isatty(fileno(out)) != 0), start_(std::chrono::steady_clock::now()), last_draw_(start_) {}
+
+std::string ProgressBar::line(long done, double elapsed_s, const std::string& status) const {
+  done = std::min(std::max(done, 0L), total_);
+  const double fraction = static_cast<double>(done) / total_;
+  const double rate = elapsed_s > 0 ? done / elapsed_s : 0.0;
+  const double eta = rate > 0 ? (total_ - done) / rate : -1.0;
+  constexpr int width = 24;
+  const int filled = static_cast<int>(fraction * width);
+  std::string bar(static_cast<size_t>(filled), '#');
+  bar.resize(width, '.');
+  char text[256];
+  std::snprintf(text, sizeof text, "%s [%s] %3d%% %ld/%ld %.0f %s/s elapsed %s eta %s", label_.c_str(),
+                bar.c_str(), static_cast<int>(fraction * 100), done, total_, rate, unit_.c_str(),
+                duration_text(elapsed_s).c_str(), duration_text(eta).c_str());
+  std::string result = text;
+  if (!status.empty()) result += "  " + status;
+  return result;
+}
+
+void ProgressBar::update(long done, const std::string& status) {
+  if (finished_) return;
+  const auto now = std::chrono::steady_clock::now();
+  const double elapsed = std::chrono::duration<double>(now - start_).count();
+  if (tty_) {
+    if (now - last_draw_ < std::chrono::milliseconds(100) && done < total_) return;
+    last_draw_ = now;
+    std::fprintf(out_, "\r\033[K%s", line(done, elapsed, status).c_str());
+  } else {
+    const int decile = static_cast<int>(10.0 * std::min(done, total_) / total_);
+    if (decile <= last_decile_ || decile == 10) return;  // 100 % is printed by finish()
+    last_decile_ = decile;
+    std::fprintf(out_, "%s\n", line(done, elapsed, status).c_str());
+  }
+  std::fflush(out_);
+}
+
+void ProgressBar::finish(const std::string& status) {
+  if (finished_) return;
+  finished_ = true;
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  std::fprintf(out_, tty_ ? "\r\033[K%s\n" : "%s\n", line(total_, elapsed, status).c_str());
+  std::fflush(out_);
+}
+
+}  // namespace course

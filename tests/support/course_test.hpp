@@ -1,0 +1,57 @@
+#pragma once
+// Include this (never Catch2 directly) in every test: it works with Catch2 v2 and v3
+// and adds the course's checks.
+#if COURSE_CATCH_MAJOR == 2
+#include <catch2/catch.hpp>
+#else
+#include <catch2/catch_approx.hpp>
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/generators/catch_generators.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+using Catch::Approx;
+#endif
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "course/compare.hpp"
+#include "course/error.hpp"
+#include "course/rng.hpp"
+
+namespace course::test {
+
+inline std::vector<float> nan_vector(size_t n) { return std::vector<float>(n, std::numeric_limits<float>::quiet_NaN()); }
+
+// Uniform values in [lo, hi) from a seed: random and non-uniform, never all equal.
+inline std::vector<float> random_vector(size_t n, uint64_t seed, float lo = -1.0f, float hi = 1.0f) {
+  return course::random_uniform(n, seed, lo, hi);
+}
+inline std::vector<double> to_double(const std::vector<float>& v) { return std::vector<double>(v.begin(), v.end()); }
+
+// Central difference (f(x+eps) - f(x-eps)) / 2eps of a scalar function of x[i], in double.
+template <typename F>
+double numeric_derivative(F&& f, std::vector<double>& x, size_t i, double eps = 1e-6) {
+  const double saved = x[i];
+  x[i] = saved + eps;
+  const double up = f();
+  x[i] = saved - eps;
+  const double down = f();
+  x[i] = saved;
+  return (up - down) / (2 * eps);
+}
+
+}  // namespace course::test
+
+// Fails the test unless every element is within atol + rtol*|ref| and finite; the
+// message names the worst element. `got` and `ref` are vectors (or anything with
+// .data() and .size()); sizes must match.
+#define REQUIRE_ALL_CLOSE(got, ref, atol, rtol)                                                  \
+  do {                                                                                           \
+    REQUIRE((got).size() == (ref).size());                                                       \
+    const ::course::CompareResult course_cmp_ =                                                  \
+        ::course::compare((got).data(), (ref).data(), (got).size(), ::course::Tolerance{atol, rtol}); \
+    INFO(course_cmp_.message());                                                                 \
+    REQUIRE(course_cmp_.ok);                                                                     \
+  } while (0)

@@ -1,0 +1,27 @@
+// main() of every test program. A program whose tests need a GPU (or the real
+// MNIST files) exits with 77 when there is none: CTest reports that as SKIPPED,
+// never as passed. COURSE_TEST_NEEDS_* come from course_add_tests().
+#include <cstdio>
+
+#include "course/device_info.hpp"
+#include "course/idx.hpp"
+
+int course_run_catch(int argc, char** argv);
+
+int main(int argc, char** argv) {
+  if (COURSE_TEST_NEEDS_GPU) {
+    const course::DeviceStatus status = course::query_devices();
+    if (!status.available()) {
+      std::printf("SKIPPED: these tests need a CUDA GPU; none is usable (%s)\n", status.reason.c_str());
+      return 77;
+    }
+  }
+  if (COURSE_TEST_NEEDS_MNIST) {
+    const std::string dir = course::default_data_dir("mnist");
+    if (!course::dataset_present(dir)) {
+      std::printf("SKIPPED: these tests need MNIST in %s; run data/fetch_mnist.sh\n", dir.c_str());
+      return 77;
+    }
+  }
+  return course_run_catch(argc, argv);
+}
