@@ -1,0 +1,90 @@
+#pragma once
+// Lesson 01: the layers of a CNN as plain loops on the host, forward and backward.
+// Every later lesson checks its GPU code against these functions (built from
+// solutions/), so they favour clarity over speed.
+//
+// Conventions used by the whole course:
+//   * Images and feature maps are NCHW: element (n, c, h, w) is at ((n*C + c)*H + h)*W + w.
+//   * Dense weights are [out x in] (PyTorch's layout): y[b][o] = sum_i x[b][i] * W[o][i] + bias[o].
+//   * Conv weights are [out_channels x in_channels x kernel_h x kernel_w].
+//   * Backward functions OVERWRITE their gradient outputs (they do not accumulate).
+//   * Every function is a template instantiated for float (training) and double
+//     (finite-difference gradient checks).
+#include <cstddef>
+
+namespace host_layers {
+
+// A 2-D convolution's sizes. Output size: (H + 2*pad - kernel) / stride + 1.
+struct ConvShape {
+  int batch = 1, in_channels = 1, height = 1, width = 1;
+  int out_channels = 1, kernel_h = 1, kernel_w = 1;
+  int stride = 1, pad = 0;
+  int out_h() const { return (height + 2 * pad - kernel_h) / stride + 1; }
+  int out_w() const { return (width + 2 * pad - kernel_w) / stride + 1; }
+  size_t input_size() const { return size_t(batch) * in_channels * height * width; }
+  size_t weight_size() const { return size_t(out_channels) * in_channels * kernel_h * kernel_w; }
+  size_t output_size() const { return size_t(batch) * out_channels * out_h() * out_w(); }
+};
+
+// Max-pooling's sizes: a window x window square moved by stride, no padding.
+// Output size: (H - window) / stride + 1.
+struct PoolShape {
+  int batch = 1, channels = 1, height = 1, width = 1;
+  int window = 2, stride = 2;
+  int out_h() const { return (height - window) / stride + 1; }
+  int out_w() const { return (width - window) / stride + 1; }
+  size_t input_size() const { return size_t(batch) * channels * height * width; }
+  size_t output_size() const { return size_t(batch) * channels * out_h() * out_w(); }
+};
+
+// ---- 01.1 dense (fully connected) --------------------------------------------
+// x [batch x in], W [out x in], bias [out] -> y [batch x out]
+template <typename T>
+void dense_forward(const T* x, const T* W, const T* bias, T* y, int batch, int in, int out);
+// Given dy = dL/dy [batch x out]: dx [batch x in], dW [out x in], dbias [out].
+template <typename T>
+void dense_backward(const T* x, const T* W, const T* dy, T* dx, T* dW, T* dbias, int batch, int in,
+                    int out);
+
+// ---- 01.2 ReLU -----------------------------------------------------------------
+// y = max(x, 0), elementwise over n values.
+template <typename T>
+void relu_forward(const T* x, T* y, size_t n);
+// dx = dy where x > 0, else 0 (the gradient at exactly 0 is taken as 0).
+template <typename T>
+void relu_backward(const T* x, const T* dy, T* dx, size_t n);
+
+// ---- 01.3 conv2d forward ---------------------------------------------------------
+// x [N, C, H, W], W [O, C, kh, kw], bias [O] -> y [N, O, out_h, out_w].
+// Zero padding: input positions outside the image count as 0.
+template <typename T>
+void conv2d_forward(const ConvShape& s, const T* x, const T* W, const T* bias, T* y);
+
+// ---- 01.4 conv2d backward --------------------------------------------------------
+// Given dy [N, O, out_h, out_w]: dx [N, C, H, W], dW [O, C, kh, kw], dbias [O].
+template <typename T>
+void conv2d_backward(const ConvShape& s, const T* x, const T* W, const T* dy, T* dx, T* dW, T* dbias);
+
+// ---- 01.5 max-pool -----------------------------------------------------------------
+// y [N, C, out_h, out_w] = max over each window. argmax (may be nullptr) receives, for
+// every output, the flat index into x of the maximum. Ties: the FIRST maximum in
+// row-major window order (top row first, left to right) wins.
+template <typename T>
+void maxpool_forward(const PoolShape& s, const T* x, T* y, int* argmax);
+// dx [N, C, H, W]: each dy goes to the input its forward pass picked (argmax);
+// where windows overlap (stride < window) contributions add up.
+template <typename T>
+void maxpool_backward(const PoolShape& s, const int* argmax, const T* dy, T* dx);
+
+// ---- 01.6 softmax + cross-entropy ----------------------------------------------------
+// logits [batch x classes], labels [batch] in 0..classes-1. Writes the softmax
+// probabilities [batch x classes] and returns the MEAN loss over the batch,
+// -(1/batch) * sum_b log p[b][label_b]. Numerically stable: subtract each row's max
+// before exp, so large logits do not overflow.
+template <typename T>
+T softmax_cross_entropy_forward(const T* logits, const int* labels, T* probs, int batch, int classes);
+// dlogits = (probs - onehot(labels)) / batch: the gradient of the mean loss.
+template <typename T>
+void softmax_cross_entropy_backward(const T* probs, const int* labels, T* dlogits, int batch, int classes);
+
+}  // namespace host_layers
