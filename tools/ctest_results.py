@@ -1,0 +1,62 @@
+"""Run CTest in a build folder and read back each test's outcome (pass / fail / skipped).
+
+Shared by course_check.py and progress.py.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+STEP_TEST = re.compile(r"^(\d\d)\.(\d+)-")
+TODO_MARK = re.compile(r"TODO\((\d\d)\.(\d+)\)")
+
+
+def run_ctest(build_dir, extra_args=(), jobs=None, quiet=True):
+    """Returns {test name: (status, output)} with status 'pass', 'fail' or 'skip'."""
+    jobs = jobs or os.cpu_count() or 2
+    with tempfile.TemporaryDirectory() as tmp:
+        junit = os.path.join(tmp, "results.xml")
+        cmd = ["ctest", "--test-dir", build_dir, "-j", str(jobs), "--output-junit", junit, *extra_args]
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if not quiet:
+            sys.stdout.write(proc.stdout)
+        if not os.path.exists(junit):
+            raise SystemExit(f"error: ctest wrote no results in {build_dir}:\n{proc.stdout[-2000:]}")
+        results = {}
+        for case in ET.parse(junit).getroot().iter("testcase"):
+            name = case.get("name")
+            output = "".join(e.text or "" for e in case.iter("system-out"))
+            if case.find("skipped") is not None or case.get("status") in ("notrun", "disabled"):
+                status = "skip"
+            elif case.find("failure") is not None or case.find("error") is not None or case.get("status") == "fail":
+                status = "fail"
+            else:
+                status = "pass"
+            results[name] = (status, output)
+        return results
+
+
+def todo_steps(root):
+    """{step id 'NN.k': [files under lessons/ that still carry TODO(NN.k)]}."""
+    steps = {}
+    for dirpath, _, files in os.walk(os.path.join(root, "lessons")):
+        for f in files:
+            path = os.path.join(dirpath, f)
+            if not f.endswith((".cpp", ".cu", ".hpp", ".cuh", ".h")):
+                continue
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                for m in TODO_MARK.finditer(fh.read()):
+                    steps.setdefault(f"{m.group(1)}.{m.group(2)}", set()).add(os.path.relpath(path, root))
+    return {k: sorted(v) for k, v in steps.items()}
+
+
+def step_of(test_name):
+    m = STEP_TEST.match(test_name)
+    return f"{m.group(1)}.{m.group(2)}" if m else None
+
+
+def step_key(step):
+    major, minor = step.split(".")
+    return int(major), int(minor)

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# The GPU machine's whole check, in stages (default: all of them, in this order):
+#   build     configure + build the solutions for the visible GPU (Catch2 v3 there)
+#   test      every CTest test (GPU tests included), then lesson 00's device report
+#   sanitize  every GPU test program under compute-sanitizer memcheck and racecheck
+#   stubs     the learner build: the course check with GPU steps (stubs must fail)
+#   bench     each lesson's benchmark program
+#   train     lesson 08's trainer and the PyTorch comparison (tools/compare_pytorch.sh)
+# Logs go to $OUT (the device tool's output folder) or out/gpu_check.
+# usage: tools/gpu_check.sh [stage...]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+LOG=${OUT:-$ROOT/out/gpu_check}
+mkdir -p "$LOG"
+JOBS=$(nproc)
+stages=("$@")
+[ ${#stages[@]} -gt 0 ] || stages=(build test sanitize stubs bench train)
+status=0
+
+# Carried helpers (see docs/gpu_machine.md): stb headers and gzipped MNIST.
+EXTRA=()
+[ -f .stb/usr/include/stb/stb_image_write.h ] && EXTRA+=("-DSTB_INCLUDE_DIR=$ROOT/.stb/usr/include/stb")
+if [ -d .gpu_data/mnist ] && [ ! -f data/mnist/train-images-idx3-ubyte ]; then
+  mkdir -p data/mnist
+  for f in .gpu_data/mnist/*.gz; do gunzip -c "$f" > "data/mnist/$(basename "$f" .gz)"; done
+fi
+
+note() { printf '\n### %s\n' "$*" | tee -a "$LOG/summary.txt"; }
+
+for stage in "${stages[@]}"; do
+  case $stage in
+  build)
+    note "build (solutions) $(date -u +%FT%TZ)"
+    { nvidia-smi --query-gpu=name,compute_cap,driver_version,memory.total --format=csv
+      nvcc --version | tail -2; cmake --version | head -1; } 2>&1 | tee -a "$LOG/summary.txt"
+    cmake --preset solutions "${EXTRA[@]}" > "$LOG/build.log" 2>&1 &&
+      cmake --build --preset solutions -j "$JOBS" >> "$LOG/build.log" 2>&1 ||
+      { status=1; tail -40 "$LOG/build.log" | tee -a "$LOG/summary.txt"; }
+    ;;
+  test)
+    note "ctest (solutions)"
+    ctest --preset solutions -j 8 --output-junit "$LOG/ctest_solutions.xml" > "$LOG/ctest.log" 2>&1 || status=1
+    grep -E "tests passed|tests failed|Total Test time|\*\*\*|Failed|SKIPPED|Not Run" "$LOG/ctest.log" | tee -a "$LOG/summary.txt"
+    build/solutions/bin/lesson00_setup > "$LOG/lesson00.txt" 2>&1 || status=1
+    head -30 "$LOG/lesson00.txt" | tee -a "$LOG/summary.txt"
+    ;;
+  sanitize)
+    for tool in memcheck racecheck; do
+      note "compute-sanitizer $tool over the GPU test programs"
+      for exe in build/solutions/bin/test_*; do
+        # Only programs that hold GPU tests (their CTest entries carry the gpu label).
+        name=$(basename "$exe")
+        grep -q "$name" <(ctest --test-dir build/solutions -L gpu -N -V 2>/dev/null) || continue
+        echo "$exe"
+      done | xargs -P 4 -I{} sh -c \
+        "compute-sanitizer --tool $tool --error-exitcode 99 --print-limit 20 {} --order decl > '$LOG'/san_${tool}_\$(basename {}).log 2>&1; echo \"\$? \$(basename {})\"" \
+        | tee "$LOG/sanitize_$tool.txt"
+      awk '$1 != 0 {bad=1; print "  FAILED: " $2 " (exit " $1 ")"} END {exit bad}' "$LOG/sanitize_$tool.txt" \
+        | tee -a "$LOG/summary.txt" || status=1
+      grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$LOG"/san_${tool}_*.log | sort | uniq -c | tee -a "$LOG/summary.txt"
+    done
+    ;;
+  stubs)
+    note "course check (learner build must fail every step, GPU steps included)"
+    python3 tools/course_check.py --lessons-build build/lessons -- "${EXTRA[@]}" > "$LOG/course_check.log" 2>&1 || status=1
+    tail -25 "$LOG/course_check.log" | tee -a "$LOG/summary.txt"
+    ;;
+  bench)
+    for exe in lesson03_first_kernels lesson04_gemm_dense lesson05_conv_direct lesson06_pooling lesson07_im2col; do
+      [ -x "build/solutions/bin/$exe" ] || continue
+      note "benchmark $exe"
+      timeout 300 "build/solutions/bin/$exe" > "$LOG/bench_$exe.txt" 2>&1 || { echo "  exit $?"; status=1; }
+      tail -40 "$LOG/bench_$exe.txt" | tee -a "$LOG/summary.txt"
+    done
+    ;;
+  train)
+    if [ -x tools/compare_pytorch.sh ]; then
+      note "lesson 08: trainer vs PyTorch"
+      tools/compare_pytorch.sh > "$LOG/train.txt" 2>&1 || status=1
+      tail -40 "$LOG/train.txt" | tee -a "$LOG/summary.txt"
+    fi
+    ;;
+  *) echo "unknown stage '$stage' (build test sanitize stubs bench train)"; exit 2 ;;
+  esac
+done
+note "gpu_check finished, status $status"
+exit $status

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Your progress through the course: builds your own work (preset 'lessons'), runs
+its tests and shows, per lesson and step, pass / fail / not started / skipped.
+
+  not started  the step's TODO(NN.k) marker is still in your exercise file and its tests fail
+  fail         you removed the marker (you are working on it) and a test still fails
+  pass         every test of the step passes
+  skipped      the tests need a GPU (or MNIST) that this machine lacks
+
+Usage: tools/progress.py [--no-build] [--lesson NN]
+"""
+import argparse
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ctest_results import run_ctest, step_key, step_of, todo_steps  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.path.join(ROOT, "build", "lessons")
+SYMBOL = {"pass": "PASS", "fail": "FAIL", "not started": "....", "skipped": "skip"}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--no-build", action="store_true", help="do not rebuild first")
+    ap.add_argument("--lesson", help="only this lesson number, e.g. 05")
+    args = ap.parse_args()
+
+    if not args.no_build:
+        for cmd in (["cmake", "--preset", "lessons"], ["cmake", "--build", "--preset", "lessons"]):
+            proc = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            if proc.returncode != 0:
+                print(proc.stdout[-4000:])
+                print(f"error: '{' '.join(cmd)}' failed: fix the compile errors above first")
+                return 1
+    label = ["-L", f"^{args.lesson}$"] if args.lesson else []
+    results = run_ctest(BUILD, label)
+    open_steps = todo_steps(ROOT)
+
+    steps = {}
+    for name, (status, _) in results.items():
+        s = step_of(name)
+        if s and (not args.lesson or s.startswith(args.lesson + ".")):
+            steps.setdefault(s, []).append((name, status))
+
+    current = None
+    totals = {k: 0 for k in SYMBOL}
+    for step in sorted(steps, key=step_key):
+        lesson = step.split(".")[0]
+        if lesson != current:
+            current = lesson
+            print(f"\nLesson {lesson}")
+        tests = steps[step]
+        statuses = {st for _, st in tests}
+        if statuses == {"skip"}:
+            state = "skipped"
+        elif "fail" in statuses:
+            state = "not started" if step in open_steps else "fail"
+        elif "skip" in statuses:
+            state = "skipped"
+        else:
+            state = "pass"
+        totals[state] += 1
+        names = ", ".join(n.split("-", 1)[1] for n, _ in tests)
+        print(f"  [{SYMBOL[state]}] {step:6} {names}")
+    print("\n" + ", ".join(f"{v} {k}" for k, v in totals.items()))
+    if totals["skipped"]:
+        print("(skipped steps need a CUDA GPU; they run on a machine that has one)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
