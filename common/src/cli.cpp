@@ -1,8 +1,10 @@
 #include "course/cli.hpp"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <iomanip>
 #include <sstream>
 
 #include "course/error.hpp"
@@ -14,9 +16,19 @@ ArgParser::ArgParser(std::string program, std::string description)
 
 namespace {
 std::string number_text(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
+  // Whole numbers in full ("10000000", not "1e+07"): integer ranges print exactly.
+  if (v > -1e15 && v < 1e15 && v == std::floor(v))
+    return std::to_string(static_cast<long long>(v));
+  // Otherwise the shortest text that reads back as exactly v: a default of 0.0123456789
+  // must not turn into 0.0123457 when the program reads it.
+  std::string text;
+  for (int digits = 6; digits <= 17; ++digits) {
+    std::ostringstream s;
+    s << std::setprecision(digits) << v;
+    text = s.str();
+    if (std::strtod(text.c_str(), nullptr) == v) break;
+  }
+  return text;
 }
 }  // namespace
 

@@ -49,7 +49,10 @@ std::string cuda_versions() {
 
 std::string device_summary(int device) {
   cudaDeviceProp p{};
-  if (cudaGetDeviceProperties(&p, device) != cudaSuccess) return "device " + std::to_string(device) + " (unreadable)";
+  if (cudaGetDeviceProperties(&p, device) != cudaSuccess) {
+    cudaGetLastError();  // leave no error behind for the next CUDA_CHECK_LAUNCH
+    return "device " + std::to_string(device) + " (unreadable)";
+  }
   char text[512];
   std::snprintf(text, sizeof text, "%s, sm_%d%d, %d SMs, %.1f GiB", p.name, p.major, p.minor, p.multiProcessorCount,
                 static_cast<double>(p.totalGlobalMem) / (1024.0 * 1024.0 * 1024.0));
@@ -59,7 +62,10 @@ std::string device_summary(int device) {
 void print_device_properties(std::ostream& out, int device) {
   cudaDeviceProp p{};
   const cudaError_t err = cudaGetDeviceProperties(&p, device);
-  if (err != cudaSuccess) throw Error("cudaGetDeviceProperties(" + std::to_string(device) + "): " + cudaGetErrorString(err));
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    throw Error("cudaGetDeviceProperties(" + std::to_string(device) + "): " + cudaGetErrorString(err));
+  }
   auto attr = [device](cudaDeviceAttr a) {
     int v = 0;
     return cudaDeviceGetAttribute(&v, a, device) == cudaSuccess ? v : 0;

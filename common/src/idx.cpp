@@ -1,5 +1,6 @@
 #include "course/idx.hpp"
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -38,7 +39,11 @@ IdxArray read_idx(const std::string& path) {
   if (head[0] == 0x1f && head[1] == 0x8b) fail(path, "is gzip-compressed; unpack it first (gunzip)");
   if (head[0] != 0 || head[1] != 0)
     fail(path, "not an IDX file (magic number must start with two zero bytes)");
-  if (head[2] != 0x08) fail(path, "unsupported IDX element type 0x" + std::to_string(head[2]) + " (only 0x08, unsigned byte)");
+  if (head[2] != 0x08) {
+    char type[8];
+    std::snprintf(type, sizeof type, "0x%02x", static_cast<unsigned>(head[2]));
+    fail(path, std::string("unsupported IDX element type ") + type + " (only 0x08, unsigned byte)");
+  }
   const int rank = head[3];
   if (rank < 1 || rank > 4) fail(path, "bad IDX rank " + std::to_string(rank) + " (expected 1 to 4)");
 
@@ -48,9 +53,14 @@ IdxArray read_idx(const std::string& path) {
     unsigned char b[4];
     if (!in.read(reinterpret_cast<char*>(b), 4)) fail(path, "truncated inside the dimension list");
     const uint32_t d = big_endian(b);
-    if (d == 0 || d > (1u << 28)) fail(path, "implausible dimension " + std::to_string(d));
+    if (d == 0) fail(path, "dimension " + std::to_string(i) + " is 0 (an empty or damaged file)");
+    if (d > (1u << 28)) fail(path, "implausible dimension " + std::to_string(i) + " of " + std::to_string(d));
     arr.dims.push_back(static_cast<int>(d));
     count *= d;
+    // Stop before the product can overflow: it can never exceed the file size.
+    if (count > file_size)
+      fail(path, "truncated: " + std::to_string(file_size) + " bytes, the header promises more than " +
+                     std::to_string(count));
   }
   const uint64_t expected = 4 + 4 * static_cast<uint64_t>(rank) + count;
   if (file_size != expected)
@@ -63,6 +73,17 @@ IdxArray read_idx(const std::string& path) {
 }
 
 void write_idx(const std::string& path, const std::vector<int>& dims, const std::vector<uint8_t>& data) {
+  // Refuse what read_idx would refuse, so a written file always reads back.
+  if (dims.empty() || dims.size() > 4)
+    throw Error(path + ": cannot write an IDX array of rank " + std::to_string(dims.size()) + " (1 to 4)");
+  size_t count = 1;
+  for (int d : dims) {
+    if (d < 1) throw Error(path + ": cannot write an IDX array with dimension " + std::to_string(d));
+    count *= static_cast<size_t>(d);
+  }
+  if (count != data.size())
+    throw Error(path + ": the dimensions give " + std::to_string(count) + " elements, the data has " +
+                std::to_string(data.size()));
   std::ofstream out(path, std::ios::binary);
   if (!out) throw Error(path + ": cannot be opened for writing");
   const unsigned char head[4] = {0, 0, 0x08, static_cast<unsigned char>(dims.size())};

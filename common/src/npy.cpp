@@ -29,6 +29,7 @@ void write_npy_impl(const std::string& path, const T* data, const std::vector<si
   const auto parent = std::filesystem::path(path).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
   const std::string tmp = path + ".tmp";
+  bool written = false;
   {
     std::ofstream out(tmp, std::ios::binary);
     if (!out) throw Error(tmp + ": cannot be opened for writing");
@@ -38,10 +39,19 @@ void write_npy_impl(const std::string& path, const T* data, const std::vector<si
     out.write(reinterpret_cast<const char*>(len), 2);
     out << header;
     out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(count * sizeof(T)));
-    if (!out) throw Error(tmp + ": write failed");
+    out.close();  // flushes: a full disk shows here
+    written = static_cast<bool>(out);
+  }
+  if (!written) {
+    std::filesystem::remove(tmp, ec);  // never leave a half-written file behind
+    throw Error(tmp + ": write failed");
   }
   std::filesystem::rename(tmp, path, ec);
-  if (ec) throw Error(path + ": rename from " + tmp + " failed: " + ec.message());
+  if (ec) {
+    const std::string why = ec.message();
+    std::filesystem::remove(tmp, ec);
+    throw Error(path + ": rename from " + tmp + " failed: " + why);
+  }
 }
 }  // namespace
 
@@ -60,9 +70,13 @@ std::vector<float> read_npy_float(const std::string& path, std::vector<size_t>* 
     throw Error(path + ": not a version 1.0 .npy file");
   const size_t len = static_cast<unsigned char>(magic[8]) | (static_cast<unsigned char>(magic[9]) << 8);
   std::string header(len, ' ');
-  in.read(header.data(), static_cast<std::streamsize>(len));
+  if (!in.read(header.data(), static_cast<std::streamsize>(len))) throw Error(path + ": truncated header");
   if (header.find("'<f4'") == std::string::npos) throw Error(path + ": not float32");
+  if (header.find("'fortran_order': False") == std::string::npos)
+    throw Error(path + ": Fortran order is not supported");
   const size_t open = header.find('('), close = header.find(')');
+  if (open == std::string::npos || close == std::string::npos || close < open)
+    throw Error(path + ": no shape in the header");
   std::vector<size_t> dims;
   size_t count = 1;
   for (size_t pos = open + 1; pos < close;) {

@@ -33,6 +33,9 @@ void Image::set(int x, int y, Rgb c) {
 }
 
 Rgb Image::get(int x, int y) const {
+  if (x < 0 || y < 0 || x >= width || y >= height)
+    throw Error("Image::get(" + std::to_string(x) + ", " + std::to_string(y) + ") outside the " +
+                std::to_string(width) + " x " + std::to_string(height) + " image");
   const uint8_t* p = &pixels[(static_cast<size_t>(y) * width + x) * 3];
   return {p[0], p[1], p[2]};
 }
@@ -98,6 +101,7 @@ Rgb diverging(float v) {
 }
 // Sequential scale from dark blue through teal to yellow (0..1).
 Rgb sequential(float t) {
+  if (!(t == t)) return {0, 0, 0};  // NaN: black, never mistaken for the largest value
   t = std::max(0.0f, std::min(1.0f, t));
   const float stops[3][3] = {{30, 30, 90}, {30, 150, 140}, {250, 230, 40}};
   const int k = t < 0.5f ? 0 : 1;

@@ -26,17 +26,18 @@ ProgressBar::ProgressBar(std::string label, long total, std::string unit, std::F
 
 std::string ProgressBar::line(long done, double elapsed_s, const std::string& status) const {
   done = std::min(std::max(done, 0L), total_);
-  const double fraction = static_cast<double>(done) / total_;
   const double rate = elapsed_s > 0 ? done / elapsed_s : 0.0;
   const double eta = rate > 0 ? (total_ - done) / rate : -1.0;
   constexpr int width = 24;
-  const int filled = static_cast<int>(fraction * width);
+  const int filled = static_cast<int>(done * width / total_);
   std::string bar(static_cast<size_t>(filled), '#');
   bar.resize(width, '.');
   char text[256];
-  std::snprintf(text, sizeof text, "%s [%s] %3d%% %ld/%ld %.0f %s/s elapsed %s eta %s", label_.c_str(),
-                bar.c_str(), static_cast<int>(fraction * 100), done, total_, rate, unit_.c_str(),
-                duration_text(elapsed_s).c_str(), duration_text(eta).c_str());
+  // The percent in integers: 29/100 is 29 %, where (29.0 / 100) * 100 would round down to 28.
+  // Slow loops (a few items a second) keep one decimal: "0.5 it/s", not "0 it/s".
+  std::snprintf(text, sizeof text, "%s [%s] %3d%% %ld/%ld %.*f %s/s elapsed %s eta %s", label_.c_str(),
+                bar.c_str(), static_cast<int>(done * 100 / total_), done, total_, rate < 10 ? 1 : 0, rate,
+                unit_.c_str(), duration_text(elapsed_s).c_str(), duration_text(eta).c_str());
   std::string result = text;
   if (!status.empty()) result += "  " + status;
   return result;
@@ -51,7 +52,7 @@ void ProgressBar::update(long done, const std::string& status) {
     last_draw_ = now;
     std::fprintf(out_, "\r\033[K%s", line(done, elapsed, status).c_str());
   } else {
-    const int decile = static_cast<int>(10.0 * std::min(done, total_) / total_);
+    const int decile = static_cast<int>(std::min(std::max(done, 0L), total_) * 10 / total_);
     if (decile <= last_decile_ || decile == 10) return;  // 100 % is printed by finish()
     last_decile_ = decile;
     std::fprintf(out_, "%s\n", line(done, elapsed, status).c_str());

@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -20,6 +21,8 @@ class DeviceBuffer {
  public:
   DeviceBuffer() = default;
   explicit DeviceBuffer(size_t count) : count_(count) {
+    if (count_ > static_cast<size_t>(-1) / sizeof(T))
+      throw Error("DeviceBuffer: " + std::to_string(count_) + " elements do not fit in size_t bytes");
     if (count_ > 0) ptr_ = static_cast<T*>(device_allocate(count_ * sizeof(T)));
   }
   explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(host.size()) { upload(host); }
@@ -43,15 +46,17 @@ class DeviceBuffer {
   size_t size() const { return count_; }
   size_t bytes() const { return count_ * sizeof(T); }
 
-  // Host -> device; count must not exceed size().
+  // Host -> device; count must not exceed size(). Copies of 0 elements touch no GPU.
   void upload(const T* host, size_t count) {
     check_fits(count);
+    if (count == 0) return;
     CUDA_CHECK(cudaMemcpy(ptr_, host, count * sizeof(T), cudaMemcpyHostToDevice));
   }
   void upload(const std::vector<T>& host) { upload(host.data(), host.size()); }
   // Device -> host (waits for the copy, so it also waits for earlier kernels).
   void download(T* host, size_t count) const {
     check_fits(count);
+    if (count == 0) return;
     CUDA_CHECK(cudaMemcpy(host, ptr_, count * sizeof(T), cudaMemcpyDeviceToHost));
   }
   std::vector<T> to_host() const {
@@ -59,10 +64,14 @@ class DeviceBuffer {
     download(host.data(), count_);
     return host;
   }
-  void zero() { CUDA_CHECK(cudaMemset(ptr_, 0, bytes())); }
+  void zero() {
+    if (count_ > 0) CUDA_CHECK(cudaMemset(ptr_, 0, bytes()));
+  }
   // Every byte 0xFF: for float that is a NaN, for int -1. Tests poison outputs
   // with it so that an element a kernel never wrote is caught.
-  void poison() { CUDA_CHECK(cudaMemset(ptr_, 0xFF, bytes())); }
+  void poison() {
+    if (count_ > 0) CUDA_CHECK(cudaMemset(ptr_, 0xFF, bytes()));
+  }
 
  private:
   void check_fits(size_t count) const {

@@ -1,0 +1,61 @@
+#pragma once
+// Shared by lesson 01's tests: random inputs in double, the finite-difference gradient
+// check, and the tolerance for float results compared with a double reference.
+#include <cfloat>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "course_test.hpp"
+
+namespace l01 {
+
+using Vec = std::vector<double>;
+
+// n seeded uniform values in [lo, hi), as double.
+inline Vec random_doubles(size_t n, uint64_t seed, float lo = -1.0f, float hi = 1.0f) {
+  return course::test::to_double(course::test::random_vector(n, seed, lo, hi));
+}
+inline std::vector<float> to_float(const Vec& v) { return std::vector<float>(v.begin(), v.end()); }
+inline Vec nan_doubles(size_t n) { return Vec(n, std::numeric_limits<double>::quiet_NaN()); }
+
+inline double dot(const Vec& a, const Vec& b) {
+  double s = 0;
+  for (size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
+  return s;
+}
+
+// Central-difference step. Dense and conv are linear in every input, ReLU and max-pool are
+// linear between kinks (the tests keep inputs more than 1e-3 from a kink or a tie), so the
+// difference quotient has no truncation error there; softmax-CE's is about eps^2/6 * |f'''|,
+// ~1e-9. A step this large keeps the rounding error of the loss, ~1e-16 * |L| / eps, near 1e-11.
+constexpr double kFdEps = 1e-4;
+// Both error sources above are below 1e-8 on these small cases; an indexing mistake gives
+// errors of order 0.1 to 1. 1e-6 sits far from both.
+constexpr double kFdAtol = 1e-6, kFdRtol = 1e-6;
+
+// Compares `analytic` with central differences of `loss` with respect to every element of
+// `param` (which loss() must read by reference). The loss is a scalar in double.
+template <typename Loss>
+void require_gradient_matches(const std::string& name, Vec& param, const Vec& analytic, Loss&& loss) {
+  REQUIRE(analytic.size() == param.size());
+  Vec numeric(param.size());
+  for (size_t i = 0; i < param.size(); ++i)
+    numeric[i] = course::test::numeric_derivative(loss, param, i, kFdEps);
+  INFO("gradient of " << name << " vs central differences");
+  REQUIRE_ALL_CLOSE(analytic, numeric, kFdAtol, kFdRtol);
+}
+
+// Tolerance for a float result that sums `terms` products of size <= `max_term`, compared
+// with the same sum in double. With random signs the partial sums grow like sqrt(terms) *
+// max_term; each addition rounds by FLT_EPSILON * |partial sum| at most, and those errors add
+// like a random walk: about FLT_EPSILON * terms * max_term in all. A factor 8 covers the tail.
+inline double float_sum_atol(size_t terms, double max_term = 1.0) {
+  return 8.0 * FLT_EPSILON * static_cast<double>(terms) * max_term;
+}
+// The same bound for two double computations of one sum that add in different orders.
+inline double double_sum_atol(size_t terms, double max_term = 1.0) {
+  return 8.0 * DBL_EPSILON * static_cast<double>(terms) * max_term;
+}
+
+}  // namespace l01

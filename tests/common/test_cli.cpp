@@ -1,0 +1,122 @@
+// ArgParser: defaults, both value spellings, and a clear one-line error for every bad input.
+#include "course/cli.hpp"
+
+#include "course_test.hpp"
+#include "test_files.hpp"
+
+using course::ArgParser;
+using course::test::contains;
+using course::test::error_message;
+
+namespace {
+ArgParser make_parser() {
+  ArgParser p("lesson02_train", "Trains a small CNN.");
+  p.add_flag("--quick", "small sizes, few repeats");
+  p.add_int("--epochs", 3, 1, 1000, "passes over the data");
+  p.add_int("--examples", 60000, 1, 10000000, "training examples");
+  p.add_float("--lr", 0.0123456789, 0.0, 1.0, "learning rate");
+  p.add_string("--out", "out/run", "output folder");
+  p.add_choice("--optimizer", "sgd", {"sgd", "momentum", "adam"}, "update rule");
+  return p;
+}
+
+// Parses the arguments (program name added); returns parse()'s result.
+bool parse(ArgParser& p, std::vector<std::string> args) {
+  args.insert(args.begin(), "lesson02_train");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  return p.parse(static_cast<int>(argv.size()), argv.data());
+}
+
+std::string parse_error(std::vector<std::string> args) {
+  ArgParser p = make_parser();
+  return error_message([&] { parse(p, std::move(args)); });
+}
+}  // namespace
+
+TEST_CASE("without arguments every option has its default and is not 'given'", "[cli]") {
+  ArgParser p = make_parser();
+  REQUIRE(parse(p, {}));
+  CHECK_FALSE(p.flag("--quick"));
+  CHECK(p.get_int("--epochs") == 3);
+  CHECK(p.get_int("--examples") == 60000);
+  CHECK(p.get_float("--lr") == 0.0123456789);  // exactly: the default is not rounded to 6 digits
+  CHECK(p.get_string("--out") == "out/run");
+  CHECK(p.get_string("--optimizer") == "sgd");
+  for (const char* name : {"--quick", "--epochs", "--lr", "--out", "--optimizer"}) CHECK_FALSE(p.given(name));
+}
+
+TEST_CASE("values are taken as --x=3 and as --x 3", "[cli]") {
+  ArgParser p = make_parser();
+  REQUIRE(parse(p, {"--epochs=7", "--lr", "0.5", "--quick", "--optimizer", "adam", "--out=/tmp/a=b"}));
+  CHECK(p.get_int("--epochs") == 7);
+  CHECK(p.get_float("--lr") == 0.5);
+  CHECK(p.flag("--quick"));
+  CHECK(p.get_string("--optimizer") == "adam");
+  CHECK(p.get_string("--out") == "/tmp/a=b");  // only the first '=' splits
+  CHECK(p.given("--epochs"));
+  CHECK(p.given("--quick"));
+  CHECK_FALSE(p.given("--examples"));
+  CHECK_FALSE(p.given("--no-such-option"));
+
+  ArgParser q = make_parser();
+  REQUIRE(parse(q, {"--epochs", "1", "--epochs", "1000", "--lr=0", "--lr=1e-3"}));  // the last wins
+  CHECK(q.get_int("--epochs") == 1000);  // the limits are allowed
+  CHECK(q.get_float("--lr") == 1e-3);
+}
+
+TEST_CASE("an integer out of range or not an integer names the flag, the range and the value", "[cli]") {
+  CHECK(parse_error({"--epochs=0"}) == "--epochs must be an integer in [1, 1000], got '0'");
+  CHECK(parse_error({"--epochs", "1001"}) == "--epochs must be an integer in [1, 1000], got '1001'");
+  CHECK(parse_error({"--epochs=2.5"}) == "--epochs must be an integer in [1, 1000], got '2.5'");
+  CHECK(parse_error({"--epochs=ten"}) == "--epochs must be an integer in [1, 1000], got 'ten'");
+  CHECK(parse_error({"--epochs="}) == "--epochs must be an integer in [1, 1000], got ''");
+  CHECK(contains(parse_error({"--epochs=99999999999999999999"}), "--epochs must be an integer"));
+  // Large limits print in full, not as 1e+07.
+  CHECK(parse_error({"--examples=0"}) == "--examples must be an integer in [1, 10000000], got '0'");
+}
+
+TEST_CASE("a number out of range or not a number names the flag, the range and the value", "[cli]") {
+  CHECK(parse_error({"--lr=2"}) == "--lr must be a number in [0, 1], got '2'");
+  CHECK(parse_error({"--lr", "-0.1"}) == "--lr must be a number in [0, 1], got '-0.1'");
+  CHECK(parse_error({"--lr=nan"}) == "--lr must be a number in [0, 1], got 'nan'");
+  CHECK(parse_error({"--lr=0.1x"}) == "--lr must be a number in [0, 1], got '0.1x'");
+}
+
+TEST_CASE("a bad choice lists the allowed values", "[cli]") {
+  CHECK(parse_error({"--optimizer=rmsprop"}) == "--optimizer must be one of sgd|momentum|adam, got 'rmsprop'");
+  CHECK(parse_error({"--optimizer", "SGD"}) == "--optimizer must be one of sgd|momentum|adam, got 'SGD'");
+}
+
+TEST_CASE("unknown options, missing values and values on flags are errors", "[cli]") {
+  CHECK(parse_error({"--epoch=3"}) == "unknown option '--epoch' (see lesson02_train --help)");
+  CHECK(parse_error({"data.idx"}) == "unknown option 'data.idx' (see lesson02_train --help)");
+  CHECK(parse_error({"--quick", "--epochs"}) == "--epochs needs a value (see lesson02_train --help)");
+  CHECK(parse_error({"--quick=1"}) == "--quick takes no value");
+  CHECK(parse_error({"--out="}) == "--out needs a value");
+}
+
+TEST_CASE("--help and -h print the help and return false", "[cli]") {
+  for (const char* h : {"--help", "-h"}) {
+    ArgParser p = make_parser();
+    CHECK_FALSE(parse(p, {"--epochs=2", h, "--bad-option-after-help"}));
+  }
+  const std::string help = make_parser().help();
+  INFO(help);
+  CHECK(contains(help, "usage: lesson02_train [options]"));
+  CHECK(contains(help, "Trains a small CNN."));
+  CHECK(contains(help, "--epochs N"));
+  CHECK(contains(help, "passes over the data [1, 1000], default 3"));
+  CHECK(contains(help, "--optimizer sgd|momentum|adam"));
+  CHECK(contains(help, "(default sgd)"));
+  CHECK(contains(help, "--quick"));
+  CHECK(contains(help, "--help"));
+}
+
+TEST_CASE("reading an option that does not exist, or as the wrong type, is a programming error", "[cli]") {
+  const ArgParser p = make_parser();
+  CHECK(contains(error_message([&] { p.get_int("--nope"); }), "no option --nope"));
+  CHECK(contains(error_message([&] { p.get_int("--lr"); }), "--lr read as the wrong type"));
+  CHECK(contains(error_message([&] { p.flag("--epochs"); }), "wrong type"));
+  CHECK(contains(error_message([&] { p.get_float("--optimizer"); }), "wrong type"));
+}

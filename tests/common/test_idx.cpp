@@ -1,0 +1,216 @@
+// IDX files and data sets: round trip, every kind of damaged file, load_dataset.
+#include "course/idx.hpp"
+
+#include <filesystem>
+
+#include "course_test.hpp"
+#include "test_files.hpp"
+
+using course::Split;
+using course::test::contains;
+using course::test::error_message;
+using course::test::read_bytes;
+using course::test::TempDir;
+using course::test::write_bytes;
+
+namespace {
+std::vector<uint8_t> random_bytes(size_t n, uint64_t seed, int max_value = 255) {
+  course::Rng rng(seed);
+  std::vector<uint8_t> v(n);
+  for (auto& b : v) b = static_cast<uint8_t>(rng.uniform_int(max_value + 1));
+  return v;
+}
+
+// The bytes of an IDX file written by hand (not by write_idx): magic, dims, data.
+std::vector<uint8_t> idx_bytes(uint8_t type, const std::vector<uint32_t>& dims, size_t data_bytes) {
+  std::vector<uint8_t> b = {0, 0, type, static_cast<uint8_t>(dims.size())};
+  for (uint32_t d : dims)
+    for (int shift = 24; shift >= 0; shift -= 8) b.push_back(static_cast<uint8_t>(d >> shift));
+  b.resize(b.size() + data_bytes, 7);
+  return b;
+}
+
+// The error read_idx gives for a file holding `bytes`; checks it names the file.
+std::string read_error(const TempDir& dir, const std::vector<uint8_t>& bytes) {
+  const std::string path = dir.file("damaged-idx1-ubyte");
+  write_bytes(path, bytes);
+  const std::string msg = error_message([&] { course::read_idx(path); });
+  INFO(msg);
+  CHECK(msg.rfind(path + ": ", 0) == 0);  // "<file>: <problem>"
+  return msg;
+}
+
+// Writes a small data set (count images of h x w) into dir; returns the image bytes.
+std::vector<uint8_t> write_set(const std::string& dir, Split split, int count, int h, int w,
+                               const std::vector<uint8_t>& labels, uint64_t seed) {
+  const auto pixels = random_bytes(static_cast<size_t>(count) * h * w, seed);
+  course::write_idx(course::idx_images_path(dir, split), {count, h, w}, pixels);
+  course::write_idx(course::idx_labels_path(dir, split), {static_cast<int>(labels.size())}, labels);
+  return pixels;
+}
+}  // namespace
+
+TEST_CASE("write_idx then read_idx gives back the dimensions and the bytes", "[idx]") {
+  TempDir dir;
+  for (const std::vector<int>& dims : {std::vector<int>{17}, std::vector<int>{3, 28, 28},
+                                       std::vector<int>{2, 3, 5, 7}, std::vector<int>{1}}) {
+    size_t n = 1;
+    for (int d : dims) n *= static_cast<size_t>(d);
+    const auto data = random_bytes(n, 100 + dims.size());
+    const std::string path = dir.file("array-" + std::to_string(dims.size()));
+    course::write_idx(path, dims, data);
+    // The exact layout: 0 0 0x08 rank, big-endian dimensions, then the bytes.
+    const auto raw = read_bytes(path);
+    REQUIRE(raw.size() == 4 + 4 * dims.size() + n);
+    CHECK(raw[0] == 0);
+    CHECK(raw[1] == 0);
+    CHECK(raw[2] == 0x08);
+    CHECK(raw[3] == dims.size());
+    CHECK(raw[4 + 3] == static_cast<uint8_t>(dims[0]));
+    const course::IdxArray back = course::read_idx(path);
+    CHECK(back.dims == dims);
+    CHECK(back.data == data);
+  }
+}
+
+TEST_CASE("write_idx refuses arrays read_idx could not read", "[idx]") {
+  TempDir dir;
+  const std::string path = dir.file("x");
+  CHECK(contains(error_message([&] { course::write_idx(path, {2, 3}, std::vector<uint8_t>(5)); }),
+                 "the dimensions give 6 elements, the data has 5"));
+  CHECK(contains(error_message([&] { course::write_idx(path, {}, {}); }), "rank 0"));
+  CHECK(contains(error_message([&] { course::write_idx(path, {0}, {}); }), "dimension 0"));
+  CHECK(contains(error_message([&] { course::write_idx(dir.file("no/such/folder/x"), {1}, {1}); }),
+                 "cannot be opened for writing"));
+}
+
+TEST_CASE("every damaged IDX file gives an error naming the file and the problem", "[idx]") {
+  TempDir dir;
+  SECTION("missing file") {
+    const std::string path = dir.file("train-images-idx3-ubyte");
+    const std::string msg = error_message([&] { course::read_idx(path); });
+    CHECK(msg.rfind(path + ": file not found", 0) == 0);
+    CHECK(contains(msg, "data/fetch_mnist.sh"));  // says what to do
+  }
+  SECTION("gzip file") {
+    const std::vector<uint8_t> gz = {0x1f, 0x8b, 0x08, 0x08, 0, 0, 0, 0, 0, 3};
+    CHECK(contains(read_error(dir, gz), "gzip"));
+    CHECK(contains(read_error(dir, gz), "gunzip"));
+  }
+  SECTION("bad magic") {
+    auto b = idx_bytes(0x08, {4}, 4);
+    b[1] = 0x03;
+    CHECK(contains(read_error(dir, b), "not an IDX file"));
+    b = {'<', 'h', 't', 'm', 'l', '>'};  // an error page saved instead of the data
+    CHECK(contains(read_error(dir, b), "not an IDX file"));
+  }
+  SECTION("bad element type") {
+    const std::string msg = read_error(dir, idx_bytes(0x0D, {4}, 16));  // 0x0D: float
+    CHECK(contains(msg, "unsupported IDX element type 0x0d"));
+  }
+  SECTION("bad rank") {
+    CHECK(contains(read_error(dir, idx_bytes(0x08, {}, 0)), "bad IDX rank 0"));
+    CHECK(contains(read_error(dir, idx_bytes(0x08, {1, 1, 1, 1, 1}, 1)), "bad IDX rank 5"));
+  }
+  SECTION("truncated header") {
+    CHECK(contains(read_error(dir, {0, 0, 8}), "truncated"));
+    CHECK(contains(read_error(dir, {}), "truncated"));
+    auto b = idx_bytes(0x08, {3, 28, 28}, 0);
+    b.resize(4 + 4 + 2);  // stops inside the second dimension
+    CHECK(contains(read_error(dir, b), "truncated inside the dimension list"));
+  }
+  SECTION("truncated data") {
+    // 4 + 3 * 4 header bytes and 3 * 5 * 7 = 105 data bytes, one missing.
+    const std::string msg = read_error(dir, idx_bytes(0x08, {3, 5, 7}, 3 * 5 * 7 - 1));
+    CHECK(contains(msg, "truncated"));
+    CHECK(contains(msg, "120 bytes, the header promises 121"));
+  }
+  SECTION("too long") {
+    const std::string msg = read_error(dir, idx_bytes(0x08, {10}, 11));  // 8 + 11 bytes
+    CHECK(contains(msg, "too long: 19 bytes, the header promises 18"));
+  }
+  SECTION("a dimension of 0") {
+    CHECK(contains(read_error(dir, idx_bytes(0x08, {5, 0, 3}, 0)), "dimension 1 is 0"));
+  }
+  SECTION("dimensions whose product would overflow") {
+    // 2^28 x 2^28 x 2^28 x 2^28 overflows 64 bits; the reader must not trust it.
+    const uint32_t big = 1u << 28;
+    CHECK(contains(read_error(dir, idx_bytes(0x08, {big, big, big, big}, 100)), "truncated"));
+    CHECK(contains(read_error(dir, idx_bytes(0x08, {big + 1}, 10)), "implausible dimension"));
+  }
+}
+
+TEST_CASE("load_dataset scales pixels to [0, 1] and keeps the labels", "[idx]") {
+  TempDir dir;
+  const std::vector<uint8_t> labels = {3, 0, 9, 1, 1, 7, 2};
+  const int n = 7, h = 28, w = 28;
+  const auto pixels = write_set(dir.path(), Split::test, n, h, w, labels, 5);
+  const course::Dataset ds = course::load_dataset(dir.path(), Split::test);
+  CHECK(ds.count() == n);
+  CHECK(ds.images.dims() == std::vector<int>{n, 1, h, w});
+  CHECK(ds.labels == std::vector<int>(labels.begin(), labels.end()));
+  for (size_t i = 0; i < pixels.size(); ++i) REQUIRE(ds.images[i] == pixels[i] / 255.0f);
+  CHECK(ds.images.at(6, 0, 27, 27) == pixels.back() / 255.0f);
+}
+
+TEST_CASE("load_dataset with a limit keeps the first examples", "[idx]") {
+  TempDir dir;
+  const std::vector<uint8_t> labels = {4, 4, 8, 0, 5};
+  const auto pixels = write_set(dir.path(), Split::train, 5, 3, 4, labels, 6);
+  const auto first3 = course::load_dataset(dir.path(), Split::train, 3);
+  CHECK(first3.count() == 3);
+  CHECK(first3.images.dims() == std::vector<int>{3, 1, 3, 4});
+  CHECK(first3.labels == std::vector<int>{4, 4, 8});
+  for (size_t i = 0; i < first3.images.size(); ++i) REQUIRE(first3.images[i] == pixels[i] / 255.0f);
+  CHECK(course::load_dataset(dir.path(), Split::train, 99).count() == 5);  // more than there is
+  CHECK(course::load_dataset(dir.path(), Split::train, 0).count() == 5);   // 0: no limit
+}
+
+TEST_CASE("load_dataset rejects bad labels and mismatched files", "[idx]") {
+  TempDir dir;
+  const std::string labels_path = course::idx_labels_path(dir.path(), Split::train);
+  SECTION("a label above 9") {
+    write_set(dir.path(), Split::train, 4, 28, 28, {1, 2, 10, 3}, 7);
+    const std::string msg = error_message([&] { course::load_dataset(dir.path(), Split::train); });
+    CHECK(msg.rfind(labels_path + ": ", 0) == 0);
+    CHECK(contains(msg, "label 10 at index 2 is outside 0..9"));
+  }
+  SECTION("image and label counts differ") {
+    write_set(dir.path(), Split::train, 4, 28, 28, {1, 2, 3}, 8);
+    const std::string msg = error_message([&] { course::load_dataset(dir.path(), Split::train); });
+    CHECK(msg.rfind(labels_path + ": ", 0) == 0);
+    CHECK(contains(msg, "3 labels for 4 images"));
+  }
+  SECTION("images of the wrong rank") {
+    const std::string images_path = course::idx_images_path(dir.path(), Split::train);
+    course::write_idx(images_path, {4, 784}, std::vector<uint8_t>(4 * 784));
+    course::write_idx(labels_path, {4}, {0, 1, 2, 3});
+    const std::string msg = error_message([&] { course::load_dataset(dir.path(), Split::train); });
+    CHECK(msg.rfind(images_path + ": expected 3 dimensions", 0) == 0);
+  }
+  SECTION("missing files") {
+    const std::string msg = error_message([&] { course::load_dataset(dir.path(), Split::test); });
+    CHECK(contains(msg, "t10k-images-idx3-ubyte: file not found"));
+  }
+}
+
+TEST_CASE("dataset_present needs all four standard files", "[idx]") {
+  TempDir dir;
+  const std::string d = dir.path();
+  CHECK(course::idx_images_path(d, Split::train) == d + "/train-images-idx3-ubyte");
+  CHECK(course::idx_labels_path(d, Split::train) == d + "/train-labels-idx1-ubyte");
+  CHECK(course::idx_images_path(d, Split::test) == d + "/t10k-images-idx3-ubyte");
+  CHECK(course::idx_labels_path(d, Split::test) == d + "/t10k-labels-idx1-ubyte");
+  CHECK_FALSE(course::dataset_present(d));
+  write_set(d, Split::train, 2, 28, 28, {0, 1}, 9);
+  CHECK_FALSE(course::dataset_present(d));
+  write_set(d, Split::test, 2, 28, 28, {2, 3}, 10);
+  CHECK(course::dataset_present(d));
+  std::filesystem::remove(course::idx_labels_path(d, Split::test));
+  CHECK_FALSE(course::dataset_present(d));
+  CHECK_FALSE(course::dataset_present(d + "/does-not-exist"));
+
+  const std::string def = course::default_data_dir("mnist");
+  CHECK(def.size() > 6);
+  CHECK(def.compare(def.size() - 6, 6, "/mnist") == 0);
+}

@@ -1,0 +1,186 @@
+// PNG pictures: Image drawing, digit/filter grids, heat maps, the font, the written file.
+#include "course/png.hpp"
+
+#include <cmath>
+
+#include "course_test.hpp"
+#include "test_files.hpp"
+
+using course::Image;
+using course::Rgb;
+using course::test::contains;
+using course::test::error_message;
+using course::test::read_bytes;
+using course::test::TempDir;
+
+namespace {
+bool same(Rgb a, Rgb b) { return a.r == b.r && a.g == b.g && a.b == b.b; }
+
+size_t count_color(const Image& img, Rgb c) {
+  size_t n = 0;
+  for (int y = 0; y < img.height; ++y)
+    for (int x = 0; x < img.width; ++x) n += same(img.get(x, y), c);
+  return n;
+}
+
+uint32_t big_endian(const std::vector<uint8_t>& b, size_t at) {
+  return (uint32_t(b[at]) << 24) | (uint32_t(b[at + 1]) << 16) | (uint32_t(b[at + 2]) << 8) | b[at + 3];
+}
+
+// Writes img, reads the file back and checks the PNG signature and the IHDR chunk.
+void check_png_file(const std::string& path, const Image& img) {
+  course::write_png(path, img);
+  const auto b = read_bytes(path);
+  REQUIRE(b.size() > 33);
+  const std::vector<uint8_t> signature = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+  CHECK(std::vector<uint8_t>(b.begin(), b.begin() + 8) == signature);
+  CHECK(big_endian(b, 8) == 13);  // IHDR data length
+  CHECK(std::string(b.begin() + 12, b.begin() + 16) == "IHDR");
+  CHECK(big_endian(b, 16) == static_cast<uint32_t>(img.width));
+  CHECK(big_endian(b, 20) == static_cast<uint32_t>(img.height));
+  CHECK(b[24] == 8);  // bits per channel
+  CHECK(b[25] == 2);  // colour type 2: RGB
+}
+
+const Rgb kWhite{255, 255, 255}, kBlack{0, 0, 0}, kRed{255, 0, 0}, kBlue{0, 0, 255};
+}  // namespace
+
+TEST_CASE("Image set/get, fill_rect and paste clip to the image", "[png]") {
+  Image img(5, 3, {10, 20, 30});
+  CHECK(img.pixels.size() == 5u * 3 * 3);
+  CHECK(same(img.get(4, 2), {10, 20, 30}));
+  img.set(4, 2, kRed);
+  CHECK(same(img.get(4, 2), kRed));
+  CHECK(img.pixels[(2 * 5 + 4) * 3] == 255);  // RGB, row-major
+  img.set(5, 0, kBlue);                        // outside: ignored
+  img.set(-1, 0, kBlue);
+  CHECK(count_color(img, kBlue) == 0);
+  CHECK(contains(error_message([&] { img.get(5, 0); }), "outside the 5 x 3 image"));
+
+  img.fill_rect(3, 1, 10, 10, kBlack);  // clipped to x 3..4, y 1..2
+  CHECK(count_color(img, kBlack) == 4);
+  Image patch(2, 2, kWhite);
+  img.paste(patch, -1, -1);  // only (0, 0) lands inside
+  CHECK(count_color(img, kWhite) == 1);
+  CHECK(same(img.get(0, 0), kWhite));
+
+  const Image big = img.scaled(3);
+  CHECK(big.width == 15);
+  CHECK(big.height == 9);
+  CHECK(same(big.get(2, 2), kWhite));
+  CHECK(same(big.get(3, 0), {10, 20, 30}));
+  CHECK_THROWS_AS(Image(0, 4), course::Error);
+}
+
+TEST_CASE("gray_image maps [lo, hi] to 0..255, clamps, and draws NaN black", "[png]") {
+  const std::vector<float> plane = {0.0f, 0.5f, 1.0f, -3.0f, 7.0f, std::nanf("")};
+  const Image g = course::gray_image(plane.data(), 2, 3);
+  CHECK(g.width == 3);
+  CHECK(g.height == 2);
+  CHECK(same(g.get(0, 0), {0, 0, 0}));
+  CHECK(same(g.get(1, 0), {128, 128, 128}));  // round(127.5)
+  CHECK(same(g.get(2, 0), {255, 255, 255}));
+  CHECK(same(g.get(0, 1), {0, 0, 0}));
+  CHECK(same(g.get(1, 1), {255, 255, 255}));
+  CHECK(same(g.get(2, 1), {0, 0, 0}));
+  const Image r = course::gray_image(plane.data(), 2, 3, -1.0f, 1.0f);
+  CHECK(same(r.get(0, 0), {128, 128, 128}));
+}
+
+TEST_CASE("digit_grid holds every digit at its scale and writes a valid PNG", "[png]") {
+  TempDir dir;
+  const int count = 5, h = 28, w = 28, cols = 3, scale = 2;
+  std::vector<float> planes(static_cast<size_t>(count) * h * w, 1.0f);  // white digits
+  const Image grid = course::digit_grid(planes.data(), count, h, w, cols, scale);
+  // Every pixel of every digit is white; the background and gaps are not.
+  CHECK(count_color(grid, kWhite) == static_cast<size_t>(count) * h * w * scale * scale);
+  CHECK(grid.width >= cols * w * scale);
+  CHECK(grid.height >= 2 * h * scale);  // 5 digits in 3 columns: 2 rows
+  CHECK(grid.height < 3 * h * scale);
+  check_png_file(dir.file("pictures/digits.png"), grid);  // also creates the folder
+  CHECK_THROWS_AS(course::digit_grid(planes.data(), 0, h, w, cols), course::Error);
+}
+
+TEST_CASE("filter_grid shows +max red, -max blue, 0 white, each tile on its own scale", "[png]") {
+  TempDir dir;
+  const int out = 4, in = 3, k = 5;
+  std::vector<float> weights = course::random_uniform(static_cast<size_t>(out) * in * k * k, 21, -0.2f, 0.2f);
+  weights[0] = 0.5f;     // tile (0, 0): the largest |w| is positive -> pure red
+  weights[1] = -0.5f;    // and its negative -> pure blue
+  weights[2] = 0.0f;     // zero -> white
+  const Image g = course::filter_grid(weights.data(), out, in, k, k, 4);
+  CHECK(g.width >= in * k * 4);
+  CHECK(g.height >= out * k * 4);
+  // Each tile is scaled to its own peak, so every tile has a pure red or pure blue cell.
+  CHECK(count_color(g, kRed) >= 16u);
+  CHECK(count_color(g, kBlue) >= 16u);
+  CHECK(count_color(g, kWhite) >= 16u);
+  const Image smaller = course::filter_grid(weights.data(), out, in, k, k, 2);
+  CHECK(smaller.width < g.width);
+  check_png_file(dir.file("filters.png"), g);
+}
+
+TEST_CASE("heatmap draws cols x rows cells; the largest and smallest differ; NaN is black", "[png]") {
+  TempDir dir;
+  const std::vector<float> values = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 50};
+  const Image h = course::heatmap(values.data(), 3, 4, 10);
+  CHECK(h.width == 40);
+  CHECK(h.height == 30);
+  CHECK_FALSE(same(h.get(5, 5), h.get(35, 25)));  // cell (0,0) = 0 vs cell (2,3) = 50
+  CHECK(same(h.get(0, 0), h.get(9, 9)));          // one colour per cell
+  const Image annotated = course::heatmap(values.data(), 3, 4, 24, true);
+  const Image plain = course::heatmap(values.data(), 3, 4, 24, false);
+  CHECK(annotated.pixels != plain.pixels);  // the numbers are drawn
+  check_png_file(dir.file("heat.png"), annotated);
+
+  const std::vector<float> with_nan = {1, std::nanf(""), 2, 3};
+  const Image n = course::heatmap(with_nan.data(), 2, 2, 8);
+  CHECK(same(n.get(12, 4), kBlack));  // not the colour of the largest value
+  CHECK_FALSE(same(n.get(12, 12), kBlack));
+}
+
+TEST_CASE("draw_text changes pixels only inside its box; text_width matches", "[png]") {
+  // The font is 3x5 pixels with 1 pixel between glyphs: n glyphs are 4n - 1 wide.
+  CHECK(course::text_width("") == 0);
+  CHECK(course::text_width("7") == 3);
+  CHECK(course::text_width("ABC") == 11);
+  CHECK(course::text_width("ABC", 2) == 22);
+
+  for (int scale : {1, 3}) {
+    CAPTURE(scale);
+    Image img(100, 30, kWhite);  // wide enough: no glyph cell is clipped
+    const int x0 = 4, y0 = 6;
+    const std::string text = "EPOCH 9";
+    course::draw_text(img, x0, y0, text, kBlack, scale);
+    size_t ink = 0;
+    for (int y = 0; y < img.height; ++y)
+      for (int x = 0; x < img.width; ++x)
+        if (same(img.get(x, y), kBlack)) {
+          ++ink;
+          REQUIRE(x >= x0);
+          REQUIRE(x < x0 + course::text_width(text, scale));
+          REQUIRE(y >= y0);
+          REQUIRE(y < y0 + 5 * scale);
+        }
+    CHECK(ink > 0);
+    CHECK(ink % static_cast<size_t>(scale * scale) == 0);  // whole scaled font pixels
+  }
+
+  Image lower(40, 10, kWhite), upper(40, 10, kWhite), unknown(40, 10, kWhite), question(40, 10, kWhite);
+  course::draw_text(lower, 1, 1, "loss", kBlack);
+  course::draw_text(upper, 1, 1, "LOSS", kBlack);
+  CHECK(lower.pixels == upper.pixels);  // lower case is drawn as upper case
+  course::draw_text(unknown, 1, 1, "#", kBlack);
+  course::draw_text(question, 1, 1, "?", kBlack);
+  CHECK(unknown.pixels == question.pixels);  // unknown characters are drawn as '?'
+  Image edge(10, 10, kWhite);
+  course::draw_text(edge, 8, 8, "88", kBlack);  // runs off the image: clipped, no crash
+  CHECK(count_color(edge, kBlack) > 0);
+}
+
+TEST_CASE("write_png reports a path it cannot write", "[png]") {
+  TempDir dir;
+  course::test::write_bytes(dir.file("a-file"), {1, 2, 3});
+  const std::string path = dir.file("a-file/picture.png");  // its parent is a file
+  CHECK(contains(error_message([&] { course::write_png(path, Image(2, 2)); }), path));
+}
