@@ -1,0 +1,197 @@
+#pragma once
+// Lesson 02: training a CNN on the host with the layers of lesson 01.
+//
+// What lives here:
+//   * optimizers (step 02.1 SGD with momentum, step 02.2 Adam) and an Optimizer that
+//     keeps their state for a whole parameter list;
+//   * models described as data (ModelSpec), so that lesson 08's GPU trainer builds the
+//     very same network with the very same initial weights;
+//   * HostNetwork: forward (given) and forward + backward (step 02.3);
+//   * seeded shuffling and minibatches (step 02.4), evaluation (step 02.5);
+//   * train(): the whole training loop with progress bar, CSV and pictures (given).
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "course/idx.hpp"
+#include "host_layers.hpp"
+
+namespace host_training {
+
+// ---- 02.1 SGD with momentum (PyTorch's formulation) ------------------------------------
+//   v = momentum * v + (g + weight_decay * w)
+//   w = w - lr * v
+// Updates w and velocity in place, n values. momentum = 0 gives plain SGD.
+void sgd_momentum_step(float* w, const float* g, float* velocity, size_t n, float lr, float momentum,
+                       float weight_decay);
+
+// ---- 02.2 Adam --------------------------------------------------------------------------
+// t = 1, 2, ... is the step number (after the first step t = 1).
+//   m = beta1 * m + (1 - beta1) * g
+//   v = beta2 * v + (1 - beta2) * g * g
+//   w = w - lr * (m / (1 - beta1^t)) / (sqrt(v / (1 - beta2^t)) + eps)
+void adam_step(float* w, const float* g, float* m, float* v, size_t n, float lr, float beta1, float beta2,
+               float eps, int t);
+
+// ---- models as data -----------------------------------------------------------------------
+// conv: `out` channels, kernel x kernel, stride, pad.  maxpool: window x window, moved by stride
+// (no padding; set stride = window for the usual non-overlapping pool).  dense: `out` units; it
+// flattens its NCHW input (a no-op in memory: every example's C*H*W values are contiguous).
+enum class LayerKind { conv, relu, maxpool, dense };
+struct LayerSpec {
+  LayerKind kind;
+  int out = 0;
+  int kernel = 0;
+  int stride = 1;
+  int pad = 0;
+  int window = 2;
+};
+struct ModelSpec {
+  std::string name;
+  int in_channels = 1, height = 28, width = 28, classes = 10;
+  std::vector<LayerSpec> layers;
+};
+
+// Shorthands for building specs.
+LayerSpec conv_layer(int out, int kernel, int pad = 0, int stride = 1);
+LayerSpec relu_layer();
+LayerSpec maxpool_layer(int window = 2, int stride = 2);
+LayerSpec dense_layer(int out);
+
+ModelSpec small_cnn();  // conv 3x3x10 pad 1 -> relu -> maxpool 2 -> dense 100 -> relu -> dense 10
+ModelSpec model_a();    // conv 5x5x32 pad 2 -> relu -> maxpool 2 -> conv 5x5x64 pad 2 -> relu -> maxpool 2
+                        // -> dense 512 -> relu -> dense 10
+ModelSpec model_by_name(const std::string& name);  // "small" | "a"; throws course::Error otherwise
+
+// One layer with its sizes worked out: input C x H x W -> output C x H x W (per example).
+struct LayerPlan {
+  LayerSpec spec;
+  int in_c = 0, in_h = 0, in_w = 0;
+  int out_c = 0, out_h = 0, out_w = 0;
+  int weight = -1;  // conv and dense: index of the weight in the parameter list; its bias is weight + 1
+  size_t in_size() const { return size_t(in_c) * in_h * in_w; }
+  size_t out_size() const { return size_t(out_c) * out_h * out_w; }
+};
+// The layers of `spec` with their sizes. Throws course::Error when a size does not work out
+// (e.g. a kernel larger than its padded input) or the last layer does not give `classes` values.
+std::vector<LayerPlan> plan_layers(const ModelSpec& spec);
+
+// PyTorch layouts: conv weight O x I x kh x kw, dense weight out x in, bias [out].
+// Names: "conv1.weight", "conv1.bias", ..., "fc1.weight", "fc1.bias", ... (counted per kind).
+struct Parameter {
+  std::string name;
+  std::vector<int> shape;
+  std::vector<float> value, grad;
+};
+
+// Kaiming-uniform weights U(-b, b) with b = sqrt(6 / fan_in) (fan_in = I*kh*kw for conv, in for
+// dense), biases 0. Weights are drawn in parameter order, element by element, from ONE
+// course::Rng(seed, 0) with Rng::uniform(-b, b); biases draw nothing.
+std::vector<Parameter> init_parameters(const ModelSpec& spec, uint64_t seed);
+
+// A network on the host: a ModelSpec and its parameters, run with lesson 01's layers.
+class HostNetwork {
+ public:
+  // Throws course::Error when params do not match the spec (their count and shapes).
+  HostNetwork(ModelSpec spec, std::vector<Parameter> params);
+
+  const ModelSpec& spec() const;
+  std::vector<Parameter>& parameters();
+  const std::vector<Parameter>& parameters() const;
+  const std::vector<LayerPlan>& plan() const;
+
+  // x: batch x C x H x W -> logits: batch x classes. Keeps nothing for a backward pass.
+  void forward(const float* x, int batch, float* logits);
+
+  // Step 02.3: forward pass keeping what backward needs, mean softmax-cross-entropy loss,
+  // backward pass. Returns the mean loss over the batch and OVERWRITES every Parameter::grad
+  // with d(mean loss)/d(value). probabilities() then holds the batch's softmax output.
+  float forward_backward(const float* x, const int* labels, int batch);
+
+  // batch x classes softmax probabilities of the last forward_backward.
+  const std::vector<float>& probabilities() const;
+
+ private:
+  // Sizes the training buffers below for exactly `batch` examples (the memory is reused).
+  void prepare(int batch);
+  host_layers::ConvShape conv_shape(size_t layer, int batch) const;
+  host_layers::PoolShape pool_shape(size_t layer, int batch) const;
+  const float* weight_of(size_t layer) const;  // conv/dense layer's weight values
+  const float* bias_of(size_t layer) const;
+  float* weight_grad_of(size_t layer);
+  float* bias_grad_of(size_t layer);
+
+  ModelSpec spec_;
+  std::vector<Parameter> params_;
+  std::vector<LayerPlan> plan_;
+  // Training buffers for forward_backward (layer i reads acts_[i] and writes acts_[i + 1];
+  // acts_.back() holds the logits). grads_[i] has the shape of acts_[i] and receives dL/d acts_[i].
+  std::vector<std::vector<float>> acts_, grads_;
+  std::vector<std::vector<int>> argmax_;  // argmax_[i]: max-pool layer i's choices (empty otherwise)
+  std::vector<float> probs_;
+  int batch_ = 0;                         // the batch the buffers were last prepared for
+};
+
+// ---- optimizer over a parameter list -----------------------------------------------------
+// kind "sgd" (lr, momentum, weight_decay) or "adam" (lr, beta1, beta2, eps; weight_decay adds
+// weight_decay * w to the gradient first, as PyTorch's Adam does).
+struct OptimizerConfig {
+  std::string kind = "sgd";
+  float lr = 0.05f, momentum = 0.9f, weight_decay = 0.f, beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;
+};
+class Optimizer {
+ public:
+  // Zero state (velocity, or m and v) for every parameter. Throws course::Error on a bad config.
+  Optimizer(OptimizerConfig config, const std::vector<Parameter>& params);
+  // One update of every parameter from its grad (params must be the list given to the constructor).
+  void step(std::vector<Parameter>& params);
+  int steps() const;  // updates done so far (Adam's t of the last step)
+  const OptimizerConfig& config() const;
+
+ private:
+  OptimizerConfig config_;
+  std::vector<std::vector<float>> state1_, state2_;  // SGD: velocity; Adam: m and v
+  std::vector<float> decayed_;                       // Adam with weight decay: g + wd * w
+  int steps_ = 0;
+};
+
+// ---- 02.4 seeded shuffling and minibatches ---------------------------------------------------
+// Epoch e (0, 1, ...) visits the examples in the order course::Rng(seed, 1 + e).permutation(n).
+// Batch b of an epoch holds order[b*size .. b*size + size) (the last batch may be smaller).
+std::vector<int> epoch_order(int n, uint64_t seed, int epoch);
+// Copies examples order[first], ..., order[first + count - 1] of `data` into x (count x C x H x W)
+// and their labels into labels (count values).
+void gather_batch(const course::Dataset& data, const std::vector<int>& order, int first, int count, float* x,
+                  int* labels);
+
+// ---- 02.5 evaluation -------------------------------------------------------------------------
+// loss: mean softmax-cross-entropy over all examples; accuracy: fraction in [0, 1] predicted right;
+// confusion: classes x classes counts (row = true label, column = predicted);
+// predictions: the predicted class of every example (the first largest logit wins ties).
+struct Evaluation {
+  double loss = 0, accuracy = 0;
+  std::vector<int> confusion;
+  std::vector<int> predictions;
+};
+// Runs the network over `data` in order, `batch` examples at a time.
+Evaluation evaluate(HostNetwork& net, const course::Dataset& data, int batch);
+
+// ---- the whole trainer (given; lesson 08's `train_mnist --device cpu` calls it) ---------------
+// dataset "mnist" | "fashion"; data_dir empty: course::default_data_dir of that data set;
+// train_limit / test_limit > 0 keep only the first examples.
+struct TrainConfig {
+  std::string model = "small", optimizer = "sgd", dataset = "mnist", data_dir, out_dir;
+  int epochs = 3, batch = 32;
+  float lr = 0.02f;  // SGD momentum 0.9, batch 32: 0.05 overshoots in epoch 3 (measured), 0.02 does not
+  uint64_t seed = 1;
+  int train_limit = 0, test_limit = 0;
+};
+struct TrainSummary {
+  std::vector<double> epoch_seconds, train_loss, train_accuracy, test_accuracy;
+};
+// Progress bar per epoch and one line per epoch on stdout; writes out_dir/metrics.csv,
+// filters.png, misclassified.png and confusion.png (out_dir empty: no files).
+TrainSummary train(const TrainConfig& config);
+
+}  // namespace host_training

@@ -1,0 +1,126 @@
+// Lesson 02 (given code): the models as data, their layer sizes and their initial weights.
+#include <cmath>
+#include <string>
+
+#include "course/error.hpp"
+#include "course/rng.hpp"
+#include "host_training.hpp"
+
+namespace host_training {
+
+LayerSpec conv_layer(int out, int kernel, int pad, int stride) {
+  LayerSpec l{LayerKind::conv};
+  l.out = out, l.kernel = kernel, l.pad = pad, l.stride = stride;
+  return l;
+}
+LayerSpec relu_layer() { return LayerSpec{LayerKind::relu}; }
+LayerSpec maxpool_layer(int window, int stride) {
+  LayerSpec l{LayerKind::maxpool};
+  l.window = window, l.stride = stride;
+  return l;
+}
+LayerSpec dense_layer(int out) {
+  LayerSpec l{LayerKind::dense};
+  l.out = out;
+  return l;
+}
+
+ModelSpec small_cnn() {
+  ModelSpec m;
+  m.name = "small";
+  m.layers = {conv_layer(10, 3, 1), relu_layer(), maxpool_layer(2, 2), dense_layer(100), relu_layer(),
+              dense_layer(10)};
+  return m;
+}
+
+ModelSpec model_a() {
+  ModelSpec m;
+  m.name = "a";
+  m.layers = {conv_layer(32, 5, 2), relu_layer(), maxpool_layer(2, 2), conv_layer(64, 5, 2), relu_layer(),
+              maxpool_layer(2, 2),  dense_layer(512), relu_layer(), dense_layer(10)};
+  return m;
+}
+
+ModelSpec model_by_name(const std::string& name) {
+  if (name == "small") return small_cnn();
+  if (name == "a") return model_a();
+  throw course::Error("unknown model '" + name + "' (expected small or a)");
+}
+
+namespace {
+[[noreturn]] void bad_spec(const ModelSpec& spec, size_t layer, const std::string& why) {
+  throw course::Error("model '" + spec.name + "', layer " + std::to_string(layer) + ": " + why);
+}
+}  // namespace
+
+std::vector<LayerPlan> plan_layers(const ModelSpec& spec) {
+  if (spec.in_channels <= 0 || spec.height <= 0 || spec.width <= 0 || spec.classes <= 0)
+    throw course::Error("model '" + spec.name + "': input sizes and classes must be positive");
+  if (spec.layers.empty()) throw course::Error("model '" + spec.name + "' has no layers");
+  std::vector<LayerPlan> plan;
+  int c = spec.in_channels, h = spec.height, w = spec.width, params = 0;
+  for (size_t i = 0; i < spec.layers.size(); ++i) {
+    const LayerSpec& l = spec.layers[i];
+    LayerPlan p;
+    p.spec = l;
+    p.in_c = c, p.in_h = h, p.in_w = w;
+    switch (l.kind) {
+      case LayerKind::conv:
+        if (l.out <= 0 || l.kernel <= 0 || l.stride <= 0 || l.pad < 0) bad_spec(spec, i, "bad conv sizes");
+        if (h + 2 * l.pad < l.kernel || w + 2 * l.pad < l.kernel) bad_spec(spec, i, "kernel larger than its input");
+        c = l.out, h = (h + 2 * l.pad - l.kernel) / l.stride + 1, w = (w + 2 * l.pad - l.kernel) / l.stride + 1;
+        p.weight = params, params += 2;
+        break;
+      case LayerKind::relu:
+        break;
+      case LayerKind::maxpool:
+        if (l.window <= 0 || l.stride <= 0) bad_spec(spec, i, "bad max-pool sizes");
+        if (h < l.window || w < l.window) bad_spec(spec, i, "pool window larger than its input");
+        h = (h - l.window) / l.stride + 1, w = (w - l.window) / l.stride + 1;
+        break;
+      case LayerKind::dense:
+        if (l.out <= 0) bad_spec(spec, i, "dense layer needs out > 0");
+        c = l.out, h = 1, w = 1;
+        p.weight = params, params += 2;
+        break;
+    }
+    p.out_c = c, p.out_h = h, p.out_w = w;
+    plan.push_back(p);
+  }
+  if (plan.back().out_size() != size_t(spec.classes))
+    bad_spec(spec, plan.size() - 1, "the last layer gives " + std::to_string(plan.back().out_size()) +
+                                        " values, the model has " + std::to_string(spec.classes) + " classes");
+  return plan;
+}
+
+std::vector<Parameter> init_parameters(const ModelSpec& spec, uint64_t seed) {
+  std::vector<Parameter> params;
+  course::Rng rng(seed, 0);
+  int convs = 0, denses = 0;
+  for (const LayerPlan& p : plan_layers(spec)) {
+    if (p.weight < 0) continue;
+    const bool conv = p.spec.kind == LayerKind::conv;
+    const std::string prefix = conv ? "conv" + std::to_string(++convs) : "fc" + std::to_string(++denses);
+    Parameter weight, bias;
+    weight.name = prefix + ".weight";
+    bias.name = prefix + ".bias";
+    if (conv)
+      weight.shape = {p.out_c, p.in_c, p.spec.kernel, p.spec.kernel};
+    else
+      weight.shape = {p.out_c, static_cast<int>(p.in_size())};
+    bias.shape = {p.out_c};
+    const int fan_in = weight.shape[1] * (conv ? p.spec.kernel * p.spec.kernel : 1);
+    // Kaiming-uniform (He et al. 2015): keeps the activations' variance steady through ReLUs.
+    const float bound = static_cast<float>(std::sqrt(6.0 / fan_in));
+    weight.value.resize(course::element_count(weight.shape));
+    for (float& v : weight.value) v = rng.uniform(-bound, bound);
+    bias.value.assign(size_t(p.out_c), 0.0f);
+    weight.grad.assign(weight.value.size(), 0.0f);
+    bias.grad.assign(bias.value.size(), 0.0f);
+    params.push_back(std::move(weight));
+    params.push_back(std::move(bias));
+  }
+  return params;
+}
+
+}  // namespace host_training

@@ -1,0 +1,101 @@
+// Lesson 02 (given code): HostNetwork's set-up, buffers and inference forward pass.
+// forward_backward (step 02.3) is in exercises/forward_backward.cpp.
+#include <algorithm>
+#include <string>
+
+#include "course/error.hpp"
+#include "host_training.hpp"
+
+namespace host_training {
+
+HostNetwork::HostNetwork(ModelSpec spec, std::vector<Parameter> params)
+    : spec_(std::move(spec)), params_(std::move(params)), plan_(plan_layers(spec_)) {
+  // The parameters must be what init_parameters would make for this spec (values aside).
+  const std::vector<Parameter> expected = init_parameters(spec_, 0);
+  if (params_.size() != expected.size())
+    throw course::Error("model '" + spec_.name + "' needs " + std::to_string(expected.size()) + " parameters, got " +
+                        std::to_string(params_.size()));
+  for (size_t i = 0; i < params_.size(); ++i) {
+    Parameter& p = params_[i];
+    if (p.shape != expected[i].shape || p.value.size() != expected[i].value.size())
+      throw course::Error("parameter " + std::to_string(i) + " ('" + p.name + "') of model '" + spec_.name +
+                          "' has the wrong shape (expected '" + expected[i].name + "')");
+    p.grad.resize(p.value.size(), 0.0f);
+  }
+  acts_.resize(plan_.size() + 1);
+  grads_.resize(plan_.size() + 1);
+  argmax_.resize(plan_.size());
+}
+
+const ModelSpec& HostNetwork::spec() const { return spec_; }
+std::vector<Parameter>& HostNetwork::parameters() { return params_; }
+const std::vector<Parameter>& HostNetwork::parameters() const { return params_; }
+const std::vector<LayerPlan>& HostNetwork::plan() const { return plan_; }
+const std::vector<float>& HostNetwork::probabilities() const { return probs_; }
+
+void HostNetwork::prepare(int batch) {
+  if (batch <= 0) throw course::Error("batch must be positive, got " + std::to_string(batch));
+  batch_ = batch;
+  const size_t b = size_t(batch);
+  for (size_t i = 0; i < plan_.size(); ++i) {
+    acts_[i].resize(b * plan_[i].in_size());
+    grads_[i].resize(b * plan_[i].in_size());
+    if (plan_[i].spec.kind == LayerKind::maxpool) argmax_[i].resize(b * plan_[i].out_size());
+  }
+  acts_.back().resize(b * plan_.back().out_size());
+  grads_.back().resize(b * plan_.back().out_size());
+  probs_.resize(b * size_t(spec_.classes));
+}
+
+host_layers::ConvShape HostNetwork::conv_shape(size_t layer, int batch) const {
+  const LayerPlan& p = plan_.at(layer);
+  host_layers::ConvShape s;
+  s.batch = batch, s.in_channels = p.in_c, s.height = p.in_h, s.width = p.in_w;
+  s.out_channels = p.out_c, s.kernel_h = s.kernel_w = p.spec.kernel;
+  s.stride = p.spec.stride, s.pad = p.spec.pad;
+  return s;
+}
+
+host_layers::PoolShape HostNetwork::pool_shape(size_t layer, int batch) const {
+  const LayerPlan& p = plan_.at(layer);
+  host_layers::PoolShape s;
+  s.batch = batch, s.channels = p.in_c, s.height = p.in_h, s.width = p.in_w;
+  s.window = p.spec.window, s.stride = p.spec.stride;
+  return s;
+}
+
+const float* HostNetwork::weight_of(size_t layer) const { return params_.at(size_t(plan_.at(layer).weight)).value.data(); }
+const float* HostNetwork::bias_of(size_t layer) const { return params_.at(size_t(plan_.at(layer).weight) + 1).value.data(); }
+float* HostNetwork::weight_grad_of(size_t layer) { return params_.at(size_t(plan_.at(layer).weight)).grad.data(); }
+float* HostNetwork::bias_grad_of(size_t layer) { return params_.at(size_t(plan_.at(layer).weight) + 1).grad.data(); }
+
+// Inference: each layer reads `in` and writes `out`, then the two buffers swap roles.
+// Nothing is kept, so this cannot be followed by a backward pass (see forward_backward).
+void HostNetwork::forward(const float* x, int batch, float* logits) {
+  if (batch <= 0) throw course::Error("batch must be positive, got " + std::to_string(batch));
+  const size_t b = size_t(batch);
+  std::vector<float> in(x, x + b * plan_.front().in_size()), out;
+  for (size_t i = 0; i < plan_.size(); ++i) {
+    const LayerPlan& p = plan_[i];
+    out.resize(b * p.out_size());
+    switch (p.spec.kind) {
+      case LayerKind::conv:
+        host_layers::conv2d_forward(conv_shape(i, batch), in.data(), weight_of(i), bias_of(i), out.data());
+        break;
+      case LayerKind::relu:
+        host_layers::relu_forward(in.data(), out.data(), out.size());
+        break;
+      case LayerKind::maxpool:
+        host_layers::maxpool_forward(pool_shape(i, batch), in.data(), out.data(), static_cast<int*>(nullptr));
+        break;
+      case LayerKind::dense:  // the NCHW input of each example is already one flat row of in_size() values
+        host_layers::dense_forward(in.data(), weight_of(i), bias_of(i), out.data(), batch,
+                                   static_cast<int>(p.in_size()), p.out_c);
+        break;
+    }
+    std::swap(in, out);
+  }
+  std::copy(in.begin(), in.end(), logits);
+}
+
+}  // namespace host_training

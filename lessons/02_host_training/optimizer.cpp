@@ -1,0 +1,48 @@
+// Lesson 02 (given code): Optimizer keeps the state of sgd_momentum_step / adam_step
+// (steps 02.1 and 02.2) for every parameter of a network.
+#include <string>
+
+#include "course/error.hpp"
+#include "host_training.hpp"
+
+namespace host_training {
+
+Optimizer::Optimizer(OptimizerConfig config, const std::vector<Parameter>& params) : config_(std::move(config)) {
+  if (config_.kind != "sgd" && config_.kind != "adam")
+    throw course::Error("unknown optimizer '" + config_.kind + "' (expected sgd or adam)");
+  if (!(config_.lr > 0)) throw course::Error("learning rate must be positive, got " + std::to_string(config_.lr));
+  for (const Parameter& p : params) {
+    state1_.emplace_back(p.value.size(), 0.0f);
+    if (config_.kind == "adam") state2_.emplace_back(p.value.size(), 0.0f);
+  }
+}
+
+void Optimizer::step(std::vector<Parameter>& params) {
+  if (params.size() != state1_.size())
+    throw course::Error("Optimizer::step: " + std::to_string(params.size()) + " parameters, the optimizer was made for " +
+                        std::to_string(state1_.size()));
+  ++steps_;
+  for (size_t i = 0; i < params.size(); ++i) {
+    Parameter& p = params[i];
+    if (p.value.size() != state1_[i].size() || p.grad.size() != p.value.size())
+      throw course::Error("Optimizer::step: parameter '" + p.name + "' changed size");
+    if (config_.kind == "sgd") {
+      sgd_momentum_step(p.value.data(), p.grad.data(), state1_[i].data(), p.value.size(), config_.lr,
+                        config_.momentum, config_.weight_decay);
+      continue;
+    }
+    const float* g = p.grad.data();
+    if (config_.weight_decay != 0.0f) {  // L2 penalty folded into the gradient, as PyTorch's Adam does
+      decayed_.resize(p.value.size());
+      for (size_t k = 0; k < decayed_.size(); ++k) decayed_[k] = p.grad[k] + config_.weight_decay * p.value[k];
+      g = decayed_.data();
+    }
+    adam_step(p.value.data(), g, state1_[i].data(), state2_[i].data(), p.value.size(), config_.lr, config_.beta1,
+              config_.beta2, config_.eps, steps_);
+  }
+}
+
+int Optimizer::steps() const { return steps_; }
+const OptimizerConfig& Optimizer::config() const { return config_; }
+
+}  // namespace host_training

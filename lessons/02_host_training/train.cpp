@@ -1,0 +1,148 @@
+// Lesson 02 (given code): the training loop. Each epoch: shuffle (02.4), then for every
+// minibatch gather it (02.4), forward + backward (02.3), update (02.1 / 02.2); then
+// evaluate the test set (02.5), print one line and append one CSV row.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "course/error.hpp"
+#include "course/progress.hpp"
+#include "course/timer.hpp"
+#include "host_training.hpp"
+#include "training_pictures.hpp"
+
+namespace host_training {
+
+namespace {
+
+void check_config(const TrainConfig& c) {
+  if (c.dataset != "mnist" && c.dataset != "fashion")
+    throw course::Error("unknown data set '" + c.dataset + "' (expected mnist or fashion)");
+  if (c.epochs < 1) throw course::Error("epochs must be at least 1, got " + std::to_string(c.epochs));
+  if (c.batch < 1) throw course::Error("batch must be at least 1, got " + std::to_string(c.batch));
+  if (c.train_limit < 0 || c.test_limit < 0) throw course::Error("train/test limits must not be negative");
+}
+
+std::string data_dir_of(const TrainConfig& c) {
+  if (!c.data_dir.empty()) return c.data_dir;
+  return course::default_data_dir(c.dataset == "fashion" ? "fashion-mnist" : "mnist");
+}
+
+// Index of the largest of n values (the first one on ties).
+int arg_max(const float* v, int n) { return static_cast<int>(std::max_element(v, v + n) - v); }
+
+class MetricsCsv {
+ public:
+  explicit MetricsCsv(const std::string& path) : path_(path) {
+    if (path_.empty()) return;
+    std::ofstream out(path_);
+    if (!out) throw course::Error(path_ + ": cannot be opened for writing");
+    out << "epoch,train_loss,train_accuracy,test_loss,test_accuracy,seconds\n";
+  }
+  // Written after every epoch, so an interrupted run keeps what it measured.
+  void add(int epoch, double train_loss, double train_acc, double test_loss, double test_acc, double seconds) {
+    if (path_.empty()) return;
+    std::ofstream out(path_, std::ios::app);
+    char row[160];
+    std::snprintf(row, sizeof row, "%d,%.6f,%.6f,%.6f,%.6f,%.3f\n", epoch, train_loss, train_acc, test_loss, test_acc,
+                  seconds);
+    out << row;
+    if (!out) throw course::Error(path_ + ": write failed");
+  }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
+
+TrainSummary train(const TrainConfig& config) {
+  check_config(config);
+  const std::string dir = data_dir_of(config);
+  if (!course::dataset_present(dir))
+    throw course::Error("no " + config.dataset + " data set in " + dir +
+                        " (run data/fetch_mnist.sh or data/fetch_fashion_mnist.sh, or pass --data DIR)");
+  const course::Dataset train_set = course::load_dataset(dir, course::Split::train, config.train_limit);
+  const course::Dataset test_set = course::load_dataset(dir, course::Split::test, config.test_limit);
+
+  ModelSpec spec = model_by_name(config.model);
+  spec.in_channels = train_set.images.dim(1), spec.height = train_set.images.dim(2), spec.width = train_set.images.dim(3);
+  HostNetwork net(spec, init_parameters(spec, config.seed));
+  OptimizerConfig opt_config;
+  opt_config.kind = config.optimizer;
+  opt_config.lr = config.lr;
+  Optimizer optimizer(opt_config, net.parameters());
+
+  size_t parameter_count = 0;
+  for (const Parameter& p : net.parameters()) parameter_count += p.value.size();
+  char optimizer_text[96];
+  if (opt_config.kind == "sgd")
+    std::snprintf(optimizer_text, sizeof optimizer_text, "sgd lr %g momentum %g", double(opt_config.lr),
+                  double(opt_config.momentum));
+  else
+    std::snprintf(optimizer_text, sizeof optimizer_text, "adam lr %g", double(opt_config.lr));
+  std::printf("model %s (%zu parameters), %s, batch %d, %d epoch(s), seed %llu\n", spec.name.c_str(),
+              parameter_count, optimizer_text, config.batch, config.epochs,
+              static_cast<unsigned long long>(config.seed));
+  std::printf("data: %d training and %d test images from %s\n", train_set.count(), test_set.count(), dir.c_str());
+
+  if (!config.out_dir.empty()) std::filesystem::create_directories(config.out_dir);
+  auto out_path = [&](const char* name) { return config.out_dir.empty() ? std::string() : config.out_dir + "/" + name; };
+  MetricsCsv csv(out_path("metrics.csv"));
+
+  const int n = train_set.count(), classes = spec.classes;
+  const size_t per_example = train_set.images.size() / size_t(n);
+  std::vector<float> x(size_t(config.batch) * per_example);
+  std::vector<int> labels(size_t(config.batch));
+  TrainSummary summary;
+  Evaluation eval;
+  const int eval_batch = 256;  // inference keeps nothing per layer, so a larger batch is cheap
+
+  for (int epoch = 0; epoch < config.epochs; ++epoch) {
+    const std::vector<int> order = epoch_order(n, config.seed, epoch);
+    course::ProgressBar bar("epoch " + std::to_string(epoch + 1) + "/" + std::to_string(config.epochs), n, "img");
+    course::HostTimer timer;
+    double loss_sum = 0.0;
+    int correct = 0;
+    for (int first = 0; first < n; first += config.batch) {
+      const int count = std::min(config.batch, n - first);
+      gather_batch(train_set, order, first, count, x.data(), labels.data());
+      const float loss = net.forward_backward(x.data(), labels.data(), count);
+      optimizer.step(net.parameters());
+      // Running training figures from the batch just seen (weights change as the epoch goes on).
+      loss_sum += double(loss) * count;
+      const std::vector<float>& probs = net.probabilities();
+      for (int j = 0; j < count; ++j) correct += arg_max(probs.data() + size_t(j) * classes, classes) == labels[size_t(j)];
+      char status[64];
+      std::snprintf(status, sizeof status, "loss %.4f", loss_sum / (first + count));
+      bar.update(first + count, status);
+    }
+    const double seconds = timer.seconds();  // the training part only, as lesson 08 times it
+    const double train_loss = loss_sum / n, train_acc = double(correct) / n;
+    char status[64];
+    std::snprintf(status, sizeof status, "loss %.4f", train_loss);
+    bar.finish(status);
+
+    eval = evaluate(net, test_set, eval_batch);
+    std::printf("epoch %d/%d  train loss %.4f  train acc %.2f %%  test loss %.4f  test acc %.2f %%  %.1f s\n",
+                epoch + 1, config.epochs, train_loss, 100 * train_acc, eval.loss, 100 * eval.accuracy, seconds);
+    std::fflush(stdout);
+    csv.add(epoch + 1, train_loss, train_acc, eval.loss, eval.accuracy, seconds);
+    summary.epoch_seconds.push_back(seconds);
+    summary.train_loss.push_back(train_loss);
+    summary.train_accuracy.push_back(train_acc);
+    summary.test_accuracy.push_back(eval.accuracy);
+  }
+
+  if (!config.out_dir.empty()) {
+    write_filters_png(out_path("filters.png"), net);
+    write_misclassified_png(out_path("misclassified.png"), test_set, eval);
+    write_confusion_png(out_path("confusion.png"), eval, classes);
+    std::printf("wrote %s/{metrics.csv, filters.png, misclassified.png, confusion.png}\n", config.out_dir.c_str());
+  }
+  return summary;
+}
+
+}  // namespace host_training
