@@ -1,0 +1,34 @@
+// Lesson 03, step 03.2: ReLU forward and backward, elementwise. YOUR FILE.
+// The launchers at the bottom are written; fill in the two kernel bodies, each with the
+// same 1-D grid-stride loop as vector_add (step 03.1).
+#include "course/cuda_check.hpp"
+#include "first_kernels.hpp"
+
+namespace first_kernels {
+
+namespace {
+
+__global__ void relu_forward_kernel(const float* x, float* y, size_t n) {
+  // TODO(03.2): for every i < n (grid-stride loop): y[i] = x[i] > 0 ? x[i] : 0.
+}
+
+__global__ void relu_backward_kernel(const float* x, const float* dy, float* dx, size_t n) {
+  // TODO(03.2): for every i < n (grid-stride loop): dx[i] = x[i] > 0 ? dy[i] : 0.
+  // At exactly x == 0 the gradient is 0, as in lesson 01 (the tests include exact zeros).
+}
+
+}  // namespace
+
+void relu_forward(const float* x, float* y, size_t n) {
+  if (n == 0) return;
+  relu_forward_kernel<<<blocks_for(n), kThreadsPerBlock>>>(x, y, n);
+  CUDA_CHECK_LAUNCH();
+}
+
+void relu_backward(const float* x, const float* dy, float* dx, size_t n) {
+  if (n == 0) return;
+  relu_backward_kernel<<<blocks_for(n), kThreadsPerBlock>>>(x, dy, dx, n);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace first_kernels

@@ -1,0 +1,29 @@
+// Lesson 03, step 03.4: one SGD-with-momentum step on the GPU. YOUR FILE.
+// The formula of torch.optim.SGD (dampening 0, no Nesterov) and of lesson 02's
+// host_training::sgd_momentum_step. The launcher at the bottom is written.
+#include "course/cuda_check.hpp"
+#include "first_kernels.hpp"
+
+namespace first_kernels {
+
+namespace {
+
+__global__ void sgd_momentum_kernel(float* w, const float* g, float* velocity, size_t n, float lr, float momentum,
+                                    float weight_decay) {
+  // TODO(03.4): for every i < n (grid-stride loop), in place:
+  //   v           = momentum * velocity[i] + (g[i] + weight_decay * w[i])
+  //   velocity[i] = v
+  //   w[i]        = w[i] - lr * v
+  // Read w[i] and velocity[i] once into registers; write each once.
+}
+
+}  // namespace
+
+void sgd_momentum_update(float* w, const float* g, float* velocity, size_t n, float lr, float momentum,
+                         float weight_decay) {
+  if (n == 0) return;
+  sgd_momentum_kernel<<<blocks_for(n), kThreadsPerBlock>>>(w, g, velocity, n, lr, momentum, weight_decay);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace first_kernels

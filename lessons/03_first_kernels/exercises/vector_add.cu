@@ -1,0 +1,27 @@
+// Lesson 03, step 03.1: vector add, the 1-D grid-stride loop. YOUR FILE.
+// The launcher at the bottom is written; fill in the kernel body.
+#include "course/cuda_check.hpp"
+#include "first_kernels.hpp"
+
+namespace first_kernels {
+
+namespace {
+
+__global__ void vector_add_kernel(const float* a, const float* b, float* c, size_t n) {
+  // TODO(03.1): c[i] = a[i] + b[i] for every i < n, in a grid-stride loop:
+  //   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+  // Start index: this thread's global number. Step: the number of threads in the whole grid.
+  // The launcher caps the grid at kMaxBlocks blocks (first_kernels.hpp), so for n larger than
+  // kGridCapacity each thread handles several elements; without the loop the tail stays unwritten.
+  // Use size_t: blockIdx.x * blockDim.x alone is 32-bit arithmetic and n may pass 2^31.
+}
+
+}  // namespace
+
+void vector_add(const float* a, const float* b, float* c, size_t n) {
+  if (n == 0) return;  // a grid of 0 blocks is an invalid launch configuration
+  vector_add_kernel<<<blocks_for(n), kThreadsPerBlock>>>(a, b, c, n);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace first_kernels
