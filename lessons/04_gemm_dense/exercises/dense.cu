@@ -1,0 +1,81 @@
+// Lesson 04, step 04.5: the bias gradient as a parallel reduction, and the dense layer built
+// from your GEMMs (steps 04.3 and 04.4). YOUR FILE.
+#include <algorithm>
+#include <string>
+
+#include "course/cuda_check.hpp"
+#include "course/error.hpp"
+#include "gemm_dense.hpp"
+#include "matmul_launchers.hpp"
+
+namespace gemm_dense {
+
+namespace {
+
+// column_sums: a block of 32 x 16 threads owns 32 neighbouring columns.
+constexpr int kSumColumns = 32, kSumRowThreads = 16;
+static_assert((kSumRowThreads & (kSumRowThreads - 1)) == 0, "the tree halves the row threads: a power of two");
+static_assert(kSumColumns * kSumRowThreads <= 1024, "at most 1024 threads per block");
+
+__global__ void column_sums_kernel(const float* m, float* sums, int rows, int cols) {
+  // TODO(04.5): sums[col] = sum over r < rows of m[r * cols + col], col = blockIdx.x * kSumColumns + tx.
+  //   1. Thread (tx, ty) adds rows ty, ty + kSumRowThreads, ... of its column (a warp then reads
+  //      32 neighbouring floats of one row: coalesced). Threads past the last column add nothing.
+  //   2. __shared__ float partial[kSumRowThreads][kSumColumns]; partial[ty][tx] = its sum;
+  //      __syncthreads();
+  //   3. Tree: for (half = kSumRowThreads / 2; half > 0; half /= 2) { if (ty < half) add
+  //      partial[ty + half][tx] into partial[ty][tx]; __syncthreads(); } (the barrier outside the if)
+  //   4. Thread (tx, 0) writes sums[col] (if col < cols). rows == 0 must give 0.
+}
+
+// y[b][o] = bias[o] for i = b * out + o < count (grid-stride): dense_forward's starting value.
+__global__ void broadcast_rows_kernel(const float* bias, float* y, size_t count, int out) {
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += size_t(gridDim.x) * blockDim.x)
+    y[i] = bias[i % out];
+}
+
+void check_dense_sizes(const char* what, int batch, int in, int out) {
+  if (batch < 0 || in < 0 || out < 0)
+    throw course::Error(std::string(what) + ": sizes must be >= 0, got batch = " + std::to_string(batch) +
+                        ", in = " + std::to_string(in) + ", out = " + std::to_string(out));
+}
+
+}  // namespace
+
+void column_sums(const float* m, float* sums, int rows, int cols) {
+  if (rows < 0 || cols < 0)
+    throw course::Error("column_sums: sizes must be >= 0, got rows = " + std::to_string(rows) +
+                        ", cols = " + std::to_string(cols));
+  if (cols == 0) return;
+  column_sums_kernel<<<detail::blocks_for(cols, kSumColumns), dim3(kSumColumns, kSumRowThreads)>>>(m, sums, rows,
+                                                                                                     cols);
+  CUDA_CHECK_LAUNCH();
+}
+
+void dense_forward(const float* x, const float* W, const float* bias, float* y, int batch, int in, int out) {
+  check_dense_sizes("dense_forward", batch, in, out);
+  if (batch == 0 || out == 0) return;
+  const size_t count = size_t(batch) * out;
+  const int threads = 256;
+  const int blocks = int(std::min<size_t>((count + threads - 1) / threads, 4096));
+  broadcast_rows_kernel<<<blocks, threads>>>(bias, y, count, out);  // y = bias in every row
+  CUDA_CHECK_LAUNCH();
+  // TODO(04.5): add x [batch x in] * W^T on top of y with one of your GEMMs (beta = 1), so that
+  //   y [batch x out] = x * W^T + bias,  W [out x in].  Which operand is "B is N x K"?
+  (void)x, (void)W;
+  course::todo("04.5", "dense_forward");
+}
+
+void dense_backward(const float* x, const float* W, const float* dy, float* dx, float* dW, float* dbias, int batch,
+                    int in, int out) {
+  check_dense_sizes("dense_backward", batch, in, out);
+  // TODO(04.5): overwrite the three gradients (lesson 01's formulas, now as GEMMs):
+  //   dx    [batch x in] = dy [batch x out] * W [out x in]   (a plain matmul)
+  //   dW    [out x in]   = dy^T * x                          (which transposed product?)
+  //   dbias [out]        = column_sums(dy)
+  // Empty sizes must still give the right answer: batch == 0 means dW = 0 and dbias = 0.
+  (void)x, (void)W, (void)dy, (void)dx, (void)dW, (void)dbias;
+  course::todo("04.5", "dense_backward");
+}
+
+}  // namespace gemm_dense
