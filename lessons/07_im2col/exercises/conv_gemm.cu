@@ -1,0 +1,84 @@
+// Lesson 07, steps 07.3 and 07.4: convolution forward and backward as GEMMs. YOUR FILE.
+// The GEMMs are lesson 04's (gemm_dense.hpp, device pointers, row-major):
+//   gemm_dense::matmul(MatmulKernel::register_blocked, A, B, C, M, N, K)  C = A*B,    A MxK, B KxN
+//   gemm_dense::matmul_a_bt(A, B, C, M, N, K)                             C = A*B^T,  B is NxK
+//   gemm_dense::matmul_at_b(A, B, C, M, N, K)                             C = A^T*B,  A is KxM
+// Sizes: K = C*kh*kw (col_rows), P = N*OH*OW (col_cols), O = out_channels, HW = OH*OW.
+//   forward   Y'   [O x P] = W [O x K] * col [K x P]          then y = permute(Y') + bias
+//   backward  dW   [O x K] = dY' [O x P] * col^T
+//             dcol [K x P] = W^T * dY'                         then dx = col2im(dcol)
+//             dbias [O]    = row sums of dY'
+// Workspace (conv_gemm_workspace_floats): col (K*P floats) first, then Y' / dY' (O*P floats).
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <string>
+
+#include "course/cuda_check.hpp"
+#include "course/error.hpp"
+#include "gemm_dense.hpp"
+#include "im2col.hpp"
+
+namespace im2col {
+
+constexpr int kPermuteThreads = 256;
+[[maybe_unused]] constexpr int kSumThreads = 256;  // row_sums_kernel's shared array has this many slots
+
+__global__ void add_bias_permute_kernel(const float* __restrict__ Yt, const float* __restrict__ bias,
+                                        float* __restrict__ y, int N, int O, int HW) {
+  // TODO(07.3): one thread per OUTPUT element t = (n*O + o)*HW + p (grid-stride loop, int64_t):
+  //   y[t] = Yt[(o*N + n)*HW + p] + bias[o]        (Y' is O x P with column q = n*HW + p)
+}
+
+__global__ void permute_to_rows_kernel(const float* __restrict__ dy, float* __restrict__ dYt, int N, int O,
+                                       int HW) {
+  // TODO(07.4): the inverse permutation, one thread per dY' element t = (o*N + n)*HW + p:
+  //   dYt[t] = dy[(n*O + o)*HW + p]
+}
+
+__global__ void row_sums_kernel(const float* __restrict__ m, float* __restrict__ sums, int64_t cols) {
+  // TODO(07.4): launched with one block of kSumThreads threads per row: sums[blockIdx.x] = sum of
+  // row blockIdx.x of m. Each thread adds k = threadIdx.x, threadIdx.x + blockDim.x, ... into a
+  // register, stores it in __shared__ float partial[kSumThreads], then halve: for half = blockDim.x/2
+  // down to 1, threads < half add partial[t + half] into partial[t], with __syncthreads() after
+  // every round (and before the first). Thread 0 writes partial[0]. No atomics: deterministic.
+}
+
+namespace {
+
+[[maybe_unused]] int blocks_for(int64_t work) {
+  return static_cast<int>(std::min<int64_t>((work + kPermuteThreads - 1) / kPermuteThreads, 65535 * 8));
+}
+
+// lesson 04's matmul takes int sizes: refuse shapes whose matrices it cannot index.
+[[maybe_unused]] void check_gemm_sizes(const ConvShape& s, const char* who) {
+  if (s.out_h() < 1 || s.out_w() < 1)
+    throw course::Error(std::string(who) + ": the kernel is larger than the padded image");
+  if (col_rows(s) > size_t(INT_MAX) || col_cols(s) > size_t(INT_MAX))
+    throw course::Error(std::string(who) + ": the column matrix is too large for int-sized GEMMs");
+}
+
+}  // namespace
+
+void conv2d_forward_gemm(const ConvShape& /*s*/, const float* /*x*/, const float* /*W*/,
+                         const float* /*bias*/, float* /*y*/, float* /*workspace*/) {
+  // TODO(07.3): check_gemm_sizes(s, ...); col = workspace, Yt = workspace + col_size(s); then
+  //   1. im2col_gpu(s, x, col)
+  //   2. Y' = W * col: gemm_dense::matmul(register_blocked, W, col, Yt, M = O, N = P, K = K)
+  //   3. add_bias_permute_kernel<<<blocks_for(O*P), kPermuteThreads>>>(...); CUDA_CHECK_LAUNCH();
+  course::todo("07.3", "conv2d_forward_gemm (im2col, one GEMM, bias + permute)");
+}
+
+void conv2d_backward_gemm(const ConvShape& /*s*/, const float* /*x*/, const float* /*W*/, const float* /*dy*/,
+                          float* /*dx*/, float* /*dW*/, float* /*dbias*/, float* /*workspace*/) {
+  // TODO(07.4): check_gemm_sizes(s, ...); col = workspace, dYt = workspace + col_size(s); then
+  //   1. im2col_gpu(s, x, col)                       and permute dy -> dYt (permute_to_rows_kernel)
+  //   2. dW = dY' * col^T:   gemm_dense::matmul_a_bt(dYt, col, dW, M = O, N = K, K = P)
+  //   3. dbias = row sums:   row_sums_kernel<<<O, kSumThreads>>>(dYt, dbias, P)
+  //   4. dcol = W^T * dY':   gemm_dense::matmul_at_b(W, dYt, dcol, M = K, N = P, K = O)
+  //      (dcol may overwrite col: step 2 is the last reader of col)
+  //   5. dx = col2im_gpu(s, dcol, dx)
+  course::todo("07.4", "conv2d_backward_gemm (permute, two GEMMs, row sums, col2im)");
+}
+
+}  // namespace im2col
