@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""PyTorch baseline for lesson 08: model A (or the small CNN) on MNIST, FP32 with TF32 off,
+the whole data set on the GPU, batch 128, SGD with momentum. Prints one line per epoch
+and, with --json, writes the per-epoch seconds and accuracies.
+
+Same recipe as `train_mnist`: each epoch shuffles the training set, steps through it in
+minibatches, then evaluates the test set. Only the training part of an epoch is timed
+(CUDA-synchronised before and after), as train_mnist does.
+"""
+import argparse
+import json
+import os
+import time
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def read_idx(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[0] != 0 or data[1] != 0 or data[2] != 8:
+        raise SystemExit(f"error: {path}: not an unsigned-byte IDX file")
+    rank = data[3]
+    dims = [int.from_bytes(data[4 + 4 * i: 8 + 4 * i], "big") for i in range(rank)]
+    return np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * rank).reshape(dims)
+
+
+def load(dir_, split, device):
+    prefix = "train" if split == "train" else "t10k"
+    images = read_idx(os.path.join(dir_, f"{prefix}-images-idx3-ubyte"))
+    labels = read_idx(os.path.join(dir_, f"{prefix}-labels-idx1-ubyte"))
+    x = torch.tensor(images, dtype=torch.float32, device=device).div_(255.0).unsqueeze(1)
+    y = torch.tensor(labels, dtype=torch.int64, device=device)
+    return x, y
+
+
+class ModelA(nn.Module):
+    # conv 5x5x32 pad 2 -> ReLU -> max-pool 2 -> conv 5x5x64 pad 2 -> ReLU -> max-pool 2
+    # -> dense 3136->512 -> ReLU -> dense 512->10
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 32, 5, padding=2)
+        self.conv2 = nn.Conv2d(32, 64, 5, padding=2)
+        self.fc1 = nn.Linear(64 * 7 * 7, 512)
+        self.fc2 = nn.Linear(512, 10)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.conv1(x)), 2)
+        x = F.max_pool2d(F.relu(self.conv2(x)), 2)
+        return self.fc2(F.relu(self.fc1(x.flatten(1))))
+
+
+class SmallCnn(nn.Module):
+    # conv 3x3x10 pad 1 -> ReLU -> max-pool 2 -> dense 1960->100 -> ReLU -> dense 100->10
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 10, 3, padding=1)
+        self.fc1 = nn.Linear(10 * 14 * 14, 100)
+        self.fc2 = nn.Linear(100, 10)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.conv1(x)), 2)
+        return self.fc2(F.relu(self.fc1(x.flatten(1))))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--data", default=os.path.join(os.path.dirname(__file__), "..", "data", "mnist"))
+    ap.add_argument("--model", choices=["a", "small"], default="a")
+    ap.add_argument("--epochs", type=int, default=3)
+    ap.add_argument("--batch", type=int, default=128)
+    ap.add_argument("--lr", type=float, default=0.05)
+    ap.add_argument("--momentum", type=float, default=0.9)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--cudnn-benchmark", action="store_true", help="let cuDNN pick algorithms by timing")
+    ap.add_argument("--json", help="write results here")
+    args = ap.parse_args()
+
+    if not torch.cuda.is_available():
+        raise SystemExit("error: PyTorch sees no CUDA GPU")
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cudnn.benchmark = args.cudnn_benchmark
+    torch.manual_seed(args.seed)
+    device = torch.device("cuda")
+    x_train, y_train = load(args.data, "train", device)
+    x_test, y_test = load(args.data, "test", device)
+    model = (ModelA() if args.model == "a" else SmallCnn()).to(device)
+    opt = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=args.momentum)
+
+    n = x_train.shape[0]
+    results = {"device": torch.cuda.get_device_name(0), "torch": torch.__version__,
+               "cudnn_benchmark": args.cudnn_benchmark, "epoch_seconds": [], "test_accuracy": [], "train_loss": []}
+    for epoch in range(args.epochs):
+        model.train()
+        order = torch.randperm(n, device=device)
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        loss_sum = torch.zeros((), device=device)
+        for first in range(0, n, args.batch):
+            idx = order[first:first + args.batch]
+            loss = F.cross_entropy(model(x_train[idx]), y_train[idx])
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            loss_sum += loss.detach() * idx.numel()
+        torch.cuda.synchronize()
+        seconds = time.perf_counter() - start
+        model.eval()
+        with torch.no_grad():
+            correct = sum(int((model(x_test[i:i + 1000]).argmax(1) == y_test[i:i + 1000]).sum())
+                          for i in range(0, x_test.shape[0], 1000))
+        acc = correct / x_test.shape[0]
+        results["epoch_seconds"].append(seconds)
+        results["test_accuracy"].append(acc)
+        results["train_loss"].append(float(loss_sum) / n)
+        print(f"pytorch epoch {epoch + 1}: train loss {float(loss_sum) / n:.4f}, "
+              f"test accuracy {100 * acc:.2f} %, {seconds:.3f} s", flush=True)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
