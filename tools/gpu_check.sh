@@ -21,6 +21,8 @@ status=0
 # Carried helpers (see docs/gpu_machine.md): stb headers and gzipped MNIST.
 EXTRA=()
 [ -f .stb/usr/include/stb/stb_image_write.h ] && EXTRA+=("-DSTB_INCLUDE_DIR=$ROOT/.stb/usr/include/stb")
+# More configure arguments, e.g. COURSE_CMAKE_ARGS='-DCOURSE_LESSONS=00;01'
+[ -n "${COURSE_CMAKE_ARGS:-}" ] && EXTRA+=("$COURSE_CMAKE_ARGS")
 if [ -d .gpu_data/mnist ] && [ ! -f data/mnist/train-images-idx3-ubyte ]; then
   mkdir -p data/mnist
   for f in .gpu_data/mnist/*.gz; do gunzip -c "$f" > "data/mnist/$(basename "$f" .gz)"; done
