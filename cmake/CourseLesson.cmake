@@ -105,9 +105,9 @@ function(course_add_tests exe)
     string(REPLACE "|" ";" parts "${entry}")
     list(GET parts 0 tag)
     list(GET parts 1 test_name)
-    # --warn NoTests: a tag that matches no test case fails instead of passing silently.
+    get_property(strict GLOBAL PROPERTY COURSE_CATCH_STRICT_ARGS)
     add_test(NAME ${test_name}
-             COMMAND ${exe} "[${tag}]" --warn NoTests --order rand --rng-seed 1
+             COMMAND ${exe} "[${tag}]" ${strict} --order rand --rng-seed 1
              WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
     set_tests_properties(${test_name} PROPERTIES
         LABELS "${labels}"
