@@ -149,6 +149,7 @@ void run_layer(const Layer& layer, int repeats, int warmup) {
   const double dx_terms = double(s.out_channels) * s.kernel_h * s.kernel_w;
   const double pos_terms = double(s.batch) * s.out_h() * s.out_w();
   std::vector<Row> rows;
+  std::vector<std::string> rejected;  // failed validation: not timed
   for (const Algorithm& a : algos) {
     for (auto* buf : {&y, &dx, &dW, &db}) buf->poison();
     a.forward(x.data(), W.data(), b.data(), y.data());
@@ -167,15 +168,24 @@ void run_layer(const Layer& layer, int repeats, int warmup) {
       const std::vector<double> ref_d(ref.begin(), ref.end());
       require_close(got.to_host(), ref_d, terms, a.name + " " + what + " vs im2col+GEMM");
     };
-    check(y, y_ref, k_terms, "forward");
-    check(dx, dx_ref, dx_terms, "dx");
-    check(dW, dW_ref, pos_terms, "dW");
-    check(db, db_ref, pos_terms, "dbias");
+    try {
+      check(y, y_ref, k_terms, "forward");
+      check(dx, dx_ref, dx_terms, "dx");
+      check(dW, dW_ref, pos_terms, "dW");
+      check(db, db_ref, pos_terms, "dbias");
+    } catch (const course::Error& e) {
+      // The course's own kernels must agree; cuDNN is only a yardstick, so a disagreement
+      // there is reported and that column left out instead of ending the benchmark.
+      if (a.name != "cuDNN") throw;
+      std::printf("  cuDNN left out of this table: %s\n", e.what());
+      rejected.push_back(a.name);
+    }
   }
   std::printf("  validated: im2col+GEMM vs lesson 01 (double, %d image(s)); others vs im2col+GEMM\n",
               std::min(s.batch, 2));
 
   for (const Algorithm& a : algos) {
+    if (std::find(rejected.begin(), rejected.end(), a.name) != rejected.end()) continue;
     Row r;
     r.algo = a.name;
     r.extra_bytes = a.extra_bytes;
