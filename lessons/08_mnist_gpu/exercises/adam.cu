@@ -1,0 +1,43 @@
+// Lesson 08, step 08.1: Adam as one elementwise kernel over every parameter of the network.
+// YOUR FILE: write the kernel body marked TODO(08.1). The launcher below is written for you.
+#include <cmath>
+#include <string>
+
+#include "course/cuda_check.hpp"
+#include "course/error.hpp"
+#include "first_kernels.hpp"
+#include "mnist_gpu.hpp"
+
+namespace mnist_gpu {
+
+namespace {
+
+// correction1 = 1 - beta1^t and correction2 = 1 - beta2^t (computed by the launcher).
+__global__ void adam_kernel(float* __restrict__ w, const float* __restrict__ grad, float* __restrict__ m,
+                            float* __restrict__ v, size_t n, float lr, float beta1, float beta2, float eps,
+                            float weight_decay, float correction1, float correction2) {
+  // TODO(08.1): a grid-stride loop over i < n (as lesson 03's sgd_momentum_kernel); for each i:
+  //   g = grad[i] + weight_decay * w[i]
+  //   m[i] = beta1 * m[i] + (1 - beta1) * g          v[i] = beta2 * v[i] + (1 - beta2) * g * g
+  //   w[i] -= lr * (m[i] / correction1) / (sqrtf(v[i] / correction2) + eps)
+  // Use the same operations in the same order as lesson 02's adam_step (divide, do not multiply
+  // by a reciprocal): the test compares with it to a few ulps.
+  (void)w, (void)grad, (void)m, (void)v, (void)n, (void)lr, (void)beta1, (void)beta2, (void)eps;
+  (void)weight_decay, (void)correction1, (void)correction2;
+}
+
+}  // namespace
+
+void adam_update(float* w, const float* grad, float* m, float* v, size_t n, float lr, float beta1, float beta2,
+                 float eps, float weight_decay, int t) {
+  if (t < 1) throw course::Error("adam_update: the step number t must be >= 1, got " + std::to_string(t));
+  if (n == 0) return;
+  // In double, as lesson 02: beta2^t is close to 1 for small t, and 1 - it loses digits in float.
+  const float correction1 = static_cast<float>(1.0 - std::pow(double(beta1), t));
+  const float correction2 = static_cast<float>(1.0 - std::pow(double(beta2), t));
+  adam_kernel<<<first_kernels::blocks_for(n), first_kernels::kThreadsPerBlock>>>(
+      w, grad, m, v, n, lr, beta1, beta2, eps, weight_decay, correction1, correction2);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace mnist_gpu

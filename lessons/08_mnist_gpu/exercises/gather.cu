@@ -1,0 +1,41 @@
+// Lesson 08, step 08.2: gather a minibatch on the device, images and labels by index.
+// YOUR FILE: write the kernel body marked TODO(08.2). The launcher below is written for you.
+#include <string>
+
+#include "course/cuda_check.hpp"
+#include "course/error.hpp"
+#include "first_kernels.hpp"
+#include "mnist_gpu.hpp"
+
+namespace mnist_gpu {
+
+namespace {
+
+__global__ void gather_kernel(const float* __restrict__ images, const int* __restrict__ labels, int n,
+                              int per_example, const int* __restrict__ order, int first, int count,
+                              float* __restrict__ x, int* __restrict__ batch_labels) {
+  // TODO(08.2): one thread per float of the batch, a grid-stride loop over t < count * per_example:
+  //   j = t / per_example (example in the batch), e = t % per_example (pixel), k = order[first + j]
+  //   x[t] = images[k * per_example + e]; the thread with e == 0 also writes batch_labels[j] = labels[k].
+  // Neighbouring threads then copy neighbouring pixels (coalesced). When k is outside 0..n-1 write
+  // NaN (__int_as_float(0x7fffffff)) and label -1 instead of reading out of bounds. Index in size_t.
+  (void)images, (void)labels, (void)n, (void)per_example, (void)order, (void)first, (void)count, (void)x;
+  (void)batch_labels;
+}
+
+}  // namespace
+
+void gather_batch(const float* images, const int* labels, int n, int per_example, const int* order, int first,
+                  int count, float* x, int* batch_labels) {
+  if (n < 0 || per_example < 1 || first < 0 || count < 0 || first > n || count > n - first)
+    throw course::Error("gather_batch: examples " + std::to_string(first) + " .. " + std::to_string(first + count) +
+                        " of an order of " + std::to_string(n) + " (per_example " + std::to_string(per_example) +
+                        ") are out of range");
+  if (count == 0) return;
+  const size_t total = size_t(count) * per_example;
+  gather_kernel<<<first_kernels::blocks_for(total), first_kernels::kThreadsPerBlock>>>(
+      images, labels, n, per_example, order, first, count, x, batch_labels);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace mnist_gpu

@@ -1,0 +1,78 @@
+// Lesson 08 (given code): GpuNetwork's construction. Its passes are step 08.4
+// (exercises/network_passes.cpp).
+#include "network.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "course/error.hpp"
+
+namespace mnist_gpu {
+
+namespace {
+using host_training::LayerKind;
+
+// Names by kind, counted from 1: conv1, relu1, pool1, conv2, ..., fc1, fc2 (the parameters'
+// names come from lesson 02: conv1.weight, fc1.bias, ...).
+std::string layer_name(LayerKind kind, int number) {
+  switch (kind) {
+    case LayerKind::conv: return "conv" + std::to_string(number);
+    case LayerKind::relu: return "relu" + std::to_string(number);
+    case LayerKind::maxpool: return "pool" + std::to_string(number);
+    case LayerKind::dense: return "fc" + std::to_string(number);
+  }
+  return "layer";
+}
+}  // namespace
+
+GpuNetwork::GpuNetwork(const host_training::ModelSpec& spec, const std::vector<host_training::Parameter>& params,
+                       int max_batch, ConvAlgorithm conv)
+    : spec_(spec), max_batch_(max_batch), conv_(conv), params_(params), loss_(spec.classes, max_batch) {
+  if (max_batch < 1) throw course::Error("GpuNetwork: max_batch must be >= 1, got " + std::to_string(max_batch));
+  const std::vector<host_training::LayerPlan> plan = host_training::plan_layers(spec_);
+  // The same check as lesson 02's HostNetwork: the parameters fit this model.
+  const std::vector<host_training::Parameter> expected = host_training::init_parameters(spec_, 0);
+  if (params.size() != expected.size())
+    throw course::Error("model '" + spec_.name + "' needs " + std::to_string(expected.size()) + " parameters, got " +
+                        std::to_string(params.size()));
+  for (size_t i = 0; i < params.size(); ++i)
+    if (params[i].shape != expected[i].shape)
+      throw course::Error("parameter '" + params[i].name + "' of model '" + spec_.name + "' has the wrong shape");
+
+  size_t workspace = 0;
+  for (const host_training::LayerPlan& p : plan)
+    if (p.spec.kind == LayerKind::conv) workspace = std::max(workspace, ConvLayer::workspace_floats(p, max_batch, conv));
+  workspace_ = course::DeviceBuffer<float>(workspace);
+
+  int counts[4] = {0, 0, 0, 0};
+  for (const host_training::LayerPlan& p : plan) {
+    const std::string name = layer_name(p.spec.kind, ++counts[static_cast<int>(p.spec.kind)]);
+    const size_t w = size_t(std::max(p.weight, 0));
+    const ParamView weight{params_.value(w), params_.grad(w)};
+    const ParamView bias{params_.value(w + 1), params_.grad(w + 1)};
+    switch (p.spec.kind) {
+      case LayerKind::conv:
+        layers_.push_back(std::make_unique<ConvLayer>(name, p, max_batch, conv, weight, bias, workspace_.data()));
+        break;
+      case LayerKind::relu:
+        layers_.push_back(std::make_unique<ReluLayer>(name, p, max_batch));
+        break;
+      case LayerKind::maxpool:
+        layers_.push_back(std::make_unique<MaxPoolLayer>(name, p, max_batch));
+        break;
+      case LayerKind::dense:
+        layers_.push_back(std::make_unique<DenseLayer>(name, p, max_batch, weight, bias));
+        break;
+    }
+  }
+
+  device_bytes_ = (params_.total() * 2 + workspace_.size()) * sizeof(float);
+  for (const auto& layer : layers_) device_bytes_ += size_t(max_batch) * (layer->in_size() + layer->out_size()) * 4;
+  device_bytes_ += size_t(max_batch) * (2 * size_t(spec_.classes) + 1) * sizeof(float);
+}
+
+size_t GpuNetwork::input_size() const {
+  return size_t(spec_.in_channels) * size_t(spec_.height) * size_t(spec_.width);
+}
+
+}  // namespace mnist_gpu

@@ -1,0 +1,58 @@
+#pragma once
+// GpuNetwork: lesson 02's ModelSpec built from the GPU layers of layers.hpp, its parameters in one
+// ParameterStore, the loss at the end. Its forward and forward_backward (step 08.4) chain the
+// layers exactly as lesson 02's HostNetwork does on the CPU, so the same weights and batches give
+// the same losses and gradients (up to float rounding): the test of step 08.4 checks that.
+//
+//   x --> layer 0 --> layer 1 --> ... --> layer L-1 --> logits --> softmax-CE --> row losses
+//   dx <-- ...      <-- input_grad() <--  ...        <-- logits_grad() <--
+#include <memory>
+#include <vector>
+
+#include "course/device_buffer.hpp"
+#include "host_training.hpp"
+#include "layers.hpp"
+#include "parameters.hpp"
+
+namespace mnist_gpu {
+
+class GpuNetwork {
+ public:
+  // params: the initial values, as host_training::init_parameters(spec, seed) makes them.
+  // Every buffer is allocated here, for batches of up to max_batch examples.
+  GpuNetwork(const host_training::ModelSpec& spec, const std::vector<host_training::Parameter>& params,
+             int max_batch, ConvAlgorithm conv);
+
+  // ---- step 08.4 -------------------------------------------------------------------------------
+  // x: batch x C x H x W on the device. Runs every layer forward; logits() then holds the result.
+  void forward(const float* x, int batch);
+  // forward, the loss on `labels` (device ints), then every layer backward: afterwards
+  // loss().row_loss() holds the batch's losses and every gradient in parameters() is fresh.
+  void forward_backward(const float* x, const int* labels, int batch);
+
+  // ---- given -----------------------------------------------------------------------------------
+  const host_training::ModelSpec& spec() const { return spec_; }
+  int max_batch() const { return max_batch_; }
+  int classes() const { return spec_.classes; }
+  size_t input_size() const;  // C*H*W values per example
+  ConvAlgorithm conv_algorithm() const { return conv_; }
+  ParameterStore& parameters() { return params_; }
+  const ParameterStore& parameters() const { return params_; }
+  std::vector<std::unique_ptr<Layer>>& layers() { return layers_; }
+  SoftmaxCrossEntropy& loss() { return loss_; }
+  float* logits() { return layers_.back()->output(); }
+  // Device memory held by the network's buffers (activations, gradients, workspace, parameters).
+  size_t device_bytes() const { return device_bytes_; }
+
+ private:
+  host_training::ModelSpec spec_;
+  int max_batch_;
+  ConvAlgorithm conv_;
+  ParameterStore params_;
+  course::DeviceBuffer<float> workspace_;  // shared by the conv layers
+  std::vector<std::unique_ptr<Layer>> layers_;
+  SoftmaxCrossEntropy loss_;
+  size_t device_bytes_ = 0;
+};
+
+}  // namespace mnist_gpu

@@ -1,0 +1,53 @@
+// Lesson 08 (given code): the optimizer over the whole ParameterStore. SGD is lesson 03's
+// sgd_momentum_update, Adam is step 08.1; either way one launch updates every parameter.
+#include <string>
+
+#include "course/error.hpp"
+#include "first_kernels.hpp"
+#include "mnist_gpu.hpp"
+#include "parameters.hpp"
+
+namespace mnist_gpu {
+
+DeviceOptimizer::DeviceOptimizer(host_training::OptimizerConfig config, ParameterStore& params)
+    : config_(std::move(config)), params_(params) {
+  if (config_.kind != "sgd" && config_.kind != "adam")
+    throw course::Error("unknown optimizer '" + config_.kind + "' (expected sgd or adam)");
+  if (!(config_.lr > 0)) throw course::Error("learning rate must be positive, got " + std::to_string(config_.lr));
+  state_ = course::DeviceBuffer<float>(params_.total() * (config_.kind == "adam" ? 2 : 1));
+  state_.zero();  // velocity, or m and v, start at 0 (as in lesson 02 and PyTorch)
+}
+
+void DeviceOptimizer::begin_step() { ++steps_; }
+
+void DeviceOptimizer::update_range(size_t offset, size_t count) {
+  if (steps_ < 1) throw course::Error("DeviceOptimizer::update_range before begin_step");
+  if (offset > params_.total() || count > params_.total() - offset)
+    throw course::Error("DeviceOptimizer::update_range: range outside the parameters");
+  float* w = params_.values() + offset;
+  const float* g = params_.grads() + offset;
+  if (config_.kind == "sgd") {
+    first_kernels::sgd_momentum_update(w, g, state_.data() + offset, count, config_.lr, config_.momentum,
+                                       config_.weight_decay);
+  } else {
+    float* m = state_.data() + offset;
+    float* v = state_.data() + params_.total() + offset;
+    adam_update(w, g, m, v, count, config_.lr, config_.beta1, config_.beta2, config_.eps, config_.weight_decay,
+                steps_);
+  }
+}
+
+void DeviceOptimizer::step() {
+  begin_step();
+  update_range(0, params_.total());
+}
+
+std::vector<float> DeviceOptimizer::download_state() const { return state_.to_host(); }
+
+void DeviceOptimizer::restore(const std::vector<float>& state, int steps) {
+  if (state.size() != state_.size()) throw course::Error("DeviceOptimizer::restore: wrong state size");
+  state_.upload(state);
+  steps_ = steps;
+}
+
+}  // namespace mnist_gpu

@@ -1,0 +1,123 @@
+// train_mnist: trains a CNN on MNIST (or Fashion-MNIST) on the GPU with the course's own kernels
+// (lessons 03-07 and this lesson's exercises). Without a GPU, --device auto falls back to lesson
+// 02's CPU trainer and says so.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "course/cli.hpp"
+#include "course/device_info.hpp"
+#include "course/error.hpp"
+#include "course/idx.hpp"
+#include "course/main.hpp"
+#include "course/timer.hpp"
+#include "host_training.hpp"
+#include "trainer.hpp"
+
+#ifndef COURSE_OUTPUT_DIR
+#define COURSE_OUTPUT_DIR "out"
+#endif
+
+namespace {
+
+void print_summary(const std::vector<double>& seconds, const std::vector<double>& test_accuracy,
+                   const char* where) {
+  if (seconds.empty()) return;
+  const size_t best = size_t(std::max_element(test_accuracy.begin(), test_accuracy.end()) - test_accuracy.begin());
+  double total = 0;
+  for (double s : seconds) total += s;
+  std::printf("summary (%s): %zu epoch(s), final test accuracy %.2f %%, best %.2f %% (epoch %zu), "
+              "training time %.3f s (median epoch %.3f s)\n",
+              where, seconds.size(), 100 * test_accuracy.back(), 100 * test_accuracy[best], best + 1, total,
+              course::median(seconds));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return course::run_main([&] {
+    course::ArgParser args("train_mnist",
+                           "Lesson 08: train a CNN on MNIST on the GPU with the course's own kernels.\n"
+                           "Writes metrics.csv and pictures to --out; --save DIR writes the weights as .npy files.");
+    args.add_choice("--model", "a", {"small", "a"},
+                    "network: a (two 5x5 convs, 3136->512->10) or small (conv 3x3x10, dense 100)");
+    args.add_int("--epochs", 5, 1, 1000, "passes over the training set");
+    args.add_int("--batch", 128, 1, 8192, "minibatch size");
+    args.add_float("--lr", 0.05, 1e-7, 10.0, "learning rate (default 0.05 for sgd, 0.001 for adam)");
+    args.add_choice("--optimizer", "sgd", {"sgd", "adam"}, "sgd (momentum 0.9) or adam");
+    args.add_int("--seed", 1, 0, 1LL << 62, "seed of the weight init and the shuffling");
+    args.add_choice("--dataset", "mnist", {"mnist", "fashion"}, "data set");
+    args.add_string("--data", "", "folder with the four IDX files (default: the data set's folder under data/)");
+    args.add_choice("--device", "auto", {"auto", "gpu", "cpu"},
+                    "auto: the GPU when there is one, else lesson 02's CPU trainer; gpu: fail without one");
+    args.add_choice("--conv", "im2col", {"im2col", "direct"},
+                    "convolution algorithm: im2col + GEMM (lesson 07) or direct (lesson 05)");
+    args.add_string("--out", std::string(COURSE_OUTPUT_DIR) + "/lesson08", "where metrics.csv and the PNGs go");
+    args.add_string("--save", "", "also write every parameter and the test logits as .npy files into this folder");
+    args.add_flag("--profile", "before training, time every layer's forward, backward and update (CUDA events)");
+    args.add_int("--profile-steps", 200, 1, 100000, "steps the profile averages over");
+    args.add_int("--train-limit", 0, 0, 1 << 30, "use only the first N training images (0: all)");
+    args.add_int("--test-limit", 0, 0, 1 << 30, "use only the first N test images (0: all)");
+    if (!args.parse(argc, argv)) return 0;
+
+    const std::string device = args.get_string("--device");
+    if (device == "gpu") course::require_gpu("--device gpu");  // before anything else: the clearest message
+    const std::string optimizer = args.get_string("--optimizer");
+    // Adam's steps are about lr in size whatever the gradient's scale: it wants a much smaller lr.
+    const float lr = args.given("--lr") ? static_cast<float>(args.get_float("--lr"))
+                                        : (optimizer == "adam" ? 0.001f : 0.05f);
+    const std::string dataset = args.get_string("--dataset");
+    const std::string dir = mnist_gpu::data_dir_of(dataset, args.get_string("--data"));
+    if (!course::dataset_present(dir))
+      throw course::Error("no " + dataset + " data set in " + dir + " (run " +
+                          (dataset == "fashion" ? "data/fetch_fashion_mnist.sh" : "data/fetch_mnist.sh") +
+                          ", or pass --data DIR)");
+
+    const bool use_gpu = device == "gpu" || (device == "auto" && course::gpu_available());
+    if (!use_gpu) {
+      if (device == "auto")
+        std::printf("no usable CUDA GPU (%s): training on the CPU with lesson 02's trainer instead\n",
+                    course::query_devices().reason.c_str());
+      else
+        std::printf("--device cpu: training on the CPU with lesson 02's trainer\n");
+      for (const char* flag : {"--save", "--profile", "--conv", "--profile-steps"})
+        if (args.given(flag)) std::printf("note: %s applies to the GPU trainer only; ignored\n", flag);
+      host_training::TrainConfig config;
+      config.model = args.get_string("--model");
+      config.optimizer = optimizer;
+      config.dataset = dataset;
+      config.data_dir = dir;
+      config.out_dir = args.get_string("--out");
+      config.epochs = static_cast<int>(args.get_int("--epochs"));
+      config.batch = static_cast<int>(args.get_int("--batch"));
+      config.lr = lr;
+      config.seed = static_cast<uint64_t>(args.get_int("--seed"));
+      config.train_limit = static_cast<int>(args.get_int("--train-limit"));
+      config.test_limit = static_cast<int>(args.get_int("--test-limit"));
+      const host_training::TrainSummary s = host_training::train(config);
+      print_summary(s.epoch_seconds, s.test_accuracy, "CPU, lesson 02");
+      return 0;
+    }
+
+    mnist_gpu::GpuTrainConfig config;
+    config.model = args.get_string("--model");
+    config.optimizer = optimizer;
+    config.dataset = dataset;
+    config.data_dir = dir;
+    config.out_dir = args.get_string("--out");
+    config.save_dir = args.get_string("--save");
+    config.epochs = static_cast<int>(args.get_int("--epochs"));
+    config.batch = static_cast<int>(args.get_int("--batch"));
+    config.lr = lr;
+    config.seed = static_cast<uint64_t>(args.get_int("--seed"));
+    config.train_limit = static_cast<int>(args.get_int("--train-limit"));
+    config.test_limit = static_cast<int>(args.get_int("--test-limit"));
+    config.conv = mnist_gpu::conv_algorithm_by_name(args.get_string("--conv"));
+    config.profile = args.flag("--profile");
+    config.profile_steps = static_cast<int>(args.get_int("--profile-steps"));
+    const mnist_gpu::GpuTrainSummary s = mnist_gpu::train_on_gpu(config);
+    print_summary(s.epoch_seconds, s.test_accuracy, "GPU");
+    return 0;
+  });
+}

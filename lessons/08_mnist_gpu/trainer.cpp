@@ -1,0 +1,170 @@
+// Lesson 08 (given code): the GPU training loop (see trainer.hpp).
+#include "trainer.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
+#include "course/device_info.hpp"
+#include "course/error.hpp"
+#include "course/progress.hpp"
+#include "course/timer.hpp"
+#include "device_data.hpp"
+#include "evaluation.hpp"
+#include "host_training.hpp"
+#include "mnist_gpu.hpp"
+#include "network.hpp"
+#include "outputs.hpp"
+#include "profile.hpp"
+
+namespace mnist_gpu {
+
+namespace {
+
+// The device-side counters of one epoch, read by the host at report points only.
+struct EpochCounters {
+  course::DeviceBuffer<double> loss_sum{1};
+  course::DeviceBuffer<int> ints{2};  // [0] right answers this epoch, [1] first bad step (-1: none)
+  EpochCounters() {
+    ints.upload(std::vector<int>{0, -1});
+    loss_sum.zero();
+  }
+  void new_epoch() {  // keeps the bad-step flag
+    loss_sum.zero();
+    CUDA_CHECK(cudaMemset(ints.data(), 0, sizeof(int)));
+  }
+  int* correct() { return ints.data(); }
+  int* bad_step() { return ints.data() + 1; }
+};
+
+struct Report {
+  double loss_sum = 0;
+  int correct = 0, bad_step = -1;
+};
+
+// A report point: waits for the GPU (the copies do), then stops on a NaN loss.
+Report read_report(const EpochCounters& c, int steps_per_epoch) {
+  Report r;
+  c.loss_sum.download(&r.loss_sum, 1);
+  int ints[2];
+  c.ints.download(ints, 2);
+  r.correct = ints[0], r.bad_step = ints[1];
+  if (r.bad_step >= 0)
+    throw course::Error("loss became NaN at step " + std::to_string(r.bad_step) + " (epoch " +
+                        std::to_string((r.bad_step - 1) / steps_per_epoch + 1) + "); try a smaller --lr");
+  return r;
+}
+
+}  // namespace
+
+std::string data_dir_of(const std::string& dataset, const std::string& data_dir) {
+  if (!data_dir.empty()) return data_dir;
+  return course::default_data_dir(dataset == "fashion" ? "fashion-mnist" : "mnist");
+}
+
+GpuTrainSummary train_on_gpu(const GpuTrainConfig& config) {
+  if (config.epochs < 1 || config.batch < 1) throw course::Error("epochs and batch must be >= 1");
+  course::require_gpu("train_mnist on the GPU");
+  const std::string dir = data_dir_of(config.dataset, config.data_dir);
+  if (!course::dataset_present(dir))
+    throw course::Error("no " + config.dataset + " data set in " + dir +
+                        " (run data/fetch_mnist.sh or data/fetch_fashion_mnist.sh, or pass --data DIR)");
+  const course::Dataset train_set = course::load_dataset(dir, course::Split::train, config.train_limit);
+  const course::Dataset test_set = course::load_dataset(dir, course::Split::test, config.test_limit);
+  if (train_set.count() == 0) throw course::Error("the training set in " + dir + " is empty");
+
+  host_training::ModelSpec spec = host_training::model_by_name(config.model);
+  spec.in_channels = train_set.images.dim(1), spec.height = train_set.images.dim(2), spec.width = train_set.images.dim(3);
+  const int batch = std::min(config.batch, train_set.count());
+  GpuNetwork net(spec, host_training::init_parameters(spec, config.seed), std::max(batch, kEvalBatch), config.conv);
+  host_training::OptimizerConfig opt_config;  // momentum 0.9, Adam's betas and eps: lesson 02's defaults
+  opt_config.kind = config.optimizer;
+  opt_config.lr = config.lr;
+  DeviceOptimizer optimizer(opt_config, net.parameters());
+  const DeviceDataset train(train_set), test(test_set);
+
+  std::printf("device: %s; %s\n", course::device_summary().c_str(), course::cuda_versions().c_str());
+  std::printf("model %s (%zu parameters), conv %s, %s lr %g%s, batch %d, %d epoch(s), seed %llu\n",
+              spec.name.c_str(), net.parameters().parameter_count(), conv_algorithm_name(config.conv),
+              config.optimizer.c_str(), double(config.lr), config.optimizer == "sgd" ? " momentum 0.9" : "", batch,
+              config.epochs, static_cast<unsigned long long>(config.seed));
+  std::printf("data: %d training and %d test images from %s, on the GPU; network buffers %.1f MiB\n",
+              train_set.count(), test_set.count(), dir.c_str(), double(net.device_bytes()) / (1 << 20));
+  std::fflush(stdout);
+
+  if (config.profile) print_profile(stdout, net, optimizer, train, batch, config.profile_steps);
+
+  if (!config.out_dir.empty()) std::filesystem::create_directories(config.out_dir);
+  auto out_path = [&](const char* name) { return config.out_dir.empty() ? std::string() : config.out_dir + "/" + name; };
+  MetricsCsv csv(out_path("metrics.csv"));
+
+  // Everything a step touches exists before the first step: no allocation inside the loop.
+  const int n = train.count, classes = spec.classes;
+  const int steps_per_epoch = (n + batch - 1) / batch;
+  course::DeviceBuffer<float> x(size_t(batch) * train.per_example);
+  course::DeviceBuffer<int> labels{size_t(batch)}, predictions{size_t(batch)}, order{size_t(n)};
+  EpochCounters counters;
+  GpuTrainSummary summary;
+  GpuEvaluation eval;
+  int global_step = 0;
+
+  for (int epoch = 0; epoch < config.epochs; ++epoch) {
+    // The epoch's order (lesson 02's, so the CPU trainer would see the same batches), uploaded once.
+    order.upload(host_training::epoch_order(n, config.seed, epoch));
+    counters.new_epoch();
+    course::ProgressBar bar("epoch " + std::to_string(epoch + 1) + "/" + std::to_string(config.epochs), n, "img");
+    CUDA_CHECK(cudaDeviceSynchronize());  // time the training part of the epoch alone, as the PyTorch script does
+    course::HostTimer timer;
+    for (int step = 0; step < steps_per_epoch; ++step) {
+      const int first = step * batch, count = std::min(batch, n - first);
+      ++global_step;
+      gather_batch(train.images.data(), train.labels.data(), n, train.per_example, order.data(), first, count,
+                   x.data(), labels.data());
+      net.forward_backward(x.data(), labels.data(), count);
+      accumulate_loss(net.loss().row_loss(), count, global_step, counters.loss_sum.data(), counters.bad_step());
+      predict_and_count(net.logits(), labels.data(), count, classes, predictions.data(), counters.correct());
+      optimizer.step();
+      if ((step + 1) % kReportEvery == 0 && step + 1 < steps_per_epoch) {
+        const Report r = read_report(counters, steps_per_epoch);
+        char status[64];
+        std::snprintf(status, sizeof status, "loss %.4f", r.loss_sum / (first + count));
+        bar.update(first + count, status);
+      }
+    }
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const double seconds = timer.seconds();
+    const Report r = read_report(counters, steps_per_epoch);
+    const double train_loss = r.loss_sum / n, train_acc = double(r.correct) / n;
+    char status[64];
+    std::snprintf(status, sizeof status, "loss %.4f", train_loss);
+    bar.finish(status);
+
+    eval = evaluate_on_gpu(net, test);
+    std::printf("epoch %d/%d  train loss %.4f  train acc %.2f %%  test loss %.4f  test acc %.2f %%  %.3f s\n",
+                epoch + 1, config.epochs, train_loss, 100 * train_acc, eval.loss, 100 * eval.accuracy, seconds);
+    std::fflush(stdout);
+    csv.add(epoch + 1, train_loss, train_acc, eval.loss, eval.accuracy, seconds);
+    summary.epoch_seconds.push_back(seconds);
+    summary.train_loss.push_back(train_loss);
+    summary.train_accuracy.push_back(train_acc);
+    summary.test_loss.push_back(eval.loss);
+    summary.test_accuracy.push_back(eval.accuracy);
+  }
+
+  if (!config.out_dir.empty()) {
+    write_filters_png(out_path("filters.png"), net);
+    write_feature_maps_png(out_path("feature_maps.png"), net, test_set, test);
+    write_misclassified_png(out_path("misclassified.png"), test_set, eval);
+    write_confusion_png(out_path("confusion.png"), eval, classes);
+    std::printf("wrote %s/{metrics.csv, filters.png, feature_maps.png, misclassified.png, confusion.png}\n",
+                config.out_dir.c_str());
+  }
+  if (!config.save_dir.empty()) {
+    save_npy(config.save_dir, net, eval, classes);
+    std::printf("saved %zu parameter tensors and test_logits.npy to %s\n", net.parameters().tensors(),
+                config.save_dir.c_str());
+  }
+  return summary;
+}
+
+}  // namespace mnist_gpu
