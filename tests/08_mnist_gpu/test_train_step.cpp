@@ -206,8 +206,14 @@ void compare_with_gpu(const Shape& shape, const std::string& optimizer, mnist_gp
     // share of its gradient), and Adam turns even that into a step of up to lr: the gradients
     // above are the check there.
     if (!guarded && got[i].name.rfind("conv", 0) == 0) continue;
+    // Unguarded Adam, any tensor: Adam's first step moves a weight by lr * g / (|g| + eps), about
+    // lr * sign(g); for a gradient entry near 0 that sign rests on its last bits (seen on the H100:
+    // 3 of 1.6 M fc1 weights off by 2e-4 with lr 1e-3). Such a weight can differ by up to 2 lr;
+    // the gradients themselves were compared tightly above.
+    const bool adam = optimizer_config(optimizer).kind == "adam";
+    const double weight_atol = !guarded && adam ? 2.0 * optimizer_config(optimizer).lr : kWeightAtol;
     INFO("weights of " << got[i].name << " after " << shape.steps << " step(s)");
-    REQUIRE_ALL_CLOSE(got[i].value, cpu.final[i].value, kWeightAtol, kWeightRtol);
+    REQUIRE_ALL_CLOSE(got[i].value, cpu.final[i].value, weight_atol, kWeightRtol);
   }
 }
 
