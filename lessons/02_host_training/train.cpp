@@ -138,8 +138,8 @@ TrainSummary train(const TrainConfig& config) {
 
   if (!config.out_dir.empty()) {
     write_filters_png(out_path("filters.png"), net);
-    write_misclassified_png(out_path("misclassified.png"), test_set, eval);
-    write_confusion_png(out_path("confusion.png"), eval, classes);
+    host_training::write_misclassified_png(out_path("misclassified.png"), test_set, eval.predictions);
+    host_training::write_confusion_png(out_path("confusion.png"), eval.confusion, classes);
     std::printf("wrote %s/{metrics.csv, filters.png, misclassified.png, confusion.png}\n", config.out_dir.c_str());
   }
   return summary;

@@ -43,10 +43,11 @@ void write_filters_png(const std::string& path, const HostNetwork& net) {
   course::write_png(path, titled(grid, "CONV1 FILTERS (" + std::to_string(p.out_c) + ")"));
 }
 
-void write_misclassified_png(const std::string& path, const course::Dataset& test, const Evaluation& eval, int limit) {
+void write_misclassified_png(const std::string& path, const course::Dataset& test, const std::vector<int>& predictions,
+                             int limit) {
   std::vector<int> wrong;
   for (int i = 0; i < test.count() && int(wrong.size()) < limit; ++i)
-    if (eval.predictions[size_t(i)] != test.labels[size_t(i)]) wrong.push_back(i);
+    if (predictions[size_t(i)] != test.labels[size_t(i)]) wrong.push_back(i);
   const int h = test.images.dim(2), w = test.images.dim(3), scale = 3;
   const size_t per_example = test.count() ? test.images.size() / size_t(test.count()) : 0;
   const int cols = 10, pad = 4, caption_h = 16;
@@ -58,14 +59,14 @@ void write_misclassified_png(const std::string& path, const course::Dataset& tes
     const int x = pad + int(j % cols) * tile_w, y = pad + int(j / cols) * tile_h;
     // Only the first channel is drawn: the data sets of this course are grey.
     grid.paste(course::gray_image(test.images.data() + size_t(i) * per_example, h, w).scaled(scale), x, y);
-    const std::string caption = std::to_string(test.labels[size_t(i)]) + ">" + std::to_string(eval.predictions[size_t(i)]);
+    const std::string caption = std::to_string(test.labels[size_t(i)]) + ">" + std::to_string(predictions[size_t(i)]);
     course::draw_text(grid, x + 2, y + h * scale + 3, caption, {255, 200, 80}, 2);
   }
   course::write_png(path, titled(grid, "MISCLASSIFIED: LABEL>PREDICTED (" + std::to_string(wrong.size()) + " SHOWN)"));
 }
 
-void write_confusion_png(const std::string& path, const Evaluation& eval, int classes) {
-  std::vector<float> counts(eval.confusion.begin(), eval.confusion.end());
+void write_confusion_png(const std::string& path, const std::vector<int>& confusion, int classes) {
+  std::vector<float> counts(confusion.begin(), confusion.end());
   const int cell = 40, margin = 20;
   const course::Image map = course::heatmap(counts.data(), classes, classes, cell, true);
   course::Image body(map.width + margin, map.height + margin, kBackground);

@@ -116,42 +116,6 @@ void write_feature_maps_png(const std::string& path, GpuNetwork& net, const cour
   course::write_png(path, stacked(parts));
 }
 
-void write_misclassified_png(const std::string& path, const course::Dataset& test, const GpuEvaluation& eval,
-                             int limit) {
-  std::vector<int> wrong;
-  for (int i = 0; i < test.count() && int(wrong.size()) < limit; ++i)
-    if (eval.predictions[size_t(i)] != test.labels[size_t(i)]) wrong.push_back(i);
-  const int h = test.images.dim(2), w = test.images.dim(3), scale = 3;
-  const size_t per_example = test.count() ? test.images.size() / size_t(test.count()) : 0;
-  const int cols = 10, pad = 4, caption_h = 16;
-  const int tile_w = w * scale + pad, tile_h = h * scale + caption_h + pad;
-  const int rows = std::max(1, (int(wrong.size()) + cols - 1) / cols);
-  course::Image grid(cols * tile_w + pad, rows * tile_h + pad, kBackground);
-  for (size_t j = 0; j < wrong.size(); ++j) {
-    const int i = wrong[j];
-    const int x = pad + int(j % cols) * tile_w, y = pad + int(j / cols) * tile_h;
-    grid.paste(course::gray_image(test.images.data() + size_t(i) * per_example, h, w).scaled(scale), x, y);
-    const std::string caption =
-        std::to_string(eval.predictions[size_t(i)]) + ">" + std::to_string(test.labels[size_t(i)]);
-    course::draw_text(grid, x + 2, y + h * scale + 3, caption, {255, 200, 80}, 2);
-  }
-  course::write_png(path, titled(grid, "MISCLASSIFIED: PREDICTED>TRUE (" + std::to_string(wrong.size()) + " SHOWN)"));
-}
-
-void write_confusion_png(const std::string& path, const GpuEvaluation& eval, int classes) {
-  std::vector<float> counts(eval.confusion.begin(), eval.confusion.end());
-  const int cell = 40, margin = 20;
-  const course::Image map = course::heatmap(counts.data(), classes, classes, cell, true);
-  course::Image body(map.width + margin, map.height + margin, kBackground);
-  body.paste(map, margin, margin);
-  for (int k = 0; k < classes; ++k) {  // class numbers along both axes
-    const std::string label = std::to_string(k);
-    course::draw_text(body, margin + k * cell + (cell - course::text_width(label, 2)) / 2, 4, label, kInk, 2);
-    course::draw_text(body, 4, margin + k * cell + (cell - 10) / 2, label, kInk, 2);
-  }
-  course::write_png(path, titled(body, "CONFUSION: ROW = TRUE  COLUMN = PREDICTED"));
-}
-
 void save_npy(const std::string& dir, const GpuNetwork& net, const GpuEvaluation& eval, int classes) {
   std::filesystem::create_directories(dir);
   for (const host_training::Parameter& p : net.parameters().download()) {

@@ -28,12 +28,8 @@ void write_filters_png(const std::string& path, const GpuNetwork& net);
 // for it, one grey tile per channel. Runs a forward pass of that one digit.
 void write_feature_maps_png(const std::string& path, GpuNetwork& net, const course::Dataset& test,
                             const DeviceDataset& test_on_device, int example = 0);
-// misclassified.png: up to `limit` wrongly classified test digits, captioned "P>T"
-// (predicted > true label).
-void write_misclassified_png(const std::string& path, const course::Dataset& test, const GpuEvaluation& eval,
-                             int limit = 60);
-// confusion.png: rows = true label, columns = predicted, counts in the cells.
-void write_confusion_png(const std::string& path, const GpuEvaluation& eval, int classes);
+// misclassified.png and confusion.png: lesson 02's host_training::write_misclassified_png and
+// write_confusion_png (training_pictures.hpp), fed with the GPU evaluation's predictions.
 
 // One <name>.npy per parameter (conv1.weight: O x I x kh x kw, fc1.weight: out x in, biases [out])
 // and test_logits.npy (count x classes), each written atomically by course::write_npy.

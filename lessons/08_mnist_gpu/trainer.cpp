@@ -11,6 +11,7 @@
 #include "course/timer.hpp"
 #include "device_data.hpp"
 #include "evaluation.hpp"
+#include "training_pictures.hpp"
 #include "host_training.hpp"
 #include "mnist_gpu.hpp"
 #include "network.hpp"
@@ -154,8 +155,8 @@ GpuTrainSummary train_on_gpu(const GpuTrainConfig& config) {
   if (!config.out_dir.empty()) {
     write_filters_png(out_path("filters.png"), net);
     write_feature_maps_png(out_path("feature_maps.png"), net, test_set, test);
-    write_misclassified_png(out_path("misclassified.png"), test_set, eval);
-    write_confusion_png(out_path("confusion.png"), eval, classes);
+    host_training::write_misclassified_png(out_path("misclassified.png"), test_set, eval.predictions);
+    host_training::write_confusion_png(out_path("confusion.png"), eval.confusion, classes);
     std::printf("wrote %s/{metrics.csv, filters.png, feature_maps.png, misclassified.png, confusion.png}\n",
                 config.out_dir.c_str());
   }
