@@ -81,14 +81,9 @@ Image gray_image(const float* plane, int h, int w, float lo, float hi) {
 
 Image digit_grid(const float* planes, int count, int h, int w, int cols, int scale) {
   if (count <= 0 || cols <= 0) throw Error("digit_grid: need at least one image and one column");
-  cols = std::min(cols, count);
-  const int rows = (count + cols - 1) / cols, pad = 2;
-  Image grid(cols * (w * scale + pad) + pad, rows * (h * scale + pad) + pad, {40, 40, 40});
-  for (int i = 0; i < count; ++i) {
-    Image tile = gray_image(planes + static_cast<size_t>(i) * h * w, h, w).scaled(scale);
-    grid.paste(tile, pad + (i % cols) * (w * scale + pad), pad + (i / cols) * (h * scale + pad));
-  }
-  return grid;
+  std::vector<Image> tiles;
+  for (int i = 0; i < count; ++i) tiles.push_back(gray_image(planes + static_cast<size_t>(i) * h * w, h, w).scaled(scale));
+  return tile_grid(tiles, cols, 2);
 }
 
 namespace {
@@ -125,6 +120,44 @@ Image filter_grid(const float* weights, int out_channels, int in_channels, int k
         for (int x = 0; x < kw; ++x) grid.fill_rect(x0 + x * scale, y0 + y * scale, scale, scale, diverging(f[y * kw + x] / peak));
     }
   return grid;
+}
+
+Image tile_grid(const std::vector<Image>& tiles, int cols, int pad) {
+  if (tiles.empty() || cols <= 0 || pad < 0) throw Error("tile_grid: need at least one tile, one column, pad >= 0");
+  cols = std::min(cols, static_cast<int>(tiles.size()));
+  int cell_w = 0, cell_h = 0;
+  for (const Image& t : tiles) cell_w = std::max(cell_w, t.width), cell_h = std::max(cell_h, t.height);
+  const int rows = (static_cast<int>(tiles.size()) + cols - 1) / cols;
+  Image grid(cols * (cell_w + pad) + pad, rows * (cell_h + pad) + pad, kPanelBackground);
+  for (size_t i = 0; i < tiles.size(); ++i)
+    grid.paste(tiles[i], pad + static_cast<int>(i % cols) * (cell_w + pad), pad + static_cast<int>(i / cols) * (cell_h + pad));
+  return grid;
+}
+
+Image titled(const Image& body, const std::string& title) {
+  const int scale = 2, margin = 8, title_h = 5 * scale + 2 * margin;
+  Image out(std::max(body.width, text_width(title, scale) + 2 * margin), body.height + title_h, kPanelBackground);
+  draw_text(out, margin, margin, title, kPanelInk, scale);
+  out.paste(body, 0, title_h);
+  return out;
+}
+
+Image stacked(const std::vector<Image>& parts) {
+  int w = 0, h = 0;
+  for (const Image& p : parts) w = std::max(w, p.width), h += p.height;
+  if (w == 0 || h == 0) throw Error("stacked: nothing to stack");
+  Image out(w, h, kPanelBackground);
+  int y = 0;
+  for (const Image& p : parts) out.paste(p, 0, y), y += p.height;
+  return out;
+}
+
+Image filter_bank(const float* weights, int out_channels, int in_channels, int kh, int kw, int cols) {
+  const int scale = std::max(4, 48 / std::max(kh, 1)), per_filter = in_channels * kh * kw;
+  std::vector<Image> tiles;
+  for (int o = 0; o < out_channels; ++o)
+    tiles.push_back(filter_grid(weights + static_cast<size_t>(o) * per_filter, 1, in_channels, kh, kw, scale));
+  return tile_grid(tiles, cols);
 }
 
 Image heatmap(const float* values, int rows, int cols, int cell, bool annotate) {

@@ -13,29 +13,6 @@
 namespace mnist_gpu {
 
 namespace {
-const course::Rgb kInk{230, 230, 230};
-const course::Rgb kBackground{40, 40, 40};
-
-// A picture with a title line above it.
-course::Image titled(const course::Image& body, const std::string& title) {
-  const int scale = 2, margin = 8, title_h = 5 * scale + 2 * margin;
-  course::Image out(std::max(body.width, course::text_width(title, scale) + 2 * margin), body.height + title_h,
-                    kBackground);
-  course::draw_text(out, margin, margin, title, kInk, scale);
-  out.paste(body, 0, title_h);
-  return out;
-}
-
-// Stacks pictures vertically.
-course::Image stacked(const std::vector<course::Image>& parts) {
-  int w = 0, h = 0;
-  for (const auto& p : parts) w = std::max(w, p.width), h += p.height;
-  course::Image out(w, h, kBackground);
-  int y = 0;
-  for (const auto& p : parts) out.paste(p, 0, y), y += p.height;
-  return out;
-}
-
 std::string shape_text(int c, int h, int w) {
   return std::to_string(c) + " MAPS " + std::to_string(h) + "X" + std::to_string(w);
 }
@@ -68,16 +45,8 @@ void write_filters_png(const std::string& path, const GpuNetwork& net) {
     CUDA_CHECK(cudaMemcpy(v.data(), params.value(0), v.size() * sizeof(float), cudaMemcpyDeviceToHost));
     return v;
   }();
-  // One tile per output channel (its input channels side by side), 8 tiles per row.
-  const int out_c = s[0], in_c = s[1], kh = s[2], kw = s[3], per_filter = in_c * kh * kw;
-  const int scale = std::max(4, 48 / kh), cols = std::min(out_c, 8), pad = 6;
-  const course::Image first = course::filter_grid(w.data(), 1, in_c, kh, kw, scale);
-  course::Image grid(cols * (first.width + pad) + pad, ((out_c + cols - 1) / cols) * (first.height + pad) + pad,
-                     kBackground);
-  for (int o = 0; o < out_c; ++o)
-    grid.paste(course::filter_grid(w.data() + size_t(o) * per_filter, 1, in_c, kh, kw, scale),
-               pad + (o % cols) * (first.width + pad), pad + (o / cols) * (first.height + pad));
-  course::write_png(path, titled(grid, params.name(0) + " (" + std::to_string(s[0]) + " FILTERS)"));
+  course::write_png(path, course::titled(course::filter_bank(w.data(), s[0], s[1], s[2], s[3], 8),
+                                         params.name(0) + " (" + std::to_string(s[0]) + " FILTERS)"));
 }
 
 void write_feature_maps_png(const std::string& path, GpuNetwork& net, const course::Dataset& test,
@@ -88,7 +57,7 @@ void write_feature_maps_png(const std::string& path, GpuNetwork& net, const cour
   net.forward(test_on_device.images.data() + size_t(example) * per_example, 1);
 
   std::vector<course::Image> parts;
-  parts.push_back(titled(course::gray_image(test.images.data() + size_t(example) * per_example, h, w).scaled(4),
+  parts.push_back(course::titled(course::gray_image(test.images.data() + size_t(example) * per_example, h, w).scaled(4),
                          "TEST DIGIT " + std::to_string(example) + " LABEL " +
                              std::to_string(test.labels[size_t(example)])));
   auto& layers = net.layers();
@@ -100,20 +69,18 @@ void write_feature_maps_png(const std::string& path, GpuNetwork& net, const cour
     const host_training::LayerPlan& p = layers[shown]->plan();
     std::vector<float> maps(p.out_size());
     CUDA_CHECK(cudaMemcpy(maps.data(), layers[shown]->output(), maps.size() * sizeof(float), cudaMemcpyDeviceToHost));
-    const int cols = std::min(p.out_c, 16), scale = std::max(1, 56 / std::max(p.out_h, 1)), pad = 4;
-    const int tile_w = p.out_w * scale + pad, tile_h = p.out_h * scale + pad;
-    course::Image grid(cols * tile_w + pad, ((p.out_c + cols - 1) / cols) * tile_h + pad, kBackground);
+    const int scale = std::max(1, 56 / std::max(p.out_h, 1));
+    std::vector<course::Image> tiles;
     for (int c = 0; c < p.out_c; ++c) {
       const float* plane = maps.data() + size_t(c) * p.out_h * p.out_w;
       // Each map on its own scale, 0 .. its largest value (ReLU outputs are >= 0).
       const float hi = std::max(*std::max_element(plane, plane + size_t(p.out_h) * p.out_w), 1e-6f);
-      grid.paste(course::gray_image(plane, p.out_h, p.out_w, 0.0f, hi).scaled(scale), pad + (c % cols) * tile_w,
-                 pad + (c / cols) * tile_h);
+      tiles.push_back(course::gray_image(plane, p.out_h, p.out_w, 0.0f, hi).scaled(scale));
     }
-    parts.push_back(titled(grid, layers[i]->name() + " " + layers[shown]->name() + ": " +
-                                     shape_text(p.out_c, p.out_h, p.out_w)));
+    parts.push_back(course::titled(course::tile_grid(tiles, 16, 4), layers[i]->name() + " " + layers[shown]->name() +
+                                                                       ": " + shape_text(p.out_c, p.out_h, p.out_w)));
   }
-  course::write_png(path, stacked(parts));
+  course::write_png(path, course::stacked(parts));
 }
 
 void save_npy(const std::string& dir, const GpuNetwork& net, const GpuEvaluation& eval, int classes) {

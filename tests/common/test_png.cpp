@@ -178,6 +178,58 @@ TEST_CASE("draw_text changes pixels only inside its box; text_width matches", "[
   CHECK(count_color(edge, kBlack) > 0);
 }
 
+TEST_CASE("tile_grid places tiles row by row in equal cells; titled and stacked add above and below", "[png]") {
+  // Tiles of different sizes and colours: each must appear whole at its cell's top-left corner.
+  const Rgb colors[5] = {kRed, kBlue, kWhite, {0, 200, 0}, {200, 0, 200}};
+  std::vector<Image> tiles;
+  for (int i = 0; i < 5; ++i) tiles.emplace_back(3 + i, 7 - i, colors[i]);  // widest 7, tallest 7
+  const int pad = 2, cell_w = 7, cell_h = 7;
+  const Image grid = course::tile_grid(tiles, 3, pad);
+  CHECK(grid.width == 3 * (cell_w + pad) + pad);
+  CHECK(grid.height == 2 * (cell_h + pad) + pad);
+  for (int i = 0; i < 5; ++i) {
+    CAPTURE(i);
+    const int x = pad + (i % 3) * (cell_w + pad), y = pad + (i / 3) * (cell_h + pad);
+    CHECK(same(grid.get(x, y), colors[i]));
+    CHECK(same(grid.get(x + tiles[size_t(i)].width - 1, y + tiles[size_t(i)].height - 1), colors[i]));
+    CHECK(count_color(grid, colors[i]) == size_t(tiles[size_t(i)].width) * size_t(tiles[size_t(i)].height));
+  }
+  CHECK(same(grid.get(0, 0), course::kPanelBackground));
+  CHECK(course::tile_grid(tiles, 10).width == 5 * (cell_w + 6) + 6);  // more columns than tiles: one row
+  CHECK_THROWS_AS(course::tile_grid({}, 3), course::Error);
+  CHECK_THROWS_AS(course::tile_grid(tiles, 0), course::Error);
+
+  const Image body(50, 20, kRed);
+  const Image t = course::titled(body, "LOSS");
+  CHECK(t.width == 50);  // the title is narrower than the body
+  CHECK(t.height > 20);
+  CHECK(same(t.get(0, t.height - 20), kRed));  // the body sits at the bottom
+  CHECK(count_color(t, kRed) == 50 * 20);
+  CHECK(count_color(t, course::kPanelInk) > 0);  // the title is drawn
+  CHECK(course::titled(Image(4, 4), "A LONG TITLE").width > 4);
+
+  const Image s = course::stacked({Image(5, 3, kRed), Image(9, 4, kBlue)});
+  CHECK(s.width == 9);
+  CHECK(s.height == 7);
+  CHECK(same(s.get(4, 2), kRed));
+  CHECK(same(s.get(8, 2), course::kPanelBackground));
+  CHECK(same(s.get(8, 6), kBlue));
+}
+
+TEST_CASE("filter_bank draws one filter_grid tile per output channel", "[png]") {
+  const int out = 5, in = 2, k = 3;
+  std::vector<float> weights = course::random_uniform(static_cast<size_t>(out) * in * k * k, 22, -1.0f, 1.0f);
+  const Image bank = course::filter_bank(weights.data(), out, in, k, k, 4);
+  const int scale = 48 / k;
+  const Image one = course::filter_grid(weights.data() + 4 * in * k * k, 1, in, k, k, scale);
+  // Output channel 4 is the first tile of the second row; its tile must match filter_grid exactly.
+  const int x0 = 6, y0 = 6 + one.height + 6;
+  for (int y = 0; y < one.height; ++y)
+    for (int x = 0; x < one.width; ++x) REQUIRE(same(bank.get(x0 + x, y0 + y), one.get(x, y)));
+  CHECK(bank.width == 4 * (one.width + 6) + 6);
+  CHECK(bank.height == 2 * (one.height + 6) + 6);
+}
+
 TEST_CASE("write_png reports a path it cannot write", "[png]") {
   TempDir dir;
   course::test::write_bytes(dir.file("a-file"), {1, 2, 3});

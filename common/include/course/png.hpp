@@ -39,6 +39,20 @@ Image filter_grid(const float* weights, int out_channels, int in_channels, int k
 // 0 to the largest value; with numbers printed in the cells when annotate is true.
 Image heatmap(const float* values, int rows, int cols, int cell = 24, bool annotate = false);
 
+// Panels: the pictures the training programs write share one look, light text on dark grey.
+inline constexpr Rgb kPanelBackground{40, 40, 40};
+inline constexpr Rgb kPanelInk{230, 230, 230};
+// Tiles left to right in rows of `cols` (each cell as large as the largest tile), `pad` pixels
+// around every tile, on the panel background.
+Image tile_grid(const std::vector<Image>& tiles, int cols, int pad = 6);
+// The body with a title line above it (scale-2 font).
+Image titled(const Image& body, const std::string& title);
+// The parts one below the other, left-aligned.
+Image stacked(const std::vector<Image>& parts);
+// One tile per output channel of conv weights out x in x kh x kw (its input channels side by
+// side, as filter_grid draws them), in rows of `cols`.
+Image filter_bank(const float* weights, int out_channels, int in_channels, int kh, int kw, int cols);
+
 // Small 3x5 pixel font: digits, upper-case letters, space and . : - / % > ? ( ) =
 // (lower case is drawn as upper case). scale multiplies the glyph size.
 void draw_text(Image& image, int x, int y, const std::string& text, Rgb color, int scale = 1);
