@@ -41,10 +41,10 @@ int main(int argc, char** argv) {
                            "Lesson 08: train a CNN on MNIST on the GPU with the course's own kernels.\n"
                            "Writes metrics.csv and pictures to --out; --save DIR writes the weights as .npy files.");
     args.add_choice("--model", "a", {"small", "a"},
-                    "network: a (two 5x5 convs, 3136->512->10) or small (conv 3x3x10, dense 100)");
-    args.add_int("--epochs", 5, 1, 1000, "passes over the training set");
-    args.add_int("--batch", 128, 1, 8192, "minibatch size");
-    args.add_float("--lr", 0.05, 1e-7, 10.0, "learning rate (default 0.05 for sgd, 0.001 for adam)");
+                    "network: a (two 5x5 convs, 3136->512->10) or small (conv 3x3x10, dense 100); CPU default: small");
+    args.add_int("--epochs", 5, 1, 1000, "passes over the training set (CPU default: 3)");
+    args.add_int("--batch", 128, 1, 8192, "minibatch size (CPU default: 32)");
+    args.add_float("--lr", 0.05, 1e-7, 10.0, "learning rate (default 0.05 for sgd, 0.001 for adam; CPU sgd: 0.02)");
     args.add_choice("--optimizer", "sgd", {"sgd", "adam"}, "sgd (momentum 0.9) or adam");
     args.add_int("--seed", 1, 0, 1LL << 62, "seed of the weight init and the shuffling");
     args.add_choice("--dataset", "mnist", {"mnist", "fashion"}, "data set");
@@ -83,15 +83,20 @@ int main(int argc, char** argv) {
         std::printf("--device cpu: training on the CPU with lesson 02's trainer\n");
       for (const char* flag : {"--save", "--profile", "--conv", "--profile-steps"})
         if (args.given(flag)) std::printf("note: %s applies to the GPU trainer only; ignored\n", flag);
+      // Flags left out take lesson 02's CPU defaults (small model, 3 epochs, batch 32, lr 0.02),
+      // not the GPU's: model A takes about half an hour per epoch on a CPU.
       host_training::TrainConfig config;
-      config.model = args.get_string("--model");
+      if (args.given("--model")) config.model = args.get_string("--model");
+      if (args.given("--epochs")) config.epochs = static_cast<int>(args.get_int("--epochs"));
+      if (args.given("--batch")) config.batch = static_cast<int>(args.get_int("--batch"));
+      if (args.given("--lr") || optimizer == "adam") config.lr = lr;
+      std::printf("CPU run: model %s, %d epoch(s), batch %d, lr %g%s\n", config.model.c_str(), config.epochs,
+                  config.batch, static_cast<double>(config.lr),
+                  args.given("--model") ? "" : " (lesson 02's defaults; --model a is about 30 min per epoch here)");
       config.optimizer = optimizer;
       config.dataset = dataset;
       config.data_dir = dir;
       config.out_dir = args.get_string("--out");
-      config.epochs = static_cast<int>(args.get_int("--epochs"));
-      config.batch = static_cast<int>(args.get_int("--batch"));
-      config.lr = lr;
       config.seed = static_cast<uint64_t>(args.get_int("--seed"));
       config.train_limit = static_cast<int>(args.get_int("--train-limit"));
       config.test_limit = static_cast<int>(args.get_int("--test-limit"));
