@@ -5,7 +5,7 @@
 #   sanitize  every GPU test program under compute-sanitizer memcheck and racecheck
 #   stubs     the learner build: the course check with GPU steps (stubs must fail)
 #   bench     each lesson's benchmark program
-#   train     lesson 08's trainer and the PyTorch comparison (tools/compare_pytorch.sh)
+#   train     lesson 08: train_mnist defaults + --save checked in PyTorch, --profile, compare_pytorch.sh
 # Logs go to $OUT (the device tool's output folder) or out/gpu_check.
 # usage: tools/gpu_check.sh [stage...]
 set -uo pipefail
@@ -77,6 +77,18 @@ for stage in "${stages[@]}"; do
     done
     ;;
   train)
+    TRAIN=build/solutions/bin/train_mnist
+    note "lesson 08: train_mnist with its defaults (model A, 5 epochs), --save, then the .npy files in PyTorch"
+    "$TRAIN" --device gpu --save "$LOG/model_a_npy" --out "$LOG/model_a" > "$LOG/train_default.txt" 2>&1 || status=1
+    grep -v '\] *[0-9]*% ' "$LOG/train_default.txt" | tee -a "$LOG/summary.txt"
+    python3 tools/pytorch_mnist.py --check-npy "$LOG/model_a_npy" 2>&1 | tee -a "$LOG/summary.txt"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+    ls -l "$LOG/model_a_npy" >> "$LOG/train_default.txt" && rm -rf "$LOG/model_a_npy"  # 6.7 MB: keep the listing only
+    for conv in im2col direct; do
+      note "lesson 08: --profile --conv $conv"
+      "$TRAIN" --device gpu --profile --epochs 1 --conv "$conv" --out "$LOG/profile_$conv" > "$LOG/profile_$conv.txt" 2>&1 || status=1
+      grep -v '\] *[0-9]*% ' "$LOG/profile_$conv.txt" | tee -a "$LOG/summary.txt"
+    done
     if [ -x tools/compare_pytorch.sh ]; then
       note "lesson 08: trainer vs PyTorch"
       tools/compare_pytorch.sh > "$LOG/train.txt" 2>&1 || status=1
@@ -89,5 +101,5 @@ done
 note "gpu_check finished, status $status"
 # The device tool brings back few files: pack the detailed logs into one.
 ( cd "$LOG" && tar czf logs.tgz --exclude=summary.txt --exclude=logs.tgz -- * 2>/dev/null &&
-  find . -maxdepth 1 -type f ! -name summary.txt ! -name logs.tgz ! -name '*.md' -delete )
+  find . -mindepth 1 -maxdepth 1 ! -name summary.txt ! -name logs.tgz ! -name '*.md' -exec rm -rf {} + )
 exit $status

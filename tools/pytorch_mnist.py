@@ -6,6 +6,10 @@ and, with --json, writes the per-epoch seconds and accuracies.
 Same recipe as `train_mnist`: each epoch shuffles the training set, steps through it in
 minibatches, then evaluates the test set. Only the training part of an epoch is timed
 (CUDA-synchronised before and after), as train_mnist does.
+
+With --check-npy DIR it trains nothing: it loads the .npy files that `train_mnist --save DIR`
+wrote into this file's PyTorch model (so their names and shapes must be PyTorch's), runs the
+test set through it and compares the logits with DIR/test_logits.npy.
 """
 import argparse
 import json
@@ -66,6 +70,39 @@ class SmallCnn(nn.Module):
         return self.fc2(F.relu(self.fc1(x.flatten(1))))
 
 
+def check_saved(args, device):
+    """The saved parameters, loaded into PyTorch's model, must reproduce train_mnist's test logits."""
+    model = (ModelA() if args.model == "a" else SmallCnn()).to(device)
+    state = {}
+    for name, tensor in model.state_dict().items():
+        path = os.path.join(args.check_npy, name + ".npy")
+        if not os.path.exists(path):
+            raise SystemExit(f"error: {path} is missing (PyTorch's model has a parameter {name})")
+        value = np.load(path)
+        if value.dtype != np.float32 or tuple(value.shape) != tuple(tensor.shape):
+            raise SystemExit(f"error: {path}: {value.dtype} {value.shape}, PyTorch's {name} is float32 "
+                             f"{tuple(tensor.shape)}")
+        state[name] = torch.from_numpy(value)
+    model.load_state_dict(state)
+    x_test, y_test = load(args.data, "test", device)
+    saved = torch.from_numpy(np.load(os.path.join(args.check_npy, "test_logits.npy"))).to(device)
+    if tuple(saved.shape) != (x_test.shape[0], 10):
+        raise SystemExit(f"error: test_logits.npy is {tuple(saved.shape)}, expected ({x_test.shape[0]}, 10)")
+    model.eval()
+    with torch.no_grad():
+        logits = torch.cat([model(x_test[i:i + 1000]) for i in range(0, x_test.shape[0], 1000)])
+    diff = float((logits - saved).abs().max())
+    scale = float(saved.abs().max())
+    same_class = float((logits.argmax(1) == saved.argmax(1)).float().mean())
+    accuracy = float((logits.argmax(1) == y_test).float().mean())
+    print(f"check-npy {args.check_npy}: {len(state)} parameters loaded into PyTorch; test logits differ by at most "
+          f"{diff:.2e} (largest |logit| {scale:.1f}); same class for {100 * same_class:.2f} % of the test set; "
+          f"PyTorch's accuracy with these weights {100 * accuracy:.2f} %")
+    # FP32 with a different summation order (cuDNN vs the course's kernels): about 1e-6 of the scale.
+    if not diff <= 1e-4 * max(scale, 1.0):
+        raise SystemExit("error: the logits disagree: the saved layout is not PyTorch's")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--data", default=os.path.join(os.path.dirname(__file__), "..", "data", "mnist"))
@@ -77,6 +114,7 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--cudnn-benchmark", action="store_true", help="let cuDNN pick algorithms by timing")
     ap.add_argument("--json", help="write results here")
+    ap.add_argument("--check-npy", metavar="DIR", help="check the .npy files of `train_mnist --save DIR` instead")
     args = ap.parse_args()
 
     if not torch.cuda.is_available():
@@ -86,6 +124,8 @@ def main():
     torch.backends.cudnn.benchmark = args.cudnn_benchmark
     torch.manual_seed(args.seed)
     device = torch.device("cuda")
+    if args.check_npy:
+        return check_saved(args, device)
     x_train, y_train = load(args.data, "train", device)
     x_test, y_test = load(args.data, "test", device)
     model = (ModelA() if args.model == "a" else SmallCnn()).to(device)
