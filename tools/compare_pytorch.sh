@@ -8,7 +8,7 @@
 # synchronise, host clock, the training part of the epoch only), their ratio and the test
 # accuracies, with the GPU and the versions. Exit 0 when all three runs finished.
 #
-# usage: tools/compare_pytorch.sh [--epochs N] [--build DIR] [--data DIR] [--conv im2col|direct]
+# usage: tools/compare_pytorch.sh [--epochs N] [--build DIR] [--data DIR] [--conv auto|im2col|direct]
 #   --build  the build folder holding bin/train_mnist (default build/solutions)
 # Outputs (logs, JSON, train_mnist's metrics and pictures) go to $OUT or out/compare_pytorch.
 set -euo pipefail
@@ -17,7 +17,7 @@ ROOT=$PWD
 EPOCHS=3
 BUILD=$ROOT/build/solutions
 DATA=$ROOT/data/mnist
-CONV=im2col
+CONV=auto
 while [ $# -gt 0 ]; do
   case $1 in
     --epochs) EPOCHS=$2; shift 2 ;;

@@ -14,11 +14,23 @@ namespace mnist_gpu {
 ConvAlgorithm conv_algorithm_by_name(const std::string& name) {
   if (name == "direct") return ConvAlgorithm::direct;
   if (name == "im2col") return ConvAlgorithm::im2col;
-  throw course::Error("unknown convolution algorithm '" + name + "' (expected direct or im2col)");
+  if (name == "auto") return ConvAlgorithm::automatic;
+  throw course::Error("unknown convolution algorithm '" + name + "' (expected direct, im2col or auto)");
 }
 
 const char* conv_algorithm_name(ConvAlgorithm algorithm) {
-  return algorithm == ConvAlgorithm::direct ? "direct" : "im2col";
+  switch (algorithm) {
+    case ConvAlgorithm::direct: return "direct";
+    case ConvAlgorithm::im2col: return "im2col";
+    case ConvAlgorithm::automatic: return "auto";
+  }
+  return "?";
+}
+
+ConvAlgorithm choose_conv_algorithm(ConvAlgorithm requested, const host_training::LayerPlan& plan) {
+  if (requested != ConvAlgorithm::automatic) return requested;
+  const long long inner = static_cast<long long>(plan.in_c) * plan.spec.kernel * plan.spec.kernel;
+  return inner < kDirectBelowK ? ConvAlgorithm::direct : ConvAlgorithm::im2col;
 }
 
 Layer::Layer(std::string name, const host_training::LayerPlan& plan, int max_batch)
@@ -37,7 +49,7 @@ void Layer::check_batch(int batch, const char* what) const {
 // ---- conv ----------------------------------------------------------------------------------------
 ConvLayer::ConvLayer(std::string name, const host_training::LayerPlan& plan, int max_batch,
                      ConvAlgorithm algorithm, ParamView weight, ParamView bias, float* workspace)
-    : Layer(std::move(name), plan, max_batch), algorithm_(algorithm), weight_(weight), bias_(bias),
+    : Layer(std::move(name), plan, max_batch), algorithm_(choose_conv_algorithm(algorithm, plan)), weight_(weight), bias_(bias),
       workspace_(workspace) {}
 
 host_layers::ConvShape ConvLayer::shape(int batch) const {
@@ -49,6 +61,7 @@ host_layers::ConvShape ConvLayer::shape(int batch) const {
 }
 
 size_t ConvLayer::workspace_floats(const host_training::LayerPlan& plan, int max_batch, ConvAlgorithm algorithm) {
+  algorithm = choose_conv_algorithm(algorithm, plan);
   host_layers::ConvShape s;
   s.in_channels = plan.in_c, s.height = plan.in_h, s.width = plan.in_w;
   s.out_channels = plan.out_c, s.kernel_h = s.kernel_w = plan.spec.kernel;

@@ -22,10 +22,18 @@
 
 namespace mnist_gpu {
 
-// How a convolution runs: lesson 05's direct kernels or lesson 07's im2col + GEMM.
-enum class ConvAlgorithm { direct, im2col };
-ConvAlgorithm conv_algorithm_by_name(const std::string& name);  // "direct" | "im2col", else throws
+// How a convolution runs: lesson 05's direct kernels, lesson 07's im2col + GEMM, or `automatic`:
+// each layer picks one of the two by its shape (choose_conv_algorithm).
+enum class ConvAlgorithm { direct, im2col, automatic };
+ConvAlgorithm conv_algorithm_by_name(const std::string& name);  // "direct" | "im2col" | "auto", else throws
 const char* conv_algorithm_name(ConvAlgorithm algorithm);
+// The algorithm a conv layer runs when `requested` is asked for: requested itself unless it is
+// automatic; then direct when the im2col GEMM's inner dimension (in_c * k * k) is below
+// kDirectBelowK, where that GEMM is too thin to pay for the col buffer (model A's conv1: K = 25,
+// see the --profile tables in docs/results.md), im2col otherwise. A rule of the shape, not a timing,
+// so the same command always trains the same way.
+inline constexpr int kDirectBelowK = 64;
+ConvAlgorithm choose_conv_algorithm(ConvAlgorithm requested, const host_training::LayerPlan& plan);
 
 class Layer {
  public:

@@ -71,6 +71,15 @@ GpuNetwork::GpuNetwork(const host_training::ModelSpec& spec, const std::vector<h
   device_bytes_ += size_t(max_batch) * (2 * size_t(spec_.classes) + 1) * sizeof(float);
 }
 
+std::string GpuNetwork::conv_summary() const {
+  std::string per_layer;
+  for (const auto& layer : layers_)
+    if (const auto* conv = dynamic_cast<const ConvLayer*>(layer.get()))
+      per_layer += (per_layer.empty() ? "" : ", ") + conv->name() + " " + conv_algorithm_name(conv->algorithm());
+  const std::string requested = conv_algorithm_name(conv_);
+  return conv_ == ConvAlgorithm::automatic && !per_layer.empty() ? requested + " (" + per_layer + ")" : requested;
+}
+
 size_t GpuNetwork::input_size() const {
   return size_t(spec_.in_channels) * size_t(spec_.height) * size_t(spec_.width);
 }

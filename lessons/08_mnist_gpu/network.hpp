@@ -35,7 +35,9 @@ class GpuNetwork {
   int max_batch() const { return max_batch_; }
   int classes() const { return spec_.classes; }
   size_t input_size() const;  // C*H*W values per example
-  ConvAlgorithm conv_algorithm() const { return conv_; }
+  ConvAlgorithm conv_algorithm() const { return conv_; }  // as requested (may be automatic)
+  // What each conv layer runs, e.g. "im2col" or "auto (conv1 direct, conv2 im2col)".
+  std::string conv_summary() const;
   ParameterStore& parameters() { return params_; }
   const ParameterStore& parameters() const { return params_; }
   std::vector<std::unique_ptr<Layer>>& layers() { return layers_; }

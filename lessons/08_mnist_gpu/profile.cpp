@@ -129,7 +129,7 @@ void print_profile(std::FILE* out, GpuNetwork& net, DeviceOptimizer& optimizer, 
   const double step_ms = whole.ms / steps;
   auto pct = [&](double ms) { return step_ms > 0 ? 100.0 * ms / step_ms : 0.0; };
   std::fprintf(out, "\nprofile: model %s, conv %s, batch %d, mean over %d steps after %d warm-up (CUDA events)\n",
-               net.spec().name.c_str(), conv_algorithm_name(net.conv_algorithm()), batch, steps, warmup);
+               net.spec().name.c_str(), net.conv_summary().c_str(), batch, steps, warmup);
   std::fprintf(out, "%-8s %-18s %11s %12s %10s %10s %9s\n", "layer", "output", "forward ms", "backward ms",
                "update ms", "total ms", "% of step");
   auto row = [&](const std::string& name, const std::string& shape, double f, double b, double u, bool has_u) {

@@ -51,8 +51,9 @@ int main(int argc, char** argv) {
     args.add_string("--data", "", "folder with the four IDX files (default: the data set's folder under data/)");
     args.add_choice("--device", "auto", {"auto", "gpu", "cpu"},
                     "auto: the GPU when there is one, else lesson 02's CPU trainer; gpu: fail without one");
-    args.add_choice("--conv", "im2col", {"im2col", "direct"},
-                    "convolution algorithm: im2col + GEMM (lesson 07) or direct (lesson 05)");
+    args.add_choice("--conv", "auto", {"auto", "im2col", "direct"},
+                    "convolution algorithm: im2col + GEMM (lesson 07), direct (lesson 05), or auto: per layer, "
+                    "direct where in_c*k*k < 64, im2col elsewhere");
     args.add_string("--out", std::string(COURSE_OUTPUT_DIR) + "/lesson08", "where metrics.csv and the PNGs go");
     args.add_string("--save", "", "also write every parameter and the test logits as .npy files into this folder");
     args.add_flag("--profile", "before training, time every layer's forward, backward and update (CUDA events)");

@@ -86,7 +86,7 @@ GpuTrainSummary train_on_gpu(const GpuTrainConfig& config) {
 
   std::printf("device: %s; %s\n", course::device_summary().c_str(), course::cuda_versions().c_str());
   std::printf("model %s (%zu parameters), conv %s, %s lr %g%s, batch %d, %d epoch(s), seed %llu\n",
-              spec.name.c_str(), net.parameters().parameter_count(), conv_algorithm_name(config.conv),
+              spec.name.c_str(), net.parameters().parameter_count(), net.conv_summary().c_str(),
               config.optimizer.c_str(), double(config.lr), config.optimizer == "sgd" ? " momentum 0.9" : "", batch,
               config.epochs, static_cast<unsigned long long>(config.seed));
   std::printf("data: %d training and %d test images from %s, on the GPU; network buffers %.1f MiB\n",

@@ -23,7 +23,7 @@ struct GpuTrainConfig {
   float lr = 0.05f;
   uint64_t seed = 1;
   int train_limit = 0, test_limit = 0;
-  ConvAlgorithm conv = ConvAlgorithm::im2col;
+  ConvAlgorithm conv = ConvAlgorithm::automatic;
   bool profile = false;
   int profile_steps = 200;
 };

@@ -223,7 +223,8 @@ void run_shape(const Shape& shape, uint64_t base_seed) {
                   << optimizer);
     const Trace cpu = cpu_reference(shape, optimizer, base_seed);
     REQUIRE(cpu.losses.size() == size_t(shape.steps));
-    for (mnist_gpu::ConvAlgorithm conv : {mnist_gpu::ConvAlgorithm::direct, mnist_gpu::ConvAlgorithm::im2col}) {
+    for (mnist_gpu::ConvAlgorithm conv :
+         {mnist_gpu::ConvAlgorithm::direct, mnist_gpu::ConvAlgorithm::im2col, mnist_gpu::ConvAlgorithm::automatic}) {
       INFO("conv " << mnist_gpu::conv_algorithm_name(conv));
       compare_with_gpu(shape, optimizer, conv, cpu);
     }
