@@ -84,7 +84,7 @@ for stage in "${stages[@]}"; do
     python3 tools/pytorch_mnist.py --check-npy "$LOG/model_a_npy" 2>&1 | tee -a "$LOG/summary.txt"
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
     ls -l "$LOG/model_a_npy" >> "$LOG/train_default.txt" && rm -rf "$LOG/model_a_npy"  # 6.7 MB: keep the listing only
-    for conv in im2col direct; do
+    for conv in auto im2col direct; do
       note "lesson 08: --profile --conv $conv"
       "$TRAIN" --device gpu --profile --epochs 1 --conv "$conv" --out "$LOG/profile_$conv" > "$LOG/profile_$conv.txt" 2>&1 || status=1
       grep -v '\] *[0-9]*% ' "$LOG/profile_$conv.txt" | tee -a "$LOG/summary.txt"
