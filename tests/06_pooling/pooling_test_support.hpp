@@ -1,9 +1,11 @@
 #pragma once
 // Shared by lesson 06's tests: the shapes, the inputs (random, tied, tie-free), lesson 01's
-// results as the reference, exact and tolerant comparisons, and the finite-difference check.
+// results as the reference, exact and tolerant comparisons, the finite-difference check, and the
+// checks that all three variants go through (backward, ties, finite differences).
 #include <cfloat>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -212,6 +214,113 @@ inline void require_matches_finite_differences(const PoolShape& s, const std::ve
   const std::vector<double> got(dx_gpu.begin(), dx_gpu.end());
   INFO("GPU dx vs central differences of sum(dy * maxpool(x)) in double");
   REQUIRE_ALL_CLOSE(got, numeric, dx_atol(s, max_abs_dy) + 1e-9, 0.0);
+}
+
+// ---- the checks every variant goes through ------------------------------------------------------------
+
+// One max-pool variant's GPU passes over a DeviceData.
+struct Variant {
+  // y plus what backward needs (argmax or mask); empty for the recompute variant, whose backward
+  // reads only x.
+  std::function<void(const PoolShape&, DeviceData&)> forward;
+  // dx from dy and that state.
+  std::function<void(const PoolShape&, DeviceData&)> backward;
+  // Uploads lesson 01's version of the state (so backward is tested alone); may be empty.
+  std::function<void(const PoolShape&, DeviceData&, const Reference&)> upload_reference_state;
+  // Compares the state forward wrote with lesson 01's; may be empty.
+  std::function<void(const PoolShape&, DeviceData&, const Reference&)> check_state;
+  bool needs_non_overlapping = false;  // the mask variant
+};
+
+inline std::vector<PoolShape> shapes_for(const Variant& v, const std::vector<PoolShape>& shapes) {
+  return v.needs_non_overlapping ? non_overlapping(shapes) : shapes;
+}
+
+// Every output the passes write starts as NaN / -1 / 0xFF, so whatever a kernel leaves
+// unwritten fails the comparisons.
+inline void poison_outputs(DeviceData& d) {
+  d.y.poison();
+  d.argmax.poison();
+  d.mask.poison();
+  d.dx.poison();
+}
+
+// Forward on random inputs: y and the state equal lesson 01's exactly.
+inline void check_forward_matches_lesson01(const Variant& v, uint64_t seed) {
+  for (const PoolShape& s : shapes_for(v, test_shapes())) {
+    ++seed;
+    CAPTURE(seed);
+    INFO(describe(s));
+    const std::vector<float> x = course::test::random_vector(s.input_size(), seed);
+    const std::vector<float> dy = course::test::random_vector(s.output_size(), seed + 1);
+    const Reference ref = reference(s, x, dy);
+    DeviceData d(s, x, dy);
+    poison_outputs(d);  // argmax -1, mask 0xFF (neither 0 nor 1): an unwritten entry fails
+    v.forward(s, d);
+    require_same_values(d.y.to_host(), ref.y);
+    v.check_state(s, d, ref);
+  }
+}
+
+// Backward alone, from lesson 01's state: dx equals lesson 01's (overlapping windows included
+// where the variant allows them) and conserves the sum of dy.
+inline void check_backward_matches_lesson01(const Variant& v, uint64_t seed) {
+  for (const PoolShape& s : shapes_for(v, test_shapes())) {
+    ++seed;
+    CAPTURE(seed);
+    INFO(describe(s));
+    const std::vector<float> x = course::test::random_vector(s.input_size(), seed);
+    const std::vector<float> dy = course::test::random_vector(s.output_size(), seed + 1);
+    const Reference ref = reference(s, x, dy);
+    DeviceData d(s, x, dy);
+    poison_outputs(d);
+    if (v.upload_reference_state) v.upload_reference_state(s, d, ref);
+    v.backward(s, d);
+    const std::vector<float> dx = d.dx.to_host();
+    REQUIRE_ALL_CLOSE(dx, ref.dx, dx_atol(s, 1.0), 0.0);  // tolerance: see dx_atol
+    require_mass_conserved(s, dx, dy, 1.0);
+  }
+}
+
+// Inputs full of exact ties through forward (if the variant has one) and backward: only the
+// first maximum of each window is chosen and gets the gradient.
+inline void check_tie_rule(const Variant& v, uint64_t seed) {
+  for (const PoolShape& s : shapes_for(v, test_shapes(false))) {
+    for (const TieInput& input : tie_inputs(s, ++seed)) {
+      CAPTURE(seed);
+      INFO(describe(s) << ", input: " << input.name);
+      const std::vector<float> dy = course::test::random_vector(s.output_size(), seed + 1, kTieDyLo, kTieDyHi);
+      const Reference ref = reference(s, input.x, dy);
+      DeviceData d(s, input.x, dy);
+      poison_outputs(d);
+      if (v.forward) {
+        v.forward(s, d);
+        require_same_values(d.y.to_host(), ref.y);
+        if (v.check_state) v.check_state(s, d, ref);
+      }
+      v.backward(s, d);
+      const std::vector<float> dx = d.dx.to_host();
+      REQUIRE_ALL_CLOSE(dx, ref.dx, dx_atol(s, kTieDyHi), 0.0);
+      require_mass_conserved(s, dx, dy, kTieDyHi);
+      if (input.all_equal) REQUIRE_ALL_CLOSE(dx, all_equal_dx(s, dy), 0.0, 0.0);  // one term per input: exact
+    }
+  }
+}
+
+// The variant's own forward and backward against central differences in double.
+inline void check_finite_differences(const Variant& v, uint64_t seed) {
+  for (const PoolShape& s : shapes_for(v, fd_shapes())) {
+    ++seed;
+    CAPTURE(seed);
+    INFO(describe(s));
+    const std::vector<float> x = tie_free(s.input_size(), seed);
+    const std::vector<float> dy = course::test::random_vector(s.output_size(), seed + 1);
+    DeviceData d(s, x, dy);
+    poison_outputs(d);
+    if (v.forward) v.forward(s, d);
+    v.backward(s, d);
+    require_matches_finite_differences(s, x, dy, d.dx.to_host(), 1.0);
+  }
 }
 
 }  // namespace l06
