@@ -188,7 +188,7 @@ struct TrainConfig {
   int train_limit = 0, test_limit = 0;
 };
 struct TrainSummary {
-  std::vector<double> epoch_seconds, train_loss, train_accuracy, test_accuracy;
+  std::vector<double> epoch_seconds, train_loss, train_accuracy, test_loss, test_accuracy;
 };
 // Progress bar per epoch and one line per epoch on stdout; writes out_dir/metrics.csv,
 // filters.png, misclassified.png and confusion.png (out_dir empty: no files).

@@ -4,12 +4,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <string>
 
 #include "course/error.hpp"
 #include "course/progress.hpp"
 #include "course/timer.hpp"
+#include "epoch_log.hpp"
 #include "host_training.hpp"
 #include "training_pictures.hpp"
 
@@ -32,29 +32,6 @@ std::string data_dir_of(const TrainConfig& c) {
 
 // Index of the largest of n values (the first one on ties).
 int arg_max(const float* v, int n) { return static_cast<int>(std::max_element(v, v + n) - v); }
-
-class MetricsCsv {
- public:
-  explicit MetricsCsv(const std::string& path) : path_(path) {
-    if (path_.empty()) return;
-    std::ofstream out(path_);
-    if (!out) throw course::Error(path_ + ": cannot be opened for writing");
-    out << "epoch,train_loss,train_accuracy,test_loss,test_accuracy,seconds\n";
-  }
-  // Written after every epoch, so an interrupted run keeps what it measured.
-  void add(int epoch, double train_loss, double train_acc, double test_loss, double test_acc, double seconds) {
-    if (path_.empty()) return;
-    std::ofstream out(path_, std::ios::app);
-    char row[160];
-    std::snprintf(row, sizeof row, "%d,%.6f,%.6f,%.6f,%.6f,%.3f\n", epoch, train_loss, train_acc, test_loss, test_acc,
-                  seconds);
-    out << row;
-    if (!out) throw course::Error(path_ + ": write failed");
-  }
-
- private:
-  std::string path_;
-};
 
 }  // namespace
 
@@ -90,13 +67,12 @@ TrainSummary train(const TrainConfig& config) {
 
   if (!config.out_dir.empty()) std::filesystem::create_directories(config.out_dir);
   auto out_path = [&](const char* name) { return config.out_dir.empty() ? std::string() : config.out_dir + "/" + name; };
-  MetricsCsv csv(out_path("metrics.csv"));
+  EpochLog log(out_path("metrics.csv"), config.epochs);
 
   const int n = train_set.count(), classes = spec.classes;
   const size_t per_example = train_set.images.size() / size_t(n);
   std::vector<float> x(size_t(config.batch) * per_example);
   std::vector<int> labels(size_t(config.batch));
-  TrainSummary summary;
   Evaluation eval;
   const int eval_batch = 256;  // inference keeps nothing per layer, so a larger batch is cheap
 
@@ -126,14 +102,7 @@ TrainSummary train(const TrainConfig& config) {
     bar.finish(status);
 
     eval = evaluate(net, test_set, eval_batch);
-    std::printf("epoch %d/%d  train loss %.4f  train acc %.2f %%  test loss %.4f  test acc %.2f %%  %.1f s\n",
-                epoch + 1, config.epochs, train_loss, 100 * train_acc, eval.loss, 100 * eval.accuracy, seconds);
-    std::fflush(stdout);
-    csv.add(epoch + 1, train_loss, train_acc, eval.loss, eval.accuracy, seconds);
-    summary.epoch_seconds.push_back(seconds);
-    summary.train_loss.push_back(train_loss);
-    summary.train_accuracy.push_back(train_acc);
-    summary.test_accuracy.push_back(eval.accuracy);
+    log.add({train_loss, train_acc, eval.loss, eval.accuracy, seconds});
   }
 
   if (!config.out_dir.empty()) {
@@ -142,7 +111,7 @@ TrainSummary train(const TrainConfig& config) {
     host_training::write_confusion_png(out_path("confusion.png"), eval.confusion, classes);
     std::printf("wrote %s/{metrics.csv, filters.png, misclassified.png, confusion.png}\n", config.out_dir.c_str());
   }
-  return summary;
+  return log.summary();
 }
 
 }  // namespace host_training

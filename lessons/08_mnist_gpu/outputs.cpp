@@ -1,10 +1,8 @@
-// Lesson 08 (given code): metrics.csv, the pictures and the .npy files.
+// Lesson 08 (given code): the pictures and the .npy files.
 #include "outputs.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
 
 #include "course/error.hpp"
 #include "course/npy.hpp"
@@ -17,24 +15,6 @@ std::string shape_text(int c, int h, int w) {
   return std::to_string(c) + " MAPS " + std::to_string(h) + "X" + std::to_string(w);
 }
 }  // namespace
-
-MetricsCsv::MetricsCsv(std::string path) : path_(std::move(path)) {
-  if (path_.empty()) return;
-  std::ofstream out(path_);
-  if (!out) throw course::Error(path_ + ": cannot be opened for writing");
-  out << "epoch,train_loss,train_accuracy,test_loss,test_accuracy,seconds\n";
-}
-
-void MetricsCsv::add(int epoch, double train_loss, double train_accuracy, double test_loss, double test_accuracy,
-                     double seconds) {
-  if (path_.empty()) return;
-  std::ofstream out(path_, std::ios::app);
-  char row[160];
-  std::snprintf(row, sizeof row, "%d,%.6f,%.6f,%.6f,%.6f,%.4f\n", epoch, train_loss, train_accuracy, test_loss,
-                test_accuracy, seconds);
-  out << row;
-  if (!out) throw course::Error(path_ + ": write failed");
-}
 
 void write_filters_png(const std::string& path, const GpuNetwork& net) {
   const ParameterStore& params = net.parameters();

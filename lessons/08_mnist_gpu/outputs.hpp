@@ -1,6 +1,6 @@
 #pragma once
-// What train_mnist writes: metrics.csv (a row per epoch), the pictures of a trained network,
-// and with --save the parameters and test logits as .npy files in PyTorch's layouts.
+// What train_mnist writes besides metrics.csv (lesson 02's EpochLog): the pictures of a trained
+// network, and with --save the parameters and test logits as .npy files in PyTorch's layouts.
 #include <string>
 #include <vector>
 
@@ -9,18 +9,6 @@
 #include "network.hpp"
 
 namespace mnist_gpu {
-
-// metrics.csv: epoch,train_loss,train_accuracy,test_loss,test_accuracy,seconds. Each row is
-// appended (and flushed) as its epoch ends, so an interrupted run keeps what it measured.
-class MetricsCsv {
- public:
-  explicit MetricsCsv(std::string path);
-  void add(int epoch, double train_loss, double train_accuracy, double test_loss, double test_accuracy,
-           double seconds);
-
- private:
-  std::string path_;
-};
 
 // filters.png: the first conv layer's filters (blue negative, white 0, red positive).
 void write_filters_png(const std::string& path, const GpuNetwork& net);

@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
     config.conv = mnist_gpu::conv_algorithm_by_name(args.get_string("--conv"));
     config.profile = args.flag("--profile");
     config.profile_steps = static_cast<int>(args.get_int("--profile-steps"));
-    const mnist_gpu::GpuTrainSummary s = mnist_gpu::train_on_gpu(config);
+    const host_training::TrainSummary s = mnist_gpu::train_on_gpu(config);
     print_summary(s.epoch_seconds, s.test_accuracy, "GPU");
     return 0;
   });

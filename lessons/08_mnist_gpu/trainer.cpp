@@ -10,9 +10,10 @@
 #include "course/progress.hpp"
 #include "course/timer.hpp"
 #include "device_data.hpp"
+#include "epoch_log.hpp"
 #include "evaluation.hpp"
-#include "training_pictures.hpp"
 #include "host_training.hpp"
+#include "training_pictures.hpp"
 #include "mnist_gpu.hpp"
 #include "network.hpp"
 #include "outputs.hpp"
@@ -63,7 +64,7 @@ std::string data_dir_of(const std::string& dataset, const std::string& data_dir)
   return course::default_data_dir(dataset == "fashion" ? "fashion-mnist" : "mnist");
 }
 
-GpuTrainSummary train_on_gpu(const GpuTrainConfig& config) {
+host_training::TrainSummary train_on_gpu(const GpuTrainConfig& config) {
   if (config.epochs < 1 || config.batch < 1) throw course::Error("epochs and batch must be >= 1");
   course::require_gpu("train_mnist on the GPU");
   const std::string dir = data_dir_of(config.dataset, config.data_dir);
@@ -97,7 +98,7 @@ GpuTrainSummary train_on_gpu(const GpuTrainConfig& config) {
 
   if (!config.out_dir.empty()) std::filesystem::create_directories(config.out_dir);
   auto out_path = [&](const char* name) { return config.out_dir.empty() ? std::string() : config.out_dir + "/" + name; };
-  MetricsCsv csv(out_path("metrics.csv"));
+  host_training::EpochLog log(out_path("metrics.csv"), config.epochs);
 
   // Everything a step touches exists before the first step: no allocation inside the loop.
   const int n = train.count, classes = spec.classes;
@@ -105,7 +106,6 @@ GpuTrainSummary train_on_gpu(const GpuTrainConfig& config) {
   course::DeviceBuffer<float> x(size_t(batch) * train.per_example);
   course::DeviceBuffer<int> labels{size_t(batch)}, predictions{size_t(batch)}, order{size_t(n)};
   EpochCounters counters;
-  GpuTrainSummary summary;
   GpuEvaluation eval;
   int global_step = 0;
 
@@ -141,15 +141,7 @@ GpuTrainSummary train_on_gpu(const GpuTrainConfig& config) {
     bar.finish(status);
 
     eval = evaluate_on_gpu(net, test);
-    std::printf("epoch %d/%d  train loss %.4f  train acc %.2f %%  test loss %.4f  test acc %.2f %%  %.3f s\n",
-                epoch + 1, config.epochs, train_loss, 100 * train_acc, eval.loss, 100 * eval.accuracy, seconds);
-    std::fflush(stdout);
-    csv.add(epoch + 1, train_loss, train_acc, eval.loss, eval.accuracy, seconds);
-    summary.epoch_seconds.push_back(seconds);
-    summary.train_loss.push_back(train_loss);
-    summary.train_accuracy.push_back(train_acc);
-    summary.test_loss.push_back(eval.loss);
-    summary.test_accuracy.push_back(eval.accuracy);
+    log.add({train_loss, train_acc, eval.loss, eval.accuracy, seconds});
   }
 
   if (!config.out_dir.empty()) {
@@ -165,7 +157,7 @@ GpuTrainSummary train_on_gpu(const GpuTrainConfig& config) {
     std::printf("saved %zu parameter tensors and test_logits.npy to %s\n", net.parameters().tensors(),
                 config.save_dir.c_str());
   }
-  return summary;
+  return log.summary();
 }
 
 }  // namespace mnist_gpu

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "host_training.hpp"
 #include "layers.hpp"
 
 namespace mnist_gpu {
@@ -28,13 +29,10 @@ struct GpuTrainConfig {
   int profile_steps = 200;
 };
 
-struct GpuTrainSummary {
-  std::vector<double> epoch_seconds, train_loss, train_accuracy, test_loss, test_accuracy;
-};
-
 // Loads the data, trains, evaluates after every epoch, writes the files. Throws course::Error on
 // bad input, a missing data set, out of device memory or a NaN loss.
-GpuTrainSummary train_on_gpu(const GpuTrainConfig& config);
+// The per-epoch numbers are lesson 02's TrainSummary (both trainers report through its EpochLog).
+host_training::TrainSummary train_on_gpu(const GpuTrainConfig& config);
 
 // The data set folder: data_dir, or course::default_data_dir of the data set.
 std::string data_dir_of(const std::string& dataset, const std::string& data_dir);

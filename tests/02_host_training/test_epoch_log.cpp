@@ -1,0 +1,50 @@
+// Lesson 02 (given code): EpochLog, the per-epoch report both trainers (02 and 08) use.
+#include "epoch_log.hpp"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "course/error.hpp"
+#include "course_test.hpp"
+
+namespace {
+std::vector<std::string> lines_of(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+}  // namespace
+
+TEST_CASE("EpochLog writes a CSV row per epoch as it ends and keeps the numbers", "[epoch_log]") {
+  const auto dir = std::filesystem::temp_directory_path() / ("course_epoch_log_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "metrics.csv").string();
+  {
+    host_training::EpochLog log(path, 3);
+    REQUIRE(lines_of(path) == std::vector<std::string>{"epoch,train_loss,train_accuracy,test_loss,test_accuracy,seconds"});
+    log.add({0.25, 0.9, 0.125, 0.95, 1.5});
+    // The row is on disk before the next epoch: an interrupted run keeps it.
+    REQUIRE(lines_of(path).size() == 2);
+    CHECK(lines_of(path)[1] == "1,0.250000,0.900000,0.125000,0.950000,1.5000");
+    log.add({0.0625, 0.99, 0.03125, 0.985, 0.75});
+    CHECK(lines_of(path)[2] == "2,0.062500,0.990000,0.031250,0.985000,0.7500");
+    const host_training::TrainSummary& s = log.summary();
+    CHECK(s.epoch_seconds == std::vector<double>{1.5, 0.75});
+    CHECK(s.train_loss == std::vector<double>{0.25, 0.0625});
+    CHECK(s.train_accuracy == std::vector<double>{0.9, 0.99});
+    CHECK(s.test_loss == std::vector<double>{0.125, 0.03125});
+    CHECK(s.test_accuracy == std::vector<double>{0.95, 0.985});
+  }
+  {
+    host_training::EpochLog quiet("", 1);  // no file, the numbers still kept
+    quiet.add({1, 0.5, 2, 0.25, 3});
+    CHECK(quiet.summary().test_accuracy == std::vector<double>{0.25});
+  }
+  CHECK_THROWS_AS(host_training::EpochLog(path + "/not_a_folder/metrics.csv", 1), course::Error);
+  std::filesystem::remove_all(dir);
+}
