@@ -245,26 +245,11 @@ inline void poison_outputs(DeviceData& d) {
   d.dx.poison();
 }
 
-// Forward on random inputs: y and the state equal lesson 01's exactly.
-inline void check_forward_matches_lesson01(const Variant& v, uint64_t seed) {
-  for (const PoolShape& s : shapes_for(v, test_shapes())) {
-    ++seed;
-    CAPTURE(seed);
-    INFO(describe(s));
-    const std::vector<float> x = course::test::random_vector(s.input_size(), seed);
-    const std::vector<float> dy = course::test::random_vector(s.output_size(), seed + 1);
-    const Reference ref = reference(s, x, dy);
-    DeviceData d(s, x, dy);
-    poison_outputs(d);  // argmax -1, mask 0xFF (neither 0 nor 1): an unwritten entry fails
-    v.forward(s, d);
-    require_same_values(d.y.to_host(), ref.y);
-    v.check_state(s, d, ref);
-  }
-}
-
-// Backward alone, from lesson 01's state: dx equals lesson 01's (overlapping windows included
-// where the variant allows them) and conserves the sum of dy.
-inline void check_backward_matches_lesson01(const Variant& v, uint64_t seed) {
+// Calls check(s, dy, ref, d) for every test shape the variant accepts: random x and dy (seeds
+// seed + 1, seed + 2, ...), lesson 01's results for them, and device buffers with poisoned outputs
+// (argmax -1, mask 0xFF: neither 0 nor 1, NaN floats), so an unwritten entry fails.
+template <class Check>
+void for_each_random_case(const Variant& v, uint64_t seed, Check check) {
   for (const PoolShape& s : shapes_for(v, test_shapes())) {
     ++seed;
     CAPTURE(seed);
@@ -274,12 +259,29 @@ inline void check_backward_matches_lesson01(const Variant& v, uint64_t seed) {
     const Reference ref = reference(s, x, dy);
     DeviceData d(s, x, dy);
     poison_outputs(d);
+    check(s, dy, ref, d);
+  }
+}
+
+// Forward on random inputs: y and the state equal lesson 01's exactly.
+inline void check_forward_matches_lesson01(const Variant& v, uint64_t seed) {
+  for_each_random_case(v, seed, [&](const PoolShape& s, const std::vector<float>&, const Reference& ref, DeviceData& d) {
+    v.forward(s, d);
+    require_same_values(d.y.to_host(), ref.y);
+    v.check_state(s, d, ref);
+  });
+}
+
+// Backward alone, from lesson 01's state: dx equals lesson 01's (overlapping windows included
+// where the variant allows them) and conserves the sum of dy.
+inline void check_backward_matches_lesson01(const Variant& v, uint64_t seed) {
+  for_each_random_case(v, seed, [&](const PoolShape& s, const std::vector<float>& dy, const Reference& ref, DeviceData& d) {
     if (v.upload_reference_state) v.upload_reference_state(s, d, ref);
     v.backward(s, d);
     const std::vector<float> dx = d.dx.to_host();
     REQUIRE_ALL_CLOSE(dx, ref.dx, dx_atol(s, 1.0), 0.0);  // tolerance: see dx_atol
     require_mass_conserved(s, dx, dy, 1.0);
-  }
+  });
 }
 
 // Inputs full of exact ties through forward (if the variant has one) and backward: only the
