@@ -49,8 +49,8 @@ void Layer::check_batch(int batch, const char* what) const {
 // ---- conv ----------------------------------------------------------------------------------------
 ConvLayer::ConvLayer(std::string name, const host_training::LayerPlan& plan, int max_batch,
                      ConvAlgorithm algorithm, ParamView weight, ParamView bias, float* workspace)
-    : Layer(std::move(name), plan, max_batch), algorithm_(choose_conv_algorithm(algorithm, plan)), weight_(weight), bias_(bias),
-      workspace_(workspace) {}
+    : Layer(std::move(name), plan, max_batch), algorithm_(choose_conv_algorithm(algorithm, plan)),
+      weight_(weight), bias_(bias), workspace_(workspace) {}
 
 host_layers::ConvShape ConvLayer::shape(int batch) const {
   host_layers::ConvShape s;
