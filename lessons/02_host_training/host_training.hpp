@@ -187,6 +187,9 @@ struct TrainConfig {
   uint64_t seed = 1;
   int train_limit = 0, test_limit = 0;
 };
+// The CPU trainer's learning rate when none is given: Adam's steps are about lr in size whatever
+// the gradient's scale, so it wants a much smaller lr than SGD (0.001 vs TrainConfig's 0.02).
+inline float default_cpu_lr(const std::string& optimizer) { return optimizer == "adam" ? 0.001f : TrainConfig{}.lr; }
 struct TrainSummary {
   std::vector<double> epoch_seconds, train_loss, train_accuracy, test_loss, test_accuracy;
 };

@@ -36,9 +36,8 @@ int main(int argc, char** argv) {
     config.out_dir = args.get_string("--out");
     config.epochs = static_cast<int>(args.get_int("--epochs"));
     config.batch = static_cast<int>(args.get_int("--batch"));
-    // Adam's steps are about lr in size whatever the gradient's scale: it wants a much smaller lr.
     config.lr = args.given("--lr") ? static_cast<float>(args.get_float("--lr"))
-                                   : (config.optimizer == "adam" ? 0.001f : 0.02f);
+                                   : host_training::default_cpu_lr(config.optimizer);
     config.seed = static_cast<uint64_t>(args.get_int("--seed"));
     config.train_limit = static_cast<int>(args.get_int("--train-limit"));
     config.test_limit = static_cast<int>(args.get_int("--test-limit"));

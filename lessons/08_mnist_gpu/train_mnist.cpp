@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
       if (args.given("--model")) config.model = args.get_string("--model");
       if (args.given("--epochs")) config.epochs = static_cast<int>(args.get_int("--epochs"));
       if (args.given("--batch")) config.batch = static_cast<int>(args.get_int("--batch"));
-      if (args.given("--lr") || optimizer == "adam") config.lr = lr;
+      config.lr = args.given("--lr") ? lr : host_training::default_cpu_lr(optimizer);
       std::printf("CPU run: model %s, %d epoch(s), batch %d, lr %g%s\n", config.model.c_str(), config.epochs,
                   config.batch, static_cast<double>(config.lr),
                   args.given("--model") ? "" : " (lesson 02's defaults; --model a is about 30 min per epoch here)");
