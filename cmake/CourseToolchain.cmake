@@ -10,8 +10,10 @@ if(NOT DEFINED CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX})
 endif()
 
 # Architectures: what the user passed (-DCMAKE_CUDA_ARCHITECTURES=... or the
-# CUDAARCHS environment variable) wins; otherwise "native" when a GPU is
-# visible, otherwise a portable list (Turing, Ampere, Hopper) plus PTX for newer chips.
+# CUDAARCHS environment variable) wins; otherwise "native" when a GPU is visible.
+# Without a GPU nothing device-side runs, so one architecture is enough: sm_75 code plus
+# its PTX, which any newer GPU can still run if one appears later. (A build for three
+# architectures takes about three times as long to compile.)
 if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES AND NOT DEFINED ENV{CUDAARCHS})
   set(_course_gpu_visible FALSE)
   find_program(COURSE_NVIDIA_SMI nvidia-smi NO_CACHE)
@@ -25,7 +27,9 @@ if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES AND NOT DEFINED ENV{CUDAARCHS})
   if(_course_gpu_visible)
     set(CMAKE_CUDA_ARCHITECTURES native CACHE STRING "CUDA architectures (native: the visible GPU)")
   else()
-    set(CMAKE_CUDA_ARCHITECTURES "75-real;80-real;90-real;90-virtual" CACHE STRING
-        "CUDA architectures (no GPU visible: a portable list)")
+    set(CMAKE_CUDA_ARCHITECTURES 75 CACHE STRING
+        "CUDA architectures (no GPU visible: one, sm_75 + PTX; set your GPU's to run on it)")
+    message(STATUS "No GPU visible: device code is built for one architecture (sm_75 + PTX). "
+                   "On a machine with a GPU, configure there (native) or pass -DCMAKE_CUDA_ARCHITECTURES=<yours>.")
   endif()
 endif()

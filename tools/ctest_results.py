@@ -14,16 +14,22 @@ TODO_MARK = re.compile(r"TODO\((\d\d)\.(\d+)\)")
 
 
 def run_ctest(build_dir, extra_args=(), jobs=None, quiet=True):
-    """Returns {test name: (status, output)} with status 'pass', 'fail' or 'skip'."""
-    jobs = jobs or os.cpu_count() or 2
+    """Returns {test name: (status, output)} with status 'pass', 'fail' or 'skip'.
+
+    quiet=False lets CTest print to the terminal as it runs (nothing is captured)."""
+    jobs = jobs or int(os.environ.get("CTEST_PARALLEL_LEVEL", 0)) or os.cpu_count() or 2
     with tempfile.TemporaryDirectory() as tmp:
         junit = os.path.join(tmp, "results.xml")
         cmd = ["ctest", "--test-dir", build_dir, "-j", str(jobs), "--output-junit", junit, *extra_args]
-        proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        if not quiet:
-            sys.stdout.write(proc.stdout)
+        if quiet:
+            proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            log = proc.stdout
+        else:
+            sys.stdout.flush()
+            subprocess.run(cmd)
+            log = ""
         if not os.path.exists(junit):
-            raise SystemExit(f"error: ctest wrote no results in {build_dir}:\n{proc.stdout[-2000:]}")
+            raise SystemExit(f"error: ctest wrote no results in {build_dir}:\n{log[-2000:]}")
         results = {}
         for case in ET.parse(junit).getroot().iter("testcase"):
             name = case.get("name")
@@ -60,3 +66,30 @@ def step_of(test_name):
 def step_key(step):
     major, minor = step.split(".")
     return int(major), int(minor)
+
+
+SKIP_REASON = re.compile(r"^SKIPPED: (.*)$", re.M)
+EDIT_HINT = re.compile(r"^(step \d\d\.\d+ is not right yet: .*)$", re.M)
+
+
+def summary_lines(results):
+    """The lines that end every test run: each skipped test and why, what to edit for each
+    failed step, then 'N passed, N failed, N skipped'. CTest's own 'tests passed' percentage
+    counts a skipped test as not failed; this line keeps the three apart."""
+    counts = {"pass": 0, "fail": 0, "skip": 0}
+    skipped, failed = [], []
+    for name, (status, output) in sorted(results.items()):
+        counts[status] += 1
+        if status == "skip":
+            m = SKIP_REASON.search(output)
+            skipped.append(f"  {name}: {m.group(1) if m else 'skipped (see its output)'}")
+        elif status == "fail":
+            m = EDIT_HINT.search(output)
+            failed.append(f"  {name}" + (f": {m.group(1)}" if m else ""))
+    lines = []
+    if skipped:
+        lines += ["skipped (not run here, never counted as passed):", *skipped]
+    if failed:
+        lines += ["failed:", *failed]
+    lines.append(f"{counts['pass']} passed, {counts['fail']} failed, {counts['skip']} skipped")
+    return lines, counts

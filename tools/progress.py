@@ -28,8 +28,17 @@ def main():
     ap.add_argument("--lesson", help="only this lesson number, e.g. 05")
     args = ap.parse_args()
 
+    lessons = sorted(d for d in os.listdir(os.path.join(ROOT, "lessons")) if d[:2].isdigit())
+    if args.lesson is not None:
+        number = args.lesson.zfill(2) if args.lesson.isdigit() else args.lesson
+        if number not in [d[:2] for d in lessons]:
+            print(f"error: there is no lesson '{args.lesson}'. Lessons: {', '.join(lessons)}")
+            return 2
+        args.lesson = number
+
     if not args.no_build:
-        for cmd in (["cmake", "--preset", "lessons"], ["cmake", "--build", "--preset", "lessons"]):
+        target = ["--target", f"lesson_{args.lesson}"] if args.lesson else []
+        for cmd in (["cmake", "--preset", "lessons"], ["cmake", "--build", "--preset", "lessons", *target]):
             proc = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             if proc.returncode != 0:
                 print(proc.stdout[-4000:])

@@ -15,6 +15,9 @@
 #include "host_training.hpp"
 #include "trainer.hpp"
 
+#ifndef COURSE_LEARNER_BUILD  // 1 when lesson 08's exercises are built from lessons/ (your work)
+#define COURSE_LEARNER_BUILD 0
+#endif
 #ifndef COURSE_OUTPUT_DIR
 #define COURSE_OUTPUT_DIR "out"
 #endif
@@ -64,6 +67,14 @@ int main(int argc, char** argv) {
 
     const std::string device = args.get_string("--device");
     if (device == "gpu") course::require_gpu("--device gpu");  // before anything else: the clearest message
+    const bool use_gpu = device == "gpu" || (device == "auto" && course::gpu_available());
+    if (!use_gpu && COURSE_LEARNER_BUILD) {
+      // Your build: the CPU trainer here would be lesson 02's reference solution, not your code.
+      const std::string why = device == "auto" ? "no usable CUDA GPU (" + course::query_devices().reason + ")"
+                                                : std::string("--device cpu");
+      throw course::Error(why + ": lesson 08's steps 08.1-08.4 run on the GPU, and this build trains only with "
+                          "your code; on the CPU, train with your lesson 02: build/lessons/bin/lesson02_host_training");
+    }
     const std::string optimizer = args.get_string("--optimizer");
     // Adam's steps are about lr in size whatever the gradient's scale: it wants a much smaller lr.
     const float lr = args.given("--lr") ? static_cast<float>(args.get_float("--lr"))
@@ -75,7 +86,6 @@ int main(int argc, char** argv) {
                           (dataset == "fashion" ? "data/fetch_fashion_mnist.sh" : "data/fetch_mnist.sh") +
                           ", or pass --data DIR)");
 
-    const bool use_gpu = device == "gpu" || (device == "auto" && course::gpu_available());
     if (!use_gpu) {
       if (device == "auto")
         std::printf("no usable CUDA GPU (%s): training on the CPU with lesson 02's trainer instead\n",

@@ -83,3 +83,28 @@ TEST_CASE("a passing compare says so in its message", "[compare]") {
   CHECK(r.ok);
   CHECK(r.message().find("0 of 2") != std::string::npos);
 }
+
+TEST_CASE("a named comparison says which output, where in its shape, and the tolerance", "[compare]") {
+  // A [2 x 3 x 2] tensor (n, c, w) whose element (n=1, c=0, w=1) is wrong: flat index 7.
+  std::vector<float> ref(12);
+  for (size_t i = 0; i < ref.size(); ++i) ref[i] = 0.25f * float(i) - 1.0f;
+  std::vector<float> got = ref;
+  got[7] += 3.0f;
+  const auto r = course::compare(got, ref, {1e-6, 1e-5});
+  REQUIRE_FALSE(r.ok);
+  const std::string text = r.message("dx", {{"n", 2}, {"c", 3}, {"w", 2}});
+  INFO(text);
+  CHECK(text.rfind("dx: 1 of 12", 0) == 0);
+  CHECK(text.find("dx[n=1, c=0, w=1]") != std::string::npos);
+  CHECK(text.find("flat index 7") != std::string::npos);
+  CHECK(text.find("1e-06 + 1e-05 |expected|") != std::string::npos);
+  // Without a shape (or with one that does not fit), the flat index is the name.
+  CHECK(r.message("dx").find("dx[7]") != std::string::npos);
+  CHECK(course::index_in_shape(7, {{"n", 2}, {"c", 3}}) == "[7]");
+  CHECK(course::index_in_shape(5, {{"h", 2}, {"w", 3}}) == "[h=1, w=2]");
+  // A NaN is reported at its place in the shape too.
+  got[7] = std::numeric_limits<float>::quiet_NaN();
+  const std::string nan_text = course::compare(got, ref, {1, 1}).message("y", {{"n", 2}, {"c", 3}, {"w", 2}});
+  CHECK(nan_text.find("y[n=1, c=0, w=1]") != std::string::npos);
+  CHECK(nan_text.find("NaN") != std::string::npos);
+}

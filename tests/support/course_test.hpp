@@ -44,14 +44,19 @@ double numeric_derivative(F&& f, std::vector<double>& x, size_t i, double eps = 
 
 }  // namespace course::test
 
-// Fails the test unless every element is within atol + rtol*|ref| and finite; the
-// message names the worst element. `got` and `ref` are vectors (or anything with
-// .data() and .size()); sizes must match.
-#define REQUIRE_ALL_CLOSE(got, ref, atol, rtol)                                                  \
-  do {                                                                                           \
-    REQUIRE((got).size() == (ref).size());                                                       \
-    const ::course::CompareResult course_cmp_ =                                                  \
+// Fails the test unless every element is within atol + rtol*|ref| and finite. The message
+// names the output (the `got` expression as written, e.g. "dx"), the tolerance and the worst
+// element. `got` and `ref` are vectors (or anything with .data() and .size()); sizes must match.
+#define REQUIRE_ALL_CLOSE(got, ref, atol, rtol) REQUIRE_TENSOR_CLOSE(got, ref, ::course::Shape{}, atol, rtol)
+
+// The same with the tensor's shape, so the worst element is named by its index in it:
+//   REQUIRE_TENSOR_CLOSE(y, y_ref, (course::Shape{{"n", N}, {"c", C}, {"h", H}, {"w", W}}), atol, 0);
+#define REQUIRE_TENSOR_CLOSE(got, ref, shape, atol, rtol)                                           \
+  do {                                                                                            \
+    INFO(#got " has " << (got).size() << " elements, expected " << (ref).size());                 \
+    REQUIRE((got).size() == (ref).size());                                                        \
+    const ::course::CompareResult course_cmp_ =                                                   \
         ::course::compare((got).data(), (ref).data(), (got).size(), ::course::Tolerance{atol, rtol}); \
-    INFO(course_cmp_.message());                                                                 \
-    REQUIRE(course_cmp_.ok);                                                                     \
+    INFO(course_cmp_.message(#got, shape));                                                       \
+    REQUIRE(course_cmp_.ok);                                                                      \
   } while (0)

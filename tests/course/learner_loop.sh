@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The learner's loop, checked end to end on a copy of this working tree (no build folders):
+#   1. configure the learner build and check lesson 01: its steps fail on the stubs;
+#   2. "write" step 01.1 (the solution's file stands in for the learner's): check_01.1 passes;
+#   3. put the stub back: check_01.1 fails again (the check target rebuilt; no stale binary);
+#   4. a compile error: check_01.1 stops at the compiler and runs no test.
+# Prints how long 1 and 2 took from the start (a newcomer's first red and first green).
+# Usage: tests/course/learner_loop.sh [work folder]   (CMAKE_* launchers etc. come from the environment)
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+work=${1:-$(mktemp -d)}
+mkdir -p "$work"
+copy="$work/course"
+rm -rf "$copy"
+mkdir -p "$copy"
+(cd "$repo" && git ls-files -co --exclude-standard -z | xargs -0 tar -cf - --no-recursion) | tar -xf - -C "$copy"
+cd "$copy"
+
+say() { printf '\n[learner loop] %s\n' "$*"; }
+fail() { printf '\n[learner loop] FAILED: %s\n' "$*"; exit 1; }
+summary_ok() { grep -qE '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$1"; }
+exercise=lessons/01_host_layers/exercises/dense.cpp
+cp "$exercise" "$work/dense_stub.cpp"
+
+start=$(date +%s)
+say "1. cmake --preset lessons && cmake --build --preset lessons --target check_01 (stubs: must fail)"
+cmake --preset lessons >"$work/configure.log" 2>&1 || { tail -n 20 "$work/configure.log"; fail "configure"; }
+if cmake --build --preset lessons --target check_01 >"$work/step1.log" 2>&1; then
+  fail "check_01 passed on the stubs"
+fi
+first_red=$(($(date +%s) - start))
+summary_ok "$work/step1.log" || fail "check_01 printed no 'N passed, N failed, N skipped' line"
+grep -q 'TODO(01.1): dense_forward is not written yet' "$work/step1.log" || fail "no TODO(01.1) message"
+grep -q "step 01.1 is not right yet: edit lessons/01_host_layers/exercises/dense.cpp" "$work/step1.log" ||
+  fail "the failure does not name the exercise file"
+grep -E '^[0-9]+ passed, [0-9]+ failed' "$work/step1.log"
+say "lesson 01's failing steps after ${first_red} s"
+
+say "2. write step 01.1, then check_01.1 (must pass)"
+cp solutions/01_host_layers/exercises/dense.cpp "$exercise"
+cmake --build --preset lessons --target check_01.1 >"$work/step2.log" 2>&1 || { tail -n 30 "$work/step2.log"; fail "check_01.1 failed with the step written"; }
+first_green=$(($(date +%s) - start))
+grep -qx '[0-9]* passed, 0 failed, 0 skipped' "$work/step2.log" || fail "check_01.1 summary is not all passed"
+say "step 01.1 green after ${first_green} s"
+
+say "3. put the stub back: check_01.1 must fail again (rebuilt, not a stale binary)"
+cp "$work/dense_stub.cpp" "$exercise"
+if cmake --build --preset lessons --target check_01.1 >"$work/step3.log" 2>&1; then
+  fail "check_01.1 still passes after the exercise was reverted: a stale binary ran"
+fi
+grep -q 'TODO(01.1)' "$work/step3.log" || fail "the reverted stub's TODO(01.1) message is missing"
+
+say "4. a compile error: check_01.1 must stop before any test runs"
+printf '\nthis line does not compile\n' >>"$exercise"
+if cmake --build --preset lessons --target check_01.1 >"$work/step4.log" 2>&1; then
+  fail "check_01.1 passed with a compile error"
+fi
+grep -q 'dense.cpp' "$work/step4.log" || fail "the compile error does not name dense.cpp"
+if grep -qE 'Test #|tests passed|TODO\(01.1\)' "$work/step4.log"; then
+  fail "tests ran after a compile error (they ran an old binary)"
+fi
+cp "$work/dense_stub.cpp" "$exercise"
+
+say "OK: first red after ${first_red} s, first green after ${first_green} s"
