@@ -36,6 +36,19 @@ grep -q "step 01.1 is not right yet: edit lessons/01_host_layers/exercises/dense
 grep -E '^[0-9]+ passed, [0-9]+ failed' "$work/step1.log"
 say "lesson 01's failing steps after ${first_red} s"
 
+say "2a. a wrong dx: check_01.1 names the output, its worst element, the tolerance and the file"
+sed 's/dy\[b \* out + o\] \* W\[o \* in + i\];/dy[b * out + o] * W[o * in];/' solutions/01_host_layers/exercises/dense.cpp >"$exercise"
+grep -q 'W\[o \* in\];' "$exercise" || fail "could not plant the dx bug (the solution's text changed)"
+if cmake --build --preset lessons --target check_01.1 >"$work/step2a.log" 2>&1; then
+  fail "check_01.1 passed with a wrong dx"
+fi
+grep -qE '^  dx: [0-9]+ of [0-9]+ elements outside \|got - expected\| <= ' "$work/step2a.log" ||
+  fail "the failure does not say that dx was wrong, with its tolerance"
+grep -qE 'worst at dx\[' "$work/step2a.log" || fail "the failure does not name dx's worst element"
+grep -q "step 01.1 is not right yet: edit lessons/01_host_layers/exercises/dense.cpp (dense_forward, dense_backward)" \
+  "$work/step2a.log" || fail "the failure does not name the file and functions to edit"
+grep -E '^  dx: ' "$work/step2a.log" | head -n 1
+
 say "2. write step 01.1, then check_01.1 (must pass)"
 cp solutions/01_host_layers/exercises/dense.cpp "$exercise"
 cmake --build --preset lessons --target check_01.1 >"$work/step2.log" 2>&1 || { tail -n 30 "$work/step2.log"; fail "check_01.1 failed with the step written"; }
@@ -60,5 +73,16 @@ if grep -qE 'Test #|tests passed|TODO\(01.1\)' "$work/step4.log"; then
   fail "tests ran after a compile error (they ran an old binary)"
 fi
 cp "$work/dense_stub.cpp" "$exercise"
+
+say "5. the wrong folder, an unknown lesson: each says where to go"
+if (cd lessons/01_host_layers && cmake --preset lessons) >"$work/step5.log" 2>&1; then
+  fail "configuring from a lesson folder succeeded"
+fi
+grep -q "run CMake from the repository root" "$work/step5.log" || fail "configure from a lesson folder does not say where to run it"
+if cmake --build --preset lessons --target check_42 >"$work/step5b.log" 2>&1; then fail "check_42 succeeded"; fi
+grep -q "there is no lesson 42 in this build. Lessons: 00_setup, 01_host_layers" "$work/step5b.log" ||
+  fail "check_42 does not list the lessons"
+if python3 tools/progress.py --lesson 9 --no-build >"$work/step5c.log" 2>&1; then fail "progress.py --lesson 9 succeeded"; fi
+grep -q "there is no lesson '9'. Lessons: 00_setup" "$work/step5c.log" || fail "progress.py does not list the lessons"
 
 say "OK: first red after ${first_red} s, first green after ${first_green} s"

@@ -1,6 +1,7 @@
 // The Catch2 runner, compiled once for all test programs.
 #if COURSE_CATCH_MAJOR == 2
 #define CATCH_CONFIG_RUNNER
+#define CATCH_CONFIG_CONSOLE_WIDTH 160  // a failure's one-line message stays one line
 #include <catch2/catch.hpp>
 #else
 #include <catch2/catch_session.hpp>
