@@ -1,5 +1,6 @@
 #include "course/cli.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -30,19 +31,40 @@ std::string number_text(double v) {
   }
   return text;
 }
+
+std::string integer_range(long long min, long long max) {
+  return "[" + std::to_string(min) + ", " + std::to_string(max) + "]";
+}
+
+// Edit distance with transpositions (optimal string alignment): the fewest single-character
+// insertions, deletions, substitutions and swaps of neighbours that turn a into b
+// ("--epoch" -> "--epochs" and "--hlep" -> "--help" are both 1).
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i)
+    for (size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
 }  // namespace
 
 void ArgParser::add_flag(const std::string& name, const std::string& help) {
   order_.push_back(name);
   Option o{};
   o.kind = Kind::flag, o.help = help, o.value = "0";
+  o.default_value = o.value;
   options_[name] = o;
 }
 void ArgParser::add_int(const std::string& name, long long def, long long min, long long max, const std::string& help) {
   order_.push_back(name);
   Option o{};
   o.kind = Kind::integer, o.help = help, o.value = std::to_string(def);
-  o.min = static_cast<double>(min), o.max = static_cast<double>(max);
+  o.int_min = min, o.int_max = max;
+  o.default_value = o.value;
   options_[name] = o;
 }
 void ArgParser::add_float(const std::string& name, double def, double min, double max, const std::string& help) {
@@ -50,12 +72,14 @@ void ArgParser::add_float(const std::string& name, double def, double min, doubl
   Option o{};
   o.kind = Kind::real, o.help = help, o.value = number_text(def);
   o.min = min, o.max = max;
+  o.default_value = o.value;
   options_[name] = o;
 }
 void ArgParser::add_string(const std::string& name, const std::string& def, const std::string& help) {
   order_.push_back(name);
   Option o{};
   o.kind = Kind::text, o.help = help, o.value = def;
+  o.default_value = o.value;
   options_[name] = o;
 }
 void ArgParser::add_choice(const std::string& name, const std::string& def, std::vector<std::string> choices,
@@ -64,6 +88,7 @@ void ArgParser::add_choice(const std::string& name, const std::string& def, std:
   Option o{};
   o.kind = Kind::choice, o.help = help, o.value = def;
   o.choices = std::move(choices);
+  o.default_value = o.value;
   options_[name] = o;
 }
 
@@ -75,9 +100,9 @@ void ArgParser::set(const std::string& name, Option& opt, const std::string& tex
       char* end = nullptr;
       errno = 0;
       const long long v = std::strtoll(text.c_str(), &end, 10);
-      if (text.empty() || *end || errno || v < opt.min || v > opt.max)
-        throw Error(name + " must be an integer in [" + number_text(opt.min) + ", " + number_text(opt.max) +
-                    "], got '" + text + "'");
+      if (text.empty() || *end || errno || v < opt.int_min || v > opt.int_max)
+        throw Error(name + " must be an integer in " + integer_range(opt.int_min, opt.int_max) + ", got '" + text +
+                    "'");
       break;
     }
     case Kind::real: {
@@ -123,7 +148,7 @@ bool ArgParser::parse(int argc, char** argv) {
       has_value = true;
     }
     auto it = options_.find(arg);
-    if (it == options_.end()) throw Error("unknown option '" + arg + "' (see " + program_ + " --help)");
+    if (it == options_.end()) throw Error(unknown_flag_message(arg));
     Option& opt = it->second;
     if (opt.kind == Kind::flag) {
       if (has_value) throw Error(arg + " takes no value");
@@ -137,6 +162,33 @@ bool ArgParser::parse(int argc, char** argv) {
     set(arg, opt, value);
   }
   return true;
+}
+
+// One line for an argument that is no known flag: the closest flag by edit distance when it
+// is close enough to be a typo (or the only flag the argument starts), else a pointer to --help.
+std::string ArgParser::unknown_flag_message(const std::string& arg) const {
+  const std::string see_help = " (see " + program_ + " --help)";
+  if (arg.rfind("-", 0) != 0) return "unexpected argument '" + arg + "': every option is a --flag" + see_help;
+  std::vector<std::string> names = order_;
+  names.push_back("--help");
+  std::string best;
+  size_t best_distance = std::string::npos;
+  for (const std::string& name : names) {
+    const size_t d = edit_distance(arg, name);
+    if (d < best_distance) best = name, best_distance = d;  // ties: the first declared wins
+  }
+  // A typo changes a few characters: allow one edit per 4 letters of the flag, at least one.
+  const size_t letters = best.size() > 2 ? best.size() - 2 : 0;
+  bool close = best_distance <= std::max<size_t>(1, letters / 4);
+  if (!close && arg.size() > 3) {  // "--opt" for "--optimizer": a unique prefix is close too
+    std::string only;
+    int matches = 0;
+    for (const std::string& name : names)
+      if (name.rfind(arg, 0) == 0) only = name, ++matches;
+    if (matches == 1) best = only, close = true;
+  }
+  if (close) return "unknown flag " + arg + " (did you mean " + best + "?)";
+  return "unknown flag " + arg + see_help;
 }
 
 const ArgParser::Option& ArgParser::find(const std::string& name, Kind kind) const {
@@ -177,10 +229,12 @@ std::string ArgParser::help() const {
     if (left.size() < 26) left.resize(26, ' ');
     else left += "\n" + std::string(26, ' ');
     s << left << o.help;
-    if (o.kind == Kind::integer || o.kind == Kind::real)
-      s << " [" << number_text(o.min) << ", " << number_text(o.max) << "], default " << o.value;
-    else if (o.kind != Kind::flag && !o.value.empty())
-      s << " (default " << o.value << ")";
+    if (o.kind == Kind::integer)
+      s << " " << integer_range(o.int_min, o.int_max) << ", default " << o.default_value;
+    else if (o.kind == Kind::real)
+      s << " [" << number_text(o.min) << ", " << number_text(o.max) << "], default " << o.default_value;
+    else if (o.kind != Kind::flag && !o.default_value.empty())
+      s << " (default " << o.default_value << ")";
     s << "\n";
   }
   s << "  --help                  this text\n";

@@ -94,6 +94,12 @@ Rgb diverging(float v) {
   const auto fade = static_cast<uint8_t>(std::lround(255.0f * (1.0f - std::fabs(v))));
   return v >= 0 ? Rgb{255, fade, fade} : Rgb{fade, fade, 255};
 }
+float largest_magnitude(const float* v, size_t n) {
+  float peak = 0.0f;
+  for (size_t i = 0; i < n; ++i)
+    if (std::isfinite(v[i])) peak = std::max(peak, std::fabs(v[i]));
+  return peak;
+}
 // Sequential scale from dark blue through teal to yellow (0..1).
 Rgb sequential(float t) {
   if (!(t == t)) return {0, 0, 0};  // NaN: black, never mistaken for the largest value
@@ -106,20 +112,53 @@ Rgb sequential(float t) {
 }
 }  // namespace
 
-Image filter_grid(const float* weights, int out_channels, int in_channels, int kh, int kw, int scale) {
+Rgb diverging_color(float v, float peak) { return diverging(peak > 0.0f ? v / peak : v); }
+
+Image filter_grid(const float* weights, int out_channels, int in_channels, int kh, int kw, int scale, float peak) {
   const int pad = 2;
   Image grid(in_channels * (kw * scale + pad) + pad, out_channels * (kh * scale + pad) + pad, {60, 60, 60});
   for (int o = 0; o < out_channels; ++o)
     for (int i = 0; i < in_channels; ++i) {
       const float* f = weights + (static_cast<size_t>(o) * in_channels + i) * kh * kw;
-      float peak = 0.0f;
-      for (int k = 0; k < kh * kw; ++k) peak = std::max(peak, std::fabs(f[k]));
-      if (peak == 0.0f) peak = 1.0f;
+      float tile_peak = peak > 0.0f ? peak : largest_magnitude(f, static_cast<size_t>(kh) * kw);
+      if (tile_peak == 0.0f) tile_peak = 1.0f;
       const int x0 = pad + i * (kw * scale + pad), y0 = pad + o * (kh * scale + pad);
       for (int y = 0; y < kh; ++y)
-        for (int x = 0; x < kw; ++x) grid.fill_rect(x0 + x * scale, y0 + y * scale, scale, scale, diverging(f[y * kw + x] / peak));
+        for (int x = 0; x < kw; ++x)
+          grid.fill_rect(x0 + x * scale, y0 + y * scale, scale, scale, diverging(f[y * kw + x] / tile_peak));
     }
   return grid;
+}
+
+std::string legend_number(float v, bool with_plus) {
+  if (v == 0.0f) return "0";
+  char text[32];
+  std::snprintf(text, sizeof text, with_plus ? "%+.2g" : "%.2g", static_cast<double>(v));
+  return text;
+}
+
+Image color_legend(float peak, const std::string& caption) {
+  if (!(peak > 0.0f)) peak = 1.0f;  // all-zero weights: any symmetric scale shows them white
+  const int text_scale = 2, gap = 12, margin = 8;
+  const int labels_y = kLegendLabelsY;
+  const int width = kLegendBarX + kLegendBarWidth + gap + text_width(caption, text_scale) + margin;
+  Image out(width, labels_y + 5 * text_scale + margin, kPanelBackground);
+  for (int x = 0; x < kLegendBarWidth; ++x) {
+    const float v = (2.0f * (static_cast<float>(x) + 0.5f) / kLegendBarWidth - 1.0f);  // -1 .. +1 across the bar
+    out.fill_rect(kLegendBarX + x, kLegendBarY, 1, kLegendBarHeight, diverging(v));
+  }
+  // Ticks under the two ends and the middle, with the values they stand for.
+  const int ticks[3] = {kLegendBarX, kLegendBarX + kLegendBarWidth / 2, kLegendBarX + kLegendBarWidth - 1};
+  const std::string labels[3] = {legend_number(-peak, false), "0", legend_number(peak, true)};
+  for (int t = 0; t < 3; ++t) {
+    out.fill_rect(ticks[t], kLegendBarY + kLegendBarHeight, 1, 3, kPanelInk);
+    const int w = text_width(labels[t], text_scale);
+    const int x = t == 0 ? kLegendBarX : t == 1 ? ticks[1] - w / 2 : kLegendBarX + kLegendBarWidth - w;
+    draw_text(out, x, labels_y, labels[t], kPanelInk, text_scale);
+  }
+  draw_text(out, kLegendBarX + kLegendBarWidth + gap, kLegendBarY + (kLegendBarHeight - 5 * text_scale) / 2, caption,
+            kPanelInk, text_scale);
+  return out;
 }
 
 Image tile_grid(const std::vector<Image>& tiles, int cols, int pad) {
@@ -152,12 +191,38 @@ Image stacked(const std::vector<Image>& parts) {
   return out;
 }
 
-Image filter_bank(const float* weights, int out_channels, int in_channels, int kh, int kw, int cols) {
+Image filter_bank(const float* weights, int out_channels, int in_channels, int kh, int kw, int cols, float peak) {
   const int scale = std::max(4, 48 / std::max(kh, 1)), per_filter = in_channels * kh * kw;
   std::vector<Image> tiles;
   for (int o = 0; o < out_channels; ++o)
-    tiles.push_back(filter_grid(weights + static_cast<size_t>(o) * per_filter, 1, in_channels, kh, kw, scale));
+    tiles.push_back(filter_grid(weights + static_cast<size_t>(o) * per_filter, 1, in_channels, kh, kw, scale, peak));
   return tile_grid(tiles, cols);
+}
+
+Image filter_panel(const float* weights, int out_channels, int in_channels, int kh, int kw, int cols,
+                   const std::string& title) {
+  if (out_channels <= 0 || in_channels <= 0 || kh <= 0 || kw <= 0 || cols <= 0)
+    throw Error("filter_panel: need at least one filter, one input channel, a kernel and one column");
+  const size_t per_filter = static_cast<size_t>(in_channels) * kh * kw;
+  float peak = largest_magnitude(weights, per_filter * out_channels);
+  if (peak == 0.0f) peak = 1.0f;
+  // Each tile: the filter's index (scale-2 font) above its filter_grid on the shared scale.
+  const int scale = std::max(4, 48 / std::max(kh, 1)), label_scale = 2, label_h = 5 * label_scale + 4;
+  std::vector<Image> tiles;
+  for (int o = 0; o < out_channels; ++o) {
+    const Image filter = filter_grid(weights + static_cast<size_t>(o) * per_filter, 1, in_channels, kh, kw, scale, peak);
+    const std::string index = std::to_string(o);
+    Image tile(std::max(filter.width, text_width(index, label_scale)), label_h + filter.height, kPanelBackground);
+    draw_text(tile, 0, 0, index, kPanelInk, label_scale);
+    tile.paste(filter, 0, label_h);
+    tiles.push_back(tile);
+  }
+  return titled(stacked({tile_grid(tiles, cols), color_legend(peak, "WEIGHT: BLUE < 0 < RED")}), title);
+}
+
+std::string filter_panel_title(const std::string& layer, int out_channels, int in_channels, int kh, int kw) {
+  return layer + ": " + std::to_string(out_channels) + " FILTERS " + std::to_string(kh) + "X" + std::to_string(kw) +
+         ", " + std::to_string(in_channels) + (in_channels == 1 ? " INPUT CHANNEL" : " INPUT CHANNELS");
 }
 
 Image heatmap(const float* values, int rows, int cols, int cell, bool annotate) {

@@ -16,8 +16,8 @@ void write_filters_png(const std::string& path, const HostNetwork& net) {
   const LayerPlan& p = *first_conv;
   const Parameter& w = net.parameters()[size_t(p.weight)];
   const int k = p.spec.kernel;
-  course::write_png(path, course::titled(course::filter_bank(w.value.data(), p.out_c, p.in_c, k, k, 10),
-                                         "CONV1 FILTERS (" + std::to_string(p.out_c) + ")"));
+  course::write_png(path, course::filter_panel(w.value.data(), p.out_c, p.in_c, k, k, 10,
+                                               course::filter_panel_title(w.name, p.out_c, p.in_c, k, k)));
 }
 
 void write_misclassified_png(const std::string& path, const course::Dataset& test, const std::vector<int>& predictions,

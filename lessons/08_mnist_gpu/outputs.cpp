@@ -25,8 +25,8 @@ void write_filters_png(const std::string& path, const GpuNetwork& net) {
     CUDA_CHECK(cudaMemcpy(v.data(), params.value(0), v.size() * sizeof(float), cudaMemcpyDeviceToHost));
     return v;
   }();
-  course::write_png(path, course::titled(course::filter_bank(w.data(), s[0], s[1], s[2], s[3], 8),
-                                         params.name(0) + " (" + std::to_string(s[0]) + " FILTERS)"));
+  course::write_png(path, course::filter_panel(w.data(), s[0], s[1], s[2], s[3], 8,
+                                               course::filter_panel_title(params.name(0), s[0], s[1], s[2], s[3])));
 }
 
 void write_feature_maps_png(const std::string& path, GpuNetwork& net, const course::Dataset& test,

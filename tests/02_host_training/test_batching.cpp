@@ -1,5 +1,6 @@
 // Step 02.4: epoch_order (a seeded permutation per epoch) and gather_batch.
 #include <algorithm>
+#include <cmath>
 
 #include "course_test.hpp"
 #include "host_training.hpp"
@@ -81,4 +82,57 @@ TEST_CASE("gather_batch with an epoch order covers every example once per epoch"
     for (int j = 0; j < count; ++j) seen[size_t(x[size_t(j) * 6])] += 1;  // value 0 of example k is k
   }
   for (int k = 0; k < n; ++k) CHECK(seen[size_t(k)] == 1);
+}
+
+TEST_CASE("gather_batch throws course::Error for a range outside the order, before copying anything", "[02.4]") {
+  const int n = 9, c = 1, h = 3, w = 2;
+  const size_t plane = size_t(c) * h * w;
+  const course::Dataset ds = labelled_dataset(n, c, h, w);
+  const std::vector<int> order = epoch_order(n, 5, 0);  // 9 entries
+  struct Range {
+    int first, count;
+    const char* why;
+  };
+  const Range bad[] = {
+      {7, 3, "first + count is one past the end"},
+      {0, 10, "count is longer than the order"},
+      {9, 1, "first is the end itself"},
+      {-1, 2, "first < 0"},
+      {2, -1, "count < 0"},
+  };
+  for (const Range& r : bad) {
+    INFO(r.why << ": first " << r.first << ", count " << r.count);
+    // Buffers as large as the order allows, so that a missing check writes into them instead
+    // of past them; they must stay untouched.
+    std::vector<float> x = course::test::nan_vector(size_t(n + 1) * plane);
+    std::vector<int> labels(size_t(n + 1), -1);
+    try {
+      gather_batch(ds, order, r.first, r.count, x.data(), labels.data());
+      FAIL("no course::Error thrown");
+    } catch (const course::NotImplemented&) {
+      throw;  // the step is not written yet: that is no range check
+    } catch (const course::Error&) {
+    }
+    CHECK(std::all_of(x.begin(), x.end(), [](float v) { return std::isnan(v); }));
+    CHECK(std::all_of(labels.begin(), labels.end(), [](int l) { return l == -1; }));
+  }
+  // The last examples exactly, and an empty batch at the end, are inside.
+  std::vector<float> x = course::test::nan_vector(size_t(2) * plane);
+  std::vector<int> labels(2, -1);
+  REQUIRE_NOTHROW(gather_batch(ds, order, 7, 2, x.data(), labels.data()));
+  REQUIRE_NOTHROW(gather_batch(ds, order, 9, 0, x.data(), labels.data()));
+}
+
+TEST_CASE("gather_batch throws course::Error when the order names an example the data set lacks", "[02.4]") {
+  const int n = 6;
+  const course::Dataset ds = labelled_dataset(n, 1, 2, 2);
+  for (int missing : {-1, n, n + 40}) {
+    CAPTURE(missing);
+    const std::vector<int> order = {2, 0, missing, 5, 1, 3, 4};
+    std::vector<float> x = course::test::nan_vector(size_t(order.size()) * 4);
+    std::vector<int> labels(order.size(), -1);
+    REQUIRE_THROWS_AS(gather_batch(ds, order, 1, 3, x.data(), labels.data()), course::Error);
+    // A batch that does not reach the bad entry is fine.
+    REQUIRE_NOTHROW(gather_batch(ds, order, 3, 4, x.data(), labels.data()));
+  }
 }

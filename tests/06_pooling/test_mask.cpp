@@ -1,4 +1,5 @@
 // Lesson 06, step 06.2: max-pool with a 0/1 mask (stride >= window), against lesson 01.
+#include <algorithm>
 #include <string>
 
 #include "pooling_test_support.hpp"
@@ -57,4 +58,37 @@ TEST_CASE("06.2 mask variant rejects overlapping windows with a clear error", "[
     }
   }
   REQUIRE(overlapping >= 3);  // the shape list does hold overlapping cases
+}
+
+TEST_CASE("06.2 mask backward reads no dy for inputs no window covers (memory after dy holds NaN)", "[06.2]") {
+  // Inputs in the rows and columns the last window does not reach have (h / stride, w / stride)
+  // past the last output: in the last plane that index lies past the end of dy. The memory
+  // after dy is NaN here, so a kernel that reads it before checking "covered" (mask 0 * NaN)
+  // writes NaN where dx must be 0.
+  const std::vector<PoolShape> shapes = {
+      {1, 1, 5, 5, 2, 2},   // last row and column not reached
+      {2, 3, 7, 9, 2, 3},   // gaps between windows and an unreached tail
+      {1, 2, 11, 4, 3, 3},  // 2 rows dropped at the bottom
+  };
+  uint64_t seed = 6280;
+  for (const PoolShape& s : shapes) {
+    INFO(describe(s));
+    CAPTURE(++seed);
+    const std::vector<float> x = course::test::random_vector(s.input_size(), seed);
+    const std::vector<float> dy = course::test::random_vector(s.output_size(), seed + 1);
+    const Reference ref = reference(s, x, dy);
+    // Every index a kernel could form from an input: (plane*OH + h/stride)*OW + w/stride.
+    const size_t planes = size_t(s.batch) * s.channels;
+    const size_t furthest = ((planes - 1) * s.out_h() + size_t(s.height - 1) / s.stride) * s.out_w() +
+                            size_t(s.width - 1) / s.stride;
+    REQUIRE(furthest >= dy.size());  // the shape does reach past dy
+    std::vector<float> dy_then_nan = course::test::nan_vector(furthest + 1);
+    std::copy(dy.begin(), dy.end(), dy_then_nan.begin());
+    DeviceData d(s, x, dy_then_nan);
+    d.mask.upload(mask_from_argmax(s, ref.argmax));  // lesson 01's choice: backward is tested alone
+    d.dx.poison();
+    pooling::maxpool_backward_mask(s, d.mask.data(), d.dy.data(), d.dx.data());
+    const std::vector<float> dx = d.dx.to_host();
+    REQUIRE_ALL_CLOSE(dx, ref.dx, 0.0, 0.0);  // one dy or 0 per input: exact
+  }
 }

@@ -2,9 +2,11 @@
 // GPU, against lesson 01's loops in double, plus finite differences of the GPU gradients.
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "conv_cases.hpp"
+#include "course/cuda_check.hpp"
 #include "course/device_buffer.hpp"
 #include "course_test.hpp"
 #include "host_layers.hpp"
@@ -50,6 +52,42 @@ Grads gpu_backward(const ConvShape& s, const std::vector<float>& x, const std::v
                                work.data());
   CUDA_CHECK(cudaDeviceSynchronize());
   return {d_dx.to_host(), d_dW.to_host(), d_db.to_host()};
+}
+
+// A shape whose kernel does not fit its padded image has no output (out_h or out_w is 0).
+// conv2d_forward_gemm and conv2d_backward_gemm must refuse it with a course::Error before
+// anything runs; a CUDA error from launching an empty grid is not that refusal. The pointers
+// are null: a function that checks first never touches them, and with P = N*OH*OW = 0 a
+// function that does not check reads no memory either, it only launches empty grids.
+template <typename Call>
+void require_shape_refused(Call&& call) {
+  std::string error;
+  bool cuda_error = false, not_written = false;
+  try {
+    call();
+  } catch (const course::CudaError& e) {
+    cuda_error = true;
+    error = e.what();
+  } catch (const course::NotImplemented& e) {
+    not_written = true;  // the step's TODO is no shape check
+    error = e.what();
+  } catch (const course::Error& e) {
+    error = e.what();
+  }
+  INFO("error: '" << error << "'");
+  CHECK_FALSE(not_written);
+  CHECK_FALSE(cuda_error);
+  CHECK_FALSE(error.empty());
+  CHECK(cudaGetLastError() == cudaSuccess);  // nothing was launched
+}
+
+std::vector<ConvShape> kernel_larger_than_padded_image() {
+  // {batch, in_channels, height, width, out_channels, kernel_h, kernel_w, stride, pad}
+  return {
+      {1, 1, 3, 3, 1, 4, 4, 1, 0},  // 4x4 kernel on a 3x3 image: 0x0 output
+      {2, 3, 8, 3, 4, 3, 4, 1, 0},  // fits in height (6 rows out), not in width (0 columns)
+      {1, 2, 3, 3, 2, 6, 6, 1, 1},  // padded to 5x5, still smaller than the 6x6 kernel
+  };
 }
 
 }  // namespace
@@ -177,5 +215,22 @@ TEST_CASE("conv2d_backward_gemm: GPU gradients match finite differences of L = s
       CAPTURE(i, fd, g.dbias[i]);
       REQUIRE(std::fabs(g.dbias[i] - fd) <= float_sum_atol(im2col_test::dw_terms(s)) + 1e-5 * std::fabs(fd));
     }
+  }
+}
+
+TEST_CASE("conv2d_forward_gemm refuses a kernel larger than the padded image with course::Error", "[07.3]") {
+  for (const ConvShape& s : kernel_larger_than_padded_image()) {
+    INFO(describe(s));
+    REQUIRE(s.out_h() * s.out_w() == 0);  // the shapes do have an empty output
+    require_shape_refused([&] { im2col::conv2d_forward_gemm(s, nullptr, nullptr, nullptr, nullptr, nullptr); });
+  }
+}
+
+TEST_CASE("conv2d_backward_gemm refuses a kernel larger than the padded image with course::Error", "[07.4]") {
+  for (const ConvShape& s : kernel_larger_than_padded_image()) {
+    INFO(describe(s));
+    REQUIRE(s.out_h() * s.out_w() == 0);
+    require_shape_refused(
+        [&] { im2col::conv2d_backward_gemm(s, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr); });
   }
 }

@@ -89,11 +89,54 @@ TEST_CASE("a bad choice lists the allowed values", "[cli]") {
 }
 
 TEST_CASE("unknown options, missing values and values on flags are errors", "[cli]") {
-  CHECK(parse_error({"--epoch=3"}) == "unknown option '--epoch' (see lesson02_train --help)");
-  CHECK(parse_error({"data.idx"}) == "unknown option 'data.idx' (see lesson02_train --help)");
+  CHECK(parse_error({"--epoch=3"}) == "unknown flag --epoch (did you mean --epochs?)");
+  CHECK(parse_error({"data.idx"}) ==
+        "unexpected argument 'data.idx': every option is a --flag (see lesson02_train --help)");
   CHECK(parse_error({"--quick", "--epochs"}) == "--epochs needs a value (see lesson02_train --help)");
   CHECK(parse_error({"--quick=1"}) == "--quick takes no value");
   CHECK(parse_error({"--out="}) == "--out needs a value");
+}
+
+TEST_CASE("an unknown flag suggests the closest known flag when it looks like a typo", "[cli]") {
+  // One edit away: a letter missing, one too many, two swapped, one wrong.
+  CHECK(parse_error({"--epoch", "2"}) == "unknown flag --epoch (did you mean --epochs?)");
+  CHECK(parse_error({"--epochss=2"}) == "unknown flag --epochss (did you mean --epochs?)");
+  CHECK(parse_error({"--exampels", "5"}) == "unknown flag --exampels (did you mean --examples?)");
+  CHECK(parse_error({"--optimiser=adam"}) == "unknown flag --optimiser (did you mean --optimizer?)");
+  CHECK(parse_error({"-lr", "0.1"}) == "unknown flag -lr (did you mean --lr?)");   // one dash
+  CHECK(parse_error({"--Quick"}) == "unknown flag --Quick (did you mean --quick?)");  // case counts as an edit
+  CHECK(parse_error({"--hlep"}) == "unknown flag --hlep (did you mean --help?)");    // --help is a flag too
+  // A unique beginning of a flag names it, however many letters are missing.
+  CHECK(parse_error({"--optim", "sgd"}) == "unknown flag --optim (did you mean --optimizer?)");
+  // Nothing close: no guess, a pointer to --help instead. Still one line.
+  const std::string far = parse_error({"--batch-size", "64"});
+  CHECK(far == "unknown flag --batch-size (see lesson02_train --help)");
+  CHECK(far.find('\n') == std::string::npos);
+  CHECK(parse_error({"--e"}) == "unknown flag --e (see lesson02_train --help)");  // --epochs or --examples?
+}
+
+TEST_CASE("integer ranges print as integers, however large, and are checked exactly", "[cli]") {
+  ArgParser p("train", "Trains.");
+  p.add_int("--seed", 1, 0, 1LL << 62, "seed");
+  p.add_int("--offset", 0, -(1LL << 62), 5, "offset");
+  auto error_for = [&](const std::string& arg) {
+    return error_message([&] { parse(p, {arg}); });
+  };
+  // 2^62 = 4611686018427387904; as a double it would print as 4.611686018427388e+18.
+  CHECK(error_for("--seed=-1") == "--seed must be an integer in [0, 4611686018427387904], got '-1'");
+  CHECK(error_for("--seed=4611686018427387905") ==
+        "--seed must be an integer in [0, 4611686018427387904], got '4611686018427387905'");
+  CHECK(error_for("--offset=6") == "--offset must be an integer in [-4611686018427387904, 5], got '6'");
+  // The limits themselves are allowed and read back exactly (a double would round 2^62 - 1 up).
+  REQUIRE(parse(p, {"--seed=4611686018427387904", "--offset=-4611686018427387904"}));
+  CHECK(p.get_int("--seed") == (1LL << 62));
+  CHECK(p.get_int("--offset") == -(1LL << 62));
+  REQUIRE(parse(p, {"--seed=4611686018427387903"}));
+  CHECK(p.get_int("--seed") == (1LL << 62) - 1);
+  const std::string help = p.help();
+  INFO(help);
+  CHECK(contains(help, "seed [0, 4611686018427387904], default 1"));
+  CHECK_FALSE(contains(help, "e+18"));
 }
 
 TEST_CASE("--help and -h print the help and return false", "[cli]") {

@@ -2,6 +2,8 @@
 #include "course/png.hpp"
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "course_test.hpp"
 #include "test_files.hpp"
@@ -235,4 +237,111 @@ TEST_CASE("write_png reports a path it cannot write", "[png]") {
   course::test::write_bytes(dir.file("a-file"), {1, 2, 3});
   const std::string path = dir.file("a-file/picture.png");  // its parent is a file
   CHECK(contains(error_message([&] { course::write_png(path, Image(2, 2)); }), path));
+}
+
+namespace {
+// The pixels of `text` as draw_text draws it alone, for comparing with a region of a picture.
+Image text_alone(const std::string& text, int scale) {
+  Image img(course::text_width(text, scale), 5 * scale, course::kPanelBackground);
+  course::draw_text(img, 0, 0, text, course::kPanelInk, scale);
+  return img;
+}
+// True when `part` appears in `img` with its top-left corner at (x0, y0).
+bool region_equals(const Image& img, int x0, int y0, const Image& part) {
+  if (x0 < 0 || y0 < 0 || x0 + part.width > img.width || y0 + part.height > img.height) return false;
+  for (int y = 0; y < part.height; ++y)
+    for (int x = 0; x < part.width; ++x)
+      if (!same(img.get(x0 + x, y0 + y), part.get(x, y))) return false;
+  return true;
+}
+}  // namespace
+
+TEST_CASE("legend_number: two significant digits, a sign on positive values", "[png]") {
+  CHECK(course::legend_number(-0.4712f, false) == "-0.47");
+  CHECK(course::legend_number(0.4712f, true) == "+0.47");
+  CHECK(course::legend_number(0.0f, true) == "0");
+  CHECK(course::legend_number(1234.5f, true) == "+1.2e+03");  // the font has E and +
+}
+
+TEST_CASE("color_legend: a blue - white - red bar with -peak, 0 and +peak printed under it", "[png]") {
+  const Image legend = course::color_legend(0.4712f, "WEIGHT");
+  REQUIRE(legend.width >= course::kLegendBarX + course::kLegendBarWidth + course::text_width("WEIGHT", 2));
+  REQUIRE(legend.height >= course::kLegendLabelsY + 10);
+  const int bar_y = course::kLegendBarY + course::kLegendBarHeight / 2;
+  const int left = course::kLegendBarX, right = course::kLegendBarX + course::kLegendBarWidth - 1;
+  // The ends: nearly pure blue (-peak) and red (+peak); the middle: nearly white (0).
+  const Rgb l = legend.get(left, bar_y), r = legend.get(right, bar_y);
+  CHECK((l.b == 255 && l.r <= 2 && l.g <= 2));
+  CHECK((r.r == 255 && r.g <= 2 && r.b <= 2));
+  for (int x : {left + 127, left + 128}) {
+    const Rgb m = legend.get(x, bar_y);
+    CHECK((m.r >= 250 && m.g >= 250 && m.b >= 250));
+  }
+  // Blue fades to white over the left half, white turns to red over the right half.
+  for (int x = left + 1; x <= right; ++x) {
+    const Rgb a = legend.get(x - 1, bar_y), b = legend.get(x, bar_y);
+    if (x < left + 128) {
+      REQUIRE((b.b == 255 && b.r == b.g && b.r >= a.r));
+    } else if (x > left + 128) {
+      REQUIRE((b.r == 255 && b.g == b.b && b.g <= a.g));
+    }
+  }
+  // The numbers: -0.47 under the left end, 0 under the middle, +0.47 ending under the right end.
+  const int labels_y = course::kLegendLabelsY;
+  CHECK(region_equals(legend, left, labels_y, text_alone("-0.47", 2)));
+  CHECK(region_equals(legend, left + 128 - course::text_width("0", 2) / 2, labels_y, text_alone("0", 2)));
+  CHECK(region_equals(legend, right + 1 - course::text_width("+0.47", 2), labels_y, text_alone("+0.47", 2)));
+  // Another peak: the same bar, other numbers.
+  const Image other = course::color_legend(2.5f, "WEIGHT");
+  CHECK(same(other.get(left, bar_y), l));
+  CHECK(region_equals(other, left, labels_y, text_alone("-2.5", 2)));
+  CHECK_FALSE(region_equals(other, left, labels_y, text_alone("-0.47", 2)));
+}
+
+TEST_CASE("filter_panel: title, indexed filters on ONE scale, and the legend of that scale", "[png]") {
+  TempDir dir;
+  const int out = 3, in = 1, k = 3;
+  std::vector<float> weights = course::random_uniform(static_cast<size_t>(out) * in * k * k, 23, -0.1f, 0.1f);
+  weights[4] = 0.8f;       // filter 0's centre: the layer's largest |w|, positive
+  weights[9 + 2] = -0.8f;  // filter 1: the same size, negative
+  // filter 2 holds only values below 0.1 in size: on the shared scale it stays pale.
+  const std::string title = "CONV1.WEIGHT: 3 FILTERS 3X3";
+  const Image panel = course::filter_panel(weights.data(), out, in, k, k, 3, title);
+  check_png_file(dir.file("filters.png"), panel);
+
+  // One scale for all: exactly one pure red cell (0.8) and one pure blue cell (-0.8), each
+  // scale x scale pixels. Scaling each filter to its own peak would colour filter 2 fully too.
+  const int scale = 48 / k;
+  CHECK(count_color(panel, kRed) == size_t(scale * scale));
+  CHECK(count_color(panel, kBlue) == size_t(scale * scale));
+
+  // The title on top, as titled() draws it (scale 2, 8 pixels in).
+  CHECK(region_equals(panel, 8, 8, text_alone(title, 2)));
+  // Each filter's index above its tile: the grid starts under the 26-pixel title line, tiles
+  // are 52 pixels wide (3 cells of 16 and 2-pixel borders) with 6 pixels between them.
+  const int title_h = 26, tile_w = k * scale + 4;
+  for (int o = 0; o < out; ++o) {
+    INFO("filter " << o);
+    CHECK(region_equals(panel, 6 + o * (tile_w + 6), title_h + 6, text_alone(std::to_string(o), 2)));
+  }
+  // The legend at the bottom-left, for the layer's largest |w| = 0.8.
+  const Image legend = course::color_legend(0.8f, "WEIGHT: BLUE < 0 < RED");
+  REQUIRE(panel.height > legend.height);
+  CHECK(region_equals(panel, 0, panel.height - legend.height, legend));
+  CHECK(region_equals(panel, course::kLegendBarX, panel.height - legend.height + course::kLegendLabelsY,
+                      text_alone("-0.8", 2)));
+  CHECK(course::filter_panel_title("conv1.weight", 10, 1, 3, 3) == "conv1.weight: 10 FILTERS 3X3, 1 INPUT CHANNEL");
+  CHECK(course::filter_panel_title("conv2.weight", 64, 32, 5, 5) == "conv2.weight: 64 FILTERS 5X5, 32 INPUT CHANNELS");
+}
+
+TEST_CASE("filter_grid with a shared peak: values past it clamp, small ones stay pale", "[png]") {
+  const std::vector<float> weights = {2.0f, -0.05f, 0.05f, -3.0f};  // one 2x2 filter
+  const Image g = course::filter_grid(weights.data(), 1, 1, 2, 2, 1, 1.0f);
+  // Cells at (2 + x, 2 + y) with scale 1 and the 2-pixel border.
+  CHECK(same(g.get(2, 2), kRed));   // 2.0 clamps to +1
+  CHECK(same(g.get(3, 3), kBlue));  // -3.0 clamps to -1
+  const Rgb pale_blue = g.get(3, 2), pale_red = g.get(2, 3);
+  CHECK((pale_blue.b == 255 && pale_blue.r >= 240));
+  CHECK((pale_red.r == 255 && pale_red.g >= 240));
+  CHECK(same(course::diverging_color(-0.5f, 0.5f), kBlue));
 }

@@ -1,7 +1,8 @@
 #pragma once
 // A small command-line parser for the lesson programs. Bad input throws
 // course::Error naming the flag and what is allowed, e.g.
-//   "--epochs must be an integer in [1, 1000], got '0'".
+//   "--epochs must be an integer in [1, 1000], got '0'"
+//   "unknown flag --epoch (did you mean --epochs?)".
 #include <map>
 #include <string>
 #include <vector>
@@ -36,12 +37,15 @@ class ArgParser {
   struct Option {
     Kind kind;
     std::string help, value;
-    double min = 0, max = 0;
+    std::string default_value;               // what help() shows, also after parse()
+    double min = 0, max = 0;                 // range of a real
+    long long int_min = 0, int_max = 0;      // range of an integer, exact (not rounded to double)
     std::vector<std::string> choices;
     bool given = false;
   };
   const Option& find(const std::string& name, Kind kind) const;
   void set(const std::string& name, Option& opt, const std::string& text);
+  std::string unknown_flag_message(const std::string& arg) const;
   std::string program_, description_;
   std::vector<std::string> order_;
   std::map<std::string, Option> options_;

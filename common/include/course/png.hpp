@@ -31,10 +31,13 @@ void write_png(const std::string& path, const Image& image);
 Image gray_image(const float* plane, int h, int w, float lo = 0.0f, float hi = 1.0f);
 // count planes of h x w (e.g. MNIST digits in [0, 1]) in a grid of `cols` columns.
 Image digit_grid(const float* planes, int count, int h, int w, int cols, int scale = 3);
-// Conv weights out x in x kh x kw: one tile per (out, in) pair, each scaled to its own
-// largest |w| on a blue (negative) - white (0) - red (positive) scale.
+// Conv weights out x in x kh x kw: one tile per (out, in) pair on a blue (negative) - white (0)
+// - red (positive) scale. peak > 0: one scale for all, -peak blue .. +peak red (values past it
+// clamp); peak <= 0: each tile scaled to its own largest |w|.
 Image filter_grid(const float* weights, int out_channels, int in_channels, int kh, int kw,
-                  int scale = 8);
+                  int scale = 8, float peak = 0.0f);
+// The diverging colour of v / peak (-1 blue, 0 white, +1 red; clamped; NaN black).
+Rgb diverging_color(float v, float peak);
 // A rows x cols matrix (confusion matrix, activations) as coloured cells scaled from
 // 0 to the largest value; with numbers printed in the cells when annotate is true.
 Image heatmap(const float* values, int rows, int cols, int cell = 24, bool annotate = false);
@@ -50,10 +53,29 @@ Image titled(const Image& body, const std::string& title);
 // The parts one below the other, left-aligned.
 Image stacked(const std::vector<Image>& parts);
 // One tile per output channel of conv weights out x in x kh x kw (its input channels side by
-// side, as filter_grid draws them), in rows of `cols`.
-Image filter_bank(const float* weights, int out_channels, int in_channels, int kh, int kw, int cols);
+// side, as filter_grid draws them, with the same `peak` rule), in rows of `cols`.
+Image filter_bank(const float* weights, int out_channels, int in_channels, int kh, int kw, int cols,
+                  float peak = 0.0f);
 
-// Small 3x5 pixel font: digits, upper-case letters, space and . : - / % > ? ( ) =
+// A colour legend for the diverging scale: a bar from -peak (blue) through 0 (white) to +peak
+// (red), the three values printed under its ends and middle, and `caption` to its right.
+// The bar's place in the returned image:
+inline constexpr int kLegendBarX = 8, kLegendBarY = 6, kLegendBarWidth = 256, kLegendBarHeight = 14;
+// and the top of the three numbers (scale-2 font) under it.
+inline constexpr int kLegendLabelsY = kLegendBarY + kLegendBarHeight + 6;
+Image color_legend(float peak, const std::string& caption);
+// Short text for a value on a legend: 2 significant digits, a sign on positive values ("+0.47").
+std::string legend_number(float v, bool with_plus);
+
+// The picture of a conv layer's weights out x in x kh x kw: `title` (name the layer), one tile
+// per output channel with its index above it, all on ONE scale symmetric around 0 (peak = the
+// largest |w| of the layer, so tiles compare with each other), and color_legend(peak) below.
+Image filter_panel(const float* weights, int out_channels, int in_channels, int kh, int kw, int cols,
+                   const std::string& title);
+// The title the training programs give it, e.g. "CONV1.WEIGHT: 10 FILTERS 3X3, 1 INPUT CHANNEL".
+std::string filter_panel_title(const std::string& layer, int out_channels, int in_channels, int kh, int kw);
+
+// Small 3x5 pixel font: digits, upper-case letters, space and . , : - + / % > < ? ( ) =
 // (lower case is drawn as upper case). scale multiplies the glyph size.
 void draw_text(Image& image, int x, int y, const std::string& text, Rgb color, int scale = 1);
 int text_width(const std::string& text, int scale = 1);

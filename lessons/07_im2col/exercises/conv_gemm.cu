@@ -62,7 +62,9 @@ namespace {
 
 void conv2d_forward_gemm(const ConvShape& /*s*/, const float* /*x*/, const float* /*W*/,
                          const float* /*bias*/, float* /*y*/, float* /*workspace*/) {
-  // TODO(07.3): check_gemm_sizes(s, ...); col = workspace, Yt = workspace + col_size(s); then
+  // TODO(07.3): y = conv(x, W) + bias, overwritten. Before any work, refuse with course::Error
+  // (check_gemm_sizes) a kernel that does not fit the padded image (no output) and matrices too
+  // large for int-sized GEMMs. Then col = workspace, Yt = workspace + col_size(s):
   //   1. im2col_gpu(s, x, col)
   //   2. Y' = W * col: gemm_dense::matmul(register_blocked, W, col, Yt, M = O, N = P, K = K)
   //   3. add_bias_permute_kernel<<<blocks_for(O*P), kPermuteThreads>>>(...); CUDA_CHECK_LAUNCH();
@@ -71,7 +73,8 @@ void conv2d_forward_gemm(const ConvShape& /*s*/, const float* /*x*/, const float
 
 void conv2d_backward_gemm(const ConvShape& /*s*/, const float* /*x*/, const float* /*W*/, const float* /*dy*/,
                           float* /*dx*/, float* /*dW*/, float* /*dbias*/, float* /*workspace*/) {
-  // TODO(07.4): check_gemm_sizes(s, ...); col = workspace, dYt = workspace + col_size(s); then
+  // TODO(07.4): dx, dW and dbias overwritten. Refuse the same shapes as the forward pass
+  // (check_gemm_sizes, before any work). Then col = workspace, dYt = workspace + col_size(s):
   //   1. im2col_gpu(s, x, col)                       and permute dy -> dYt (permute_to_rows_kernel)
   //   2. dW = dY' * col^T:   gemm_dense::matmul_a_bt(dYt, col, dW, M = O, N = K, K = P)
   //   3. dbias = row sums:   row_sums_kernel<<<O, kSumThreads>>>(dYt, dbias, P)
