@@ -104,4 +104,13 @@ void print_device_properties(std::ostream& out, int device) {
                            std::to_string(p.maxGridSize[2]));
 }
 
+bool announce_cpu_only(const std::string& lesson, const std::string& gpu_steps, bool cpu_only_flag) {
+  const DeviceStatus& gpu = query_devices();
+  if (gpu.available() && !cpu_only_flag) return false;
+  const std::string why = gpu.available() ? "--cpu-only" : "no usable CUDA GPU (" + gpu.reason + ")";
+  std::printf("Lesson %s: %s: steps %s run on the GPU and are skipped here%s\n\n", lesson.c_str(), why.c_str(),
+              gpu_steps.c_str(), gpu.available() ? "" : "; their tests are reported SKIPPED");
+  return true;
+}
+
 }  // namespace course

@@ -4,6 +4,8 @@
 //   3. checks every kernel of exercises/*.cu against the CPU, then times it at several sizes
 //      (GPU: CUDA events; CPU: host clock) and prints GB/s against the device copy bandwidth;
 //   4. times one launch with the host clock, with and without synchronisation, beside events.
+// Without a GPU (or with --cpu-only) it runs the CPU baseline alone (cpu_baseline.hpp): host
+// copy bandwidth and lesson 01's ReLU loops.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "copy_bandwidth.hpp"
+#include "cpu_baseline.hpp"
 #include "course/cli.hpp"
 #include "course/cuda_check.hpp"
 #include "course/device_buffer.hpp"
@@ -141,16 +144,29 @@ int main(int argc, char** argv) {
                     "element counts as exponents k (n = 2^k), comma-separated, k in [15, 28]");
     args.add_int("--repeats", 20, 1, 1000, "timed repeats of each GPU measurement (median reported)");
     args.add_int("--copy-mib", 256, 1, 4096, "MiB per copy in the copy-bandwidth measurement");
+    args.add_flag("--cpu-only", "run only the CPU baseline, as on a machine without a GPU");
     if (!args.parse(argc, argv)) return 0;
 
     // Every flag is checked before the GPU is touched.
     const bool quick = args.flag("--quick");
+    const bool cpu_only = args.flag("--cpu-only") || !course::gpu_available();
+    // The CPU alone stops at 2^24 by default: 2^26 takes seconds per loop on one core.
+    const char* default_sizes = quick ? "16,20" : cpu_only ? "16,20,24" : nullptr;
     const std::vector<size_t> sizes =
-        parse_sizes(quick && !args.given("--sizes") ? "16,20" : args.get_string("--sizes"));
+        parse_sizes(default_sizes && !args.given("--sizes") ? default_sizes : args.get_string("--sizes"));
     const int repeats = quick && !args.given("--repeats") ? 5 : static_cast<int>(args.get_int("--repeats"));
     const size_t copy_mib = quick && !args.given("--copy-mib") ? 32 : static_cast<size_t>(args.get_int("--copy-mib"));
 
-    course::require_gpu("lesson03_first_kernels");
+    if (cpu_only) {
+      course::announce_cpu_only("03", "03.1-03.4", args.flag("--cpu-only"));
+      lesson03::CpuBaselineOptions cpu;
+      cpu.sizes = sizes;
+      cpu.copy_bytes = copy_mib << 20;
+      cpu.repeats = quick ? 2 : 3;
+      lesson03::run_cpu_baseline(cpu);
+      return 0;
+    }
+
     std::printf("Lesson 03: first kernels on %s\n%s\n\n", course::device_summary(0).c_str(),
                 course::cuda_versions().c_str());
 

@@ -4,12 +4,14 @@
 //   2. times every rung beside cuBLAS SGEMM (FP32, TF32 off) on the same matrices, each first
 //      checked against cuBLAS: cubes 128^3 ... 4096^3 and the GEMMs of the MNIST model, and
 //      prints GFLOP/s and % of cuBLAS as a Markdown table (the one in docs/results.md).
+// Without a GPU (or with --cpu-only) it times lesson 01's dense loop instead (cpu_baseline.hpp).
 #include <cstdio>
 #include <string>
 
 #include "course/cli.hpp"
 #include "course/device_info.hpp"
 #include "course/main.hpp"
+#include "cpu_baseline.hpp"
 #include "cublas_reference.hpp"
 #include "gemm_benchmark.hpp"
 
@@ -23,6 +25,7 @@ int main(int argc, char** argv) {
     args.add_int("--naive-max-size", 4096, 1, 1 << 20,
                  "skip the naive kernel on shapes with M, N or K above this (it takes ~0.1 s at 4096^3)");
     args.add_string("--csv", "", "also write the measurements to this CSV file");
+    args.add_flag("--cpu-only", "run only the CPU baseline (lesson 01's dense loop), as without a GPU");
     if (!args.parse(argc, argv)) return 0;
 
     const bool quick = args.flag("--quick");
@@ -31,7 +34,10 @@ int main(int argc, char** argv) {
     options.naive_max_size = static_cast<int>(args.get_int("--naive-max-size"));
     options.csv_path = args.get_string("--csv");
 
-    course::require_gpu("lesson04_gemm_dense");
+    if (course::announce_cpu_only("04", "04.1-04.6", args.flag("--cpu-only"))) {
+      lesson04::run_cpu_baseline(quick);
+      return 0;
+    }
     lesson04::CublasSgemm cublas;
     std::printf("Lesson 04: the matmul ladder on %s\n%s; %s\n\n", course::device_summary(0).c_str(),
                 course::cuda_versions().c_str(), cublas.description().c_str());

@@ -4,6 +4,7 @@
 //      with GFLOP/s and the speed-up over lesson 01's CPU loops,
 //   3. runs the racy `+=` weight gradient (race_demo.cu) a few times next to the atomic and
 //      race-free versions: how wrong each is, and whether repeated runs give the same bits.
+// Without a GPU (or with --cpu-only) it runs lesson 01's loops alone (cpu_baseline.hpp).
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -15,6 +16,7 @@
 
 #include "conv_direct.hpp"
 #include "course/cli.hpp"
+#include "cpu_baseline.hpp"
 #include "course/compare.hpp"
 #include "course/device_buffer.hpp"
 #include "course/device_info.hpp"
@@ -107,26 +109,10 @@ struct LayerData {
   DeviceBuffer<float> x, W, b, dy, y, dx, dW, db, work;
 };
 
-// Lesson 01's float loops on cpu_batch images, timed with the host clock and scaled to the full
-// batch (both passes are linear in the batch). Returns {forward ms, backward ms}.
+// Lesson 01's float loops (cpu_baseline.cpp), scaled to the full batch. Returns {forward ms, backward ms}.
 std::pair<double, double> time_cpu(const ConvShape& full, const Options& opt) {
-  ConvShape s = full;
-  s.batch = std::min(full.batch, opt.cpu_batch);
-  const auto x = random_host(s.input_size(), 1), W = random_host(s.weight_size(), 2);
-  const auto b = random_host(s.out_channels, 3), dy = random_host(s.output_size(), 4);
-  std::vector<float> y(s.output_size()), dx(s.input_size()), dW(s.weight_size()), db(s.out_channels);
-  const double fwd = course::time_host([&] { host_layers::conv2d_forward(s, x.data(), W.data(), b.data(), y.data()); },
-                                       0, opt.cpu_repeats)
-                         .median_ms;
-  const double bwd = course::time_host(
-                         [&] {
-                           host_layers::conv2d_backward(s, x.data(), W.data(), dy.data(), dx.data(), dW.data(),
-                                                        db.data());
-                         },
-                         0, opt.cpu_repeats)
-                         .median_ms;
-  const double scale = double(full.batch) / s.batch;
-  return {fwd * scale, bwd * scale};
+  const lesson05::CpuConvTimes t = lesson05::time_lesson01_conv(full, opt.cpu_batch, opt.cpu_repeats);
+  return {t.forward_ms, t.backward_ms};
 }
 
 void benchmark(const Layer& layer, LayerData& t, const Options& opt) {
@@ -237,8 +223,8 @@ int main(int argc, char** argv) {
     args.add_int("--repeats", 20, 1, 1000, "timed GPU repeats per kernel (the median is reported)");
     args.add_int("--cpu-batch", 8, 1, 128, "images lesson 01's CPU loops are timed on (scaled to the full batch)");
     args.add_int("--race-runs", 5, 2, 100, "runs of each weight-gradient version in the race demo");
+    args.add_flag("--cpu-only", "run only lesson 01's CPU loops at the same shapes, as without a GPU");
     if (!args.parse(argc, argv)) return 0;
-    course::require_gpu("lesson05_conv_direct");
 
     const bool quick = args.flag("--quick");
     Options opt;
@@ -253,6 +239,13 @@ int main(int argc, char** argv) {
         {"model A conv1", {batch, 1, 28, 28, 32, 5, 5, 1, 2}},
         {"model A conv2", {batch, 32, 14, 14, 64, 5, 5, 1, 2}},
     };
+
+    if (course::announce_cpu_only("05", "05.1-05.4", args.flag("--cpu-only"))) {
+      std::vector<lesson05::NamedConv> cpu_layers;
+      for (const Layer& layer : layers) cpu_layers.push_back({layer.name, layer.s});
+      lesson05::run_cpu_baseline(cpu_layers, opt.cpu_batch, opt.cpu_repeats);
+      return 0;
+    }
 
     std::printf("Lesson 05: direct convolution%s\n", quick ? " (--quick)" : "");
     std::printf("%s\n%s\n", course::device_summary().c_str(), course::cuda_versions().c_str());

@@ -1,7 +1,8 @@
 // Lesson 06 program: checks every max-pool variant against lesson 01 (host_layers), then
 // times the forward + backward pairs side by side, with two scatter-style backward passes
-// (naive_scatter.hpp) for comparison. GPU only.
-//   lesson06_pooling [--quick] [--repeats N] [--seed S]
+// (naive_scatter.hpp) for comparison. Without a GPU (or with --cpu-only) it times lesson 01's
+// loops alone (cpu_baseline.hpp).
+//   lesson06_pooling [--quick] [--repeats N] [--seed S] [--cpu-only]
 #include <cfloat>
 #include <climits>
 #include <cmath>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "course/cli.hpp"
+#include "cpu_baseline.hpp"
 #include "course/compare.hpp"
 #include "course/device_buffer.hpp"
 #include "course/device_info.hpp"
@@ -216,14 +218,11 @@ int main(int argc, char** argv) {
     args.add_flag("--quick", "small sizes and few repeats (a fast check)");
     args.add_int("--repeats", 20, 1, 1000, "timed repeats per measurement (the median is reported)");
     args.add_int("--seed", 1, 0, INT_MAX, "seed of the random inputs");
+    args.add_flag("--cpu-only", "run only lesson 01's CPU loops at the same shapes, as without a GPU");
     if (!args.parse(argc, argv)) return 0;
-    course::require_gpu("lesson06_pooling");
     const bool quick = args.flag("--quick");
     const int repeats = args.given("--repeats") || !quick ? int(args.get_int("--repeats")) : 3;
     const uint64_t seed = static_cast<uint64_t>(args.get_int("--seed"));
-
-    std::printf("lesson 06: max-pooling, three ways\n%s\n%s\n", course::device_summary().c_str(),
-                course::cuda_versions().c_str());
 
     // {batch, channels, height, width, window, stride}
     std::vector<Problem> problems;
@@ -236,6 +235,16 @@ int main(int argc, char** argv) {
                   {"large", {64, 64, 112, 112, 2, 2}},
                   {"overlapping windows", {128, 32, 28, 28, 3, 2}}};
     }
+
+    if (course::announce_cpu_only("06", "06.1-06.3", args.flag("--cpu-only"))) {
+      std::vector<lesson06::NamedPool> cpu_problems;
+      for (const Problem& p : problems) cpu_problems.push_back({p.name, p.s});
+      lesson06::run_cpu_baseline(cpu_problems, quick ? 2 : 5, seed);
+      return 0;
+    }
+
+    std::printf("lesson 06: max-pooling, three ways\n%s\n%s\n", course::device_summary().c_str(),
+                course::cuda_versions().c_str());
 
     std::printf("\nvalidating every variant against lesson 01 (y, argmax and mask exactly; dx to\n"
                 "8 * FLT_EPSILON per summed dy, the room a scatter's other order of additions needs)...\n");

@@ -2,7 +2,8 @@
 // (this lesson, lesson 04's GEMM) and through cuDNN, timed in one run on the same data.
 // Every algorithm is validated before it is timed: im2col + GEMM against lesson 01's
 // loops (double, on the first images of the batch), the others against im2col + GEMM
-// on the full batch.
+// on the full batch. Without a GPU (or with --cpu-only) it checks and times step 07.1,
+// im2col_cpu / col2im_cpu, alone (cpu_baseline.hpp).
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -17,6 +18,7 @@
 #include "course/rng.hpp"
 #include "course/timer.hpp"
 #include "bench_algorithm.hpp"
+#include "cpu_baseline.hpp"
 #include "host_layers.hpp"
 #include "im2col.hpp"
 #ifdef COURSE_HAVE_CUDNN
@@ -240,8 +242,8 @@ int main(int argc, char** argv) {
                            "and cuDNN\nforward and backward at model A's shapes and a larger layer.");
     args.add_flag("--quick", "small batches and 3 repeats (a fast smoke run)");
     args.add_int("--repeats", 20, 1, 1000, "timed repeats per measurement (the median is reported)");
+    args.add_flag("--cpu-only", "run only step 07.1 (im2col_cpu / col2im_cpu) on the CPU, as without a GPU");
     if (!args.parse(argc, argv)) return 0;
-    course::require_gpu("lesson07_im2col");
 
     const bool quick = args.flag("--quick");
     const int repeats = quick && !args.given("--repeats") ? 3 : static_cast<int>(args.get_int("--repeats"));
@@ -253,6 +255,13 @@ int main(int argc, char** argv) {
         {"model A conv2", {batch_a, 32, 14, 14, 64, 5, 5, 1, 2}},
         {"larger layer", {batch_big, 64, 56, 56, 128, 3, 3, 1, 1}},
     };
+
+    if (course::announce_cpu_only("07", "07.2-07.4", args.flag("--cpu-only"))) {
+      std::vector<lesson07::NamedConv> cpu_layers;
+      for (const Layer& layer : layers) cpu_layers.push_back({layer.name, layer.s});
+      lesson07::run_cpu_part(cpu_layers, quick ? 1 : 3);
+      return 0;
+    }
 
     std::printf("Lesson 07: convolution as im2col + GEMM%s\n", quick ? " (--quick)" : "");
     std::printf("%s\n%s\n", course::device_summary().c_str(), course::cuda_versions().c_str());

@@ -36,15 +36,26 @@ constexpr double kFdAtol = 1e-6, kFdRtol = 1e-6;
 
 // Compares `analytic` with central differences of `loss` with respect to every element of
 // `param` (which loss() must read by reference). The loss is a scalar in double.
+// A failure names the gradient "d" + name, at its index in `shape` when one is given.
 template <typename Loss>
-void require_gradient_matches(const std::string& name, Vec& param, const Vec& analytic, Loss&& loss) {
+void require_gradient_matches(const std::string& name, Vec& param, const Vec& analytic, Loss&& loss,
+                              const course::Shape& shape = {}) {
   REQUIRE(analytic.size() == param.size());
   Vec numeric(param.size());
   for (size_t i = 0; i < param.size(); ++i)
     numeric[i] = course::test::numeric_derivative(loss, param, i, kFdEps);
-  INFO("gradient of " << name << " vs central differences");
-  REQUIRE_ALL_CLOSE(analytic, numeric, kFdAtol, kFdRtol);
+  const course::CompareResult r = course::compare(analytic.data(), numeric.data(), analytic.size(),
+                                                  course::Tolerance{kFdAtol, kFdRtol});
+  INFO("d" << name << " (your backward) vs central differences of the loss");
+  INFO(r.message("d" + name, shape));
+  REQUIRE(r.ok);
 }
+
+using course::test::bias_shape;
+using course::test::input_shape;
+using course::test::matrix;
+using course::test::output_shape;
+using course::test::weight_shape;
 
 // Tolerance for a float result that sums `terms` products of size <= `max_term`, compared
 // with the same sum in double. With random signs the partial sums grow like sqrt(terms) *

@@ -36,9 +36,9 @@ TEST_CASE("conv2d backward: hand case, 2x2 kernel, stride 1, no padding", "[01.4
   //   dx[1] = [1*3 + 2*1,  1*4 - 1*3 + 2*2 + 0.5*1,  -1*4 + 0.5*2]  = [5, 5.5, -3]
   //   dx[2] = [2*3,  2*4 + 0.5*3,  0.5*4]                          = [6, 9.5, 2]
   const Vec dx_hand = {1, 1, -2, 5, 5.5, -3, 6, 9.5, 2}, dW_hand = {9.5, 12, 17, 19.5}, dbias_hand = {2.5};
-  REQUIRE_ALL_CLOSE(g.dx, dx_hand, 0.0, 0.0);  // exact: integers and halves
-  REQUIRE_ALL_CLOSE(g.dW, dW_hand, 0.0, 0.0);
-  REQUIRE_ALL_CLOSE(g.dbias, dbias_hand, 0.0, 0.0);
+  REQUIRE_TENSOR_CLOSE(g.dx, dx_hand, l01::input_shape(s), 0.0, 0.0);  // exact: integers and halves
+  REQUIRE_TENSOR_CLOSE(g.dW, dW_hand, l01::weight_shape(s), 0.0, 0.0);
+  REQUIRE_TENSOR_CLOSE(g.dbias, dbias_hand, l01::bias_shape(s), 0.0, 0.0);
 }
 
 TEST_CASE("conv2d backward: hand case, 3x3 ones kernel, stride 2, padding 1", "[01.4]") {
@@ -60,9 +60,9 @@ TEST_CASE("conv2d backward: hand case, 3x3 ones kernel, stride 2, padding 1", "[
   //   kh=2: x[1][1]+x[3][1] = 6+14         = 20; 5+7+13+15 = 40;              6+8+14+16 = 44
   const Vec dW_hand = {6, 12, 14, 12, 24, 28, 20, 40, 44};
   const Vec dbias_hand = {4};  // four outputs, each dy = 1
-  REQUIRE_ALL_CLOSE(g.dx, dx_hand, 0.0, 0.0);
-  REQUIRE_ALL_CLOSE(g.dW, dW_hand, 0.0, 0.0);
-  REQUIRE_ALL_CLOSE(g.dbias, dbias_hand, 0.0, 0.0);
+  REQUIRE_TENSOR_CLOSE(g.dx, dx_hand, l01::input_shape(s), 0.0, 0.0);
+  REQUIRE_TENSOR_CLOSE(g.dW, dW_hand, l01::weight_shape(s), 0.0, 0.0);
+  REQUIRE_TENSOR_CLOSE(g.dbias, dbias_hand, l01::bias_shape(s), 0.0, 0.0);
 }
 
 TEST_CASE("conv2d backward: matches finite differences in double", "[01.4]") {
@@ -77,8 +77,8 @@ TEST_CASE("conv2d backward: matches finite differences in double", "[01.4]") {
     // L = sum(dy * conv(x, W, bias)), so dL/dy = dy.
     auto loss = [&] { return l01::dot(dy, ref::conv2d_forward(s, x, W, bias)); };
     const Grads g = run_backward(s, x, W, dy);
-    l01::require_gradient_matches("x", x, g.dx, loss);
-    l01::require_gradient_matches("W", W, g.dW, loss);
+    l01::require_gradient_matches("x", x, g.dx, loss, l01::input_shape(s));
+    l01::require_gradient_matches("W", W, g.dW, loss, l01::weight_shape(s));
     l01::require_gradient_matches("bias", bias, g.dbias, loss);
   }
 }
@@ -98,16 +98,16 @@ TEST_CASE("conv2d backward: random shapes in float and double match the referenc
     const size_t per_dW = size_t(s.batch) * s.out_h() * s.out_w();
 
     const Grads gd = run_backward(s, x, W, dy);  // double vs double: only the summation order differs
-    REQUIRE_ALL_CLOSE(gd.dx, expected.dx, l01::double_sum_atol(per_dx), 0.0);
-    REQUIRE_ALL_CLOSE(gd.dW, expected.dW, l01::double_sum_atol(per_dW), 0.0);
-    REQUIRE_ALL_CLOSE(gd.dbias, expected.dbias, l01::double_sum_atol(per_dW), 0.0);
+    REQUIRE_TENSOR_CLOSE(gd.dx, expected.dx, l01::input_shape(s), l01::double_sum_atol(per_dx), 0.0);
+    REQUIRE_TENSOR_CLOSE(gd.dW, expected.dW, l01::weight_shape(s), l01::double_sum_atol(per_dW), 0.0);
+    REQUIRE_TENSOR_CLOSE(gd.dbias, expected.dbias, l01::bias_shape(s), l01::double_sum_atol(per_dW), 0.0);
 
     const auto xf = l01::to_float(x), Wf = l01::to_float(W), dyf = l01::to_float(dy);
     std::vector<float> dx = course::test::nan_vector(s.input_size()), dW = course::test::nan_vector(s.weight_size()),
                        dbias = course::test::nan_vector(size_t(s.out_channels));
     host_layers::conv2d_backward(s, xf.data(), Wf.data(), dyf.data(), dx.data(), dW.data(), dbias.data());
-    REQUIRE_ALL_CLOSE(dx, expected.dx, l01::float_sum_atol(per_dx), 0.0);
-    REQUIRE_ALL_CLOSE(dW, expected.dW, l01::float_sum_atol(per_dW), 0.0);
-    REQUIRE_ALL_CLOSE(dbias, expected.dbias, l01::float_sum_atol(per_dW), 0.0);
+    REQUIRE_TENSOR_CLOSE(dx, expected.dx, l01::input_shape(s), l01::float_sum_atol(per_dx), 0.0);
+    REQUIRE_TENSOR_CLOSE(dW, expected.dW, l01::weight_shape(s), l01::float_sum_atol(per_dW), 0.0);
+    REQUIRE_TENSOR_CLOSE(dbias, expected.dbias, l01::bias_shape(s), l01::float_sum_atol(per_dW), 0.0);
   }
 }

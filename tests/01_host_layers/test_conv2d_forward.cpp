@@ -27,7 +27,7 @@ TEST_CASE("conv2d forward: hand case, 3x3 kernel, stride 1, no padding", "[01.3]
   // y[0][0] = 1 + 6 - 11 + 0.5 = -3.5     y[0][1] = 2 + 7 - 12 + 0.5 = -2.5
   // y[1][0] = 5 + 10 - 15 + 0.5 = 0.5     y[1][1] = 6 + 11 - 16 + 0.5 = 1.5
   const std::vector<float> y_hand = {-3.5f, -2.5f, 0.5f, 1.5f};
-  REQUIRE_ALL_CLOSE(y, y_hand, 0.0, 0.0);  // exact: integers and halves
+  REQUIRE_TENSOR_CLOSE(y, y_hand, l01::output_shape(s), 0.0, 0.0);  // exact: integers and halves
 }
 
 TEST_CASE("conv2d forward: hand case, stride 2, padding 1", "[01.3]") {
@@ -45,7 +45,7 @@ TEST_CASE("conv2d forward: hand case, stride 2, padding 1", "[01.3]") {
   //   (1,0): rows 1..3, cols 0..1          = 5+6+9+10+13+14          = 57   centre x[2][0] = 9
   //   (1,1): rows 1..3, cols 1..3          = 6+7+8+10+11+12+14+15+16 = 99   centre x[2][2] = 11
   const std::vector<float> y_hand = {14, 30, 57, 99, 101, 103, 109, 111};
-  REQUIRE_ALL_CLOSE(y, y_hand, 0.0, 0.0);
+  REQUIRE_TENSOR_CLOSE(y, y_hand, l01::output_shape(s), 0.0, 0.0);
 }
 
 TEST_CASE("conv2d forward: hand case, 2 images, 2 input and 2 output channels, 1x1 kernel", "[01.3]") {
@@ -62,7 +62,7 @@ TEST_CASE("conv2d forward: hand case, 2 images, 2 input and 2 output channels, 1
   // image 1, out 0: [-1 + 20, 0 - 20]          = [19, -20]
   // image 1, out 1: [1 + 1 + 1, 0 - 1 + 1]     = [3, 0]
   const std::vector<float> y_hand = {31, 42, 1.5f, 1, 19, -20, 3, 0};
-  REQUIRE_ALL_CLOSE(y, y_hand, 0.0, 0.0);
+  REQUIRE_TENSOR_CLOSE(y, y_hand, l01::output_shape(s), 0.0, 0.0);
 }
 
 TEST_CASE("conv2d forward: random shapes in float and double match the reference", "[01.3]") {
@@ -80,10 +80,11 @@ TEST_CASE("conv2d forward: random shapes in float and double match the reference
     host_layers::conv2d_forward(s, xf.data(), Wf.data(), bf.data(), y.data());
     // Each output sums C*kh*kw + 1 terms of size <= 1.
     const size_t terms = size_t(s.in_channels) * s.kernel_h * s.kernel_w + 1;
-    REQUIRE_ALL_CLOSE(y, y_ref, l01::float_sum_atol(terms), 0.0);
+    REQUIRE_TENSOR_CLOSE(y, y_ref, l01::output_shape(s), l01::float_sum_atol(terms), 0.0);
 
     Vec yd = l01::nan_doubles(s.output_size());
     host_layers::conv2d_forward(s, x.data(), W.data(), bias.data(), yd.data());
-    REQUIRE_ALL_CLOSE(yd, y_ref, l01::double_sum_atol(terms), 0.0);  // double vs double: summation order only
+    // double vs double: the summation order only
+    REQUIRE_TENSOR_CLOSE(yd, y_ref, l01::output_shape(s), l01::double_sum_atol(terms), 0.0);
   }
 }

@@ -22,7 +22,7 @@ void check_dense_hand_case() {
   // y[1][0] = -1*1 + 0*0 + 2*(-1)  + 0.5 = -2.5
   // y[1][1] = -1*2 + 0*1 + 2*0.5   - 1   = -2
   const std::vector<T> y_hand = {-1.5, 4.5, -2.5, -2};
-  REQUIRE_ALL_CLOSE(y, y_hand, 0.0, 0.0);  // exact: small integers and halves
+  REQUIRE_TENSOR_CLOSE(y, y_hand, l01::matrix("b", 2, "o", 2), 0.0, 0.0);  // exact: small integers and halves
 
   // dy = [[1, -1], [0.5, 2]]
   const std::vector<T> dy = {1, -1, 0.5, 2};
@@ -39,8 +39,8 @@ void check_dense_hand_case() {
   const std::vector<T> dW_hand = {0.5, 2, 4, -3, -2, 1};
   // dbias[o] = sum_b dy[b][o] = [1 + 0.5, -1 + 2]
   const std::vector<T> dbias_hand = {1.5, 1};
-  REQUIRE_ALL_CLOSE(dx, dx_hand, 0.0, 0.0);
-  REQUIRE_ALL_CLOSE(dW, dW_hand, 0.0, 0.0);
+  REQUIRE_TENSOR_CLOSE(dx, dx_hand, l01::matrix("b", 2, "i", 3), 0.0, 0.0);
+  REQUIRE_TENSOR_CLOSE(dW, dW_hand, l01::matrix("o", 2, "i", 3), 0.0, 0.0);
   REQUIRE_ALL_CLOSE(dbias, dbias_hand, 0.0, 0.0);
 }
 
@@ -70,15 +70,15 @@ TEST_CASE("dense: random sizes in float match a double reference", "[01.1]") {
     host_layers::dense_forward(xf.data(), Wf.data(), bf.data(), y.data(), d.batch, d.in, d.out);
     const Vec y_ref = ref::dense_forward(x, W, bias, d.batch, d.in, d.out);
     // Each y sums in + 1 terms of size <= 1 (inputs and weights lie in [-1, 1]).
-    REQUIRE_ALL_CLOSE(y, y_ref, l01::float_sum_atol(d.in + 1), 0.0);
+    REQUIRE_TENSOR_CLOSE(y, y_ref, l01::matrix("b", d.batch, "o", d.out), l01::float_sum_atol(d.in + 1), 0.0);
 
     std::vector<float> dx = course::test::nan_vector(xf.size()), dW = course::test::nan_vector(Wf.size()),
                        dbias = course::test::nan_vector(bf.size());
     host_layers::dense_backward(xf.data(), Wf.data(), dyf.data(), dx.data(), dW.data(), dbias.data(), d.batch, d.in,
                                 d.out);
     const ref::DenseGrads g = ref::dense_backward(x, W, dy, d.batch, d.in, d.out);
-    REQUIRE_ALL_CLOSE(dx, g.dx, l01::float_sum_atol(d.out), 0.0);      // sums over out
-    REQUIRE_ALL_CLOSE(dW, g.dW, l01::float_sum_atol(d.batch), 0.0);    // sums over batch
+    REQUIRE_TENSOR_CLOSE(dx, g.dx, l01::matrix("b", d.batch, "i", d.in), l01::float_sum_atol(d.out), 0.0);  // sums over out
+    REQUIRE_TENSOR_CLOSE(dW, g.dW, l01::matrix("o", d.out, "i", d.in), l01::float_sum_atol(d.batch), 0.0);  // over batch
     REQUIRE_ALL_CLOSE(dbias, g.dbias, l01::float_sum_atol(d.batch), 0.0);
   }
 }
@@ -98,8 +98,8 @@ TEST_CASE("dense: backward matches finite differences in double", "[01.1]") {
     Vec dx = l01::nan_doubles(x.size()), dW = l01::nan_doubles(W.size()), dbias = l01::nan_doubles(bias.size());
     host_layers::dense_backward(x.data(), W.data(), dy.data(), dx.data(), dW.data(), dbias.data(), d.batch, d.in,
                                 d.out);
-    l01::require_gradient_matches("x", x, dx, loss);
-    l01::require_gradient_matches("W", W, dW, loss);
+    l01::require_gradient_matches("x", x, dx, loss, l01::matrix("b", d.batch, "i", d.in));
+    l01::require_gradient_matches("W", W, dW, loss, l01::matrix("o", d.out, "i", d.in));
     l01::require_gradient_matches("bias", bias, dbias, loss);
   }
 }

@@ -51,13 +51,13 @@ TEST_CASE("maxpool: hand case, 2x2 windows, stride 2, with ties", "[01.5]") {
   const std::vector<float> x = {1, 3, 2, 0, 4, 2, 5, 1, 0, 0, 7, 7, 0, 0, 7, 6};
   const PoolOut f = run_forward(s, x);
   const std::vector<float> y_hand = {4, 5, 0, 7};
-  REQUIRE_ALL_CLOSE(f.y, y_hand, 0.0, 0.0);  // exact: max copies a value
+  REQUIRE_TENSOR_CLOSE(f.y, y_hand, l01::output_shape(s), 0.0, 0.0);  // exact: max copies a value
   REQUIRE(f.argmax == std::vector<int>({4, 6, 8, 10}));
 
   // Backward with dy = [1, 2, 3, 4]: each dy lands on its window's argmax, nowhere else.
   const std::vector<float> dx = run_backward(s, f.argmax, {1, 2, 3, 4});
   const std::vector<float> dx_hand = {0, 0, 0, 0, 1, 0, 2, 0, 3, 0, 4, 0, 0, 0, 0, 0};
-  REQUIRE_ALL_CLOSE(dx, dx_hand, 0.0, 0.0);
+  REQUIRE_TENSOR_CLOSE(dx, dx_hand, l01::input_shape(s), 0.0, 0.0);
 }
 
 TEST_CASE("maxpool: a window of equal values sends its gradient to exactly one element", "[01.5]") {
@@ -85,12 +85,12 @@ TEST_CASE("maxpool: hand case, overlapping windows (2x2, stride 1) add their gra
   const std::vector<float> x = {1, 5, 2, 0, 3, 4, 9, 1, 0, 2, 6, 8};
   const PoolOut f = run_forward(s, x);
   const std::vector<float> y_hand = {5, 9, 9, 4, 9, 9};
-  REQUIRE_ALL_CLOSE(f.y, y_hand, 0.0, 0.0);
+  REQUIRE_TENSOR_CLOSE(f.y, y_hand, l01::output_shape(s), 0.0, 0.0);
   REQUIRE(f.argmax == std::vector<int>({1, 6, 6, 5, 6, 6}));
   // dy = [[1,2,3],[4,5,6]]: dx[1] = 1, dx[5] = 4, dx[6] = 2 + 3 + 5 + 6 = 16.
   const std::vector<float> dx = run_backward(s, f.argmax, {1, 2, 3, 4, 5, 6});
   const std::vector<float> dx_hand = {0, 1, 0, 0, 0, 4, 16, 0, 0, 0, 0, 0};
-  REQUIRE_ALL_CLOSE(dx, dx_hand, 0.0, 0.0);  // exact: small integers
+  REQUIRE_TENSOR_CLOSE(dx, dx_hand, l01::input_shape(s), 0.0, 0.0);  // exact: small integers
 }
 
 TEST_CASE("maxpool: random shapes match the reference, with and without ties", "[01.5]") {
@@ -116,20 +116,20 @@ TEST_CASE("maxpool: random shapes match the reference, with and without ties", "
       const ref::PoolResult expected = ref::maxpool_forward(s, x);
 
       const PoolOut f = run_forward(s, l01::to_float(x));
-      REQUIRE_ALL_CLOSE(f.y, expected.y, 0.0, 0.0);  // exact: x is float-representable, max copies it
+      REQUIRE_TENSOR_CLOSE(f.y, expected.y, l01::output_shape(s), 0.0, 0.0);  // exact: x is float-representable, max copies it
       REQUIRE(f.argmax == expected.argmax);
 
       // Backward from the reference's argmax, so a forward mistake does not hide here.
       const std::vector<float> dx = run_backward(s, expected.argmax, l01::to_float(dy));
       // Each dx adds at most window^2 values of dy (overlaps).
-      REQUIRE_ALL_CLOSE(dx, ref::maxpool_backward(s, expected.argmax, dy),
-                        l01::float_sum_atol(size_t(s.window) * s.window), 0.0);
+      REQUIRE_TENSOR_CLOSE(dx, ref::maxpool_backward(s, expected.argmax, dy), l01::input_shape(s),
+                           l01::float_sum_atol(size_t(s.window) * s.window), 0.0);
 
       // argmax may be nullptr: y alone is then written.
       std::vector<float> y_only = course::test::nan_vector(s.output_size());
       const auto xf = l01::to_float(x);
       host_layers::maxpool_forward<float>(s, xf.data(), y_only.data(), nullptr);
-      REQUIRE_ALL_CLOSE(y_only, expected.y, 0.0, 0.0);
+      REQUIRE_TENSOR_CLOSE(y_only, expected.y, l01::output_shape(s), 0.0, 0.0);
     }
 }
 
@@ -154,6 +154,6 @@ TEST_CASE("maxpool: backward matches finite differences in double", "[01.5]") {
     std::vector<int> argmax(s.output_size(), -1);
     host_layers::maxpool_forward(s, x.data(), y.data(), argmax.data());
     host_layers::maxpool_backward(s, argmax.data(), dy.data(), dx.data());
-    l01::require_gradient_matches("x", x, dx, loss);
+    l01::require_gradient_matches("x", x, dx, loss, l01::input_shape(s));
   }
 }

@@ -42,6 +42,38 @@ double numeric_derivative(F&& f, std::vector<double>& x, size_t i, double eps = 
   return (up - down) / (2 * eps);
 }
 
+// Each tensor's shape with named dimensions, so a failure says e.g. dx[n=1, c=0, h=3, w=2].
+// For lesson 01's ConvShape and PoolShape (and anything with the same fields).
+template <typename Conv>
+auto input_shape(const Conv& s) -> decltype(s.in_channels, course::Shape{}) {
+  return {{"n", size_t(s.batch)}, {"c", size_t(s.in_channels)}, {"h", size_t(s.height)}, {"w", size_t(s.width)}};
+}
+template <typename Conv>
+auto output_shape(const Conv& s) -> decltype(s.out_channels, course::Shape{}) {
+  return {{"n", size_t(s.batch)}, {"k", size_t(s.out_channels)}, {"oh", size_t(s.out_h())}, {"ow", size_t(s.out_w())}};
+}
+template <typename Conv>
+course::Shape weight_shape(const Conv& s) {
+  return {{"k", size_t(s.out_channels)}, {"c", size_t(s.in_channels)}, {"kh", size_t(s.kernel_h)},
+          {"kw", size_t(s.kernel_w)}};
+}
+template <typename Conv>
+course::Shape bias_shape(const Conv& s) {
+  return {{"k", size_t(s.out_channels)}};
+}
+template <typename Pool>
+auto input_shape(const Pool& s) -> decltype(s.window, course::Shape{}) {
+  return {{"n", size_t(s.batch)}, {"c", size_t(s.channels)}, {"h", size_t(s.height)}, {"w", size_t(s.width)}};
+}
+template <typename Pool>
+auto output_shape(const Pool& s) -> decltype(s.window, course::Shape{}) {
+  return {{"n", size_t(s.batch)}, {"c", size_t(s.channels)}, {"oh", size_t(s.out_h())}, {"ow", size_t(s.out_w())}};
+}
+// A matrix's rows and columns with their names, e.g. matrix("b", batch, "o", out) for a dense y.
+inline course::Shape matrix(const char* rows, int r, const char* cols, int c) {
+  return {{rows, size_t(r)}, {cols, size_t(c)}};
+}
+
 }  // namespace course::test
 
 // Fails the test unless every element is within atol + rtol*|ref| and finite. The message

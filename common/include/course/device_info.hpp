@@ -18,6 +18,11 @@ bool gpu_available();
 // Throws course::Error("<what> needs a CUDA GPU, but none is usable: <reason>").
 void require_gpu(const std::string& what);
 
+// For a lesson program's CPU part: true when it must run without the GPU (no usable GPU, or
+// --cpu-only given), after printing the one line that says so and which steps are skipped, e.g.
+// "Lesson 05: no usable CUDA GPU (...): steps 05.1-05.4 run on the GPU and are skipped here; ...".
+bool announce_cpu_only(const std::string& lesson, const std::string& gpu_steps, bool cpu_only_flag);
+
 // "NVIDIA H100 80GB HBM3, sm_90, 132 SMs, 79.1 GiB"
 std::string device_summary(int device = 0);
 // Runtime and driver versions, e.g. "CUDA runtime 13.0, driver 13.0"
