@@ -82,7 +82,13 @@ def summary_lines(results):
         counts[status] += 1
         if status == "skip":
             m = SKIP_REASON.search(output)
-            skipped.append(f"  {name}: {m.group(1) if m else 'skipped (see its output)'}")
+            if m:
+                reason = m.group(1)
+            elif "no usable CUDA GPU" in output or "needs a CUDA GPU" in output:
+                reason = "this program needs a CUDA GPU; none is usable here"
+            else:
+                reason = "skipped (see its output: ctest --output-on-failure -R '^" + name + "$' -V)"
+            skipped.append(f"  {name}: {reason}")
         elif status == "fail":
             m = EDIT_HINT.search(output)
             failed.append(f"  {name}" + (f": {m.group(1)}" if m else ""))
