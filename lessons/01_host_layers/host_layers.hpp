@@ -19,8 +19,9 @@ struct ConvShape {
   int batch = 1, in_channels = 1, height = 1, width = 1;
   int out_channels = 1, kernel_h = 1, kernel_w = 1;
   int stride = 1, pad = 0;
-  int out_h() const { return (height + 2 * pad - kernel_h) / stride + 1; }
-  int out_w() const { return (width + 2 * pad - kernel_w) / stride + 1; }
+  // 0 when the kernel is larger than the padded image (C++ division rounds -1/3 up to 0, not down).
+  int out_h() const { return height + 2 * pad < kernel_h ? 0 : (height + 2 * pad - kernel_h) / stride + 1; }
+  int out_w() const { return width + 2 * pad < kernel_w ? 0 : (width + 2 * pad - kernel_w) / stride + 1; }
   size_t input_size() const { return size_t(batch) * in_channels * height * width; }
   size_t weight_size() const { return size_t(out_channels) * in_channels * kernel_h * kernel_w; }
   size_t output_size() const { return size_t(batch) * out_channels * out_h() * out_w(); }
@@ -31,8 +32,8 @@ struct ConvShape {
 struct PoolShape {
   int batch = 1, channels = 1, height = 1, width = 1;
   int window = 2, stride = 2;
-  int out_h() const { return (height - window) / stride + 1; }
-  int out_w() const { return (width - window) / stride + 1; }
+  int out_h() const { return height < window ? 0 : (height - window) / stride + 1; }
+  int out_w() const { return width < window ? 0 : (width - window) / stride + 1; }
   size_t input_size() const { return size_t(batch) * channels * height * width; }
   size_t output_size() const { return size_t(batch) * channels * out_h() * out_w(); }
 };
