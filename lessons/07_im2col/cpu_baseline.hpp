@@ -1,7 +1,7 @@
 #pragma once
 // Lesson 07's CPU part: your im2col_cpu / col2im_cpu (step 07.1) checked as a convolution
 // against lesson 01's loops in double, then timed with the host clock at the benchmark's shapes.
-// It is all that runs without a GPU (or with --cpu-only); a stub stops it with its TODO(07.1).
+// It is all that runs without a GPU (or with --cpu-only); a stub stops it with its step-07.1 message.
 #include <string>
 #include <vector>
 

@@ -21,11 +21,11 @@ TEST_CASE("conv2d_backward_weight equals host_layers::conv2d_backward's dW and d
     // into chunks or not, the bound holds.
     {
       INFO("dW");
-      REQUIRE_ALL_CLOSE(g.dW, ref.dW, float_sum_atol(dw_terms(c.s)), 0.0);
+      REQUIRE_TENSOR_CLOSE(g.dW, ref.dW, course::test::weight_shape(c.s), float_sum_atol(dw_terms(c.s)), 0.0);
     }
     {
       INFO("dbias");
-      REQUIRE_ALL_CLOSE(g.dbias, ref.dbias, float_sum_atol(dw_terms(c.s)), 0.0);
+      REQUIRE_TENSOR_CLOSE(g.dbias, ref.dbias, course::test::bias_shape(c.s), float_sum_atol(dw_terms(c.s)), 0.0);
     }
   }
 }
@@ -44,8 +44,9 @@ TEST_CASE("conv2d_backward_weight is deterministic: three calls, the same bits",
     const Reference ref = reference(c.s, in);
     const WeightGrads first = gpu_backward_weight(c.s, in);
     // Equal bits alone would also hold for an output left NaN: the first call must be right.
-    REQUIRE_ALL_CLOSE(first.dW, ref.dW, float_sum_atol(dw_terms(c.s)), 0.0);  // bound as above
-    REQUIRE_ALL_CLOSE(first.dbias, ref.dbias, float_sum_atol(dw_terms(c.s)), 0.0);
+    // bound as above
+    REQUIRE_TENSOR_CLOSE(first.dW, ref.dW, course::test::weight_shape(c.s), float_sum_atol(dw_terms(c.s)), 0.0);
+    REQUIRE_TENSOR_CLOSE(first.dbias, ref.dbias, course::test::bias_shape(c.s), float_sum_atol(dw_terms(c.s)), 0.0);
     for (int run = 2; run <= 3; ++run) {
       CAPTURE(run);
       const WeightGrads again = gpu_backward_weight(c.s, in);
@@ -70,8 +71,8 @@ TEST_CASE("conv2d_backward_weight overwrites its outputs and reuses its workspac
     conv_direct::conv2d_backward_weight(s, x.data(), dy.data(), dW.data(), db.data(), work.data());
   // Same bound as above: one call's result, not twice it.
   const std::vector<float> dW_got = dW.to_host(), db_got = db.to_host();
-  REQUIRE_ALL_CLOSE(dW_got, ref.dW, float_sum_atol(dw_terms(s)), 0.0);
-  REQUIRE_ALL_CLOSE(db_got, ref.dbias, float_sum_atol(dw_terms(s)), 0.0);
+  REQUIRE_TENSOR_CLOSE(dW_got, ref.dW, course::test::weight_shape(s), float_sum_atol(dw_terms(s)), 0.0);
+  REQUIRE_TENSOR_CLOSE(db_got, ref.dbias, course::test::bias_shape(s), float_sum_atol(dw_terms(s)), 0.0);
 }
 
 TEST_CASE("conv2d_backward_weight matches finite differences of L = sum(r * y)", "[05.4]") {

@@ -19,11 +19,11 @@ TEST_CASE("conv2d_backward_weight_atomic equals host_layers::conv2d_backward's d
     // atomics add the per-image sums in any order; the bound does not depend on the order.
     {
       INFO("dW");
-      REQUIRE_ALL_CLOSE(g.dW, ref.dW, float_sum_atol(dw_terms(c.s)), 0.0);
+      REQUIRE_TENSOR_CLOSE(g.dW, ref.dW, course::test::weight_shape(c.s), float_sum_atol(dw_terms(c.s)), 0.0);
     }
     {
       INFO("dbias");
-      REQUIRE_ALL_CLOSE(g.dbias, ref.dbias, float_sum_atol(dw_terms(c.s)), 0.0);
+      REQUIRE_TENSOR_CLOSE(g.dbias, ref.dbias, course::test::bias_shape(c.s), float_sum_atol(dw_terms(c.s)), 0.0);
     }
   }
 }
@@ -41,8 +41,8 @@ TEST_CASE("conv2d_backward_weight_atomic overwrites its outputs (a second call d
     conv_direct::conv2d_backward_weight_atomic(s, x.data(), dy.data(), dW.data(), db.data());
   // Same bound as above: one call's result, not twice it.
   const std::vector<float> dW_got = dW.to_host(), db_got = db.to_host();
-  REQUIRE_ALL_CLOSE(dW_got, ref.dW, float_sum_atol(dw_terms(s)), 0.0);
-  REQUIRE_ALL_CLOSE(db_got, ref.dbias, float_sum_atol(dw_terms(s)), 0.0);
+  REQUIRE_TENSOR_CLOSE(dW_got, ref.dW, course::test::weight_shape(s), float_sum_atol(dw_terms(s)), 0.0);
+  REQUIRE_TENSOR_CLOSE(db_got, ref.dbias, course::test::bias_shape(s), float_sum_atol(dw_terms(s)), 0.0);
 }
 
 TEST_CASE("conv2d_backward_weight_atomic matches finite differences of L = sum(r * y)", "[05.3]") {

@@ -15,7 +15,7 @@ TEST_CASE("conv2d_forward equals host_layers::conv2d_forward", "[05.1]") {
     const std::vector<float> y = gpu_forward(c.s, in);
     const Reference ref = reference(c.s, in);
     // Each output: a float sum of C*kh*kw products plus the bias (conv_test_support.hpp).
-    REQUIRE_ALL_CLOSE(y, ref.y, float_sum_atol(forward_terms(c.s)), 0.0);
+    REQUIRE_TENSOR_CLOSE(y, ref.y, course::test::output_shape(c.s), float_sum_atol(forward_terms(c.s)), 0.0);
   }
 }
 
@@ -31,7 +31,7 @@ TEST_CASE("conv2d_forward: zero weights give exactly the bias, at every output",
   const size_t plane = size_t(s.out_h()) * s.out_w();
   for (size_t i = 0; i < expected.size(); ++i) expected[i] = in.bias[i / plane % s.out_channels];
   const std::vector<float> y = gpu_forward(s, in);
-  REQUIRE_ALL_CLOSE(y, expected, 0.0, 0.0);
+  REQUIRE_TENSOR_CLOSE(y, expected, course::test::output_shape(s), 0.0, 0.0);
 }
 
 TEST_CASE("conv2d_forward: a repeated call gives the same bits", "[05.1]") {

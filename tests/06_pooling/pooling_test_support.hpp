@@ -153,8 +153,8 @@ void require_equal(const std::vector<T>& got, const std::vector<T>& ref, const c
 }
 
 // y holds copies of inputs: exactly equal, NaN fails.
-inline void require_same_values(const std::vector<float>& got, const std::vector<float>& ref) {
-  REQUIRE_ALL_CLOSE(got, ref, 0.0, 0.0);
+inline void require_same_values(const std::vector<float>& y, const std::vector<float>& ref, const PoolShape& s) {
+  REQUIRE_TENSOR_CLOSE(y, ref, course::test::output_shape(s), 0.0, 0.0);
 }
 
 // Each dy goes to exactly one input, so sum(dx) = sum(dy). A variant that sends a window's dy
@@ -213,7 +213,7 @@ inline void require_matches_finite_differences(const PoolShape& s, const std::ve
   for (size_t i = 0; i < xd.size(); ++i) numeric[i] = course::test::numeric_derivative(loss, xd, i, kFdEps);
   const std::vector<double> got(dx_gpu.begin(), dx_gpu.end());
   INFO("GPU dx vs central differences of sum(dy * maxpool(x)) in double");
-  REQUIRE_ALL_CLOSE(got, numeric, dx_atol(s, max_abs_dy) + 1e-9, 0.0);
+  REQUIRE_NAMED_CLOSE("dx", got, numeric, course::test::input_shape(s), dx_atol(s, max_abs_dy) + 1e-9, 0.0);
 }
 
 // ---- the checks every variant goes through ------------------------------------------------------------
@@ -267,7 +267,7 @@ void for_each_random_case(const Variant& v, uint64_t seed, Check check) {
 inline void check_forward_matches_lesson01(const Variant& v, uint64_t seed) {
   for_each_random_case(v, seed, [&](const PoolShape& s, const std::vector<float>&, const Reference& ref, DeviceData& d) {
     v.forward(s, d);
-    require_same_values(d.y.to_host(), ref.y);
+    require_same_values(d.y.to_host(), ref.y, s);
     v.check_state(s, d, ref);
   });
 }
@@ -279,7 +279,7 @@ inline void check_backward_matches_lesson01(const Variant& v, uint64_t seed) {
     if (v.upload_reference_state) v.upload_reference_state(s, d, ref);
     v.backward(s, d);
     const std::vector<float> dx = d.dx.to_host();
-    REQUIRE_ALL_CLOSE(dx, ref.dx, dx_atol(s, 1.0), 0.0);  // tolerance: see dx_atol
+    REQUIRE_TENSOR_CLOSE(dx, ref.dx, course::test::input_shape(s), dx_atol(s, 1.0), 0.0);  // see dx_atol
     require_mass_conserved(s, dx, dy, 1.0);
   });
 }
@@ -297,14 +297,15 @@ inline void check_tie_rule(const Variant& v, uint64_t seed) {
       poison_outputs(d);
       if (v.forward) {
         v.forward(s, d);
-        require_same_values(d.y.to_host(), ref.y);
+        require_same_values(d.y.to_host(), ref.y, s);
         if (v.check_state) v.check_state(s, d, ref);
       }
       v.backward(s, d);
       const std::vector<float> dx = d.dx.to_host();
-      REQUIRE_ALL_CLOSE(dx, ref.dx, dx_atol(s, kTieDyHi), 0.0);
+      REQUIRE_TENSOR_CLOSE(dx, ref.dx, course::test::input_shape(s), dx_atol(s, kTieDyHi), 0.0);
       require_mass_conserved(s, dx, dy, kTieDyHi);
-      if (input.all_equal) REQUIRE_ALL_CLOSE(dx, all_equal_dx(s, dy), 0.0, 0.0);  // one term per input: exact
+      if (input.all_equal)  // one term per input: exact
+        REQUIRE_TENSOR_CLOSE(dx, all_equal_dx(s, dy), course::test::input_shape(s), 0.0, 0.0);
     }
   }
 }

@@ -27,7 +27,7 @@ TEST_CASE("06.1 argmax forward with argmax == nullptr: y alone (the recompute va
     DeviceData d(s, x, std::vector<float>(s.output_size(), 0.0f));
     d.y.poison();
     pooling::maxpool_forward_argmax(s, d.x.data(), d.y.data(), nullptr);
-    require_same_values(d.y.to_host(), reference(s, x, std::vector<float>(s.output_size(), 0.0f)).y);
+    require_same_values(d.y.to_host(), reference(s, x, std::vector<float>(s.output_size(), 0.0f)).y, s);
   }
 }
 

@@ -104,7 +104,8 @@ TEST_CASE("conv2d_forward_gemm equals host_layers::conv2d_forward", "[07.3]") {
     std::vector<double> ref(s.output_size());
     host_layers::conv2d_forward(s, to_double(x).data(), to_double(W).data(), to_double(bias).data(), ref.data());
     // Each output is a float sum of C*kh*kw products (plus the bias) of values in [-1, 1].
-    REQUIRE_ALL_CLOSE(gpu_forward(s, x, W, bias), ref, float_sum_atol(im2col_test::forward_terms(s)), 1e-5);
+    REQUIRE_NAMED_CLOSE("y", gpu_forward(s, x, W, bias), ref, course::test::output_shape(s),
+                        float_sum_atol(im2col_test::forward_terms(s)), 1e-5);
   }
 }
 
@@ -118,7 +119,8 @@ TEST_CASE("conv2d_forward_gemm: a larger layer and a repeated call give the same
   std::vector<double> ref(s.output_size());
   host_layers::conv2d_forward(s, to_double(x).data(), to_double(W).data(), to_double(bias).data(), ref.data());
   const auto first = gpu_forward(s, x, W, bias);
-  REQUIRE_ALL_CLOSE(first, ref, float_sum_atol(im2col_test::forward_terms(s)), 1e-5);  // as above
+  REQUIRE_NAMED_CLOSE("y", first, ref, course::test::output_shape(s), float_sum_atol(im2col_test::forward_terms(s)),
+                      1e-5);  // as above
   REQUIRE(first == gpu_forward(s, x, W, bias));  // no atomics anywhere: bitwise repeatable
 }
 
@@ -138,16 +140,16 @@ TEST_CASE("conv2d_backward_gemm equals host_layers::conv2d_backward", "[07.4]") 
     // dx: each pixel sums O*kh*kw products dy*W (the GEMM over O, then col2im over kh*kw).
     {
       INFO("dx");
-      REQUIRE_ALL_CLOSE(g.dx, dx, float_sum_atol(im2col_test::dx_terms(s)), 1e-5);
+      REQUIRE_TENSOR_CLOSE(g.dx, dx, course::test::input_shape(s), float_sum_atol(im2col_test::dx_terms(s)), 1e-5);
     }
     // dW and dbias: sums over all N*OH*OW output positions.
     {
       INFO("dW");
-      REQUIRE_ALL_CLOSE(g.dW, dW, float_sum_atol(im2col_test::dw_terms(s)), 1e-5);
+      REQUIRE_TENSOR_CLOSE(g.dW, dW, course::test::weight_shape(s), float_sum_atol(im2col_test::dw_terms(s)), 1e-5);
     }
     {
       INFO("dbias");
-      REQUIRE_ALL_CLOSE(g.dbias, db, float_sum_atol(im2col_test::dw_terms(s)), 1e-5);
+      REQUIRE_TENSOR_CLOSE(g.dbias, db, course::test::bias_shape(s), float_sum_atol(im2col_test::dw_terms(s)), 1e-5);
     }
   }
 }

@@ -85,4 +85,8 @@ grep -q "there is no lesson 42 in this build. Lessons: 00_setup, 01_host_layers"
 if python3 tools/progress.py --lesson 9 --no-build >"$work/step5c.log" 2>&1; then fail "progress.py --lesson 9 succeeded"; fi
 grep -q "there is no lesson '9'. Lessons: 00_setup" "$work/step5c.log" || fail "progress.py does not list the lessons"
 
+say "6. your build writes to out/lessons, never over the solutions' out/solutions"
+build/lessons/bin/lesson01_host_layers --help >"$work/step6.log" 2>&1 || fail "lesson01_host_layers --help failed"
+grep -q "$copy/out/lessons/lesson01" "$work/step6.log" || fail "the learner build's default --out is not out/lessons/lesson01"
+
 say "OK: first red after ${first_red} s, first green after ${first_green} s"

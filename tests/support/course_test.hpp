@@ -83,12 +83,17 @@ inline course::Shape matrix(const char* rows, int r, const char* cols, int c) {
 
 // The same with the tensor's shape, so the worst element is named by its index in it:
 //   REQUIRE_TENSOR_CLOSE(y, y_ref, (course::Shape{{"n", N}, {"c", C}, {"h", H}, {"w", W}}), atol, 0);
-#define REQUIRE_TENSOR_CLOSE(got, ref, shape, atol, rtol)                                           \
+#define REQUIRE_TENSOR_CLOSE(got, ref, shape, atol, rtol) REQUIRE_NAMED_CLOSE(#got, got, ref, shape, atol, rtol)
+
+// The same with the output's name given, for helpers whose argument names say nothing ("got").
+#define REQUIRE_NAMED_CLOSE(name, got, ref, shape, atol, rtol)                                      \
   do {                                                                                            \
-    INFO(#got " has " << (got).size() << " elements, expected " << (ref).size());                 \
-    REQUIRE((got).size() == (ref).size());                                                        \
-    const ::course::CompareResult course_cmp_ =                                                   \
-        ::course::compare((got).data(), (ref).data(), (got).size(), ::course::Tolerance{atol, rtol}); \
-    INFO(course_cmp_.message(#got, shape));                                                       \
+    const auto& course_got_ = (got); /* evaluated once: `got` may be a call that runs a kernel */ \
+    const auto& course_ref_ = (ref);                                                              \
+    INFO(name << " has " << course_got_.size() << " elements, expected " << course_ref_.size());  \
+    REQUIRE(course_got_.size() == course_ref_.size());                                            \
+    const ::course::CompareResult course_cmp_ = ::course::compare(                                \
+        course_got_.data(), course_ref_.data(), course_got_.size(), ::course::Tolerance{atol, rtol}); \
+    INFO(course_cmp_.message(name, shape));                                                       \
     REQUIRE(course_cmp_.ok);                                                                      \
   } while (0)
