@@ -1,6 +1,7 @@
 #include "course/cli.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -30,6 +31,46 @@ std::string number_text(double v) {
     if (std::strtod(text.c_str(), nullptr) == v) break;
   }
   return text;
+}
+
+// Text the user typed, as an error message shows it: control characters escaped (\n, \t,
+// \x1b), so the message stays one line and cannot move the terminal's cursor or colours.
+std::string shown(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (c == '\r') out += "\\r";
+    else if (c < 0x20 || c == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    } else out += static_cast<char>(c);
+  }
+  return out;
+}
+
+// A whole decimal number, optionally signed, that fits a long long: "12", "+7", "-0", "007";
+// not "12abc", " 12", "0x10", "1e3" or "" (strtoll alone would take the first two).
+bool parse_integer(const std::string& text, long long& value) {
+  const size_t first_digit = !text.empty() && (text[0] == '+' || text[0] == '-') ? 1 : 0;
+  if (text.size() == first_digit || text.find_first_not_of("0123456789", first_digit) != std::string::npos)
+    return false;
+  char* end = nullptr;
+  errno = 0;
+  value = std::strtoll(text.c_str(), &end, 10);
+  return errno == 0 && *end == '\0';
+}
+
+// A decimal or hexadecimal floating-point number with nothing around it. A value too small to
+// be a normal double is still that value; one too large for a double is refused.
+bool parse_real(const std::string& text, double& value) {
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) return false;
+  char* end = nullptr;
+  errno = 0;
+  value = std::strtod(text.c_str(), &end);
+  if (*end != '\0') return false;
+  return errno == 0 || (errno == ERANGE && std::fabs(value) != HUGE_VAL);
 }
 
 std::string integer_range(long long min, long long max) {
@@ -63,6 +104,7 @@ void ArgParser::add_int(const std::string& name, long long def, long long min, l
   order_.push_back(name);
   Option o{};
   o.kind = Kind::integer, o.help = help, o.value = std::to_string(def);
+  o.int_value = def;
   o.int_min = min, o.int_max = max;
   o.default_value = o.value;
   options_[name] = o;
@@ -71,6 +113,7 @@ void ArgParser::add_float(const std::string& name, double def, double min, doubl
   order_.push_back(name);
   Option o{};
   o.kind = Kind::real, o.help = help, o.value = number_text(def);
+  o.real_value = def;
   o.min = min, o.max = max;
   o.default_value = o.value;
   options_[name] = o;
@@ -97,21 +140,20 @@ void ArgParser::set(const std::string& name, Option& opt, const std::string& tex
     case Kind::flag:
       break;
     case Kind::integer: {
-      char* end = nullptr;
-      errno = 0;
-      const long long v = std::strtoll(text.c_str(), &end, 10);
-      if (text.empty() || *end || errno || v < opt.int_min || v > opt.int_max)
-        throw Error(name + " must be an integer in " + integer_range(opt.int_min, opt.int_max) + ", got '" + text +
+      // Parsed and compared as integers: a double would round 2^62 + 1 to 2^62 and let it pass.
+      long long v = 0;
+      if (!parse_integer(text, v) || v < opt.int_min || v > opt.int_max)
+        throw Error(name + " must be an integer in " + integer_range(opt.int_min, opt.int_max) + ", got '" + shown(text) +
                     "'");
+      opt.int_value = v;
       break;
     }
     case Kind::real: {
-      char* end = nullptr;
-      errno = 0;
-      const double v = std::strtod(text.c_str(), &end);
-      if (text.empty() || *end || errno || !(v >= opt.min && v <= opt.max))
+      double v = 0;
+      if (!parse_real(text, v) || !(v >= opt.min && v <= opt.max))
         throw Error(name + " must be a number in [" + number_text(opt.min) + ", " + number_text(opt.max) +
-                    "], got '" + text + "'");
+                    "], got '" + shown(text) + "'");
+      opt.real_value = v;
       break;
     }
     case Kind::text:
@@ -124,7 +166,7 @@ void ArgParser::set(const std::string& name, Option& opt, const std::string& tex
         ok = ok || c == text;
         allowed += (allowed.empty() ? "" : "|") + c;
       }
-      if (!ok) throw Error(name + " must be one of " + allowed + ", got '" + text + "'");
+      if (!ok) throw Error(name + " must be one of " + allowed + ", got '" + shown(text) + "'");
       break;
     }
   }
@@ -146,6 +188,7 @@ bool ArgParser::parse(int argc, char** argv) {
       value = arg.substr(eq + 1);
       arg = arg.substr(0, eq);
       has_value = true;
+      if (arg == "--help") throw Error("--help takes no value");
     }
     auto it = options_.find(arg);
     if (it == options_.end()) throw Error(unknown_flag_message(arg));
@@ -168,7 +211,7 @@ bool ArgParser::parse(int argc, char** argv) {
 // is close enough to be a typo (or the only flag the argument starts), else a pointer to --help.
 std::string ArgParser::unknown_flag_message(const std::string& arg) const {
   const std::string see_help = " (see " + program_ + " --help)";
-  if (arg.rfind("-", 0) != 0) return "unexpected argument '" + arg + "': every option is a --flag" + see_help;
+  if (arg.rfind("-", 0) != 0) return "unexpected argument '" + shown(arg) + "': every option is a --flag" + see_help;
   std::vector<std::string> names = order_;
   names.push_back("--help");
   std::string best;
@@ -187,8 +230,8 @@ std::string ArgParser::unknown_flag_message(const std::string& arg) const {
       if (name.rfind(arg, 0) == 0) only = name, ++matches;
     if (matches == 1) best = only, close = true;
   }
-  if (close) return "unknown flag " + arg + " (did you mean " + best + "?)";
-  return "unknown flag " + arg + see_help;
+  if (close) return "unknown flag " + shown(arg) + " (did you mean " + best + "?)";
+  return "unknown flag " + shown(arg) + see_help;
 }
 
 const ArgParser::Option& ArgParser::find(const std::string& name, Kind kind) const {
@@ -200,8 +243,8 @@ const ArgParser::Option& ArgParser::find(const std::string& name, Kind kind) con
 }
 
 bool ArgParser::flag(const std::string& name) const { return find(name, Kind::flag).value == "1"; }
-long long ArgParser::get_int(const std::string& name) const { return std::stoll(find(name, Kind::integer).value); }
-double ArgParser::get_float(const std::string& name) const { return std::stod(find(name, Kind::real).value); }
+long long ArgParser::get_int(const std::string& name) const { return find(name, Kind::integer).int_value; }
+double ArgParser::get_float(const std::string& name) const { return find(name, Kind::real).real_value; }
 const std::string& ArgParser::get_string(const std::string& name) const { return find(name, Kind::text).value; }
 bool ArgParser::given(const std::string& name) const {
   auto it = options_.find(name);

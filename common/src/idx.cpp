@@ -1,5 +1,6 @@
 #include "course/idx.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -25,50 +26,107 @@ uint32_t big_endian(const unsigned char* p) {
 }
 
 const char* split_prefix(Split split) { return split == Split::train ? "train" : "t10k"; }
-}  // namespace
 
-IdxArray read_idx(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) fail(path, std::string("file not found; ") + kFetchHint);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, "cannot be opened for reading");
-  const auto file_size = static_cast<uint64_t>(std::filesystem::file_size(path, ec));
+// The longest IDX header: 4 bytes of magic and rank, then 4 bytes per dimension, at most 4.
+constexpr size_t kMaxHeaderBytes = 4 + 4 * 4;
 
-  unsigned char head[4];
-  if (!in.read(reinterpret_cast<char*>(head), 4)) fail(path, "truncated: shorter than the 4-byte IDX header");
-  if (head[0] == 0x1f && head[1] == 0x8b) fail(path, "is gzip-compressed; unpack it first (gunzip)");
+struct IdxLayout {
+  std::vector<int> dims;
+  uint64_t data_offset = 0;  // the header's length
+  uint64_t count = 0;        // the data's length: the product of the dimensions
+};
+
+// Checks an IDX file from its first bytes (its whole header, or all of it when it is shorter)
+// and its total size, before anything is allocated for the data. Shared by read_idx and
+// parse_idx, so a file on disk and the same bytes in memory give the same answer.
+IdxLayout idx_layout(const std::string& name, const unsigned char* head, size_t head_size, uint64_t total_size) {
+  if (head_size < 4) fail(name, "truncated: shorter than the 4-byte IDX header");
+  if (head[0] == 0x1f && head[1] == 0x8b) fail(name, "is gzip-compressed; unpack it first (gunzip)");
   if (head[0] != 0 || head[1] != 0)
-    fail(path, "not an IDX file (magic number must start with two zero bytes)");
+    fail(name, "not an IDX file (magic number must start with two zero bytes)");
   if (head[2] != 0x08) {
     char type[8];
     std::snprintf(type, sizeof type, "0x%02x", static_cast<unsigned>(head[2]));
-    fail(path, std::string("unsupported IDX element type ") + type + " (only 0x08, unsigned byte)");
+    fail(name, std::string("unsupported IDX element type ") + type + " (only 0x08, unsigned byte)");
   }
   const int rank = head[3];
-  if (rank < 1 || rank > 4) fail(path, "bad IDX rank " + std::to_string(rank) + " (expected 1 to 4)");
+  if (rank < 1 || rank > 4) fail(name, "bad IDX rank " + std::to_string(rank) + " (expected 1 to 4)");
+  if (head_size < 4 + 4 * static_cast<size_t>(rank)) fail(name, "truncated inside the dimension list");
 
-  IdxArray arr;
+  IdxLayout layout;
+  layout.data_offset = 4 + 4 * static_cast<uint64_t>(rank);
   uint64_t count = 1;
   for (int i = 0; i < rank; ++i) {
-    unsigned char b[4];
-    if (!in.read(reinterpret_cast<char*>(b), 4)) fail(path, "truncated inside the dimension list");
-    const uint32_t d = big_endian(b);
-    if (d == 0) fail(path, "dimension " + std::to_string(i) + " is 0 (an empty or damaged file)");
-    if (d > (1u << 28)) fail(path, "implausible dimension " + std::to_string(i) + " of " + std::to_string(d));
-    arr.dims.push_back(static_cast<int>(d));
+    const uint32_t d = big_endian(head + 4 + 4 * i);
+    if (d == 0) fail(name, "dimension " + std::to_string(i) + " is 0 (an empty or damaged file)");
+    if (d > (1u << 28)) fail(name, "implausible dimension " + std::to_string(i) + " of " + std::to_string(d));
+    layout.dims.push_back(static_cast<int>(d));
     count *= d;
     // Stop before the product can overflow: it can never exceed the file size.
-    if (count > file_size)
-      fail(path, "truncated: " + std::to_string(file_size) + " bytes, the header promises more than " +
+    if (count > total_size)
+      fail(name, "truncated: " + std::to_string(total_size) + " bytes, the header promises more than " +
                      std::to_string(count));
   }
-  const uint64_t expected = 4 + 4 * static_cast<uint64_t>(rank) + count;
-  if (file_size != expected)
-    fail(path, (file_size < expected ? "truncated: " : "too long: ") + std::to_string(file_size) +
+  const uint64_t expected = layout.data_offset + count;
+  if (total_size != expected)
+    fail(name, (total_size < expected ? "truncated: " : "too long: ") + std::to_string(total_size) +
                    " bytes, the header promises " + std::to_string(expected));
-  arr.data.resize(count);
-  if (!in.read(reinterpret_cast<char*>(arr.data.data()), static_cast<std::streamsize>(count)))
-    fail(path, "read error");
+  layout.count = count;
+  return layout;
+}
+
+// The size of a regular file. Anything else is refused before it is opened: a folder, a
+// device, or a FIFO (opening one for reading waits for a writer, possibly forever).
+uint64_t regular_file_size(const std::string& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (status.type() == std::filesystem::file_type::not_found)
+    fail(path, std::string("file not found; ") + kFetchHint);
+  if (ec) fail(path, "cannot be read: " + ec.message());
+  if (std::filesystem::is_directory(status)) fail(path, "is a directory, not an IDX file");
+  if (!std::filesystem::is_regular_file(status))
+    fail(path, "is not a regular file (a device, pipe or socket), not an IDX file");
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec) fail(path, "cannot read its size: " + ec.message());
+  return static_cast<uint64_t>(size);
+}
+
+// The number of elements that dims describe; refuses a dimension below 1 and an overflow.
+uint64_t element_count(const std::string& name, const std::vector<int>& dims) {
+  uint64_t count = 1;
+  for (int d : dims) {
+    if (d < 1) fail(name, "dimension " + std::to_string(d) + " is below 1");
+    if (count > UINT64_MAX / static_cast<uint64_t>(d)) fail(name, "the dimensions' product overflows");
+    count *= static_cast<uint64_t>(d);
+  }
+  return count;
+}
+}  // namespace
+
+IdxArray parse_idx(const void* bytes, size_t size, const std::string& name) {
+  const auto* b = static_cast<const unsigned char*>(bytes);
+  IdxLayout layout = idx_layout(name, b, std::min(size, kMaxHeaderBytes), size);
+  IdxArray arr;
+  arr.dims = std::move(layout.dims);
+  if (layout.count > 0) arr.data.assign(b + layout.data_offset, b + layout.data_offset + layout.count);
+  return arr;
+}
+
+IdxArray read_idx(const std::string& path) {
+  const uint64_t file_size = regular_file_size(path);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(path, "cannot be opened for reading");
+  unsigned char head[kMaxHeaderBytes];
+  const size_t head_size = static_cast<size_t>(std::min<uint64_t>(file_size, kMaxHeaderBytes));
+  if (!in.read(reinterpret_cast<char*>(head), static_cast<std::streamsize>(head_size)))
+    fail(path, "read error (did the file change while it was read?)");
+  IdxLayout layout = idx_layout(path, head, head_size, file_size);
+  IdxArray arr;
+  arr.dims = std::move(layout.dims);
+  arr.data.resize(static_cast<size_t>(layout.count));
+  in.seekg(static_cast<std::streamoff>(layout.data_offset));
+  if (!in.read(reinterpret_cast<char*>(arr.data.data()), static_cast<std::streamsize>(layout.count)))
+    fail(path, "read error (did the file change while it was read?)");
   return arr;
 }
 
@@ -113,16 +171,20 @@ bool dataset_present(const std::string& dir) {
   return true;
 }
 
-Dataset load_dataset(const std::string& dir, Split split, int limit) {
-  const std::string image_path = idx_images_path(dir, split);
-  const std::string label_path = idx_labels_path(dir, split);
-  IdxArray images = read_idx(image_path);
-  IdxArray labels = read_idx(label_path);
-  if (images.dims.size() != 3) fail(image_path, "expected 3 dimensions (count, rows, cols)");
-  if (labels.dims.size() != 1) fail(label_path, "expected 1 dimension (count)");
+Dataset dataset_from_idx(const IdxArray& images, const std::string& image_name, const IdxArray& labels,
+                         const std::string& label_name, int limit) {
+  if (images.dims.size() != 3) fail(image_name, "expected 3 dimensions (count, rows, cols)");
+  if (labels.dims.size() != 1) fail(label_name, "expected 1 dimension (count)");
+  // Arrays built by hand may disagree with their dims; never read past their data.
+  for (const auto* arr : {&images, &labels}) {
+    const std::string& name = arr == &images ? image_name : label_name;
+    const uint64_t count = element_count(name, arr->dims);
+    if (count != arr->data.size())
+      fail(name, "holds " + std::to_string(arr->data.size()) + " bytes, its dimensions give " + std::to_string(count));
+  }
   if (images.dims[0] != labels.dims[0])
-    fail(label_path, std::to_string(labels.dims[0]) + " labels for " + std::to_string(images.dims[0]) +
-                         " images in " + image_path);
+    fail(label_name, std::to_string(labels.dims[0]) + " labels for " + std::to_string(images.dims[0]) +
+                         " images in " + image_name);
   int n = images.dims[0];
   if (limit > 0 && limit < n) n = limit;
   const int h = images.dims[1], w = images.dims[2];
@@ -135,10 +197,18 @@ Dataset load_dataset(const std::string& dir, Split split, int limit) {
   for (int i = 0; i < n; ++i) {
     const int label = labels.data[static_cast<size_t>(i)];
     if (label > 9)
-      fail(label_path, "label " + std::to_string(label) + " at index " + std::to_string(i) + " is outside 0..9");
+      fail(label_name, "label " + std::to_string(label) + " at index " + std::to_string(i) + " is outside 0..9");
     ds.labels[static_cast<size_t>(i)] = label;
   }
   return ds;
+}
+
+Dataset load_dataset(const std::string& dir, Split split, int limit) {
+  const std::string image_path = idx_images_path(dir, split);
+  const std::string label_path = idx_labels_path(dir, split);
+  const IdxArray images = read_idx(image_path);
+  const IdxArray labels = read_idx(label_path);
+  return dataset_from_idx(images, image_path, labels, label_path, limit);
 }
 
 std::string default_data_dir(const std::string& dataset) { return std::string(COURSE_DATA_DIR) + "/" + dataset; }

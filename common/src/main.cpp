@@ -4,11 +4,13 @@
 #include <exception>
 #include <new>
 
+#include "course/atomic_file.hpp"
 #include "course/error.hpp"
 
 namespace course {
 
 int run_main(const std::function<int()>& body) {
+  install_interrupt_cleanup();  // Ctrl-C during a write leaves neither a cut file nor a temporary one
   try {
     return body();
   } catch (const std::bad_alloc&) {

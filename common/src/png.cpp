@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 
+#include "course/atomic_file.hpp"
 #include "course/error.hpp"
 
 #define STB_IMAGE_WRITE_IMPLEMENTATION
-#define STBIW_WINDOWS_UTF8
+// stb's own file writers ignore failed writes: only its in-memory encoder is compiled, and the
+// bytes go to disk through AtomicFile, which checks every step.
+#define STBI_WRITE_NO_STDIO
 #if defined(__GNUC__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
@@ -57,12 +59,23 @@ Image Image::scaled(int factor) const {
   return out;
 }
 
+std::vector<uint8_t> encode_png(const Image& image) {
+  std::vector<uint8_t> bytes;
+  auto append = [](void* context, void* data, int size) {
+    auto* out = static_cast<std::vector<uint8_t>*>(context);
+    const auto* first = static_cast<const uint8_t*>(data);
+    out->insert(out->end(), first, first + size);
+  };
+  if (!stbi_write_png_to_func(append, &bytes, image.width, image.height, 3, image.pixels.data(), image.width * 3))
+    throw Error("PNG encoding of a " + std::to_string(image.width) + " x " + std::to_string(image.height) +
+                " image failed (out of memory?)");
+  return bytes;
+}
+
 void write_png(const std::string& path, const Image& image) {
-  std::error_code ec;
-  const auto parent = std::filesystem::path(path).parent_path();
-  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-  if (!stbi_write_png(path.c_str(), image.width, image.height, 3, image.pixels.data(), image.width * 3))
-    throw Error(path + ": could not write PNG");
+  const std::vector<uint8_t> bytes = encode_png(image);  // before touching the disk
+  create_parent_folder(path);
+  write_file_atomically(path, bytes.data(), bytes.size());
 }
 
 Image gray_image(const float* plane, int h, int w, float lo, float hi) {

@@ -2,17 +2,19 @@
 #include "epoch_log.hpp"
 
 #include <cstdio>
-#include <fstream>
 
-#include "course/error.hpp"
+#include "course/atomic_file.hpp"
 
 namespace host_training {
 
+// The CSV is rewritten whole, through course::write_file_atomically, at the start and after every
+// epoch: the rename is then the only step that changes metrics.csv, so an interrupted run or a full
+// disk leaves the last complete version (never a cut row), and a failed write throws naming the
+// file. A few hundred bytes per epoch make rewriting cheaper to reason about than appending.
 EpochLog::EpochLog(std::string csv_path, int epochs) : path_(std::move(csv_path)), epochs_(epochs) {
   if (path_.empty()) return;
-  std::ofstream out(path_);
-  if (!out) throw course::Error(path_ + ": cannot be opened for writing");
-  out << "epoch,train_loss,train_accuracy,test_loss,test_accuracy,seconds\n";
+  csv_ = "epoch,train_loss,train_accuracy,test_loss,test_accuracy,seconds\n";
+  course::write_file_atomically(path_, csv_);
 }
 
 void EpochLog::add(const EpochResult& r) {
@@ -26,12 +28,11 @@ void EpochLog::add(const EpochResult& r) {
   summary_.test_loss.push_back(r.test_loss);
   summary_.test_accuracy.push_back(r.test_accuracy);
   if (path_.empty()) return;
-  std::ofstream out(path_, std::ios::app);
   char row[160];
   std::snprintf(row, sizeof row, "%d,%.6f,%.6f,%.6f,%.6f,%.4f\n", epoch, r.train_loss, r.train_accuracy, r.test_loss,
                 r.test_accuracy, r.seconds);
-  out << row;
-  if (!out) throw course::Error(path_ + ": write failed");
+  csv_ += row;
+  course::write_file_atomically(path_, csv_);
 }
 
 }  // namespace host_training

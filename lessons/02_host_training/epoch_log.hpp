@@ -15,16 +15,19 @@ struct EpochResult {
 
 class EpochLog {
  public:
-  // csv_path: metrics.csv (epoch,train_loss,train_accuracy,test_loss,test_accuracy,seconds);
-  // "" writes no file. Throws course::Error when the file cannot be written.
+  // csv_path: metrics.csv (epoch,train_loss,train_accuracy,test_loss,test_accuracy,seconds), written
+  // at once with its header line; "" writes no file. The folder must exist. Throws course::Error
+  // naming the file and the reason when it cannot be written.
   EpochLog(std::string csv_path, int epochs);
-  // Prints "epoch E/N  train loss ...  test acc ... %  S s", appends (and flushes) the CSV row, so
-  // an interrupted run keeps what it measured, and keeps the numbers for summary().
+  // Prints "epoch E/N  train loss ...  test acc ... %  S s", puts the CSV row on disk before it
+  // returns, so an interrupted run keeps what it measured, and keeps the numbers for summary().
+  // The file under csv_path is always complete (header and whole rows): it is replaced all at once.
   void add(const EpochResult& r);
   const TrainSummary& summary() const { return summary_; }
 
  private:
   std::string path_;
+  std::string csv_;  // everything written so far: each epoch rewrites the whole file
   int epochs_;
   TrainSummary summary_;
 };

@@ -182,6 +182,7 @@ Evaluation evaluate(HostNetwork& net, const course::Dataset& data, int batch);
 // train_limit / test_limit > 0 keep only the first examples.
 struct TrainConfig {
   std::string model = "small", optimizer = "sgd", dataset = "mnist", data_dir, out_dir;
+  std::string save_dir;  // not empty: the trained parameters and test logits as .npy files there
   int epochs = 3, batch = 32;
   float lr = 0.02f;  // SGD momentum 0.9, batch 32: 0.05 overshoots in epoch 3 (measured), 0.02 does not
   uint64_t seed = 1;
@@ -194,7 +195,8 @@ struct TrainSummary {
   std::vector<double> epoch_seconds, train_loss, train_accuracy, test_loss, test_accuracy;
 };
 // Progress bar per epoch and one line per epoch on stdout; writes out_dir/metrics.csv,
-// filters.png, misclassified.png and confusion.png (out_dir empty: no files).
+// filters.png, misclassified.png and confusion.png (out_dir empty: no files), and with save_dir
+// the .npy files of saved_model.hpp. A NaN/Inf loss stops training; a diverging one is warned of.
 TrainSummary train(const TrainConfig& config);
 
 }  // namespace host_training

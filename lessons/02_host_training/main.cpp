@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
     args.add_choice("--dataset", "mnist", {"mnist", "fashion"}, "data set");
     args.add_string("--data", "", "folder with the four IDX files (default: the data set's folder under data/)");
     args.add_string("--out", std::string(COURSE_OUTPUT_DIR) + "/lesson02", "where metrics.csv and the PNGs go");
+    args.add_string("--save", "", "also write every parameter and the test logits as .npy files into this folder");
     args.add_int("--train-limit", 0, 0, 1 << 30, "use only the first N training images (0: all)");
     args.add_int("--test-limit", 0, 0, 1 << 30, "use only the first N test images (0: all)");
     if (!args.parse(argc, argv)) return 0;
@@ -34,6 +35,7 @@ int main(int argc, char** argv) {
     config.dataset = args.get_string("--dataset");
     config.data_dir = args.get_string("--data");
     config.out_dir = args.get_string("--out");
+    config.save_dir = args.get_string("--save");
     config.epochs = static_cast<int>(args.get_int("--epochs"));
     config.batch = static_cast<int>(args.get_int("--batch"));
     config.lr = args.given("--lr") ? static_cast<float>(args.get_float("--lr"))

@@ -6,11 +6,15 @@
 #include <filesystem>
 #include <string>
 
+#include "course/atomic_file.hpp"
 #include "course/error.hpp"
 #include "course/progress.hpp"
 #include "course/timer.hpp"
 #include "epoch_log.hpp"
 #include "host_training.hpp"
+#include "loss_watch.hpp"
+#include "saved_model.hpp"
+#include "training_data.hpp"
 #include "training_pictures.hpp"
 
 namespace host_training {
@@ -25,11 +29,6 @@ void check_config(const TrainConfig& c) {
   if (c.train_limit < 0 || c.test_limit < 0) throw course::Error("train/test limits must not be negative");
 }
 
-std::string data_dir_of(const TrainConfig& c) {
-  if (!c.data_dir.empty()) return c.data_dir;
-  return course::default_data_dir(c.dataset == "fashion" ? "fashion-mnist" : "mnist");
-}
-
 // Index of the largest of n values (the first one on ties).
 int arg_max(const float* v, int n) { return static_cast<int>(std::max_element(v, v + n) - v); }
 
@@ -37,15 +36,12 @@ int arg_max(const float* v, int n) { return static_cast<int>(std::max_element(v,
 
 TrainSummary train(const TrainConfig& config) {
   check_config(config);
-  const std::string dir = data_dir_of(config);
-  if (!course::dataset_present(dir))
-    throw course::Error("no " + config.dataset + " data set in " + dir +
-                        " (run data/fetch_mnist.sh or data/fetch_fashion_mnist.sh, or pass --data DIR)");
-  const course::Dataset train_set = course::load_dataset(dir, course::Split::train, config.train_limit);
-  const course::Dataset test_set = course::load_dataset(dir, course::Split::test, config.test_limit);
-
-  ModelSpec spec = model_by_name(config.model);
-  spec.in_channels = train_set.images.dim(1), spec.height = train_set.images.dim(2), spec.width = train_set.images.dim(3);
+  const TrainingData data = load_training_data(config.dataset, data_dir_of(config.dataset, config.data_dir),
+                                               config.train_limit, config.test_limit);
+  const course::Dataset& train_set = data.train;
+  const course::Dataset& test_set = data.test;
+  const std::string& dir = data.dir;
+  const ModelSpec spec = model_for_data(config.model, data);
   HostNetwork net(spec, init_parameters(spec, config.seed));
   OptimizerConfig opt_config;
   opt_config.kind = config.optimizer;
@@ -65,7 +61,9 @@ TrainSummary train(const TrainConfig& config) {
               static_cast<unsigned long long>(config.seed));
   std::printf("data: %d training and %d test images from %s\n", train_set.count(), test_set.count(), dir.c_str());
 
-  if (!config.out_dir.empty()) std::filesystem::create_directories(config.out_dir);
+  // Both folders exist before the first step: a bad --out or --save stops the run before it trains.
+  if (!config.out_dir.empty()) course::create_folder(config.out_dir, "for --out");
+  if (!config.save_dir.empty()) course::create_folder(config.save_dir, "for --save");
   auto out_path = [&](const char* name) { return config.out_dir.empty() ? std::string() : config.out_dir + "/" + name; };
   EpochLog log(out_path("metrics.csv"), config.epochs);
 
@@ -76,6 +74,8 @@ TrainSummary train(const TrainConfig& config) {
   Evaluation eval;
   const int eval_batch = 256;  // inference keeps nothing per layer, so a larger batch is cheap
 
+  LossWatch watch(config.lr);
+  long step = 0;
   for (int epoch = 0; epoch < config.epochs; ++epoch) {
     const std::vector<int> order = epoch_order(n, config.seed, epoch);
     course::ProgressBar bar("epoch " + std::to_string(epoch + 1) + "/" + std::to_string(config.epochs), n, "img");
@@ -86,6 +86,7 @@ TrainSummary train(const TrainConfig& config) {
       const int count = std::min(config.batch, n - first);
       gather_batch(train_set, order, first, count, x.data(), labels.data());
       const float loss = net.forward_backward(x.data(), labels.data(), count);
+      watch.at_step(++step, loss);
       optimizer.step(net.parameters());
       // Running training figures from the batch just seen (weights change as the epoch goes on).
       loss_sum += double(loss) * count;
@@ -110,6 +111,11 @@ TrainSummary train(const TrainConfig& config) {
     host_training::write_misclassified_png(out_path("misclassified.png"), test_set, eval.predictions);
     host_training::write_confusion_png(out_path("confusion.png"), eval.confusion, classes);
     std::printf("wrote %s/{metrics.csv, filters.png, misclassified.png, confusion.png}\n", config.out_dir.c_str());
+  }
+  if (!config.save_dir.empty()) {
+    save_npy(config.save_dir, net.parameters(), logits_of(net, test_set), classes);
+    std::printf("saved %zu parameter tensors and test_logits.npy to %s\n", net.parameters().size(),
+                config.save_dir.c_str());
   }
   return log.summary();
 }

@@ -7,6 +7,7 @@
 #include "course/error.hpp"
 #include "course/npy.hpp"
 #include "course/png.hpp"
+#include "saved_model.hpp"
 
 namespace mnist_gpu {
 
@@ -64,13 +65,7 @@ void write_feature_maps_png(const std::string& path, GpuNetwork& net, const cour
 }
 
 void save_npy(const std::string& dir, const GpuNetwork& net, const GpuEvaluation& eval, int classes) {
-  std::filesystem::create_directories(dir);
-  for (const host_training::Parameter& p : net.parameters().download()) {
-    std::vector<size_t> shape(p.shape.begin(), p.shape.end());
-    course::write_npy(dir + "/" + p.name + ".npy", p.value.data(), shape);
-  }
-  const size_t count = eval.logits.size() / size_t(classes);
-  course::write_npy(dir + "/test_logits.npy", eval.logits.data(), {count, size_t(classes)});
+  host_training::save_npy(dir, net.parameters().download(), eval.logits, classes);  // lesson 02's layout
 }
 
 }  // namespace mnist_gpu

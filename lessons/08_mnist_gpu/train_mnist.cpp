@@ -14,6 +14,7 @@
 #include "course/timer.hpp"
 #include "host_training.hpp"
 #include "trainer.hpp"
+#include "training_data.hpp"
 
 #ifndef COURSE_LEARNER_BUILD  // 1 when lesson 08's exercises are built from lessons/ (your work)
 #define COURSE_LEARNER_BUILD 0
@@ -67,6 +68,13 @@ int main(int argc, char** argv) {
 
     const std::string device = args.get_string("--device");
     if (device == "gpu") course::require_gpu("--device gpu");  // before anything else: the clearest message
+    const std::string optimizer = args.get_string("--optimizer");
+    // Adam's steps are about lr in size whatever the gradient's scale: it wants a much smaller lr.
+    const float lr = args.given("--lr") ? static_cast<float>(args.get_float("--lr"))
+                                        : (optimizer == "adam" ? 0.001f : 0.05f);
+    const std::string dataset = args.get_string("--dataset");
+    const std::string dir = host_training::data_dir_of(dataset, args.get_string("--data"));
+    host_training::require_dataset(dataset, dir);  // before the device: a missing data set is the first thing to fix
     const bool use_gpu = device == "gpu" || (device == "auto" && course::gpu_available());
     if (!use_gpu && COURSE_LEARNER_BUILD) {
       // Your build: the CPU trainer here would be lesson 02's reference solution, not your code.
@@ -75,16 +83,6 @@ int main(int argc, char** argv) {
       throw course::Error(why + ": lesson 08's steps 08.1-08.4 run on the GPU, and this build trains only with "
                           "your code; on the CPU, train with your lesson 02: build/lessons/bin/lesson02_host_training");
     }
-    const std::string optimizer = args.get_string("--optimizer");
-    // Adam's steps are about lr in size whatever the gradient's scale: it wants a much smaller lr.
-    const float lr = args.given("--lr") ? static_cast<float>(args.get_float("--lr"))
-                                        : (optimizer == "adam" ? 0.001f : 0.05f);
-    const std::string dataset = args.get_string("--dataset");
-    const std::string dir = mnist_gpu::data_dir_of(dataset, args.get_string("--data"));
-    if (!course::dataset_present(dir))
-      throw course::Error("no " + dataset + " data set in " + dir + " (run " +
-                          (dataset == "fashion" ? "data/fetch_fashion_mnist.sh" : "data/fetch_mnist.sh") +
-                          ", or pass --data DIR)");
 
     if (!use_gpu) {
       if (device == "auto")
@@ -92,7 +90,7 @@ int main(int argc, char** argv) {
                     course::query_devices().reason.c_str());
       else
         std::printf("--device cpu: training on the CPU with lesson 02's trainer\n");
-      for (const char* flag : {"--save", "--profile", "--conv", "--profile-steps"})
+      for (const char* flag : {"--profile", "--conv", "--profile-steps"})
         if (args.given(flag)) std::printf("note: %s applies to the GPU trainer only; ignored\n", flag);
       // Flags left out take lesson 02's CPU defaults (small model, 3 epochs, batch 32, lr 0.02),
       // not the GPU's: model A takes about half an hour per epoch on a CPU.
@@ -108,6 +106,7 @@ int main(int argc, char** argv) {
       config.dataset = dataset;
       config.data_dir = dir;
       config.out_dir = args.get_string("--out");
+      config.save_dir = args.get_string("--save");
       config.seed = static_cast<uint64_t>(args.get_int("--seed"));
       config.train_limit = static_cast<int>(args.get_int("--train-limit"));
       config.test_limit = static_cast<int>(args.get_int("--test-limit"));

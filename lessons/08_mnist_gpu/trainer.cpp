@@ -5,12 +5,15 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "course/atomic_file.hpp"
 #include "course/device_info.hpp"
 #include "course/error.hpp"
 #include "course/progress.hpp"
 #include "course/timer.hpp"
 #include "device_data.hpp"
 #include "epoch_log.hpp"
+#include "loss_watch.hpp"
+#include "training_data.hpp"
 #include "evaluation.hpp"
 #include "host_training.hpp"
 #include "training_pictures.hpp"
@@ -59,24 +62,16 @@ Report read_report(const EpochCounters& c, int steps_per_epoch) {
 
 }  // namespace
 
-std::string data_dir_of(const std::string& dataset, const std::string& data_dir) {
-  if (!data_dir.empty()) return data_dir;
-  return course::default_data_dir(dataset == "fashion" ? "fashion-mnist" : "mnist");
-}
-
 host_training::TrainSummary train_on_gpu(const GpuTrainConfig& config) {
   if (config.epochs < 1 || config.batch < 1) throw course::Error("epochs and batch must be >= 1");
   course::require_gpu("train_mnist on the GPU");
-  const std::string dir = data_dir_of(config.dataset, config.data_dir);
-  if (!course::dataset_present(dir))
-    throw course::Error("no " + config.dataset + " data set in " + dir +
-                        " (run data/fetch_mnist.sh or data/fetch_fashion_mnist.sh, or pass --data DIR)");
-  const course::Dataset train_set = course::load_dataset(dir, course::Split::train, config.train_limit);
-  const course::Dataset test_set = course::load_dataset(dir, course::Split::test, config.test_limit);
-  if (train_set.count() == 0) throw course::Error("the training set in " + dir + " is empty");
-
-  host_training::ModelSpec spec = host_training::model_by_name(config.model);
-  spec.in_channels = train_set.images.dim(1), spec.height = train_set.images.dim(2), spec.width = train_set.images.dim(3);
+  const host_training::TrainingData data = host_training::load_training_data(
+      config.dataset, host_training::data_dir_of(config.dataset, config.data_dir), config.train_limit,
+      config.test_limit);
+  const course::Dataset& train_set = data.train;
+  const course::Dataset& test_set = data.test;
+  const std::string& dir = data.dir;
+  const host_training::ModelSpec spec = host_training::model_for_data(config.model, data);
   const int batch = std::min(config.batch, train_set.count());
   GpuNetwork net(spec, host_training::init_parameters(spec, config.seed), std::max(batch, kEvalBatch), config.conv);
   host_training::OptimizerConfig opt_config;  // momentum 0.9, Adam's betas and eps: lesson 02's defaults
@@ -96,7 +91,9 @@ host_training::TrainSummary train_on_gpu(const GpuTrainConfig& config) {
 
   if (config.profile) print_profile(stdout, net, optimizer, train, batch, config.profile_steps);
 
-  if (!config.out_dir.empty()) std::filesystem::create_directories(config.out_dir);
+  // Both folders exist before the first step: a bad --out or --save stops the run before it trains.
+  if (!config.out_dir.empty()) course::create_folder(config.out_dir, "for --out");
+  if (!config.save_dir.empty()) course::create_folder(config.save_dir, "for --save");
   auto out_path = [&](const char* name) { return config.out_dir.empty() ? std::string() : config.out_dir + "/" + name; };
   host_training::EpochLog log(out_path("metrics.csv"), config.epochs);
 
@@ -108,6 +105,7 @@ host_training::TrainSummary train_on_gpu(const GpuTrainConfig& config) {
   EpochCounters counters;
   GpuEvaluation eval;
   int global_step = 0;
+  host_training::LossWatch watch(config.lr);  // fed at the report points: the step itself never waits
 
   for (int epoch = 0; epoch < config.epochs; ++epoch) {
     // The epoch's order (lesson 02's, so the CPU trainer would see the same batches), uploaded once.
@@ -127,6 +125,7 @@ host_training::TrainSummary train_on_gpu(const GpuTrainConfig& config) {
       optimizer.step();
       if ((step + 1) % kReportEvery == 0 && step + 1 < steps_per_epoch) {
         const Report r = read_report(counters, steps_per_epoch);
+        watch.at_step(global_step, r.loss_sum / (first + count));
         char status[64];
         std::snprintf(status, sizeof status, "loss %.4f", r.loss_sum / (first + count));
         bar.update(first + count, status);
@@ -136,6 +135,7 @@ host_training::TrainSummary train_on_gpu(const GpuTrainConfig& config) {
     const double seconds = timer.seconds();
     const Report r = read_report(counters, steps_per_epoch);
     const double train_loss = r.loss_sum / n, train_acc = double(r.correct) / n;
+    watch.at_step(global_step, train_loss);
     char status[64];
     std::snprintf(status, sizeof status, "loss %.4f", train_loss);
     bar.finish(status);

@@ -34,7 +34,4 @@ struct GpuTrainConfig {
 // The per-epoch numbers are lesson 02's TrainSummary (both trainers report through its EpochLog).
 host_training::TrainSummary train_on_gpu(const GpuTrainConfig& config);
 
-// The data set folder: data_dir, or course::default_data_dir of the data set.
-std::string data_dir_of(const std::string& dataset, const std::string& data_dir);
-
 }  // namespace mnist_gpu

@@ -1,6 +1,8 @@
 // ArgParser: defaults, both value spellings, and a clear one-line error for every bad input.
 #include "course/cli.hpp"
 
+#include <limits>
+
 #include "course_test.hpp"
 #include "test_files.hpp"
 
@@ -137,6 +139,65 @@ TEST_CASE("integer ranges print as integers, however large, and are checked exac
   INFO(help);
   CHECK(contains(help, "seed [0, 4611686018427387904], default 1"));
   CHECK_FALSE(contains(help, "e+18"));
+}
+
+TEST_CASE("integers are whole decimal numbers within the range, however they are written", "[cli]") {
+  ArgParser p("train", "Trains.");
+  p.add_int("--seed", 1, 0, 1LL << 62, "seed");
+  p.add_int("--offset", 0, std::numeric_limits<long long>::min(), std::numeric_limits<long long>::max(), "offset");
+  auto error_for = [&](std::vector<std::string> args) {
+    return error_message([&] { parse(p, std::move(args)); });
+  };
+  const std::string seed_range = "--seed must be an integer in [0, 4611686018427387904], got ";
+  // Above the maximum, in both spellings, and beyond what a long long holds.
+  CHECK(error_for({"--seed", "4611686018427387905"}) == seed_range + "'4611686018427387905'");
+  CHECK(error_for({"--seed=9223372036854775808"}) == seed_range + "'9223372036854775808'");
+  CHECK(error_for({"--seed", "99999999999999999999999999"}) == seed_range + "'99999999999999999999999999'");
+  CHECK(error_for({"--seed=-9223372036854775809"}) == seed_range + "'-9223372036854775809'");
+  CHECK(contains(error_for({"--offset=9223372036854775808"}), "got '9223372036854775808'"));
+  CHECK(contains(error_for({"--offset=-9223372036854775809"}), "got '-9223372036854775809'"));
+  // Not a decimal integer: suffixes, spaces, other bases and notations, nothing at all.
+  for (const char* bad : {"12abc", "12 ", " 12", "0x10", "1e3", "12.0", "+", "-", "--1", "", " "}) {
+    CAPTURE(bad);
+    CHECK(error_for({std::string("--seed=") + bad}) == seed_range + "'" + bad + "'");
+    CHECK(error_for({"--seed", bad}) == seed_range + "'" + bad + "'");
+  }
+  // A sign and leading zeros are fine; the value is what counts.
+  REQUIRE(parse(p, {"--seed=-0", "--offset=+7"}));
+  CHECK(p.get_int("--seed") == 0);
+  CHECK(p.get_int("--offset") == 7);
+  REQUIRE(parse(p, {"--seed", "007", "--offset=-9223372036854775808"}));
+  CHECK(p.get_int("--seed") == 7);
+  CHECK(p.get_int("--offset") == std::numeric_limits<long long>::min());
+}
+
+TEST_CASE("numbers: no spaces, no overflow; a tiny value in range is kept", "[cli]") {
+  CHECK(parse_error({"--lr= 0.5"}) == "--lr must be a number in [0, 1], got ' 0.5'");
+  CHECK(parse_error({"--lr", "0.5 "}) == "--lr must be a number in [0, 1], got '0.5 '");
+  CHECK(parse_error({"--lr=1e999"}) == "--lr must be a number in [0, 1], got '1e999'");
+  CHECK(parse_error({"--lr=-1e999"}) == "--lr must be a number in [0, 1], got '-1e999'");
+  CHECK(parse_error({"--lr=inf"}) == "--lr must be a number in [0, 1], got 'inf'");
+  ArgParser p = make_parser();
+  REQUIRE(parse(p, {"--lr=1e-320"}));  // below DBL_MIN but a number in [0, 1]
+  CHECK(p.get_float("--lr") > 0.0);
+  CHECK(p.get_float("--lr") < 1e-300);
+}
+
+TEST_CASE("control characters in an argument are shown escaped: the error stays one line", "[cli]") {
+  CHECK(parse_error({"--o\nx"}) == "unknown flag --o\\nx (see lesson02_train --help)");
+  CHECK(parse_error({"--epochs=1\n2"}) == "--epochs must be an integer in [1, 1000], got '1\\n2'");
+  CHECK(parse_error({"--lr", "0.5\r"}) == "--lr must be a number in [0, 1], got '0.5\\r'");
+  CHECK(parse_error({"--optimizer=sgd\t\x1b[31m"}) ==
+        "--optimizer must be one of sgd|momentum|adam, got 'sgd\\t\\x1b[31m'");
+  CHECK(parse_error({"data\n.idx"}) ==
+        "unexpected argument 'data\\n.idx': every option is a --flag (see lesson02_train --help)");
+  // Text that is not ASCII (a UTF-8 file name) is shown as it is.
+  CHECK(parse_error({"--optimizer=\xc3\xa9"}) == "--optimizer must be one of sgd|momentum|adam, got '\xc3\xa9'");
+}
+
+TEST_CASE("--help with a value is refused like any flag's value", "[cli]") {
+  CHECK(parse_error({"--help=1"}) == "--help takes no value");
+  CHECK(parse_error({"--help="}) == "--help takes no value");
 }
 
 TEST_CASE("--help and -h print the help and return false", "[cli]") {

@@ -1,7 +1,15 @@
 // IDX files and data sets: round trip, every kind of damaged file, load_dataset.
 #include "course/idx.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
 #include <filesystem>
+#include <future>
+#include <thread>
 
 #include "course_test.hpp"
 #include "test_files.hpp"
@@ -30,14 +38,37 @@ std::vector<uint8_t> idx_bytes(uint8_t type, const std::vector<uint32_t>& dims, 
   return b;
 }
 
-// The error read_idx gives for a file holding `bytes`; checks it names the file.
+// The error read_idx gives for a file holding `bytes`; checks it names the file, and that
+// parse_idx gives the same problem for the same bytes in memory.
 std::string read_error(const TempDir& dir, const std::vector<uint8_t>& bytes) {
   const std::string path = dir.file("damaged-idx1-ubyte");
   write_bytes(path, bytes);
   const std::string msg = error_message([&] { course::read_idx(path); });
   INFO(msg);
   CHECK(msg.rfind(path + ": ", 0) == 0);  // "<file>: <problem>"
+  const std::string from_memory = error_message([&] { course::parse_idx(bytes.data(), bytes.size(), "bytes"); });
+  CHECK(from_memory == "bytes" + msg.substr(path.size()));
   return msg;
+}
+
+// read_idx on a FIFO while this thread offers `bytes` to it, as `cat file > fifo` would.
+// A reader that waits for a writer gets one (so a wrong reader fails instead of hanging).
+std::string fifo_error(const TempDir& dir, const std::vector<uint8_t>& bytes) {
+  const std::string path = dir.file("fifo-idx1-ubyte");
+  REQUIRE(mkfifo(path.c_str(), 0600) == 0);
+  auto reader = std::async(std::launch::async, [&] { return error_message([&] { course::read_idx(path); }); });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  while (reader.wait_for(std::chrono::milliseconds(10)) != std::future_status::ready &&
+         std::chrono::steady_clock::now() < deadline) {
+    // Opening the write end without blocking succeeds only once a reader has opened it.
+    const int fd = open(path.c_str(), O_WRONLY | O_NONBLOCK);
+    if (fd < 0) continue;
+    FAIL_CHECK("read_idx opened a FIFO for reading");
+    if (!bytes.empty()) CHECK(write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size()));
+    close(fd);
+    break;
+  }
+  return reader.get();
 }
 
 // Writes a small data set (count images of h x w) into dir; returns the image bytes.
@@ -138,6 +169,59 @@ TEST_CASE("every damaged IDX file gives an error naming the file and the problem
     CHECK(contains(read_error(dir, idx_bytes(0x08, {big, big, big, big}, 100)), "truncated"));
     CHECK(contains(read_error(dir, idx_bytes(0x08, {big + 1}, 10)), "implausible dimension"));
   }
+}
+
+TEST_CASE("read_idx refuses folders, FIFOs and devices with one line naming the path", "[idx]") {
+  TempDir dir;
+  SECTION("a folder") {
+    const std::string path = dir.file("train-images-idx3-ubyte");
+    std::filesystem::create_directories(path);
+    CHECK(error_message([&] { course::read_idx(path); }) == path + ": is a directory, not an IDX file");
+  }
+  SECTION("a FIFO with nobody writing (would block) and with a valid file behind it") {
+    const std::string expected = dir.file("fifo-idx1-ubyte") + ": is not a regular file (a device, pipe or socket), not an IDX file";
+    CHECK(fifo_error(dir, {}) == expected);
+    std::filesystem::remove(dir.file("fifo-idx1-ubyte"));
+    // Its size cannot be known: it must not turn into "too long: 18446744073709551615 bytes".
+    CHECK(fifo_error(dir, idx_bytes(0x08, {4}, 4)) == expected);
+  }
+  SECTION("a device") {
+    if (std::filesystem::exists("/dev/null"))
+      CHECK(error_message([&] { course::read_idx("/dev/null"); }) ==
+            "/dev/null: is not a regular file (a device, pipe or socket), not an IDX file");
+  }
+  SECTION("a path through a file") {
+    write_bytes(dir.file("plain"), {0});
+    const std::string path = dir.file("plain/train-images-idx3-ubyte");
+    CHECK(error_message([&] { course::read_idx(path); }).rfind(path + ": file not found", 0) == 0);
+  }
+}
+
+TEST_CASE("parse_idx reads an IDX file held in memory like read_idx", "[idx]") {
+  const std::vector<uint8_t> bytes = {0, 0, 8, 2, 0, 0, 0, 2, 0, 0, 0, 3, 10, 11, 12, 13, 14, 15};
+  const course::IdxArray arr = course::parse_idx(bytes.data(), bytes.size(), "mem");
+  CHECK(arr.dims == std::vector<int>{2, 3});
+  CHECK(arr.data == std::vector<uint8_t>{10, 11, 12, 13, 14, 15});
+  CHECK(contains(error_message([&] { course::parse_idx(bytes.data(), 3, "mem"); }), "mem: truncated"));
+  CHECK(contains(error_message([&] { course::parse_idx(nullptr, 0, "mem"); }), "mem: truncated"));
+}
+
+TEST_CASE("dataset_from_idx builds a data set from two arrays like load_dataset", "[idx]") {
+  const course::IdxArray images{{2, 1, 2}, {0, 255, 51, 102}};
+  const course::IdxArray labels{{2}, {7, 0}};
+  const course::Dataset ds = course::dataset_from_idx(images, "img", labels, "lab");
+  CHECK(ds.images.dims() == std::vector<int>{2, 1, 1, 2});
+  CHECK(ds.images[1] == 1.0f);
+  CHECK(ds.images[2] == 0.2f);
+  CHECK(ds.labels == std::vector<int>{7, 0});
+  CHECK(course::dataset_from_idx(images, "img", labels, "lab", 1).count() == 1);
+  CHECK(error_message([&] { course::dataset_from_idx(labels, "lab", labels, "lab"); }) ==
+        "lab: expected 3 dimensions (count, rows, cols)");
+  CHECK(error_message([&] { course::dataset_from_idx(images, "img", course::IdxArray{{2}, {7, 10}}, "lab"); }) ==
+        "lab: label 10 at index 1 is outside 0..9");
+  // Arrays whose dims and data disagree (not made by parse_idx) are refused, not read past.
+  CHECK(contains(error_message([&] { course::dataset_from_idx(course::IdxArray{{2, 1, 2}, {1}}, "img", labels, "lab"); }),
+                 "img: "));
 }
 
 TEST_CASE("load_dataset scales pixels to [0, 1] and keeps the labels", "[idx]") {

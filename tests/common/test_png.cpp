@@ -232,11 +232,17 @@ TEST_CASE("filter_bank draws one filter_grid tile per output channel", "[png]") 
   CHECK(bank.height == 2 * (one.height + 6) + 6);
 }
 
-TEST_CASE("write_png reports a path it cannot write", "[png]") {
+TEST_CASE("write_png writes encode_png's bytes; reports a path it cannot write", "[png]") {
   TempDir dir;
+  const Image img = course::digit_grid(std::vector<float>(3 * 4 * 5, 0.5f).data(), 3, 4, 5, 2);
+  course::write_png(dir.file("sub/picture.png"), img);  // the folder is created
+  CHECK(read_bytes(dir.file("sub/picture.png")) == course::encode_png(img));
+
   course::test::write_bytes(dir.file("a-file"), {1, 2, 3});
   const std::string path = dir.file("a-file/picture.png");  // its parent is a file
-  CHECK(contains(error_message([&] { course::write_png(path, Image(2, 2)); }), path));
+  const std::string message = error_message([&] { course::write_png(path, Image(2, 2)); });
+  CHECK(contains(message, path));
+  CHECK(contains(message, "the folder " + dir.file("a-file") + " cannot be created"));
 }
 
 namespace {

@@ -40,6 +40,8 @@ class ArgParser {
     std::string default_value;               // what help() shows, also after parse()
     double min = 0, max = 0;                 // range of a real
     long long int_min = 0, int_max = 0;      // range of an integer, exact (not rounded to double)
+    long long int_value = 0;                 // the parsed value of an integer (value is its text)
+    double real_value = 0;                   // the parsed value of a real
     std::vector<std::string> choices;
     bool given = false;
   };

@@ -2,9 +2,9 @@
 // IDX files (the format MNIST and Fashion-MNIST ship in) and the data sets built from them.
 // IDX: 2 zero bytes, a type byte (0x08 = unsigned byte, the only type these sets use),
 // a byte with the number of dimensions, each dimension as a big-endian uint32, then the data.
-// Every problem (missing file, wrong magic, a size that does not match the file length,
-// a label outside 0..9, image and label counts that differ) throws course::Error with one
-// line naming the file and the problem.
+// Every problem (missing file, a folder, FIFO or device instead of a file, wrong magic, a size
+// that does not match the file length, a label outside 0..9, image and label counts that
+// differ) throws course::Error with one line naming the file and the problem.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -19,6 +19,8 @@ struct IdxArray {
 };
 
 IdxArray read_idx(const std::string& path);
+// The same checks for the bytes of an IDX file in memory; `name` starts each error message.
+IdxArray parse_idx(const void* bytes, size_t size, const std::string& name);
 void write_idx(const std::string& path, const std::vector<int>& dims, const std::vector<uint8_t>& data);
 
 enum class Split { train, test };
@@ -36,6 +38,10 @@ std::string idx_labels_path(const std::string& dir, Split split);
 bool dataset_present(const std::string& dir);
 // Loads one split; limit > 0 keeps only the first `limit` examples.
 Dataset load_dataset(const std::string& dir, Split split, int limit = 0);
+// What load_dataset does with the two arrays it read: checks that they are images (count, rows,
+// cols) and labels (count) in 0..9 of the same count; the names start each error message.
+Dataset dataset_from_idx(const IdxArray& images, const std::string& image_name, const IdxArray& labels,
+                         const std::string& label_name, int limit = 0);
 
 // The built-in data folder (CMake's COURSE_DATA_DIR), e.g. default_data_dir("mnist").
 std::string default_data_dir(const std::string& dataset);

@@ -24,8 +24,11 @@ struct Image {
   Image scaled(int factor) const;  // nearest neighbour
 };
 
-// Writes the image; creates the parent folder; throws course::Error on failure.
+// Writes the image all or nothing (course/atomic_file.hpp); creates the parent folder; throws
+// course::Error naming the file and the reason on failure, leaving an older file there unchanged.
 void write_png(const std::string& path, const Image& image);
+// The bytes of the image's PNG file (RGB, 8 bits per channel).
+std::vector<uint8_t> encode_png(const Image& image);
 
 // Grey image of one h x w plane; values clamped to [lo, hi] then mapped to 0..255.
 Image gray_image(const float* plane, int h, int w, float lo = 0.0f, float hi = 1.0f);

@@ -1,0 +1,267 @@
+#!/usr/bin/env python3
+"""Bad input, table-driven: runs the trainers on generated bad data folders, bad flags and
+unwritable or full outputs, and checks every case the same way:
+
+  * the exit status is non-zero (and not a signal: no crash);
+  * exactly one line starts with "error:", and it names the file, folder or flag at fault;
+  * no stack trace or sanitizer report;
+  * nothing is left half-written: no output file, and no temporary file, in the output folder.
+
+Each program first runs once on a good generated data set (it must succeed), so a case cannot
+pass because the program fails on everything.
+
+Usage: bad_input_table.py --lesson02 PROG --train-mnist PROG [--markdown FILE]
+  --markdown writes the table (program, case, exit status, message) for docs/.
+Exit status 0 when every case holds.
+"""
+import argparse
+import os
+import resource
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+
+TIMEOUT = 120  # seconds per run: a program that blocks (e.g. reading a FIFO) fails the case
+CRASH_WORDS = ("terminate called", "Aborted", "Segmentation fault", "core dumped", "AddressSanitizer",
+               "runtime error:", "Traceback", "what():")
+
+
+# ---- generated data sets ------------------------------------------------------------------------
+def idx_bytes(dims, data):
+    head = bytes([0, 0, 0x08, len(dims)]) + b"".join(struct.pack(">I", d) for d in dims)
+    return head + bytes(data)
+
+
+def write_set(folder, train=(64, 28, 28), test=(32, 28, 28), labels=None, files=None):
+    """Four IDX files of random-looking pixels; `files` overrides any of them by name (bytes)."""
+    os.makedirs(folder, exist_ok=True)
+    out = {}
+    for split, (n, h, w) in (("train", train), ("t10k", test)):
+        pixels = [(i * 37 + 11) % 256 for i in range(n * h * w)]
+        out[f"{split}-images-idx3-ubyte"] = idx_bytes([n, h, w], pixels)
+        lab = labels if labels is not None and split == "train" else [i % 10 for i in range(n)]
+        out[f"{split}-labels-idx1-ubyte"] = idx_bytes([len(lab)], lab)
+    out.update(files or {})
+    for name, content in out.items():
+        path = os.path.join(folder, name)
+        if content is None:
+            continue
+        with open(path, "wb") as f:
+            f.write(content)
+    return folder
+
+
+def good_set(root):
+    return write_set(os.path.join(root, "good"))
+
+
+def data_cases(root):
+    """(name, folder, words the error line must contain)."""
+    def d(name):
+        return os.path.join(root, name)
+
+    good = idx_bytes([64, 28, 28], [(i * 37 + 11) % 256 for i in range(64 * 28 * 28)])
+    cases = [
+        ("data folder missing", d("missing"), ["no mnist data set in", d("missing")]),
+        ("data folder empty", os.makedirs(d("empty")) or d("empty"), ["no mnist data set in", d("empty")]),
+        ("train images cut short", write_set(d("cut"), files={"train-images-idx3-ubyte": good[:5000]}),
+         ["train-images-idx3-ubyte"]),
+        ("train labels: wrong magic", write_set(d("magic"), files={"train-labels-idx1-ubyte": b"\x01\x02\x03\x04" + b"\x00" * 68}),
+         ["train-labels-idx1-ubyte"]),
+        ("63 labels for 64 images", write_set(d("count"), labels=[i % 10 for i in range(63)]),
+         ["train-labels-idx1-ubyte"]),
+        ("a label of 10", write_set(d("label10"), labels=[i % 10 for i in range(63)] + [10]),
+         ["train-labels-idx1-ubyte", "10"]),
+        ("test images 14x14, train 28x28", write_set(d("test14"), test=(32, 14, 14)),
+         ["t10k-images-idx3-ubyte", "14x14"]),
+        ("test images 28x27, train 28x28", write_set(d("test2827"), test=(32, 28, 27)),
+         ["t10k-images-idx3-ubyte", "28x27"]),
+        ("1x1 images", write_set(d("one"), train=(64, 1, 1), test=(32, 1, 1)), ["1x1", d("one")]),
+        ("no training images", write_set(d("zero"), train=(0, 28, 28)), ["train-images-idx3-ubyte"]),
+    ]
+    folder = write_set(d("dir"), files={"train-images-idx3-ubyte": None})
+    os.makedirs(os.path.join(folder, "train-images-idx3-ubyte"))
+    cases.append(("train images file is a folder", folder, ["train-images-idx3-ubyte"]))
+    folder = write_set(d("fifo"), files={"train-images-idx3-ubyte": None})
+    os.mkfifo(os.path.join(folder, "train-images-idx3-ubyte"))
+    cases.append(("train images file is a FIFO", folder, ["train-images-idx3-ubyte"]))
+    return cases
+
+
+FLAG_CASES = [  # (name, arguments, words the error line must contain)
+    ("--epochs 0", ["--epochs", "0"], ["--epochs"]),
+    ("--epoch 2 (misspelt)", ["--epoch", "2"], ["--epoch", "did you mean --epochs"]),
+    ("--lr abc", ["--lr", "abc"], ["--lr"]),
+    ("--lr 0", ["--lr", "0"], ["--lr"]),
+    ("--batch -1", ["--batch", "-1"], ["--batch"]),
+    ("--seed above its maximum", ["--seed", "4611686018427387905"], ["--seed"]),
+    ("--seed 12abc", ["--seed", "12abc"], ["--seed"]),
+    ("--model z", ["--model", "z"], ["--model"]),
+    ("--epochs without a value", ["--epochs"], ["--epochs"]),
+    ("a stray argument", ["stray"], ["stray"]),
+]
+
+
+# ---- running one case ---------------------------------------------------------------------------
+def limit_file_size(kib):
+    def apply():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit then fails with EFBIG
+        resource.setrlimit(resource.RLIMIT_FSIZE, (kib * 1024, kib * 1024))
+    return apply
+
+
+def run(cmd, file_limit_kib=None):
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=TIMEOUT,
+                           preexec_fn=limit_file_size(file_limit_kib) if file_limit_kib is not None else None)
+        return p.returncode, p.stdout
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+        return "timeout", out
+
+
+def files_in(folder):
+    found = []
+    for dirpath, _, names in os.walk(folder):
+        found += [os.path.relpath(os.path.join(dirpath, n), folder) for n in names]
+    return sorted(found)
+
+
+def check(rc, output, words, out_dir):
+    """The problems of one run (empty when the case holds) and its error line."""
+    problems = []
+    if rc == "timeout":
+        problems.append(f"still running after {TIMEOUT} s")
+    elif rc == 0:
+        problems.append("exit status 0")
+    elif rc < 0 or rc >= 128:
+        problems.append(f"killed by a signal (status {rc})")
+    errors = [line for line in output.splitlines() if line.startswith("error:")]
+    if len(errors) != 1:
+        problems.append(f"{len(errors)} lines start with 'error:'")
+    line = errors[0] if errors else ""
+    for w in words:
+        if w not in line:
+            problems.append(f"the error line does not name '{w}'")
+    for w in CRASH_WORDS:
+        if w in output:
+            problems.append(f"the output holds '{w}'")
+    left = files_in(out_dir) if os.path.isdir(out_dir) else []
+    if left:
+        problems.append(f"files left in the output folder: {', '.join(left[:5])}")
+    return problems, line
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--lesson02", required=True, help="lesson02_host_training")
+    ap.add_argument("--train-mnist", required=True, help="train_mnist (solutions build)")
+    ap.add_argument("--markdown", help="write the table here")
+    args = ap.parse_args()
+
+    root = tempfile.mkdtemp(prefix="course_bad_input_")
+    try:
+        good = good_set(root)
+        quick = ["--epochs", "1", "--batch", "16"]
+        programs = [("lesson02_host_training", [args.lesson02, *quick]),
+                    ("train_mnist --device cpu", [args.train_mnist, "--device", "cpu", *quick])]
+        # The GPU path too, where there is a GPU (the same checks, the GPU's own code path).
+        rc, out = run([args.train_mnist, "--device", "gpu", "--data", good, "--out", os.path.join(root, "probe"), *quick])
+        if rc == 0:
+            programs.append(("train_mnist --device gpu", [args.train_mnist, "--device", "gpu", *quick]))
+        gpu_note = "" if rc == 0 else "train_mnist --device gpu: not run (no usable GPU here)"
+
+        rows, failures = [], 0
+        for prog_name, prog in programs:
+            # The good data set must train, or every case below would pass for the wrong reason.
+            out_dir = os.path.join(root, "out_good")
+            rc, out = run([*prog, "--data", good, "--out", out_dir])
+            if rc != 0:
+                print(f"FAILED: {prog_name} does not run on the good data set (exit {rc}):\n{out[-2000:]}")
+                return 1
+            shutil.rmtree(out_dir)
+
+            cases = [(name, ["--data", folder], words, None) for name, folder, words in data_cases(
+                os.path.join(root, prog_name.replace(" ", "_")))]
+            cases += [(name, ["--data", good, *extra], words, None) for name, extra, words in FLAG_CASES]
+            blocker = os.path.join(root, "a_file")
+            open(blocker, "w").close()
+            cases += [
+                ("--out inside a regular file", ["--data", good, "--out", os.path.join(blocker, "out")], [blocker], None),
+                ("--save inside a regular file", ["--data", good, "--save", os.path.join(blocker, "npy")], [blocker],
+                 None),
+                ("full disk (file size limit 0)", ["--data", good], ["metrics.csv"], 0),
+                ("full disk (file size limit 64 KiB, --save)", ["--data", good, "--save", "@OUT@/npy"], [".npy"], 64),
+            ]
+            for name, extra, words, limit in cases:
+                out_dir = os.path.join(root, "out_case")
+                shutil.rmtree(out_dir, ignore_errors=True)
+                extra = [a.replace("@OUT@", out_dir) for a in extra]
+                cmd = [*prog, *extra]
+                if "--out" not in extra:
+                    cmd += ["--out", out_dir]
+                rc, out = run(cmd, limit)
+                if limit is not None:
+                    # A full disk stops the run part-way: what it wrote before must be whole files.
+                    problems, line = check(rc, out, words, os.path.join(root, "nothing_here"))
+                    problems += [p for p in partial_files(out_dir)]
+                else:
+                    problems, line = check(rc, out, words, out_dir)
+                status = "ok" if not problems else "FAILED: " + "; ".join(problems)
+                failures += bool(problems)
+                rows.append((prog_name, name, rc, line, status))
+                print(f"[{'ok' if not problems else 'FAILED'}] {prog_name}: {name}: exit {rc}: {line}"
+                      + ("" if not problems else f"\n        {status}\n        output: {out[-600:]!r}"))
+        if gpu_note:
+            print(gpu_note)
+        if args.markdown:  # the temporary folder's name changes from run to run: $TMP in the table
+            write_markdown(args.markdown, [(p, n, rc, line.replace(root, "$TMP"), st) for p, n, rc, line, st in rows],
+                           gpu_note)
+        print(f"\n{len(rows) - failures} of {len(rows)} bad-input cases hold")
+        return 1 if failures else 0
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def partial_files(folder):
+    """Files under a final name that are not whole: a PNG without its end chunk, a CSV whose last line
+    is cut, an .npy shorter than its header says; and any temporary file."""
+    problems = []
+    for rel in files_in(folder) if os.path.isdir(folder) else []:
+        path = os.path.join(folder, rel)
+        data = open(path, "rb").read()
+        if ".tmp" in os.path.basename(rel):
+            problems.append(f"temporary file left: {rel}")
+        elif rel.endswith(".png") and not data.endswith(b"IEND\xaeB`\x82"):
+            problems.append(f"cut PNG: {rel}")
+        elif rel.endswith(".csv") and (not data.endswith(b"\n") or len(data.splitlines()[0].split(b",")) !=
+                                       len(data.splitlines()[-1].split(b","))):
+            problems.append(f"cut CSV: {rel}")
+        elif rel.endswith(".npy"):
+            header_len = struct.unpack("<H", data[8:10])[0] if len(data) >= 10 else 0
+            shape_text = data[10:10 + header_len].decode(errors="replace")
+            dims = shape_text.split("(")[1].split(")")[0] if "(" in shape_text else ""
+            count = 1
+            for d in (x for x in dims.split(",") if x.strip()):
+                count *= int(d)
+            if len(data) != 10 + header_len + 4 * count:
+                problems.append(f"cut .npy: {rel}")
+    return problems
+
+
+def write_markdown(path, rows, gpu_note):
+    lines = ["| program | case | exit | the one `error:` line | result |", "|---|---|---:|---|---|"]
+    for prog, name, rc, line, status in rows:
+        line = line.replace("|", "\\|")
+        lines.append(f"| {prog} | {name} | {rc} | `{line}` | {status} |")
+    if gpu_note:
+        lines += ["", gpu_note]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,200 @@
+// Writes the seed corpus of the fuzz targets: valid files made by the course's own writers and
+// hand-made edge cases (each close to a rule of its parser), so that no binary file has to be
+// stored in the repository. Usage: fuzz_corpus <folder>; writes <folder>/{idx,npy,cli}/*.
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "course/error.hpp"
+#include "course/idx.hpp"
+#include "course/npy.hpp"
+
+namespace {
+using Bytes = std::vector<uint8_t>;
+namespace fs = std::filesystem;
+
+void save(const fs::path& path, const Bytes& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  if (!out) throw course::Error(path.string() + ": cannot be written");
+}
+void save(const fs::path& path, const std::string& text) { save(path, Bytes(text.begin(), text.end())); }
+
+Bytes load(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return Bytes(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// ---- IDX --------------------------------------------------------------------------------
+Bytes idx(uint8_t type, const std::vector<uint32_t>& dims, size_t data_bytes, uint8_t fill = 7) {
+  Bytes b = {0, 0, type, static_cast<uint8_t>(dims.size())};
+  for (uint32_t d : dims)
+    for (int shift = 24; shift >= 0; shift -= 8) b.push_back(static_cast<uint8_t>(d >> shift));
+  for (size_t i = 0; i < data_bytes; ++i) b.push_back(static_cast<uint8_t>(fill + i));
+  return b;
+}
+
+Bytes written_idx(const fs::path& scratch, const std::vector<int>& dims, uint8_t max_value) {
+  size_t n = 1;
+  for (int d : dims) n *= static_cast<size_t>(d);
+  Bytes data(n);
+  for (size_t i = 0; i < n; ++i) data[i] = static_cast<uint8_t>((i * 37) % (max_value + 1u));
+  course::write_idx(scratch.string(), dims, data);
+  return load(scratch);
+}
+
+// fuzz_idx also reads its input as a data set: [limit, split low, split high, images, labels].
+Bytes dataset(uint8_t limit, const Bytes& images, const Bytes& labels) {
+  Bytes b = {limit, static_cast<uint8_t>(images.size() & 0xff), static_cast<uint8_t>(images.size() >> 8)};
+  b.insert(b.end(), images.begin(), images.end());
+  b.insert(b.end(), labels.begin(), labels.end());
+  return b;
+}
+
+void idx_corpus(const fs::path& dir, const fs::path& scratch) {
+  const Bytes images = written_idx(scratch, {3, 4, 5}, 255), labels = written_idx(scratch, {3}, 9);
+  save(dir / "valid-images", images);
+  save(dir / "valid-labels", labels);
+  save(dir / "valid-rank2", written_idx(scratch, {2, 7}, 255));
+  save(dir / "valid-rank4", written_idx(scratch, {1, 2, 1, 3}, 255));
+  save(dir / "dataset", dataset(0, images, labels));
+  save(dir / "dataset-limit", dataset(2, images, labels));
+  save(dir / "dataset-bad-label", dataset(0, images, written_idx(scratch, {3}, 200)));
+  save(dir / "dataset-count-mismatch", dataset(0, images, written_idx(scratch, {2}, 9)));
+  save(dir / "empty", Bytes{});
+  save(dir / "short-header", Bytes{0, 0, 8});
+  save(dir / "gzip", Bytes{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3});
+  save(dir / "html", std::string("<html>not found</html>"));
+  save(dir / "type-float", idx(0x0d, {4}, 16));
+  save(dir / "rank0", idx(0x08, {}, 0));
+  save(dir / "rank5", idx(0x08, {1, 1, 1, 1, 1}, 1));
+  save(dir / "dimension-0", idx(0x08, {5, 0, 3}, 0));
+  save(dir / "cut-in-dims", Bytes{0, 0, 8, 3, 0, 0, 0, 3, 0, 0});
+  save(dir / "truncated", idx(0x08, {3, 5, 7}, 104));
+  save(dir / "too-long", idx(0x08, {10}, 11));
+  save(dir / "overflow", idx(0x08, {1u << 28, 1u << 28, 1u << 28, 1u << 28}, 8));
+  save(dir / "implausible", idx(0x08, {(1u << 28) + 1}, 8));
+}
+
+// ---- .npy -------------------------------------------------------------------------------
+// A .npy file by hand: version 1.0, `dict` padded like NumPy's header, `data_bytes` of data.
+Bytes npy(const std::string& dict, size_t data_bytes, uint8_t major = 1) {
+  std::string header = dict;
+  header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ');
+  header += '\n';
+  std::string file("\x93NUMPY", 6);
+  file += static_cast<char>(major);
+  file += '\0';
+  file += static_cast<char>(header.size() & 0xff);
+  file += static_cast<char>(header.size() >> 8);
+  file += header;
+  file.append(data_bytes, '\0');
+  return Bytes(file.begin(), file.end());
+}
+
+std::string float_dict(const std::string& shape) {
+  return "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";
+}
+
+void npy_corpus(const fs::path& dir, const fs::path& scratch) {
+  const std::vector<float> values = {0.5f, -1.0f, 3.25f, 1e-3f, 7.0f, -0.0f};
+  int n = 0;
+  for (const std::vector<size_t>& shape : {std::vector<size_t>{}, std::vector<size_t>{6}, std::vector<size_t>{2, 3},
+                                           std::vector<size_t>{3, 1, 2}, std::vector<size_t>{0, 3}}) {
+    course::write_npy(scratch.string(), values.data(), shape);
+    save(dir / ("valid-" + std::to_string(n++)), load(scratch));
+  }
+  const int32_t ints[2] = {1, -2};
+  course::write_npy(scratch.string(), ints, {2});
+  save(dir / "int32", load(scratch));
+  save(dir / "double-quotes", npy("{\"descr\":\"<f4\",\"fortran_order\":False,\"shape\":(2,3)}", 24));
+  save(dir / "key-order", npy("{'shape': (2,), 'fortran_order': False, 'descr': '<f4'}", 8));
+  save(dir / "fortran", npy("{'descr': '<f4', 'fortran_order': True, 'shape': (2,), }", 8));
+  save(dir / "big-endian", npy("{'descr': '>f4', 'fortran_order': False, 'shape': (2,), 'x': '<f4'}", 8));
+  save(dir / "shape-word", npy(float_dict("(abc,)"), 0));
+  save(dir / "shape-negative", npy(float_dict("(-1,)"), 0));
+  save(dir / "shape-int", npy(float_dict("(4)"), 16));
+  save(dir / "shape-huge", npy(float_dict("(99999999999999999999999,)"), 0));
+  save(dir / "shape-overflow", npy(float_dict("(4611686018427387904, 4)"), 0));
+  Bytes promise = npy(float_dict("(100000000,)"), 0);
+  promise.resize(138, 0);
+  save(dir / "promises-400MB", promise);
+  save(dir / "trailing", npy(float_dict("(3,)"), 13));
+  save(dir / "duplicate-key", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'shape': (1,)}", 4));
+  save(dir / "missing-key", npy("{'descr': '<f4', 'fortran_order': False}", 0));
+  save(dir / "unclosed", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2,)", 8));
+  save(dir / "version2", npy(float_dict("(2,)"), 8, 2));
+  Bytes cut = npy(float_dict("(2,)"), 8);
+  cut.resize(40);
+  save(dir / "cut-in-header", cut);
+  save(dir / "magic-only", std::string("\x93NUMPY", 6));
+}
+
+// ---- command line -----------------------------------------------------------------------
+// Arguments after the program name, separated by NUL bytes (what fuzz_cli splits on).
+std::string args(const std::vector<std::string>& list) {
+  std::string out;
+  for (size_t i = 0; i < list.size(); ++i) out += (i ? std::string(1, '\0') : "") + list[i];
+  return out;
+}
+
+void cli_corpus(const fs::path& dir) {
+  const std::vector<std::vector<std::string>> cases = {
+      {"--epochs", "3", "--lr=0.5", "--quick"},
+      {"--optimizer", "adam", "--out=/tmp/a=b", "--cpu-only"},
+      {"--seed", "4611686018427387904", "--offset=-9223372036854775808"},
+      {"--seed=4611686018427387905"},
+      {"--seed", "99999999999999999999999999"},
+      {"--epochs=12abc"},
+      {"--epochs= 12"},
+      {"--seed=-0", "--offset=+7"},
+      {"--epochs="},
+      {"--lr=1e-320", "--scale=-1e300"},
+      {"--lr=1e999"},
+      {"--lr=nan"},
+      {"--scale=0x1p-3"},
+      {"--optimizer=rmsprop"},
+      {"--epoch", "3"},
+      {"--optimiser=adam"},
+      {"--optim", "sgd"},
+      {"--hlep"},
+      {"--help=1"},
+      {"--help"},
+      {"-h"},
+      {"--quick=1"},
+      {"data.idx"},
+      {"--out"},
+      {"--"},
+      {""},
+  };
+  int n = 0;
+  for (const auto& c : cases) save(dir / ("args-" + std::to_string(n++)), args(c));
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s <corpus folder>\n", argv[0]);
+    return 2;
+  }
+  try {
+    const fs::path root = argv[1];
+    for (const char* target : {"idx", "npy", "cli"}) {
+      fs::remove_all(root / target);
+      fs::create_directories(root / target);
+    }
+    const fs::path scratch = root / "scratch-file";
+    idx_corpus(root / "idx", scratch);
+    npy_corpus(root / "npy", scratch);
+    cli_corpus(root / "cli");
+    fs::remove(scratch);
+    std::printf("seed corpus written to %s/{idx,npy,cli}\n", root.string().c_str());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
