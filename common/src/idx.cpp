@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "course/atomic_file.hpp"
 #include "course/error.hpp"
 
 #ifndef COURSE_DATA_DIR
@@ -142,17 +143,11 @@ void write_idx(const std::string& path, const std::vector<int>& dims, const std:
   if (count != data.size())
     throw Error(path + ": the dimensions give " + std::to_string(count) + " elements, the data has " +
                 std::to_string(data.size()));
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw Error(path + ": cannot be opened for writing");
-  const unsigned char head[4] = {0, 0, 0x08, static_cast<unsigned char>(dims.size())};
-  out.write(reinterpret_cast<const char*>(head), 4);
-  for (int d : dims) {
-    const unsigned char b[4] = {static_cast<unsigned char>(d >> 24), static_cast<unsigned char>(d >> 16),
-                                static_cast<unsigned char>(d >> 8), static_cast<unsigned char>(d)};
-    out.write(reinterpret_cast<const char*>(b), 4);
-  }
-  out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
-  if (!out) throw Error(path + ": write failed");
+  std::vector<uint8_t> bytes = {0, 0, 0x08, static_cast<uint8_t>(dims.size())};
+  for (int d : dims)
+    for (int shift : {24, 16, 8, 0}) bytes.push_back(static_cast<uint8_t>(d >> shift));  // big-endian
+  bytes.insert(bytes.end(), data.begin(), data.end());
+  write_file_atomically(path, bytes.data(), bytes.size());  // checked, all or nothing
 }
 
 std::string idx_images_path(const std::string& dir, Split split) {

@@ -4,11 +4,12 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <functional>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "course/atomic_file.hpp"
 #include "course/compare.hpp"
 #include "course/cuda_check.hpp"
 #include "course/device_buffer.hpp"
@@ -138,12 +139,10 @@ void validate_kernels() {
 }
 
 void run_benchmark(const std::vector<BenchShape>& shapes, const BenchOptions& options, CublasSgemm& cublas) {
-  std::ofstream csv;
-  if (!options.csv_path.empty()) {
-    csv.open(options.csv_path);
-    if (!csv) throw course::Error("cannot write " + options.csv_path);
-    csv << "shape,product,M,N,K,kernel,median_ms,gflops,percent_of_cublas\n";
-  }
+  // The CSV is built in memory and written once, checked and all or nothing, after the last row.
+  std::ostringstream csv;
+  const bool want_csv = !options.csv_path.empty();
+  csv << "shape,product,M,N,K,kernel,median_ms,gflops,percent_of_cublas\n";
   std::printf("| shape | product | M x N x K | naive | tiled | register-blocked | cuBLAS |\n");
   std::printf("|---|---|---|---:|---:|---:|---:|\n");
   uint64_t seed = 4040;
@@ -184,11 +183,11 @@ void run_benchmark(const std::vector<BenchShape>& shapes, const BenchOptions& op
       char text[64];
       std::snprintf(text, sizeof text, "%.0f (%.1f %%)", g, 100.0 * g / cublas_gflops);
       cells[i] = text;
-      if (csv)
+      if (want_csv)
         csv << '"' << s.label << "\"," << product_text(s.product) << ',' << s.M << ',' << s.N << ',' << s.K << ','
             << gemm_dense::kernel_name(k) << ',' << ms << ',' << g << ',' << 100.0 * g / cublas_gflops << '\n';
     }
-    if (csv)
+    if (want_csv)
       csv << '"' << s.label << "\"," << product_text(s.product) << ',' << s.M << ',' << s.N << ',' << s.K
           << ",cublas," << cublas_ms << ',' << cublas_gflops << ",100\n";
     std::printf("| %s | %s | %s | %s | %s | %s | %.0f |\n", s.label.c_str(), product_text(s.product),
@@ -196,6 +195,7 @@ void run_benchmark(const std::vector<BenchShape>& shapes, const BenchOptions& op
                 cublas_gflops);
     std::fflush(stdout);
   }
+  if (want_csv) course::write_file_atomically(options.csv_path, csv.str());
 }
 
 }  // namespace lesson04
