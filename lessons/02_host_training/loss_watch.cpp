@@ -6,6 +6,9 @@
 
 namespace host_training {
 
+LossWatch::LossWatch(double lr, int classes, std::FILE* out)
+    : lr_(lr), out_(out), start_loss_(std::log(double(classes > 1 ? classes : 2))) {}
+
 void LossWatch::at_step(long step, double loss) {
   if (!std::isfinite(loss)) {
     char text[160];
@@ -13,16 +16,21 @@ void LossWatch::at_step(long step, double loss) {
                   std::isnan(loss) ? "NaN" : "Inf", step, lr_);
     throw course::Error(text);
   }
-  if (first_loss_ < 0) {
-    first_loss_ = loss, first_step_ = step;
-    return;
+  if (!seen_first_) {
+    seen_first_ = true;
+    if (loss < start_loss_) start_loss_ = loss, start_step_ = step;
   }
-  if (!warned_ && first_loss_ > 0 && loss > kGrowthLimit * first_loss_) {
+  if (!warned_ && start_loss_ > 0 && loss > kGrowthLimit * start_loss_) {
     warned_ = true;
+    char from[96];
+    if (start_step_ > 0)
+      std::snprintf(from, sizeof from, "%.4g (step %ld)", start_loss_, start_step_);
+    else
+      std::snprintf(from, sizeof from, "%.4g (a uniform guess)", start_loss_);
     std::fprintf(out_,
-                 "\nwarning: the training loss grew from %.4g (step %ld) to %.4g at step %ld, more than %gx: the "
-                 "learning rate %g is probably too large\n",
-                 first_loss_, first_step_, loss, step, kGrowthLimit, lr_);
+                 "\nwarning: the training loss grew from %s to %.4g at step %ld, more than %gx: the learning "
+                 "rate %g is probably too large\n",
+                 from, loss, step, kGrowthLimit, lr_);
     std::fflush(out_);
   }
 }

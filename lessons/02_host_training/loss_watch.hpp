@@ -1,8 +1,12 @@
 #pragma once
 // Lesson 02 (given code): watches the training loss as a trainer reports it, for both trainers.
-// A NaN or Inf loss stops training (course::Error with the step); a loss that grows by more than
-// two orders of magnitude over the first one reported gets ONE warning line with the step, since
-// that almost always means the learning rate is too large (training would go on diverging).
+// A NaN or Inf loss stops training (course::Error with the step); a loss that grows to more than
+// 100x where it started gets ONE warning line with the step, since that almost always means the
+// learning rate is too large (training would go on diverging).
+//
+// Where it started: the lower of the first loss reported and ln(classes), the cross-entropy of a
+// uniform guess, which a fresh network is close to. The GPU trainer reports running means every
+// few dozen steps, so its first report may already hold the divergence.
 #include <cstdio>
 
 namespace host_training {
@@ -10,7 +14,7 @@ namespace host_training {
 class LossWatch {
  public:
   // lr: printed in the warning. out: where the warning goes (stdout; a test may pass a file).
-  explicit LossWatch(double lr, std::FILE* out = stdout) : lr_(lr), out_(out) {}
+  LossWatch(double lr, int classes, std::FILE* out = stdout);
   // step counts from 1 over the whole run; loss is the mean loss the trainer reports there.
   void at_step(long step, double loss);
   bool warned() const { return warned_; }
@@ -20,8 +24,9 @@ class LossWatch {
  private:
   double lr_;
   std::FILE* out_;
-  double first_loss_ = -1;
-  long first_step_ = 0;
+  double start_loss_;  // ln(classes) until a lower first loss is seen
+  long start_step_ = 0;
+  bool seen_first_ = false;
   bool warned_ = false;
 };
 

@@ -74,7 +74,7 @@ TrainSummary train(const TrainConfig& config) {
   Evaluation eval;
   const int eval_batch = 256;  // inference keeps nothing per layer, so a larger batch is cheap
 
-  LossWatch watch(config.lr);
+  LossWatch watch(config.lr, classes);
   long step = 0;
   for (int epoch = 0; epoch < config.epochs; ++epoch) {
     const std::vector<int> order = epoch_order(n, config.seed, epoch);

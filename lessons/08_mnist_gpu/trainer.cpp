@@ -105,7 +105,7 @@ host_training::TrainSummary train_on_gpu(const GpuTrainConfig& config) {
   EpochCounters counters;
   GpuEvaluation eval;
   int global_step = 0;
-  host_training::LossWatch watch(config.lr);  // fed at the report points: the step itself never waits
+  host_training::LossWatch watch(config.lr, classes);  // fed at the report points: the step never waits
 
   for (int epoch = 0; epoch < config.epochs; ++epoch) {
     // The epoch's order (lesson 02's, so the CPU trainer would see the same batches), uploaded once.
