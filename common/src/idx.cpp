@@ -7,6 +7,7 @@
 
 #include "course/atomic_file.hpp"
 #include "course/error.hpp"
+#include "course/input_file.hpp"
 
 #ifndef COURSE_DATA_DIR
 #define COURSE_DATA_DIR "data"
@@ -76,22 +77,6 @@ IdxLayout idx_layout(const std::string& name, const unsigned char* head, size_t 
   return layout;
 }
 
-// The size of a regular file. Anything else is refused before it is opened: a folder, a
-// device, or a FIFO (opening one for reading waits for a writer, possibly forever).
-uint64_t regular_file_size(const std::string& path) {
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (status.type() == std::filesystem::file_type::not_found)
-    fail(path, std::string("file not found; ") + kFetchHint);
-  if (ec) fail(path, "cannot be read: " + ec.message());
-  if (std::filesystem::is_directory(status)) fail(path, "is a directory, not an IDX file");
-  if (!std::filesystem::is_regular_file(status))
-    fail(path, "is not a regular file (a device, pipe or socket), not an IDX file");
-  const auto size = std::filesystem::file_size(path, ec);
-  if (ec) fail(path, "cannot read its size: " + ec.message());
-  return static_cast<uint64_t>(size);
-}
-
 // The number of elements that dims describe; refuses a dimension below 1 and an overflow.
 uint64_t element_count(const std::string& name, const std::vector<int>& dims) {
   uint64_t count = 1;
@@ -114,7 +99,7 @@ IdxArray parse_idx(const void* bytes, size_t size, const std::string& name) {
 }
 
 IdxArray read_idx(const std::string& path) {
-  const uint64_t file_size = regular_file_size(path);
+  const uint64_t file_size = regular_file_size(path, "an IDX file", std::string("file not found; ") + kFetchHint);
   std::ifstream in(path, std::ios::binary);
   if (!in) fail(path, "cannot be opened for reading");
   unsigned char head[kMaxHeaderBytes];

@@ -9,6 +9,7 @@
 
 #include "course/atomic_file.hpp"
 #include "course/error.hpp"
+#include "course/input_file.hpp"
 
 namespace course {
 
@@ -263,20 +264,6 @@ NpyLayout npy_layout(const std::string& name, const unsigned char* head, size_t 
   return layout;
 }
 
-// The size of a regular file; anything else (missing, a folder, a FIFO that would block, a
-// device) is refused before it is opened.
-uint64_t regular_file_size(const std::string& path) {
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (status.type() == std::filesystem::file_type::not_found) fail(path, "cannot be opened: file not found");
-  if (ec) fail(path, "cannot be opened: " + ec.message());
-  if (std::filesystem::is_directory(status)) fail(path, "is a directory, not a .npy file");
-  if (!std::filesystem::is_regular_file(status))
-    fail(path, "is not a regular file (a device, pipe or socket), not a .npy file");
-  const auto size = std::filesystem::file_size(path, ec);
-  if (ec) fail(path, "cannot read its size: " + ec.message());
-  return static_cast<uint64_t>(size);
-}
 }  // namespace
 
 std::vector<float> parse_npy_float(const void* bytes, size_t size, const std::string& name, std::vector<size_t>* shape) {
@@ -289,7 +276,7 @@ std::vector<float> parse_npy_float(const void* bytes, size_t size, const std::st
 }
 
 std::vector<float> read_npy_float(const std::string& path, std::vector<size_t>* shape) {
-  const uint64_t file_size = regular_file_size(path);
+  const uint64_t file_size = regular_file_size(path, "a .npy file", "cannot be opened: file not found");
   std::ifstream in(path, std::ios::binary);
   if (!in) fail(path, "cannot be opened for reading");
   // The preamble, then as much of the header as it announces and the file holds.
