@@ -1,6 +1,7 @@
 #include "course/timer.hpp"
 
 #include <algorithm>
+#include <memory>
 
 #include "course/cuda_check.hpp"
 
@@ -46,12 +47,38 @@ TimingStats stats_of(const std::vector<double>& ms) {
 }
 }  // namespace
 
-TimingStats time_gpu(const std::function<void()>& fn, int warmup, int repeats) {
-  for (int i = 0; i < warmup; ++i) fn();
+namespace {
+// A device buffer twice the L2 cache's size; writing all of it evicts whatever was cached.
+class L2Flusher {
+ public:
+  L2Flusher() {
+    int device = 0, l2_bytes = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
+    bytes_ = 2 * static_cast<size_t>(l2_bytes > 0 ? l2_bytes : 1 << 20);
+    CUDA_CHECK(cudaMalloc(&buffer_, bytes_));
+  }
+  ~L2Flusher() { cudaFree(buffer_); }
+  L2Flusher(const L2Flusher&) = delete;
+  L2Flusher& operator=(const L2Flusher&) = delete;
+  // A changing value: a write of what is already there could be skipped by a clever driver.
+  void flush(int round) { CUDA_CHECK(cudaMemsetAsync(buffer_, round & 0xFF, bytes_)); }
+
+ private:
+  void* buffer_ = nullptr;
+  size_t bytes_ = 0;
+};
+}  // namespace
+
+TimingStats time_gpu(const std::function<void()>& fn, const GpuTimingOptions& options) {
+  for (int i = 0; i < options.warmup; ++i) fn();
+  std::unique_ptr<L2Flusher> flusher;
+  if (options.flush_l2) flusher = std::make_unique<L2Flusher>();
   CUDA_CHECK(cudaDeviceSynchronize());
   CudaEventTimer timer;
   std::vector<double> ms;
-  for (int i = 0; i < repeats; ++i) {
+  for (int i = 0; i < options.repeats; ++i) {
+    if (flusher) flusher->flush(i);  // in the stream before the start event: not timed
     timer.start();
     fn();
     timer.stop();
@@ -59,6 +86,13 @@ TimingStats time_gpu(const std::function<void()>& fn, int warmup, int repeats) {
   }
   CUDA_CHECK(cudaGetLastError());
   return stats_of(ms);
+}
+
+TimingStats time_gpu(const std::function<void()>& fn, int warmup, int repeats) {
+  GpuTimingOptions options;
+  options.warmup = warmup;
+  options.repeats = repeats;
+  return time_gpu(fn, options);
 }
 
 TimingStats time_host(const std::function<void()>& fn, int warmup, int repeats) {

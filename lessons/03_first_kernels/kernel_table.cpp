@@ -4,10 +4,9 @@
 #include <functional>
 #include <string>
 
-#include "course/compare.hpp"
+#include "course/check.hpp"
 #include "course/cuda_check.hpp"
 #include "course/device_buffer.hpp"
-#include "course/error.hpp"
 #include "course/rng.hpp"
 #include "course/timer.hpp"
 #include "first_kernels.hpp"
@@ -47,14 +46,13 @@ struct Bench {
   std::function<std::vector<Vec>()> cpu_outputs;  // the CPU loop's outputs, same order
 };
 
+// Each output against the CPU's; a mismatch names the kernel, its step and the element: the
+// message's element count is n.
 void validate(const Bench& b, size_t n) {
   const std::vector<Vec> got = b.gpu_outputs(), ref = b.cpu_outputs();
-  for (size_t k = 0; k < got.size(); ++k) {
-    const course::CompareResult r = course::compare(got[k], ref[k], b.tolerance);
-    if (!r.ok)
-      throw course::Error(std::string(b.kernel) + " (step " + b.step + ") disagrees with the CPU at n = " +
-                          std::to_string(n) + " (output " + std::to_string(k) + "): " + r.message());
-  }
+  for (size_t k = 0; k < got.size(); ++k)
+    course::validate(std::string(b.kernel) + " (step " + b.step + ") output " + std::to_string(k), got[k], ref[k],
+                     b.tolerance, {{"i", n}});
 }
 
 Row measure(Bench& b, size_t n, const TableOptions& o) {

@@ -1,13 +1,11 @@
 #include "cpu_baseline.hpp"
 
 #include <algorithm>
-#include <cfloat>
 #include <cstdio>
 #include <string>
 #include <vector>
 
-#include "course/compare.hpp"
-#include "course/error.hpp"
+#include "course/check.hpp"
 #include "course/rng.hpp"
 #include "course/timer.hpp"
 #include "host_layers.hpp"
@@ -56,12 +54,12 @@ void run_cpu_baseline(bool quick) {
     std::vector<float> y(size_t(s.M) * s.N);
     auto run = [&] { host_layers::dense_forward(x.data(), W.data(), bias.data(), y.data(), s.M, s.K, s.N); };
     run();
-    // A float sum of K + 1 terms in [-1, 1]: rounding about K * eps / 3; 4 K eps as atol and rtol.
+    // A float sum of K + 1 terms in [-1, 1]: course::float_sum_atol_rtol, as for the GPU kernels.
     const int rows = std::min(s.M, 4);
-    const double tol = 4.0 * FLT_EPSILON * (s.K + 1);
     const std::vector<double> ref = first_rows_in_double(x, W, bias, rows, s.N, s.K);
-    const course::CompareResult r = course::compare(y.data(), ref.data(), ref.size(), course::Tolerance{tol, tol});
-    if (!r.ok) throw course::Error("lesson 01's dense_forward at " + s.label + " disagrees with double: " + r.message());
+    const std::vector<float> y_rows(y.begin(), y.begin() + ref.size());
+    course::validate("lesson 01's dense_forward y at " + s.label, y_rows, ref, course::float_sum_atol_rtol(s.K + 1),
+                     {{"m", size_t(rows)}, {"n", size_t(s.N)}});
     const double ms = course::time_host(run, 0, repeats).median_ms;
     const double gflops = 2.0 * double(s.M) * s.N * s.K / (ms * 1e6);
     std::printf("| %s | A*B^T | %d x %d x %d | %.1f | %.2f |\n", s.label.c_str(), s.M, s.N, s.K, ms, gflops);

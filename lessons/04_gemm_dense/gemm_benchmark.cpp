@@ -1,7 +1,6 @@
 #include "gemm_benchmark.hpp"
 
 #include <algorithm>
-#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -10,10 +9,9 @@
 #include <vector>
 
 #include "course/atomic_file.hpp"
-#include "course/compare.hpp"
+#include "course/check.hpp"
 #include "course/cuda_check.hpp"
 #include "course/device_buffer.hpp"
-#include "course/error.hpp"
 #include "course/rng.hpp"
 #include "course/timer.hpp"
 #include "gemm_dense.hpp"
@@ -30,10 +28,6 @@ constexpr MatmulKernel kLadder[] = {MatmulKernel::naive, MatmulKernel::tiled, Ma
 std::string shape_text(int M, int N, int K) {
   return std::to_string(M) + " x " + std::to_string(N) + " x " + std::to_string(K);
 }
-
-// A float sum of K products of values in [-1, 1): rounding error about K * eps / 3 (see the
-// tests' sum_tolerance); 4 K eps as atol and rtol, twice that when both sides are float.
-double sum_tolerance(int K) { return 4.0 * FLT_EPSILON * std::max(K, 1); }
 
 // Our kernel for a product: a rung of the ladder for A*B, the transposed products otherwise.
 void run_ours(Product p, MatmulKernel kernel, const float* A, const float* B, float* C, int M, int N, int K) {
@@ -70,15 +64,14 @@ std::vector<double> host_product(Product p, const std::vector<float>& A, const s
 }
 
 // Runs one kernel on poisoned C and compares it; throws with the kernel's name on a mismatch.
+// C sums K products of values in [-1, 1): course::float_sum_atol_rtol(K) (the tests' sum_tolerance).
 template <typename Ref>
 void check_one(const std::string& what, const std::function<void(float*)>& run, DeviceBuffer<float>& C,
-               const std::vector<Ref>& ref, double tol) {
+               const std::vector<Ref>& ref, course::Tolerance tolerance) {
   C.poison();  // anything the kernel leaves unwritten stays NaN and fails
   run(C.data());
   CUDA_CHECK(cudaDeviceSynchronize());
-  const std::vector<float> got = C.to_host();
-  const course::CompareResult r = course::compare(got.data(), ref.data(), ref.size(), course::Tolerance{tol, tol});
-  if (!r.ok) throw course::Error("validation failed: " + what + ": " + r.message());
+  course::validate(what, C.to_host(), ref, tolerance);
 }
 
 // Speed of one product: 2 M N K flops (one multiply and one add per term).
@@ -123,7 +116,7 @@ void validate_kernels() {
     const std::vector<float> A = course::random_uniform(size_t(s.M) * s.K, seed++);
     const std::vector<float> B = course::random_uniform(size_t(s.K) * s.N, seed++);
     DeviceBuffer<float> dA(A), dB(B), dC(size_t(s.M) * s.N);
-    const double tol = sum_tolerance(s.K);
+    const course::Tolerance tol = course::float_sum_atol_rtol(s.K);
     for (Product p : {Product::ab, Product::a_bt, Product::at_b}) {
       const std::vector<double> ref = host_product(p, A, B, s.M, s.N, s.K);
       for (MatmulKernel k : kLadder) {
@@ -173,11 +166,11 @@ void run_benchmark(const std::vector<BenchShape>& shapes, const BenchOptions& op
         continue;
       }
       const auto fn = [&] { run_ours(s.product, k, A.data(), B.data(), C.data(), s.M, s.N, s.K); };
-      // Both sides are float sums: twice the tolerance against double.
+      // Both sides are float sums that round: twice the tolerance against double.
       check_one(std::string(gemm_dense::kernel_name(k)) + " " + product_text(s.product) + " at " +
                     shape_text(s.M, s.N, s.K) + " vs cuBLAS",
                 [&](float* out) { run_ours(s.product, k, A.data(), B.data(), out, s.M, s.N, s.K); }, C, ref,
-                2 * sum_tolerance(s.K));
+                course::float_sum_atol_rtol(2.0 * s.K));
       const double ms = time_it(fn, k == MatmulKernel::naive && flops_total > 2e10);
       const double g = gflops(s.M, s.N, s.K, ms);
       char text[64];

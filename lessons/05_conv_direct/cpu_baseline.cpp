@@ -1,10 +1,9 @@
 #include "cpu_baseline.hpp"
 
 #include <algorithm>
-#include <cfloat>
 #include <cstdio>
 
-#include "course/compare.hpp"
+#include "course/check.hpp"
 #include "course/error.hpp"
 #include "course/rng.hpp"
 #include "course/timer.hpp"
@@ -30,30 +29,26 @@ void backward(const ConvShape& s, ConvData& t) {
   host_layers::conv2d_backward(s, t.x.data(), t.W.data(), t.dy.data(), t.dx.data(), t.dW.data(), t.db.data());
 }
 
-// Lesson 01's float loops against its double loops: a float sum of `terms` products of values
-// in [-1, 1] rounds by about FLT_EPSILON * terms; 8x that leaves a margin.
-void require_close(const std::vector<float>& got, const std::vector<double>& ref, double terms, const char* what) {
-  const course::CompareResult r =
-      course::compare(got.data(), ref.data(), ref.size(), course::Tolerance{8.0 * FLT_EPSILON * terms, 0.0});
-  if (!r.ok) throw course::Error(std::string("lesson 01's float ") + what + " disagrees with double: " + r.message());
-}
-
 void check_float_against_double(const ConvShape& full) {
   ConvShape s = full;
   s.batch = std::min(full.batch, 2);
   ConvData t(s);
   forward(s, t);
   backward(s, t);
-  auto d = [](const std::vector<float>& v) { return std::vector<double>(v.begin(), v.end()); };
-  const std::vector<double> x = d(t.x), W = d(t.W), b = d(t.b), dy = d(t.dy);
+  using course::to_double;
+  const std::vector<double> x = to_double(t.x), W = to_double(t.W), b = to_double(t.b), dy = to_double(t.dy);
   std::vector<double> y(s.output_size()), dx(s.input_size()), dW(s.weight_size()), db(s.out_channels);
   host_layers::conv2d_forward(s, x.data(), W.data(), b.data(), y.data());
   host_layers::conv2d_backward(s, x.data(), W.data(), dy.data(), dx.data(), dW.data(), db.data());
+  const double forward_terms = double(s.in_channels) * s.kernel_h * s.kernel_w + 1;
+  const double dx_terms = double(s.out_channels) * s.kernel_h * s.kernel_w;
   const double positions = double(s.batch) * s.out_h() * s.out_w();
-  require_close(t.y, y, double(s.in_channels) * s.kernel_h * s.kernel_w + 1, "forward");
-  require_close(t.dx, dx, double(s.out_channels) * s.kernel_h * s.kernel_w, "dx");
-  require_close(t.dW, dW, positions, "dW");
-  require_close(t.db, db, positions, "dbias");
+  // Lesson 01's float loops against its double loops: float sums of products of values in [-1, 1].
+  using course::float_sum_tolerance;
+  course::validate("lesson 01's float y", t.y, y, float_sum_tolerance(forward_terms));
+  course::validate("lesson 01's float dx", t.dx, dx, float_sum_tolerance(dx_terms));
+  course::validate("lesson 01's float dW", t.dW, dW, float_sum_tolerance(positions));
+  course::validate("lesson 01's float dbias", t.db, db, float_sum_tolerance(positions));
 }
 
 double conv_flops(const ConvShape& s) {

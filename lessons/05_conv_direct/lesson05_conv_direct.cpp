@@ -6,7 +6,6 @@
 //      race-free versions: how wrong each is, and whether repeated runs give the same bits.
 // Without a GPU (or with --cpu-only) it runs lesson 01's loops alone (cpu_baseline.hpp).
 #include <algorithm>
-#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -17,7 +16,7 @@
 #include "conv_direct.hpp"
 #include "course/cli.hpp"
 #include "cpu_baseline.hpp"
-#include "course/compare.hpp"
+#include "course/check.hpp"
 #include "course/device_buffer.hpp"
 #include "course/device_info.hpp"
 #include "course/main.hpp"
@@ -40,10 +39,6 @@ struct Options {
   int repeats, warmup, cpu_batch, cpu_repeats, race_runs;
 };
 
-// A float sum of `terms` products of values in [-1, 1] against the same sum in double: rounding
-// grows about like FLT_EPSILON * terms (see tests/05_conv_direct); 8x that leaves a margin and is
-// still far below the error of a wrong index or a lost addition (about the size of one term).
-course::Tolerance tolerance_for(double terms) { return {8.0 * FLT_EPSILON * terms, 0.0}; }
 
 double forward_terms(const ConvShape& s) { return double(s.in_channels) * s.kernel_h * s.kernel_w + 1; }
 double dx_terms(const ConvShape& s) { return double(s.out_channels) * s.kernel_h * s.kernel_w; }
@@ -62,22 +57,15 @@ std::string describe(const ConvShape& s) {
   return text;
 }
 
-std::vector<float> random_host(size_t n, uint64_t seed) { return course::random_uniform(n, seed, -1.0f, 1.0f); }
-std::vector<double> to_double(const std::vector<float>& v) { return {v.begin(), v.end()}; }
-
-void require_close(const DeviceBuffer<float>& got, const std::vector<double>& ref, double terms,
-                   const std::string& what) {
-  const std::vector<float> host = got.to_host();
-  const course::CompareResult r = course::compare(host.data(), ref.data(), host.size(), tolerance_for(terms));
-  if (!r.ok) throw course::Error("validation failed: " + what + " vs lesson 01: " + r.message());
-}
-
 // Every kernel of the lesson against lesson 01 in double, on at most 2 images, outputs poisoned.
+// Each output is a float sum of `terms` products of values in [-1, 1]: course::float_sum_tolerance.
 void validate(const ConvShape& full) {
+  using course::random_uniform;
+  using course::to_double;
   ConvShape s = full;
   s.batch = std::min(full.batch, 2);
-  const auto x = random_host(s.input_size(), 11), W = random_host(s.weight_size(), 12);
-  const auto b = random_host(s.out_channels, 13), dy = random_host(s.output_size(), 14);
+  const auto x = random_uniform(s.input_size(), 11), W = random_uniform(s.weight_size(), 12);
+  const auto b = random_uniform(s.out_channels, 13), dy = random_uniform(s.output_size(), 14);
   std::vector<double> y(s.output_size()), dx(s.input_size()), dW(s.weight_size()), db(s.out_channels);
   host_layers::conv2d_forward(s, to_double(x).data(), to_double(W).data(), to_double(b).data(), y.data());
   host_layers::conv2d_backward(s, to_double(x).data(), to_double(W).data(), to_double(dy).data(), dx.data(),
@@ -87,24 +75,24 @@ void validate(const ConvShape& full) {
       d_dW(s.weight_size()), d_db(s.out_channels), work(conv_direct::conv2d_backward_weight_workspace(s));
   for (auto* buf : {&d_y, &d_dx, &d_dW, &d_db, &work}) buf->poison();
   conv_direct::conv2d_forward(s, d_x.data(), d_W.data(), d_b.data(), d_y.data());
-  require_close(d_y, y, forward_terms(s), "forward (05.1)");
+  course::validate("05.1 forward y", d_y.to_host(), y, course::float_sum_tolerance(forward_terms(s)));
   conv_direct::conv2d_backward_input(s, d_W.data(), d_dy.data(), d_dx.data());
-  require_close(d_dx, dx, dx_terms(s), "backward input (05.2)");
+  course::validate("05.2 backward input dx", d_dx.to_host(), dx, course::float_sum_tolerance(dx_terms(s)));
   conv_direct::conv2d_backward_weight_atomic(s, d_x.data(), d_dy.data(), d_dW.data(), d_db.data());
-  require_close(d_dW, dW, dw_terms(s), "dW atomic (05.3)");
-  require_close(d_db, db, dw_terms(s), "dbias atomic (05.3)");
+  course::validate("05.3 atomic dW", d_dW.to_host(), dW, course::float_sum_tolerance(dw_terms(s)));
+  course::validate("05.3 atomic dbias", d_db.to_host(), db, course::float_sum_tolerance(dw_terms(s)));
   d_dW.poison();
   d_db.poison();
   conv_direct::conv2d_backward_weight(s, d_x.data(), d_dy.data(), d_dW.data(), d_db.data(), work.data());
-  require_close(d_dW, dW, dw_terms(s), "dW race-free (05.4)");
-  require_close(d_db, db, dw_terms(s), "dbias race-free (05.4)");
+  course::validate("05.4 race-free dW", d_dW.to_host(), dW, course::float_sum_tolerance(dw_terms(s)));
+  course::validate("05.4 race-free dbias", d_db.to_host(), db, course::float_sum_tolerance(dw_terms(s)));
 }
 
 // Device tensors of one layer at the full batch: random x, W, bias, dy and room for every output.
 struct LayerData {
   explicit LayerData(const ConvShape& s)
-      : x(random_host(s.input_size(), 1)), W(random_host(s.weight_size(), 2)), b(random_host(s.out_channels, 3)),
-        dy(random_host(s.output_size(), 4)), y(s.output_size()), dx(s.input_size()), dW(s.weight_size()),
+      : x(course::random_uniform(s.input_size(), 1)), W(course::random_uniform(s.weight_size(), 2)),
+        b(course::random_uniform(s.out_channels, 3)), dy(course::random_uniform(s.output_size(), 4)), y(s.output_size()), dx(s.input_size()), dW(s.weight_size()),
         db(s.out_channels), work(conv_direct::conv2d_backward_weight_workspace(s)) {}
   DeviceBuffer<float> x, W, b, dy, y, dx, dW, db, work;
 };
@@ -163,7 +151,7 @@ size_t bitwise_differences(const std::vector<float>& a, const std::vector<float>
 // whether the runs agree with the first one bit for bit. Returns the most entries wrong in a run.
 size_t race_row(const char* name, const std::function<void()>& run, const LayerData& t, const std::vector<float>& ref,
               double terms, int runs) {
-  const course::Tolerance tol = tolerance_for(terms);
+  const course::Tolerance tol = course::float_sum_tolerance(terms);
   double max_error = 0;
   size_t max_wrong = 0, max_differ = 0;
   int differing_runs = 0;

@@ -2,8 +2,8 @@
 
 #include <cstdio>
 
+#include "course/check.hpp"
 #include "course/error.hpp"
-#include "course/rng.hpp"
 #include "course/timer.hpp"
 
 namespace lesson06 {
@@ -50,9 +50,9 @@ void run_cpu_baseline(const std::vector<NamedPool>& problems, int repeats, uint6
   std::printf("  %-22s %-32s %9s %9s %9s %9s\n", "problem", "shape", "fwd ms", "bwd ms", "fwd GB/s", "bwd GB/s");
   for (const NamedPool& p : problems) {
     const PoolShape& s = p.s;
-    std::vector<float> x(s.input_size()), dy(s.output_size()), y(s.output_size()), dx(s.input_size());
-    course::Rng(seed, 0).fill_uniform(x, -1.0f, 1.0f);
-    course::Rng(seed, 1).fill_uniform(dy, -1.0f, 1.0f);
+    const std::vector<float> x = course::random_floats(s.input_size(), seed, 0);
+    const std::vector<float> dy = course::random_floats(s.output_size(), seed, 1);
+    std::vector<float> y(s.output_size()), dx(s.input_size());
     std::vector<int> argmax(s.output_size());
     auto forward = [&] { host_layers::maxpool_forward(s, x.data(), y.data(), argmax.data()); };
     auto backward = [&] { host_layers::maxpool_backward(s, argmax.data(), dy.data(), dx.data()); };

@@ -3,7 +3,6 @@
 // (naive_scatter.hpp) for comparison. Without a GPU (or with --cpu-only) it times lesson 01's
 // loops alone (cpu_baseline.hpp).
 //   lesson06_pooling [--quick] [--repeats N] [--seed S] [--cpu-only]
-#include <cfloat>
 #include <climits>
 #include <cmath>
 #include <cstdio>
@@ -13,12 +12,11 @@
 
 #include "course/cli.hpp"
 #include "cpu_baseline.hpp"
-#include "course/compare.hpp"
+#include "course/check.hpp"
 #include "course/device_buffer.hpp"
 #include "course/device_info.hpp"
 #include "course/error.hpp"
 #include "course/main.hpp"
-#include "course/rng.hpp"
 #include "course/timer.hpp"
 #include "host_layers.hpp"
 #include "naive_scatter.hpp"
@@ -51,8 +49,8 @@ struct Workspace {
 
   Workspace(const PoolShape& shape, uint64_t seed)
       : s(shape),
-        x(random_values(shape.input_size(), seed, 0)),
-        dy(random_values(shape.output_size(), seed, 1)),
+        x(course::random_floats(shape.input_size(), seed, 0)),  // x and dy: two streams of one seed
+        dy(course::random_floats(shape.output_size(), seed, 1)),
         y_ref(shape.output_size()),
         dx_ref(shape.input_size()),
         argmax_ref(shape.output_size()),
@@ -65,22 +63,9 @@ struct Workspace {
     host_layers::maxpool_forward<float>(s, x.data(), y_ref.data(), argmax_ref.data());
     host_layers::maxpool_backward<float>(s, argmax_ref.data(), dy.data(), dx_ref.data());
   }
-
-  // Uniform in [-1, 1); x and dy use different streams of one seed.
-  static std::vector<float> random_values(size_t n, uint64_t seed, uint64_t stream) {
-    std::vector<float> v(n);
-    course::Rng(seed, stream).fill_uniform(v, -1.0f, 1.0f);
-    return v;
-  }
 };
 
 // ---- validation: every variant against lesson 01 before anything is timed -------------------
-
-void require_close(const std::string& what, const std::vector<float>& got, const std::vector<float>& ref,
-                   double atol) {
-  const course::CompareResult r = course::compare(got, ref, course::Tolerance{atol, 0.0});
-  if (!r.ok) throw course::Error(what + " does not match lesson 01: " + r.message());
-}
 
 template <typename T>
 void require_equal(const std::string& what, const std::vector<T>& got, const std::vector<T>& ref) {
@@ -91,17 +76,13 @@ void require_equal(const std::string& what, const std::vector<T>& got, const std
 }
 
 // dx sums at most ceil(window/stride)^2 values of |dy| < 1. Our gathers add them in lesson 01's
-// order (bit-exact); a scatter adds them in another order, each rounding by at most FLT_EPSILON
-// times the partial sum. 8x that bound leaves room and is still far below one dy (an error).
-double dx_atol(const PoolShape& s) {
-  const int per_axis = (s.window + s.stride - 1) / s.stride;
-  return 8.0 * FLT_EPSILON * per_axis * per_axis;
-}
-
+// order (bit-exact); a scatter adds them in another order: course::float_sum_tolerance of that
+// many terms, still far below one dy (an error).
 void check_backward(Workspace& w, const std::string& name, const std::function<void()>& backward) {
+  const int per_axis = (w.s.window + w.s.stride - 1) / w.s.stride;
   w.d_dx.poison();
   backward();
-  require_close(name + ": dx", w.d_dx.to_host(), w.dx_ref, dx_atol(w.s));
+  course::validate(name + ": dx", w.d_dx.to_host(), w.dx_ref, course::float_sum_tolerance(per_axis * per_axis));
 }
 
 void validate(Workspace& w) {

@@ -1,11 +1,11 @@
 #pragma once
 // Shared by lesson 01's tests: random inputs in double, the finite-difference gradient
-// check, and the tolerance for float results compared with a double reference.
-#include <cfloat>
+// check, and (from course/check.hpp) the tolerance for float results compared with a double reference.
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "course/check.hpp"
 #include "course_test.hpp"
 
 namespace l01 {
@@ -13,9 +13,7 @@ namespace l01 {
 using Vec = std::vector<double>;
 
 // n seeded uniform values in [lo, hi), as double.
-inline Vec random_doubles(size_t n, uint64_t seed, float lo = -1.0f, float hi = 1.0f) {
-  return course::test::to_double(course::test::random_vector(n, seed, lo, hi));
-}
+using course::random_doubles;
 inline std::vector<float> to_float(const Vec& v) { return std::vector<float>(v.begin(), v.end()); }
 inline Vec nan_doubles(size_t n) { return Vec(n, std::numeric_limits<double>::quiet_NaN()); }
 
@@ -57,16 +55,8 @@ using course::test::matrix;
 using course::test::output_shape;
 using course::test::weight_shape;
 
-// Tolerance for a float result that sums `terms` products of size <= `max_term`, compared
-// with the same sum in double. With random signs the partial sums grow like sqrt(terms) *
-// max_term; each addition rounds by FLT_EPSILON * |partial sum| at most, and those errors add
-// like a random walk: about FLT_EPSILON * terms * max_term in all. A factor 8 covers the tail.
-inline double float_sum_atol(size_t terms, double max_term = 1.0) {
-  return 8.0 * FLT_EPSILON * static_cast<double>(terms) * max_term;
-}
-// The same bound for two double computations of one sum that add in different orders.
-inline double double_sum_atol(size_t terms, double max_term = 1.0) {
-  return 8.0 * DBL_EPSILON * static_cast<double>(terms) * max_term;
-}
+// Tolerances of float (and double) sums against a double reference: course/check.hpp says why.
+using course::double_sum_atol;
+using course::float_sum_atol;
 
 }  // namespace l01

@@ -2,12 +2,12 @@
 // Shared by lesson 04's tests: the shapes, device buffers with a NaN guard zone after the data,
 // the double-precision reference product, and the tolerance of a float sum.
 #include <algorithm>
-#include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "course/check.hpp"
 #include "course/cuda_check.hpp"
 #include "course/device_buffer.hpp"
 #include "course_test.hpp"
@@ -51,13 +51,12 @@ inline uint64_t seed_for(const Shape& s, uint64_t salt) {
 }
 
 // Tolerance for a float sum of `terms` products, each of size <= 1 (inputs in [-1, 1)),
-// compared with the same sum in double; used as both atol and rtol, so an element may be off
-// by 4 K eps (1 + |ref|). Why: every addition of the float sum rounds by at most eps = 2^-23
-// times the partial sum; with random signs the partial sums are about sqrt(K)/3 and the K
-// rounding errors add like a random walk, about K eps / 3 in all. Blocking, FMA and split-K
-// change the order of the additions, not this bound; 4 K eps leaves a 12x margin over it,
-// while a missing or doubled product (about 0.25 on average) is 100x larger even at K = 6000.
-inline double sum_tolerance(int terms) { return 4.0 * FLT_EPSILON * std::max(terms, 1); }
+// compared with the same sum in double: course::float_sum_atol_rtol, 4 K eps used as both atol
+// and rtol, so an element may be off by 4 K eps (1 + |ref|). The float sum's rounding is about
+// K eps / 3 (partial sums ~ sqrt(K)/3, K roundings adding like a random walk); blocking, FMA and
+// split-K change the order of the additions, not this bound. 4 K eps leaves a 12x margin, while a
+// missing or doubled product (about 0.25 on average) is 100x larger even at K = 6000.
+inline double sum_tolerance(int terms) { return course::float_sum_atol_rtol(std::max(terms, 1)).atol; }
 
 constexpr size_t kGuard = 61;  // floats of NaN after every device array
 

@@ -1,6 +1,5 @@
 // Step 04.6: softmax + cross-entropy on the GPU against lesson 01's host version in double
 // (host_layers_ref). Lesson 01's tests check its gradient against finite differences.
-#include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <numeric>
@@ -19,8 +18,9 @@ namespace {
 // Tolerance for probabilities and losses computed in float from the same float logits:
 // expf and logf are within 2 ulp, the row sum adds `classes` terms (each rounding by eps
 // relative to the sum, at most classes * eps in all), then one division. 4 (classes + 8) eps,
-// used as atol and rtol, covers that; a wrong normalisation or index is off by far more.
-double softmax_tolerance(int classes) { return 4.0 * FLT_EPSILON * (classes + 8); }
+// used as atol and rtol (course::float_sum_atol_rtol of classes + 8 terms), covers that; a wrong
+// normalisation or index is off by far more.
+double softmax_tolerance(int classes) { return course::float_sum_atol_rtol(classes + 8).atol; }
 
 std::vector<int> random_labels(int batch, int classes, uint64_t seed) {
   course::Rng rng(seed);

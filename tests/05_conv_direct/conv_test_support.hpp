@@ -2,13 +2,13 @@
 // Shared by lesson 05's GPU tests: the shapes, random inputs, lesson 01's double reference,
 // runners that poison every output (and the workspace) with NaN before each call, the tolerance,
 // and the finite-difference spot check.
-#include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "conv_direct.hpp"
+#include "course/check.hpp"
 #include "course/device_buffer.hpp"
 #include "course_test.hpp"
 #include "host_layers.hpp"
@@ -62,15 +62,14 @@ inline std::string describe(const ConvShape& s) {
 
 // ---- tolerance ------------------------------------------------------------------------------
 // Every result is a float sum of `terms` products of values in [-1, 1], compared with the same
-// sum in double. Each float addition rounds by at most FLT_EPSILON/2 of the partial sum; with
-// random signs the partial sums grow like sqrt(k) and the rounding errors add like a random
-// walk, about FLT_EPSILON * terms / 3 in all (1/3 = the spread of a product of two uniform
-// [-1, 1] values). 8 * FLT_EPSILON * terms is ~25x that, yet far below the error of a wrong
-// index or a lost addition (the size of one whole term, ~0.3). It grows with the reduction:
+// sum in double: course::float_sum_atol(terms), 8 * FLT_EPSILON * terms (course/check.hpp says
+// why). The products' spread is 1/3, so the rounding is nearer FLT_EPSILON * terms / 3: the
+// bound is ~25x that, yet far below the error of a wrong index or a lost addition (the size of
+// one whole term, ~0.3). It grows with the reduction:
 //   forward:  C*kh*kw products + the bias       dx: O*kh*kw products
 //   dW:       N*OH*OW products                  dbias: N*OH*OW values of dy
 // No relative part: with |terms| <= 1 the absolute bound already covers large results.
-inline double float_sum_atol(double terms) { return 8.0 * FLT_EPSILON * terms; }
+using course::float_sum_atol;
 inline double forward_terms(const ConvShape& s) { return double(s.in_channels) * s.kernel_h * s.kernel_w + 1; }
 inline double dx_terms(const ConvShape& s) { return double(s.out_channels) * s.kernel_h * s.kernel_w; }
 inline double dw_terms(const ConvShape& s) { return double(s.batch) * s.out_h() * s.out_w(); }

@@ -2,13 +2,13 @@
 // Shared by lesson 06's tests: the shapes, the inputs (random, tied, tie-free), lesson 01's
 // results as the reference, exact and tolerant comparisons, the finite-difference check, and the
 // checks that all three variants go through (backward, ties, finite differences).
-#include <cfloat>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "course/check.hpp"
 #include "course/device_buffer.hpp"
 #include "course_test.hpp"
 #include "host_layers.hpp"
@@ -133,11 +133,11 @@ inline std::vector<uint8_t> mask_from_argmax(const PoolShape& s, const std::vect
 // dx[i] sums the dy of at most ceil(window/stride)^2 windows (one when they do not overlap).
 // The solutions add them in lesson 01's order and match it bit for bit; a correct kernel that
 // adds in another order (atomics) rounds each partial sum by at most FLT_EPSILON * |sum|, so
-// 8 * FLT_EPSILON * terms * max|dy| (below 1e-5) leaves room, while a kernel that misroutes
+// course::float_sum_atol(terms, max|dy|) (below 1e-5) leaves room, while a kernel that misroutes
 // gradient moves whole dy values (about 0.5 on average) by many orders more.
 inline double dx_atol(const PoolShape& s, double max_abs_dy) {
   const int per_axis = (s.window + s.stride - 1) / s.stride;
-  return 8.0 * FLT_EPSILON * per_axis * per_axis * max_abs_dy;
+  return course::float_sum_atol(per_axis * per_axis, max_abs_dy);
 }
 
 // Exact equality of integer-like results (argmax indices, mask bytes); names the first mismatch.

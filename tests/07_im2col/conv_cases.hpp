@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "course/check.hpp"
 #include "im2col.hpp"
 
 namespace im2col_test {
@@ -43,11 +44,9 @@ inline std::string describe(const ConvShape& s) {
 }
 
 // Tolerance for a float result that is a sum of `terms` products of values in [-1, 1],
-// compared with a double reference. A float sum of L terms of size <= 1 is off by at most
-// about L * eps_float * L in the worst case and about eps * L in practice (partial sums
-// grow like sqrt(L), rounding errors add like sqrt(L)); 1e-6 * L (8 * eps * L) covers
-// that with margin yet is far below the O(1) error of a wrong index.
-inline double float_sum_atol(double terms) { return 1e-6 * terms; }
+// compared with a double reference: course::float_sum_atol(terms) = 8 * FLT_EPSILON * terms
+// (course/check.hpp says why), far below the O(1) error of a wrong index.
+using course::float_sum_atol;
 
 // The reduction lengths of each output of a convolution.
 inline double forward_terms(const ConvShape& s) { return double(s.in_channels) * s.kernel_h * s.kernel_w + 1; }

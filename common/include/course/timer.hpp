@@ -43,7 +43,20 @@ struct TimingStats {
 
 double median(std::vector<double> values);
 
+// How time_gpu measures.
+struct GpuTimingOptions {
+  int warmup = 3;
+  int repeats = 10;
+  // Before every timed repeat (outside the events), write a buffer larger than the GPU's L2
+  // cache, so each repeat starts with its inputs in device memory, not in L2. Use it when a
+  // kernel's data fits in L2 (a few to tens of MiB) and the table should show what the kernel
+  // costs inside a network, where the layers before it have evicted its inputs; leave it off
+  // to measure the kernel with warm caches, as every table of the course does unless it says so.
+  bool flush_l2 = false;
+};
+
 // Runs fn `warmup` times, then `repeats` times each between two events; returns the stats.
+TimingStats time_gpu(const std::function<void()>& fn, const GpuTimingOptions& options);
 TimingStats time_gpu(const std::function<void()>& fn, int warmup = 3, int repeats = 10);
 // Same with the host clock (for CPU code).
 TimingStats time_host(const std::function<void()>& fn, int warmup = 1, int repeats = 5);
