@@ -16,6 +16,7 @@ using Catch::Approx;
 #include <string>
 #include <vector>
 
+#include "course/check.hpp"
 #include "course/compare.hpp"
 #include "course/error.hpp"
 #include "course/rng.hpp"
@@ -28,7 +29,7 @@ inline std::vector<float> nan_vector(size_t n) { return std::vector<float>(n, st
 inline std::vector<float> random_vector(size_t n, uint64_t seed, float lo = -1.0f, float hi = 1.0f) {
   return course::random_uniform(n, seed, lo, hi);
 }
-inline std::vector<double> to_double(const std::vector<float>& v) { return std::vector<double>(v.begin(), v.end()); }
+using course::to_double;
 
 // Central difference (f(x+eps) - f(x-eps)) / 2eps of a scalar function of x[i], in double.
 template <typename F>
