@@ -178,19 +178,26 @@ struct Evaluation {
 Evaluation evaluate(HostNetwork& net, const course::Dataset& data, int batch);
 
 // ---- the whole trainer (given; lesson 08's `train_mnist --device cpu` calls it) ---------------
+// Every default of the CPU trainer is written here, once: lesson02_host_training's flags show
+// TrainConfig{}'s values, and train_mnist's CPU fallback starts from them too.
 // dataset "mnist" | "fashion"; data_dir empty: course::default_data_dir of that data set;
 // train_limit / test_limit > 0 keep only the first examples.
 struct TrainConfig {
   std::string model = "small", optimizer = "sgd", dataset = "mnist", data_dir, out_dir;
   std::string save_dir;  // not empty: the trained parameters and test logits as .npy files there
   int epochs = 3, batch = 32;
-  float lr = 0.02f;  // SGD momentum 0.9, batch 32: 0.05 overshoots in epoch 3 (measured), 0.02 does not
+  float lr = 0.f;  // 0: the optimizer's default below (learning_rate() says which lr trains)
+  // SGD momentum 0.9, batch 32: 0.05 overshoots in epoch 3 (measured), 0.02 does not. Adam's steps
+  // are about lr in size whatever the gradient's scale, so it wants a much smaller lr.
+  float default_sgd_lr = 0.02f, default_adam_lr = 0.001f;
   uint64_t seed = 1;
   int train_limit = 0, test_limit = 0;
+
+  float default_lr(const std::string& optimizer_kind) const {
+    return optimizer_kind == "adam" ? default_adam_lr : default_sgd_lr;
+  }
+  float learning_rate() const { return lr > 0.f ? lr : default_lr(optimizer); }
 };
-// The CPU trainer's learning rate when none is given: Adam's steps are about lr in size whatever
-// the gradient's scale, so it wants a much smaller lr than SGD (0.001 vs TrainConfig's 0.02).
-inline float default_cpu_lr(const std::string& optimizer) { return optimizer == "adam" ? 0.001f : TrainConfig{}.lr; }
 struct TrainSummary {
   std::vector<double> epoch_seconds, train_loss, train_accuracy, test_loss, test_accuracy;
 };
@@ -198,5 +205,8 @@ struct TrainSummary {
 // filters.png, misclassified.png and confusion.png (out_dir empty: no files), and with save_dir
 // the .npy files of saved_model.hpp. A NaN/Inf loss stops training; a diverging one is warned of.
 TrainSummary train(const TrainConfig& config);
+// The same on data already loaded and checked (training_data.hpp's load_training_data).
+struct TrainingData;
+TrainSummary train(const TrainConfig& config, const TrainingData& data);
 
 }  // namespace host_training

@@ -5,6 +5,7 @@
 
 #include "course/error.hpp"
 #include "host_training.hpp"
+#include "layer_shapes.hpp"
 
 namespace host_training {
 
@@ -48,20 +49,11 @@ void HostNetwork::prepare(int batch) {
 }
 
 host_layers::ConvShape HostNetwork::conv_shape(size_t layer, int batch) const {
-  const LayerPlan& p = plan_.at(layer);
-  host_layers::ConvShape s;
-  s.batch = batch, s.in_channels = p.in_c, s.height = p.in_h, s.width = p.in_w;
-  s.out_channels = p.out_c, s.kernel_h = s.kernel_w = p.spec.kernel;
-  s.stride = p.spec.stride, s.pad = p.spec.pad;
-  return s;
+  return conv_shape_of(plan_.at(layer), batch);
 }
 
 host_layers::PoolShape HostNetwork::pool_shape(size_t layer, int batch) const {
-  const LayerPlan& p = plan_.at(layer);
-  host_layers::PoolShape s;
-  s.batch = batch, s.channels = p.in_c, s.height = p.in_h, s.width = p.in_w;
-  s.window = p.spec.window, s.stride = p.spec.stride;
-  return s;
+  return pool_shape_of(plan_.at(layer), batch);
 }
 
 const float* HostNetwork::weight_of(size_t layer) const { return params_.at(size_t(plan_.at(layer).weight)).value.data(); }

@@ -21,12 +21,10 @@ namespace host_training {
 
 namespace {
 
+// The data set's name and the limits are checked where the data is loaded (load_training_data).
 void check_config(const TrainConfig& c) {
-  if (c.dataset != "mnist" && c.dataset != "fashion")
-    throw course::Error("unknown data set '" + c.dataset + "' (expected mnist or fashion)");
   if (c.epochs < 1) throw course::Error("epochs must be at least 1, got " + std::to_string(c.epochs));
   if (c.batch < 1) throw course::Error("batch must be at least 1, got " + std::to_string(c.batch));
-  if (c.train_limit < 0 || c.test_limit < 0) throw course::Error("train/test limits must not be negative");
 }
 
 // Index of the largest of n values (the first one on ties).
@@ -35,17 +33,20 @@ int arg_max(const float* v, int n) { return static_cast<int>(std::max_element(v,
 }  // namespace
 
 TrainSummary train(const TrainConfig& config) {
+  check_config(config);  // before the data: a bad setting is reported without loading anything
+  return train(config, load_training_data(config));
+}
+
+TrainSummary train(const TrainConfig& config, const TrainingData& data) {
   check_config(config);
-  const TrainingData data = load_training_data(config.dataset, data_dir_of(config.dataset, config.data_dir),
-                                               config.train_limit, config.test_limit);
   const course::Dataset& train_set = data.train;
   const course::Dataset& test_set = data.test;
   const std::string& dir = data.dir;
   const ModelSpec spec = model_for_data(config.model, data);
   HostNetwork net(spec, init_parameters(spec, config.seed));
-  OptimizerConfig opt_config;
+  OptimizerConfig opt_config;  // momentum 0.9, Adam's betas and eps: OptimizerConfig's defaults
   opt_config.kind = config.optimizer;
-  opt_config.lr = config.lr;
+  opt_config.lr = config.learning_rate();
   Optimizer optimizer(opt_config, net.parameters());
 
   size_t parameter_count = 0;
@@ -74,7 +75,7 @@ TrainSummary train(const TrainConfig& config) {
   Evaluation eval;
   const int eval_batch = 256;  // inference keeps nothing per layer, so a larger batch is cheap
 
-  LossWatch watch(config.lr, classes);
+  LossWatch watch(opt_config.lr, classes);
   long step = 0;
   for (int epoch = 0; epoch < config.epochs; ++epoch) {
     const std::vector<int> order = epoch_order(n, config.seed, epoch);

@@ -9,7 +9,6 @@ std::string image_size(const course::Dataset& d) {
   return std::to_string(d.images.dim(2)) + "x" + std::to_string(d.images.dim(3)) +
          (d.images.dim(1) == 1 ? "" : " with " + std::to_string(d.images.dim(1)) + " channels");
 }
-}  // namespace
 
 std::string data_dir_of(const std::string& dataset, const std::string& data_dir) {
   if (!data_dir.empty()) return data_dir;
@@ -23,13 +22,18 @@ void require_dataset(const std::string& dataset, const std::string& dir) {
                         ", or pass --data DIR)");
 }
 
-TrainingData load_training_data(const std::string& dataset, const std::string& dir, int train_limit,
-                                int test_limit) {
-  require_dataset(dataset, dir);
+}  // namespace
+
+TrainingData load_training_data(const TrainConfig& config) {
+  if (config.dataset != "mnist" && config.dataset != "fashion")
+    throw course::Error("unknown data set '" + config.dataset + "' (expected mnist or fashion)");
+  if (config.train_limit < 0 || config.test_limit < 0) throw course::Error("train/test limits must not be negative");
+  const std::string dir = data_dir_of(config.dataset, config.data_dir);
+  require_dataset(config.dataset, dir);
   TrainingData data;
   data.dir = dir;
-  data.train = course::load_dataset(dir, course::Split::train, train_limit);
-  data.test = course::load_dataset(dir, course::Split::test, test_limit);
+  data.train = course::load_dataset(dir, course::Split::train, config.train_limit);
+  data.test = course::load_dataset(dir, course::Split::test, config.test_limit);
   if (data.train.count() == 0)
     throw course::Error(course::idx_images_path(dir, course::Split::train) + ": holds no images");
   if (data.test.count() == 0)

@@ -9,22 +9,17 @@
 
 namespace host_training {
 
-// dataset "mnist" | "fashion"; data_dir empty: the built-in data folder of that set.
-std::string data_dir_of(const std::string& dataset, const std::string& data_dir);
-
-// Throws course::Error (saying how to fetch it) unless dir holds the four files of the data set.
-void require_dataset(const std::string& dataset, const std::string& dir);
-
 struct TrainingData {
-  std::string dir;
+  std::string dir;  // the folder the data came from
   course::Dataset train, test;
 };
 
-// Loads both splits of the data set in dir (limits > 0 keep the first examples) and checks what
-// every later step relies on: the folder holds the set, neither split is empty, and the test images
-// have the training images' shape. Throws course::Error naming the folder or file.
-TrainingData load_training_data(const std::string& dataset, const std::string& dir, int train_limit,
-                                int test_limit);
+// The one place a trainer's data folder is worked out and checked: config.data_dir, or when it is
+// empty the built-in folder of config.dataset ("mnist" | "fashion"). Loads both splits
+// (train_limit / test_limit > 0 keep the first examples) and checks what every later step relies
+// on: the folder holds the set (else the message says how to fetch it), neither split is empty,
+// and the test images have the training images' shape. Throws course::Error naming the folder or file.
+TrainingData load_training_data(const TrainConfig& config);
 
 // The model `name` sized for these images. A model whose layers do not fit the images (e.g. 1x1
 // images through a 2x2 pool) is refused with a message about the data, not about a layer.

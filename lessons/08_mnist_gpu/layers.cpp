@@ -3,11 +3,13 @@
 #include "layers.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 #include "conv_direct.hpp"
 #include "course/error.hpp"
 #include "im2col.hpp"
+#include "layer_shapes.hpp"
 
 namespace mnist_gpu {
 
@@ -41,6 +43,7 @@ Layer::Layer(std::string name, const host_training::LayerPlan& plan, int max_bat
 }
 
 void Layer::check_batch(int batch, const char* what) const {
+  if (observer_) observer_->pass_starts(name_, std::strcmp(what, "backward") == 0);
   if (batch < 1 || batch > max_batch_)
     throw course::Error(name_ + " " + what + ": batch " + std::to_string(batch) + " outside 1.." +
                         std::to_string(max_batch_));
@@ -52,31 +55,17 @@ ConvLayer::ConvLayer(std::string name, const host_training::LayerPlan& plan, int
     : Layer(std::move(name), plan, max_batch), algorithm_(choose_conv_algorithm(algorithm, plan)),
       weight_(weight), bias_(bias), workspace_(workspace) {}
 
-host_layers::ConvShape ConvLayer::shape(int batch) const {
-  host_layers::ConvShape s;
-  s.batch = batch, s.in_channels = plan_.in_c, s.height = plan_.in_h, s.width = plan_.in_w;
-  s.out_channels = plan_.out_c, s.kernel_h = s.kernel_w = plan_.spec.kernel;
-  s.stride = plan_.spec.stride, s.pad = plan_.spec.pad;
-  return s;
-}
+host_layers::ConvShape ConvLayer::shape(int batch) const { return host_training::conv_shape_of(plan_, batch); }
 
 size_t ConvLayer::workspace_floats(const host_training::LayerPlan& plan, int max_batch, ConvAlgorithm algorithm) {
   algorithm = choose_conv_algorithm(algorithm, plan);
-  host_layers::ConvShape s;
-  s.in_channels = plan.in_c, s.height = plan.in_h, s.width = plan.in_w;
-  s.out_channels = plan.out_c, s.kernel_h = s.kernel_w = plan.spec.kernel;
-  s.stride = plan.spec.stride, s.pad = plan.spec.pad;
-  if (algorithm == ConvAlgorithm::im2col) {  // col + Y': grows with the batch
-    s.batch = max_batch;
-    return im2col::conv_gemm_workspace_floats(s);
-  }
+  if (algorithm == ConvAlgorithm::im2col)  // col + Y': grows with the batch
+    return im2col::conv_gemm_workspace_floats(host_training::conv_shape_of(plan, max_batch));
   // The direct weight gradient splits its reduction by a rule of the shape (lesson 05), not
   // monotonic in the batch: take the largest over every batch the layer may see.
   size_t most = 0;
-  for (int b = 1; b <= max_batch; ++b) {
-    s.batch = b;
-    most = std::max(most, conv_direct::conv2d_backward_weight_workspace(s));
-  }
+  for (int b = 1; b <= max_batch; ++b)
+    most = std::max(most, conv_direct::conv2d_backward_weight_workspace(host_training::conv_shape_of(plan, b)));
   return most;
 }
 
@@ -84,12 +73,7 @@ size_t ConvLayer::workspace_floats(const host_training::LayerPlan& plan, int max
 MaxPoolLayer::MaxPoolLayer(std::string name, const host_training::LayerPlan& plan, int max_batch)
     : Layer(std::move(name), plan, max_batch), argmax_(size_t(max_batch) * plan.out_size()) {}
 
-host_layers::PoolShape MaxPoolLayer::shape(int batch) const {
-  host_layers::PoolShape s;
-  s.batch = batch, s.channels = plan_.in_c, s.height = plan_.in_h, s.width = plan_.in_w;
-  s.window = plan_.spec.window, s.stride = plan_.spec.stride;
-  return s;
-}
+host_layers::PoolShape MaxPoolLayer::shape(int batch) const { return host_training::pool_shape_of(plan_, batch); }
 
 // ---- dense ---------------------------------------------------------------------------------------
 DenseLayer::DenseLayer(std::string name, const host_training::LayerPlan& plan, int max_batch, ParamView weight,
@@ -103,7 +87,13 @@ SoftmaxCrossEntropy::SoftmaxCrossEntropy(int classes, int max_batch)
   if (classes < 1 || max_batch < 1) throw course::Error("SoftmaxCrossEntropy: classes and max_batch must be >= 1");
 }
 
+const std::string& SoftmaxCrossEntropy::name() {
+  static const std::string loss_name = "loss";
+  return loss_name;
+}
+
 void SoftmaxCrossEntropy::check_batch(int batch, const char* what) const {
+  if (observer_) observer_->pass_starts(name(), std::strcmp(what, "backward") == 0);
   if (batch < 1 || batch > max_batch_)
     throw course::Error(std::string("softmax-cross-entropy ") + what + ": batch " + std::to_string(batch) +
                         " outside 1.." + std::to_string(max_batch_));

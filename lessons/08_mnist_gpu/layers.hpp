@@ -35,6 +35,16 @@ const char* conv_algorithm_name(ConvAlgorithm algorithm);
 inline constexpr int kDirectBelowK = 64;
 ConvAlgorithm choose_conv_algorithm(ConvAlgorithm requested, const host_training::LayerPlan& plan);
 
+// Told when a pass of a layer or of the loss starts: --profile records a CUDA event there, so it
+// times the network's own forward_backward. Every pass opens with check_batch, which tells it;
+// without an observer (training) that costs one null test.
+class PassObserver {
+ public:
+  virtual ~PassObserver() = default;
+  // who: the layer's name, or SoftmaxCrossEntropy::name(); backward: false for a forward pass.
+  virtual void pass_starts(const std::string& who, bool backward) = 0;
+};
+
 class Layer {
  public:
   Layer(std::string name, const host_training::LayerPlan& plan, int max_batch);
@@ -53,14 +63,17 @@ class Layer {
   float* input_grad() { return din_.data(); }
   size_t in_size() const { return plan_.in_size(); }    // values per example
   size_t out_size() const { return plan_.out_size(); }
+  void set_observer(PassObserver* observer) { observer_ = observer; }  // nullptr: none
 
  protected:
-  void check_batch(int batch, const char* what) const;  // 1 <= batch <= max_batch, else throws
+  // 1 <= batch <= max_batch, else throws; what: "forward" or "backward". Tells the observer first.
+  void check_batch(int batch, const char* what) const;
 
   std::string name_;
   host_training::LayerPlan plan_;
   int max_batch_;
   course::DeviceBuffer<float> out_, din_;
+  PassObserver* observer_ = nullptr;
 };
 
 // A parameter tensor's value and gradient inside the ParameterStore.
@@ -133,10 +146,13 @@ class SoftmaxCrossEntropy {
   const float* probs() const { return probs_.data(); }
   const float* row_loss() const { return row_loss_.data(); }
   float* logits_grad() { return dlogits_.data(); }
+  static const std::string& name();  // "loss", as a PassObserver sees it
+  void set_observer(PassObserver* observer) { observer_ = observer; }
 
  private:
-  void check_batch(int batch, const char* what) const;
+  void check_batch(int batch, const char* what) const;  // as Layer's
   int classes_, max_batch_;
+  PassObserver* observer_ = nullptr;
   course::DeviceBuffer<float> probs_, row_loss_, dlogits_;
 };
 

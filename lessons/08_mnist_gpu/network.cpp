@@ -80,6 +80,11 @@ std::string GpuNetwork::conv_summary() const {
   return conv_ == ConvAlgorithm::automatic && !per_layer.empty() ? requested + " (" + per_layer + ")" : requested;
 }
 
+void GpuNetwork::set_observer(PassObserver* observer) {
+  for (auto& layer : layers_) layer->set_observer(observer);
+  loss_.set_observer(observer);
+}
+
 size_t GpuNetwork::input_size() const {
   return size_t(spec_.in_channels) * size_t(spec_.height) * size_t(spec_.width);
 }

@@ -43,6 +43,8 @@ class GpuNetwork {
   std::vector<std::unique_ptr<Layer>>& layers() { return layers_; }
   SoftmaxCrossEntropy& loss() { return loss_; }
   float* logits() { return layers_.back()->output(); }
+  // Tells `observer` when each pass of every layer and of the loss starts (nullptr: nobody).
+  void set_observer(PassObserver* observer);
   // Device memory held by the network's buffers (activations, gradients, workspace, parameters).
   size_t device_bytes() const { return device_bytes_; }
 

@@ -1,8 +1,9 @@
 #pragma once
-// --profile: where a training step's time goes, layer by layer. CUDA events are recorded
-// between every layer's forward, backward and parameter update (each layer's slice of the
-// optimizer runs as its own launch here), for `steps` steps after a warm-up; the weights and the
-// optimizer state are restored afterwards, so profiling does not change the training run.
+// --profile: where a training step's time goes, layer by layer. Each step runs the network's own
+// forward_backward (the one that trains), with a CUDA event recorded where every layer's and the
+// loss's pass starts (GpuNetwork::set_observer), then each layer's parameter update as its own
+// launch, for `steps` steps after a warm-up; the weights and the optimizer state are restored
+// afterwards, so profiling does not change the training run.
 // It waits for the GPU after every step: that is allowed here, the user asked for a report.
 #include <cstdio>
 

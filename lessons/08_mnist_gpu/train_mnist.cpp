@@ -13,6 +13,7 @@
 #include "course/main.hpp"
 #include "course/timer.hpp"
 #include "host_training.hpp"
+#include "train_flags.hpp"
 #include "trainer.hpp"
 #include "training_data.hpp"
 
@@ -37,44 +38,74 @@ void print_summary(const std::vector<double>& seconds, const std::vector<double>
               course::median(seconds));
 }
 
+// The GPU trainer's config: lesson 02's flags read the same way as lesson02_host_training reads
+// them, then the GPU's own. Flags not given keep GpuTrainConfig's defaults.
+mnist_gpu::GpuTrainConfig gpu_config_of(const course::ArgParser& args) {
+  mnist_gpu::GpuTrainConfig config;
+  host_training::apply_given_flags(args, config);
+  if (args.given("--conv")) config.conv = mnist_gpu::conv_algorithm_by_name(args.get_string("--conv"));
+  config.profile = args.flag("--profile");
+  if (args.given("--profile-steps")) config.profile_steps = static_cast<int>(args.get_int("--profile-steps"));
+  return config;
+}
+
+// Lesson 02's trainer on the CPU. Flags left out take lesson 02's defaults (TrainConfig{}), not
+// the GPU's: model A takes about half an hour per epoch on a CPU.
+host_training::TrainSummary train_on_cpu(const course::ArgParser& args, const host_training::TrainingData& data) {
+  for (const char* flag : {"--profile", "--conv", "--profile-steps"})
+    if (args.given(flag)) std::printf("note: %s applies to the GPU trainer only; ignored\n", flag);
+  host_training::TrainConfig config;
+  host_training::apply_given_flags(args, config);
+  std::printf("CPU run: model %s, %d epoch(s), batch %d, lr %g%s\n", config.model.c_str(), config.epochs,
+              config.batch, static_cast<double>(config.learning_rate()),
+              args.given("--model") ? "" : " (lesson 02's defaults; --model a is about 30 min per epoch here)");
+  return host_training::train(config, data);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   return course::run_main([&] {
+    const mnist_gpu::GpuTrainConfig defaults;             // the flags' defaults
+    const host_training::TrainConfig cpu_defaults;        // named in the help of the flags they differ in
+    const auto lr_text = [](const host_training::TrainConfig& c, const std::string& optimizer) {
+      return host_training::number_text(c.default_lr(optimizer));
+    };
     course::ArgParser args("train_mnist",
                            "Lesson 08: train a CNN on MNIST on the GPU with the course's own kernels.\n"
                            "Writes metrics.csv and pictures to --out; --save DIR writes the weights as .npy files.");
-    args.add_choice("--model", "a", {"small", "a"},
-                    "network: a (two 5x5 convs, 3136->512->10) or small (conv 3x3x10, dense 100); CPU default: small");
-    args.add_int("--epochs", 5, 1, 1000, "passes over the training set (CPU default: 3)");
-    args.add_int("--batch", 128, 1, 8192, "minibatch size (CPU default: 32)");
-    args.add_float("--lr", 0.05, 1e-7, 10.0, "learning rate (default 0.05 for sgd, 0.001 for adam; CPU sgd: 0.02)");
-    args.add_choice("--optimizer", "sgd", {"sgd", "adam"}, "sgd (momentum 0.9) or adam");
-    args.add_int("--seed", 1, 0, 1LL << 62, "seed of the weight init and the shuffling");
-    args.add_choice("--dataset", "mnist", {"mnist", "fashion"}, "data set");
-    args.add_string("--data", "", "folder with the four IDX files (default: the data set's folder under data/)");
+    args.add_choice("--model", defaults.model, {"small", "a"},
+                    "network: a (two 5x5 convs, 3136->512->10) or small (conv 3x3x10, dense 100); CPU default: " +
+                        cpu_defaults.model);
+    args.add_int("--epochs", defaults.epochs, 1, 1000,
+                 "passes over the training set (CPU default: " + std::to_string(cpu_defaults.epochs) + ")");
+    args.add_int("--batch", defaults.batch, 1, 8192, "minibatch size (CPU default: " + std::to_string(cpu_defaults.batch) + ")");
+    args.add_float("--lr", host_training::flag_default(defaults.default_lr("sgd")), 1e-7, 10.0,
+                   "learning rate (default " + lr_text(defaults, "sgd") + " for sgd, " + lr_text(defaults, "adam") +
+                       " for adam; CPU sgd: " + lr_text(cpu_defaults, "sgd") + ")");
+    args.add_choice("--optimizer", defaults.optimizer, {"sgd", "adam"}, "sgd (momentum 0.9) or adam");
+    args.add_int("--seed", static_cast<long long>(defaults.seed), 0, 1LL << 62, "seed of the weight init and the shuffling");
+    args.add_choice("--dataset", defaults.dataset, {"mnist", "fashion"}, "data set");
+    args.add_string("--data", defaults.data_dir, "folder with the four IDX files (default: the data set's folder under data/)");
     args.add_choice("--device", "auto", {"auto", "gpu", "cpu"},
                     "auto: the GPU when there is one, else lesson 02's CPU trainer; gpu: fail without one");
-    args.add_choice("--conv", "auto", {"auto", "im2col", "direct"},
+    args.add_choice("--conv", mnist_gpu::conv_algorithm_name(defaults.conv), {"auto", "im2col", "direct"},
                     "convolution algorithm: im2col + GEMM (lesson 07), direct (lesson 05), or auto: per layer, "
-                    "direct where in_c*k*k < 64, im2col elsewhere");
+                    "direct where in_c*k*k < " + std::to_string(mnist_gpu::kDirectBelowK) + ", im2col elsewhere");
     args.add_string("--out", std::string(COURSE_OUTPUT_DIR) + "/lesson08", "where metrics.csv and the PNGs go");
-    args.add_string("--save", "", "also write every parameter and the test logits as .npy files into this folder");
+    args.add_string("--save", defaults.save_dir, "also write every parameter and the test logits as .npy files into this folder");
     args.add_flag("--profile", "before training, time every layer's forward, backward and update (CUDA events)");
-    args.add_int("--profile-steps", 200, 1, 100000, "steps the profile averages over");
-    args.add_int("--train-limit", 0, 0, 1 << 30, "use only the first N training images (0: all)");
-    args.add_int("--test-limit", 0, 0, 1 << 30, "use only the first N test images (0: all)");
+    args.add_int("--profile-steps", defaults.profile_steps, 1, 100000, "steps the profile averages over");
+    args.add_int("--train-limit", defaults.train_limit, 0, 1 << 30, "use only the first N training images (0: all)");
+    args.add_int("--test-limit", defaults.test_limit, 0, 1 << 30, "use only the first N test images (0: all)");
     if (!args.parse(argc, argv)) return 0;
 
     const std::string device = args.get_string("--device");
     if (device == "gpu") course::require_gpu("--device gpu");  // before anything else: the clearest message
-    const std::string optimizer = args.get_string("--optimizer");
-    // Adam's steps are about lr in size whatever the gradient's scale: it wants a much smaller lr.
-    const float lr = args.given("--lr") ? static_cast<float>(args.get_float("--lr"))
-                                        : (optimizer == "adam" ? 0.001f : 0.05f);
-    const std::string dataset = args.get_string("--dataset");
-    const std::string dir = host_training::data_dir_of(dataset, args.get_string("--data"));
-    host_training::require_dataset(dataset, dir);  // before the device: a missing data set is the first thing to fix
+    const mnist_gpu::GpuTrainConfig config = gpu_config_of(args);
+    // The data folder is worked out and checked here, once, before the device: a missing data set
+    // is the first thing to fix. Both trainers take this data (their data flags are the same).
+    const host_training::TrainingData data = host_training::load_training_data(config);
     const bool use_gpu = device == "gpu" || (device == "auto" && course::gpu_available());
     if (!use_gpu && COURSE_LEARNER_BUILD) {
       // Your build: the CPU trainer here would be lesson 02's reference solution, not your code.
@@ -90,48 +121,12 @@ int main(int argc, char** argv) {
                     course::query_devices().reason.c_str());
       else
         std::printf("--device cpu: training on the CPU with lesson 02's trainer\n");
-      for (const char* flag : {"--profile", "--conv", "--profile-steps"})
-        if (args.given(flag)) std::printf("note: %s applies to the GPU trainer only; ignored\n", flag);
-      // Flags left out take lesson 02's CPU defaults (small model, 3 epochs, batch 32, lr 0.02),
-      // not the GPU's: model A takes about half an hour per epoch on a CPU.
-      host_training::TrainConfig config;
-      if (args.given("--model")) config.model = args.get_string("--model");
-      if (args.given("--epochs")) config.epochs = static_cast<int>(args.get_int("--epochs"));
-      if (args.given("--batch")) config.batch = static_cast<int>(args.get_int("--batch"));
-      config.lr = args.given("--lr") ? lr : host_training::default_cpu_lr(optimizer);
-      std::printf("CPU run: model %s, %d epoch(s), batch %d, lr %g%s\n", config.model.c_str(), config.epochs,
-                  config.batch, static_cast<double>(config.lr),
-                  args.given("--model") ? "" : " (lesson 02's defaults; --model a is about 30 min per epoch here)");
-      config.optimizer = optimizer;
-      config.dataset = dataset;
-      config.data_dir = dir;
-      config.out_dir = args.get_string("--out");
-      config.save_dir = args.get_string("--save");
-      config.seed = static_cast<uint64_t>(args.get_int("--seed"));
-      config.train_limit = static_cast<int>(args.get_int("--train-limit"));
-      config.test_limit = static_cast<int>(args.get_int("--test-limit"));
-      const host_training::TrainSummary s = host_training::train(config);
+      const host_training::TrainSummary s = train_on_cpu(args, data);
       print_summary(s.epoch_seconds, s.test_accuracy, "CPU, lesson 02");
       return 0;
     }
 
-    mnist_gpu::GpuTrainConfig config;
-    config.model = args.get_string("--model");
-    config.optimizer = optimizer;
-    config.dataset = dataset;
-    config.data_dir = dir;
-    config.out_dir = args.get_string("--out");
-    config.save_dir = args.get_string("--save");
-    config.epochs = static_cast<int>(args.get_int("--epochs"));
-    config.batch = static_cast<int>(args.get_int("--batch"));
-    config.lr = lr;
-    config.seed = static_cast<uint64_t>(args.get_int("--seed"));
-    config.train_limit = static_cast<int>(args.get_int("--train-limit"));
-    config.test_limit = static_cast<int>(args.get_int("--test-limit"));
-    config.conv = mnist_gpu::conv_algorithm_by_name(args.get_string("--conv"));
-    config.profile = args.flag("--profile");
-    config.profile_steps = static_cast<int>(args.get_int("--profile-steps"));
-    const host_training::TrainSummary s = mnist_gpu::train_on_gpu(config);
+    const host_training::TrainSummary s = mnist_gpu::train_on_gpu(config, data);
     print_summary(s.epoch_seconds, s.test_accuracy, "GPU");
     return 0;
   });

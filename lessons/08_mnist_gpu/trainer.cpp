@@ -19,7 +19,7 @@
 #include "training_pictures.hpp"
 #include "mnist_gpu.hpp"
 #include "network.hpp"
-#include "outputs.hpp"
+#include "pictures.hpp"
 #include "profile.hpp"
 
 namespace mnist_gpu {
@@ -62,12 +62,9 @@ Report read_report(const EpochCounters& c, int steps_per_epoch) {
 
 }  // namespace
 
-host_training::TrainSummary train_on_gpu(const GpuTrainConfig& config) {
+host_training::TrainSummary train_on_gpu(const GpuTrainConfig& config, const host_training::TrainingData& data) {
   if (config.epochs < 1 || config.batch < 1) throw course::Error("epochs and batch must be >= 1");
   course::require_gpu("train_mnist on the GPU");
-  const host_training::TrainingData data = host_training::load_training_data(
-      config.dataset, host_training::data_dir_of(config.dataset, config.data_dir), config.train_limit,
-      config.test_limit);
   const course::Dataset& train_set = data.train;
   const course::Dataset& test_set = data.test;
   const std::string& dir = data.dir;
@@ -76,14 +73,14 @@ host_training::TrainSummary train_on_gpu(const GpuTrainConfig& config) {
   GpuNetwork net(spec, host_training::init_parameters(spec, config.seed), std::max(batch, kEvalBatch), config.conv);
   host_training::OptimizerConfig opt_config;  // momentum 0.9, Adam's betas and eps: lesson 02's defaults
   opt_config.kind = config.optimizer;
-  opt_config.lr = config.lr;
+  opt_config.lr = config.learning_rate();
   DeviceOptimizer optimizer(opt_config, net.parameters());
   const DeviceDataset train(train_set), test(test_set);
 
   std::printf("device: %s; %s\n", course::device_summary().c_str(), course::cuda_versions().c_str());
   std::printf("model %s (%zu parameters), conv %s, %s lr %g%s, batch %d, %d epoch(s), seed %llu\n",
               spec.name.c_str(), net.parameters().parameter_count(), net.conv_summary().c_str(),
-              config.optimizer.c_str(), double(config.lr), config.optimizer == "sgd" ? " momentum 0.9" : "", batch,
+              config.optimizer.c_str(), double(opt_config.lr), config.optimizer == "sgd" ? " momentum 0.9" : "", batch,
               config.epochs, static_cast<unsigned long long>(config.seed));
   std::printf("data: %d training and %d test images from %s, on the GPU; network buffers %.1f MiB\n",
               train_set.count(), test_set.count(), dir.c_str(), double(net.device_bytes()) / (1 << 20));
@@ -105,7 +102,7 @@ host_training::TrainSummary train_on_gpu(const GpuTrainConfig& config) {
   EpochCounters counters;
   GpuEvaluation eval;
   int global_step = 0;
-  host_training::LossWatch watch(config.lr, classes);  // fed at the report points: the step never waits
+  host_training::LossWatch watch(opt_config.lr, classes);  // fed at the report points: the step never waits
 
   for (int epoch = 0; epoch < config.epochs; ++epoch) {
     // The epoch's order (lesson 02's, so the CPU trainer would see the same batches), uploaded once.

@@ -1,5 +1,5 @@
 // Lesson 08 (given code): the pictures and the .npy files.
-#include "outputs.hpp"
+#include "pictures.hpp"
 
 #include <algorithm>
 #include <filesystem>

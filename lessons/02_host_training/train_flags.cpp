@@ -1,0 +1,40 @@
+#include "train_flags.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace host_training {
+
+std::string number_text(float value) {
+  char text[32];
+  for (int digits = 1; digits <= 9; ++digits) {  // 9 significant digits tell any two floats apart
+    std::snprintf(text, sizeof text, "%.*g", digits, double(value));
+    if (std::strtof(text, nullptr) == value) break;
+  }
+  return text;
+}
+
+double flag_default(float value) { return std::strtod(number_text(value).c_str(), nullptr); }
+
+void apply_given_flags(const course::ArgParser& args, TrainConfig& config) {
+  auto text = [&](const char* flag, std::string& field) {
+    if (args.given(flag)) field = args.get_string(flag);
+  };
+  auto integer = [&](const char* flag, int& field) {
+    if (args.given(flag)) field = static_cast<int>(args.get_int(flag));
+  };
+  text("--model", config.model);
+  text("--optimizer", config.optimizer);
+  text("--dataset", config.dataset);
+  text("--data", config.data_dir);
+  text("--save", config.save_dir);
+  config.out_dir = args.get_string("--out");
+  integer("--epochs", config.epochs);
+  integer("--batch", config.batch);
+  integer("--train-limit", config.train_limit);
+  integer("--test-limit", config.test_limit);
+  if (args.given("--lr")) config.lr = static_cast<float>(args.get_float("--lr"));
+  if (args.given("--seed")) config.seed = static_cast<uint64_t>(args.get_int("--seed"));
+}
+
+}  // namespace host_training

@@ -1,0 +1,25 @@
+#pragma once
+// The command line of a trainer, read into a TrainConfig (given code, used by lesson02_host_training
+// and lesson 08's train_mnist). Each program declares its flags with the config's own values as
+// their defaults, so a default is written once, in the config.
+#include <string>
+
+#include "course/cli.hpp"
+#include "host_training.hpp"
+
+namespace host_training {
+
+// A float setting as a flag's default: the shortest decimal that reads back as that float, so
+// --help shows 0.05 rather than 0.0500000007 (the float's exact value).
+double flag_default(float value);
+// The same number as text, for a help line ("0.05").
+std::string number_text(float value);
+
+// Sets the fields of config whose flag was given on the command line; every other field keeps
+// config's value (its defaults). --out is taken as parsed, given or not: its default is the
+// program's output folder, where TrainConfig's empty out_dir writes nothing.
+// Needs the flags --model --optimizer --dataset --data --out --save --epochs --batch --lr --seed
+// --train-limit --test-limit declared in args.
+void apply_given_flags(const course::ArgParser& args, TrainConfig& config);
+
+}  // namespace host_training
