@@ -6,12 +6,11 @@ namespace host_layers {
 
 template <typename T>
 void conv2d_backward(const ConvShape& s, const T* x, const T* W, const T* dy, T* dx, T* dW, T* dbias) {
-  // TODO(01.4): first set dx, dW and dbias to 0 (the caller may pass garbage), then walk the
-  // same loops as conv2d_forward. Each product x[n][c][ih][iw] * W[o][c][kh][kw] that went
-  // into y[n][o][oh][ow] sends back, with g = dy[n][o][oh][ow]:
-  //   dx[n][c][ih][iw] += g * W[o][c][kh][kw]
-  //   dW[o][c][kh][kw] += g * x[n][c][ih][iw]
-  // and every output adds its g to dbias[o]. Skip the padded positions, as in the forward pass.
+  // TODO(01.4): given dy = dL/dy of conv2d_forward with the same shape s, x and W, write the
+  // three gradients dx = dL/dx, dW = dL/dW and dbias = dL/dbias (layouts as x, W and bias).
+  // The caller may pass garbage in all three: every element must be set, so set them to 0
+  // before you add anything into them. Padded positions (outside the image) have no
+  // gradient: never read or write x or dx there.
   (void)s; (void)x; (void)W; (void)dy; (void)dx; (void)dW; (void)dbias;  // delete with the todo line
   course::todo("01.4", "conv2d_backward");
 }

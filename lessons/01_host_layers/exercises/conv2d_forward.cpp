@@ -6,12 +6,15 @@ namespace host_layers {
 
 template <typename T>
 void conv2d_forward(const ConvShape& s, const T* x, const T* W, const T* bias, T* y) {
-  // TODO(01.3): for every n, o, oh < s.out_h(), ow < s.out_w():
+  // TODO(01.3): y = bias + the cross-correlation (no kernel flip) of x with W, at stride
+  // s.stride with s.pad rows and columns of zero padding on every side:
   //   y[n][o][oh][ow] = bias[o] + sum over c, kh, kw of x[n][c][ih][iw] * W[o][c][kh][kw]
-  //   with ih = oh * stride - pad + kh and iw = ow * stride - pad + kw.
-  // Skip the terms whose (ih, iw) falls outside 0..height-1 x 0..width-1 (zero padding).
-  // Flat NCHW index of x[n][c][h][w]: ((n * in_channels + c) * height + h) * width + w;
-  // W[o][c][kh][kw] and y[n][o][oh][ow] are laid out the same way (see the README).
+  //   with ih = oh * stride - pad + kh and iw = ow * stride - pad + kw,
+  // for every n, o, oh < s.out_h(), ow < s.out_w(). A tap whose (ih, iw) lies outside the
+  // image adds nothing (padding is not stored: never read x there). Write every element of y.
+  // Layouts, all NCHW: x [batch, in_channels, height, width], W [out_channels, in_channels,
+  // kernel_h, kernel_w], bias [out_channels], y [batch, out_channels, out_h, out_w]; the flat
+  // index of x[n][c][h][w] is ((n * in_channels + c) * height + h) * width + w (see the README).
   (void)s; (void)x; (void)W; (void)bias; (void)y;  // delete with the todo line
   course::todo("01.3", "conv2d_forward");
 }

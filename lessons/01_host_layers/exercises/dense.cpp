@@ -8,19 +8,19 @@ namespace host_layers {
 
 template <typename T>
 void dense_forward(const T* x, const T* W, const T* bias, T* y, int batch, int in, int out) {
-  // TODO(01.1): for every b < batch and o < out:
-  //   y[b][o] = bias[o] + sum over i < in of x[b][i] * W[o][i]
+  // TODO(01.1): y = x W^T + bias: for every b < batch and o < out,
+  //   y[b][o] = bias[o] + sum over i < in of x[b][i] * W[o][i].
+  // Write every element of y (the caller may pass garbage in it).
   (void)x; (void)W; (void)bias; (void)y; (void)batch; (void)in; (void)out;  // delete with the todo line
   course::todo("01.1", "dense_forward");
 }
 
 template <typename T>
 void dense_backward(const T* x, const T* W, const T* dy, T* dx, T* dW, T* dbias, int batch, int in, int out) {
-  // TODO(01.1): the three gradients of y = x W^T + bias. WRITE every element (do not add to
-  // what the arrays hold: the caller may pass garbage):
-  //   dx[b][i]  = sum over o of dy[b][o] * W[o][i]
-  //   dW[o][i]  = sum over b of dy[b][o] * x[b][i]
-  //   dbias[o]  = sum over b of dy[b][o]
+  // TODO(01.1): given dy = dL/dy [batch x out] of y = x W^T + bias, write the three gradients
+  // dx = dL/dx [batch x in], dW = dL/dW [out x in] and dbias = dL/dbias [out].
+  // WRITE every element of all three (do not add to what the arrays hold: the caller may pass
+  // garbage). x and W are the forward pass's inputs; read-only.
   (void)x; (void)W; (void)dy; (void)dx; (void)dW; (void)dbias; (void)batch; (void)in; (void)out;
   course::todo("01.1", "dense_backward");
 }

@@ -7,18 +7,22 @@ namespace host_layers {
 template <typename T>
 void maxpool_forward(const PoolShape& s, const T* x, T* y, int* argmax) {
   // TODO(01.5): for every n, c, oh < s.out_h(), ow < s.out_w(): the window is the
-  // s.window x s.window square of x[n][c] whose top-left corner is (oh * stride, ow * stride).
-  // Scan it row by row, left to right; keep the flat index of the largest value, replacing
-  // it only when a value is STRICTLY greater (ties: the first maximum wins). Then
-  //   y[n][c][oh][ow] = x[best];   if (argmax) argmax[n][c][oh][ow] = best  (flat index into x)
+  // s.window x s.window square of x[n][c] whose top-left corner is (oh * stride, ow * stride)
+  // (no padding). y[n][c][oh][ow] = the largest value in the window, and, when argmax is not
+  // nullptr, argmax[n][c][oh][ow] = its flat index into the whole of x (n and c included).
+  // argmax may be nullptr: then write y alone.
+  // Tie rule: the FIRST maximum wins, in row-by-row, left-to-right order (a later equal value
+  // never replaces it: only a STRICTLY greater one does).
   (void)s; (void)x; (void)y; (void)argmax;  // delete with the todo line
   course::todo("01.5", "maxpool_forward");
 }
 
 template <typename T>
 void maxpool_backward(const PoolShape& s, const int* argmax, const T* dy, T* dx) {
-  // TODO(01.5): set all s.input_size() values of dx to 0, then for every output j:
-  //   dx[argmax[j]] += dy[j]        (+=: overlapping windows may pick the same input)
+  // TODO(01.5): argmax and dy hold one value per output (s.output_size()), dx one per input
+  // (s.input_size()). dx[i] = the sum of dy[j] over the outputs j with argmax[j] == i: 0 for
+  // an input no window chose, and the SUM when overlapping windows chose the same input.
+  // Write all of dx (the caller may pass garbage; set it to 0 first).
   (void)s; (void)argmax; (void)dy; (void)dx;  // delete with the todo line
   course::todo("01.5", "maxpool_backward");
 }

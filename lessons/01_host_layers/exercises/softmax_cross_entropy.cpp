@@ -6,19 +6,20 @@ namespace host_layers {
 
 template <typename T>
 T softmax_cross_entropy_forward(const T* logits, const int* labels, T* probs, int batch, int classes) {
-  // TODO(01.6): for each row b (z = logits + b * classes, p = probs + b * classes):
-  //   m = max_k z[k];  S = sum_k exp(z[k] - m)      (subtracting m keeps exp() <= 1: no overflow)
-  //   p[k] = exp(z[k] - m) / S
-  //   loss_b = log(S) - (z[labels[b]] - m)          (= -log p[label], without ever taking log(0))
-  // Return the mean of loss_b over the batch (accumulating in double is a good idea).
+  // TODO(01.6): logits and probs are [batch x classes], labels[b] in 0..classes-1.
+  // Write probs[b][k] = softmax of row b = exp(z[b][k]) / sum_j exp(z[b][j]) for every element,
+  // and return the MEAN over the batch of loss_b = -log probs[b][labels[b]].
+  // Numerically stable: logits of +-1000 must give a finite loss and exact probabilities (no
+  // exp() overflow, never log(0), even when probs[b][label] underflows to 0).
   (void)logits; (void)labels; (void)probs; (void)batch; (void)classes;  // delete with the todo line
   course::todo("01.6", "softmax_cross_entropy_forward");
 }
 
 template <typename T>
 void softmax_cross_entropy_backward(const T* probs, const int* labels, T* dlogits, int batch, int classes) {
-  // TODO(01.6): the gradient of the MEAN loss:
-  //   dlogits[b][k] = (probs[b][k] - (k == labels[b] ? 1 : 0)) / batch
+  // TODO(01.6): dlogits = the gradient of the MEAN loss with respect to the logits, from the
+  // forward pass's probs: dlogits[b][k] = (probs[b][k] - (k == labels[b] ? 1 : 0)) / batch.
+  // Write every element of dlogits.
   (void)probs; (void)labels; (void)dlogits; (void)batch; (void)classes;  // delete with the todo line
   course::todo("01.6", "softmax_cross_entropy_backward");
 }

@@ -6,13 +6,15 @@
 
 namespace host_training {
 
-// TODO(02.5): walk `data` in order, `batch` examples at a time (the last batch may be smaller):
-//   * net.forward(x of those examples, count, logits)  (the examples are contiguous: no gather);
-//   * loss: host_layers::softmax_cross_entropy_forward gives the batch MEAN: add mean * count,
-//     divide the sum by the number of examples at the end;
-//   * prediction = index of the largest logit (the first one on ties: std::max_element);
-//   * confusion[label * classes + prediction] += 1 (classes = net.spec().classes);
-//   * accuracy = correct / examples (a fraction in [0, 1]); predictions[i] for every example.
+// TODO(02.5): run net.forward over all of `data`, in order, at most `batch` examples at a time
+// (the last batch may be smaller), and return (see Evaluation in host_training.hpp):
+//   * loss: the mean softmax-cross-entropy over all EXAMPLES (not the mean of the batch means:
+//     the last batch may be smaller); host_layers::softmax_cross_entropy_forward gives one
+//     batch's mean;
+//   * predictions[i] for every example: the index of its largest logit, the FIRST one on ties;
+//   * confusion: classes x classes counts (classes = net.spec().classes), at
+//     confusion[label * classes + prediction];
+//   * accuracy: the fraction in [0, 1] of examples predicted right.
 Evaluation evaluate(HostNetwork& net, const course::Dataset& data, int batch) {
   (void)net, (void)data, (void)batch;
   course::todo("02.5", "evaluate");

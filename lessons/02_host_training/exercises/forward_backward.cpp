@@ -7,23 +7,17 @@
 
 namespace host_training {
 
-// TODO(02.3): write the training pass with lesson 01's layers (namespace host_layers).
-// HostNetwork::forward in network.cpp walks the layers the same way; read it first.
-//   0. prepare(batch): acts_[i] and grads_[i] then hold batch * plan_[i].in_size() floats,
-//      acts_.back() / grads_.back() batch * classes, argmax_[i] one int per max-pool output.
-//      Copy x into acts_[0].
-//   1. Forward, i = 0 .. plan_.size()-1: layer i reads acts_[i] and writes acts_[i + 1], so every
-//      layer's input is kept for its backward pass. By plan_[i].spec.kind:
-//        conv:    conv2d_forward(conv_shape(i, batch), in, weight_of(i), bias_of(i), out)
-//        relu:    relu_forward(in, out, acts_[i].size())
-//        maxpool: maxpool_forward(pool_shape(i, batch), in, out, argmax_[i].data())
-//        dense:   dense_forward(in, weight_of(i), bias_of(i), out, batch, in_size(), plan_[i].out_c)
-//   2. loss = softmax_cross_entropy_forward(logits = acts_.back(), labels, probs_, batch, classes);
-//      softmax_cross_entropy_backward(probs_, ...) writes dL/dlogits into grads_.back().
-//   3. Backward, i = plan_.size()-1 down to 0: from grads_[i + 1] (dL/d output) and acts_[i] (the
-//      input) write grads_[i] (dL/d input) and, for conv and dense, weight_grad_of(i), bias_grad_of(i).
-//      ReLU's backward takes its INPUT acts_[i]; max-pool's takes argmax_[i].
-//   4. Return the loss.
+// TODO(02.3): one training pass over x [batch x C x H x W] with labels[batch], built from lesson
+// 01's layers (namespace host_layers: conv2d_*, relu_*, maxpool_*, dense_*,
+// softmax_cross_entropy_*), layer by layer as plan_ lists them (HostNetwork::forward in
+// network.cpp walks them the same way).
+//   * Returns the MEAN softmax-cross-entropy loss of the batch; probabilities() (probs_) then
+//     holds the batch's softmax output [batch x classes].
+//   * OVERWRITES every Parameter::grad with d(mean loss)/d(value) (never adds to an old grad).
+//   * Works for any batch, also one different from the last call's: size the buffers for this
+//     call's batch with prepare(batch) first.
+//   * ReLU's backward takes the layer's INPUT; max-pool's backward takes the argmax its forward
+//     wrote (pool windows may overlap). So every layer's input must still be there for backward.
 float HostNetwork::forward_backward(const float* x, const int* labels, int batch) {
   (void)x, (void)labels, (void)batch;
   course::todo("02.3", "HostNetwork::forward_backward");

@@ -6,22 +6,22 @@
 
 namespace host_training {
 
-// TODO(02.1): SGD with momentum, PyTorch's formulation. For every i in 0..n-1:
-//     grad        = g[i] + weight_decay * w[i]
-//     velocity[i] = momentum * velocity[i] + grad
-//     w[i]        = w[i] - lr * velocity[i]
+// TODO(02.1): one step of SGD with momentum as torch.optim.SGD computes it (dampening 0, no
+// Nesterov), in place for every i < n: the weight decay goes INTO the gradient
+// (g[i] + weight_decay * w[i]), the velocity becomes velocity[i] = momentum * velocity[i] + that
+// gradient, and w[i] moves by -lr * (the new velocity[i]). w and velocity are updated; g is
+// read-only. With momentum 0 this is plain SGD (the old velocity is forgotten).
 void sgd_momentum_step(float* w, const float* g, float* velocity, size_t n, float lr, float momentum,
                        float weight_decay) {
   (void)w, (void)g, (void)velocity, (void)n, (void)lr, (void)momentum, (void)weight_decay;
   course::todo("02.1", "sgd_momentum_step");
 }
 
-// TODO(02.2): Adam; t is the step number (1 on the first call). For every i:
-//     m[i] = beta1 * m[i] + (1 - beta1) * g[i]
-//     v[i] = beta2 * v[i] + (1 - beta2) * g[i]^2
-//     w[i] = w[i] - lr * m_hat / (sqrt(v_hat) + eps)
-// with the bias-corrected m_hat = m[i] / (1 - beta1^t) and v_hat = v[i] / (1 - beta2^t).
-// Compute the two corrections once, before the loop (std::pow).
+// TODO(02.2): one step of Adam as torch.optim.Adam computes it (no weight decay), in place for
+// every i < n: m[i] and v[i] become the moving averages of g[i] (rate beta1) and of g[i]^2 (rate
+// beta2), and w[i] moves by -lr * m_hat / (sqrt(v_hat) + eps), with the bias corrections
+// m_hat = m[i] / (1 - beta1^t) and v_hat = v[i] / (1 - beta2^t). eps is added OUTSIDE the
+// square root. t is the step number: 1 on the first call (t = 0 would divide by zero).
 void adam_step(float* w, const float* g, float* m, float* v, size_t n, float lr, float beta1, float beta2,
                float eps, int t) {
   (void)w, (void)g, (void)m, (void)v, (void)n, (void)lr, (void)beta1, (void)beta2, (void)eps, (void)t;

@@ -14,13 +14,11 @@ namespace first_kernels {
 namespace {
 
 __global__ void bias_add_nchw_kernel(float* y, const float* bias, int channels, int plane, size_t rows) {
-  // TODO(03.3): two nested grid-stride loops, in place:
-  //   for (size_t row = blockIdx.y; row < rows; row += gridDim.y)          // one plane (n, c)
-  //     for (size_t p = blockIdx.x * blockDim.x + threadIdx.x; p < plane;   // its H*W values
-  //          p += gridDim.x * blockDim.x)
-  //       y[row * plane + p] += bias[row % channels];
-  // (do the index arithmetic in size_t). Load bias[row % channels] once per row: every
-  // thread of the block adds the same value.
+  // TODO(03.3): in place, for every row < rows (row = n*channels + c) and p < plane:
+  //   y[row * plane + p] += bias[row % channels]
+  // each element exactly once. The grid may be smaller than the work in BOTH directions: more
+  // than 65535 rows (gridDim.y is capped) and planes larger than kGridCapacity (gridDim.x is
+  // capped), so cover both with grid-stride loops. Index arithmetic in size_t.
 }
 
 }  // namespace

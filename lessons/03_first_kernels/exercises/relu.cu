@@ -9,12 +9,15 @@ namespace first_kernels {
 namespace {
 
 __global__ void relu_forward_kernel(const float* x, float* y, size_t n) {
-  // TODO(03.2): for every i < n (grid-stride loop): y[i] = x[i] > 0 ? x[i] : 0.
+  // TODO(03.2): lesson 01's relu_forward on the GPU: y[i] = x[i] if x[i] > 0, else 0, for every
+  // i < n (the grid may have fewer threads than n: grid-stride loop, size_t indices).
 }
 
 __global__ void relu_backward_kernel(const float* x, const float* dy, float* dx, size_t n) {
-  // TODO(03.2): for every i < n (grid-stride loop): dx[i] = x[i] > 0 ? dy[i] : 0.
-  // At exactly x == 0 the gradient is 0, as in lesson 01 (the tests include exact zeros).
+  // TODO(03.2): lesson 01's relu_backward on the GPU: dx[i] = dy[i] if x[i] > 0, else 0, for every
+  // i < n (grid-stride loop, size_t indices). x is the forward pass's input; at exactly x == 0
+  // (and -0.0) the gradient is 0, as in lesson 01 (the tests include exact zeros and compare
+  // bit for bit).
 }
 
 }  // namespace

@@ -10,11 +10,10 @@ namespace {
 
 __global__ void sgd_momentum_kernel(float* w, const float* g, float* velocity, size_t n, float lr, float momentum,
                                     float weight_decay) {
-  // TODO(03.4): for every i < n (grid-stride loop), in place:
-  //   v           = momentum * velocity[i] + (g[i] + weight_decay * w[i])
-  //   velocity[i] = v
-  //   w[i]        = w[i] - lr * v
-  // Read w[i] and velocity[i] once into registers; write each once.
+  // TODO(03.4): for every i < n (grid-stride loop, size_t indices), in place, the update of
+  // lesson 02's host_training::sgd_momentum_step: the weight decay goes into the gradient,
+  // velocity[i] = momentum * velocity[i] + (g[i] + weight_decay * w[i]) with the OLD w[i],
+  // then w[i] moves by -lr * (the new velocity[i]). g is read-only.
 }
 
 }  // namespace

@@ -8,12 +8,12 @@ namespace first_kernels {
 namespace {
 
 __global__ void vector_add_kernel(const float* a, const float* b, float* c, size_t n) {
-  // TODO(03.1): c[i] = a[i] + b[i] for every i < n, in a grid-stride loop:
-  //   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
-  // Start index: this thread's global number. Step: the number of threads in the whole grid.
-  // The launcher caps the grid at kMaxBlocks blocks (first_kernels.hpp), so for n larger than
-  // kGridCapacity each thread handles several elements; without the loop the tail stays unwritten.
-  // Use size_t: blockIdx.x * blockDim.x alone is 32-bit arithmetic and n may pass 2^31.
+  // TODO(03.1): c[i] = a[i] + b[i] for every i < n, and nothing written at i >= n.
+  // a, b, c are device arrays of n floats. The launcher caps the grid at kMaxBlocks blocks
+  // (first_kernels.hpp), so n may be larger than the grid's kGridCapacity threads: every
+  // element must still be written (a grid-stride loop). n may pass 2^31: do the index
+  // arithmetic in size_t (blockIdx.x * blockDim.x alone is 32-bit). n == 0 never reaches the
+  // kernel (the launcher launches nothing).
 }
 
 }  // namespace

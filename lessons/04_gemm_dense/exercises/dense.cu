@@ -18,14 +18,12 @@ static_assert((kSumRowThreads & (kSumRowThreads - 1)) == 0, "the tree halves the
 static_assert(kSumColumns * kSumRowThreads <= 1024, "at most 1024 threads per block");
 
 __global__ void column_sums_kernel(const float* m, float* sums, int rows, int cols) {
-  // TODO(04.5): sums[col] = sum over r < rows of m[r * cols + col], col = blockIdx.x * kSumColumns + tx.
-  //   1. Thread (tx, ty) adds rows ty, ty + kSumRowThreads, ... of its column (a warp then reads
-  //      32 neighbouring floats of one row: coalesced). Threads past the last column add nothing.
-  //   2. __shared__ float partial[kSumRowThreads][kSumColumns]; partial[ty][tx] = its sum;
-  //      __syncthreads();
-  //   3. Tree: for (half = kSumRowThreads / 2; half > 0; half /= 2) { if (ty < half) add
-  //      partial[ty + half][tx] into partial[ty][tx]; __syncthreads(); } (the barrier outside the if)
-  //   4. Thread (tx, 0) writes sums[col] (if col < cols). rows == 0 must give 0.
+  // TODO(04.5): sums[col] = sum over r < rows of m[r * cols + col] (m row-major [rows x cols]),
+  // written (not added) for every col < cols. The launch: blocks of kSumColumns x kSumRowThreads
+  // threads (tx = threadIdx.x, ty = threadIdx.y); block blockIdx.x owns the columns
+  // blockIdx.x * kSumColumns + tx, and its kSumRowThreads rows of threads share each column.
+  // rows == 0 gives 0; any rows (1, 3, 1000, 4097). Threads past the last column read and write
+  // nothing, but still reach every __syncthreads.
 }
 
 // y[b][o] = bias[o] for i = b * out + o < count (grid-stride): dense_forward's starting value.
@@ -60,8 +58,8 @@ void dense_forward(const float* x, const float* W, const float* bias, float* y, 
   const int blocks = int(std::min<size_t>((count + threads - 1) / threads, 4096));
   broadcast_rows_kernel<<<blocks, threads>>>(bias, y, count, out);  // y = bias in every row
   CUDA_CHECK_LAUNCH();
-  // TODO(04.5): add x [batch x in] * W^T on top of y with one of your GEMMs (beta = 1), so that
-  //   y [batch x out] = x * W^T + bias,  W [out x in].  Which operand is "B is N x K"?
+  // TODO(04.5): y [batch x out] = x [batch x in] * W^T + bias, W [out x in]. y already holds bias
+  // in every row: add x * W^T on top of it with one of your GEMMs of 04.3/04.4 (beta = 1).
   (void)x, (void)W;
   course::todo("04.5", "dense_forward");
 }
@@ -69,10 +67,11 @@ void dense_forward(const float* x, const float* W, const float* bias, float* y, 
 void dense_backward(const float* x, const float* W, const float* dy, float* dx, float* dW, float* dbias, int batch,
                     int in, int out) {
   check_dense_sizes("dense_backward", batch, in, out);
-  // TODO(04.5): overwrite the three gradients (lesson 01's formulas, now as GEMMs):
-  //   dx    [batch x in] = dy [batch x out] * W [out x in]   (a plain matmul)
-  //   dW    [out x in]   = dy^T * x                          (which transposed product?)
-  //   dbias [out]        = column_sums(dy)
+  // TODO(04.5): OVERWRITE the three gradients of lesson 01's dense_backward (the outputs may hold
+  // NaN), with your GEMMs of 04.3/04.4 and column_sums:
+  //   dx    [batch x in] = dy [batch x out] * W [out x in]
+  //   dW    [out x in]   = dy^T * x
+  //   dbias [out]        = the column sums of dy
   // Empty sizes must still give the right answer: batch == 0 means dW = 0 and dbias = 0.
   (void)x, (void)W, (void)dy, (void)dx, (void)dW, (void)dbias;
   course::todo("04.5", "dense_backward");

@@ -12,13 +12,12 @@ namespace {
 constexpr int kBlockCols = 32, kBlockRows = 8;
 
 __global__ void matmul_naive_kernel(const float* A, const float* B, float* C, int M, int N, int K) {
-  // TODO(04.1): thread (x, y) of the grid computes ONE element of C:
-  //   col = blockIdx.x * blockDim.x + threadIdx.x,  row = blockIdx.y * blockDim.y + threadIdx.y
-  //   if (row >= M || col >= N) return;        // the last blocks stick out past the matrix
-  //   C[row][col] = sum over k < K of A[row][k] * B[k][col]
-  // Row-major: A[row][k] is A[row * K + k], B[k][col] is B[k * N + col], C[row][col] is
-  // C[row * N + col]. Do the row offsets in size_t (row * K may pass 2^31), sum in a register
-  // and store once. x -> columns: a warp's reads of B and writes of C are then coalesced.
+  // TODO(04.1): C[row][col] = sum over k < K of A[row][k] * B[k][col] for every row < M and
+  // col < N, one thread per element of C: the grid's x dimension runs over columns, its y
+  // dimension over rows (blocks of kBlockCols x kBlockRows threads; the launcher sizes the grid).
+  // The last blocks stick out past the matrix: a thread outside C writes nothing and reads
+  // nothing (the memory after A, B and C may hold NaN). K may be 0 (C = 0) or long.
+  // Offsets in size_t: row * K may pass 2^31.
 }
 
 }  // namespace

@@ -66,11 +66,11 @@ enum class Layout {
 template <Layout kLayout, bool kVec, int kLoads>
 __device__ __forceinline__ void load_tile(const float* __restrict__ X, int P, int K, int p0, int k0, int k_end,
                                           float4 (&r)[kLoads]) {
-  // TODO(04.3): for i < kLoads, idx = threadIdx.x + i * kThreads names one float4 of the tile:
-  //   k-contiguous: p = p0 + idx / (kBK / 4), k = k0 + idx % (kBK / 4) * 4, at X[p * K + k]
-  //   p-contiguous: k = k0 + idx / (kBM / 4), p = p0 + idx % (kBM / 4) * 4, at X[k * P + p]
-  // (neighbouring threads read neighbouring float4: coalesced). kVec: one float4 load when
-  // p < P && k < k_end, else zeros. Otherwise 4 scalar loads, each bounds-checked.
+  // TODO(04.3): fill r with this thread's kLoads groups of 4 consecutive elements (4 along k
+  // when k-contiguous, 4 along p when p-contiguous) of the kBM x kBK tile at (p0, k0); the
+  // kThreads threads together cover the whole tile once. Elements outside [0, P) x [k0, k_end)
+  // are 0, never read. kVec true: one float4 load per group; false: scalar, bounds-checked
+  // loads (X need not be aligned). store_tile must use the same thread -> element mapping.
 }
 
 // Writes what load_tile fetched into the k-major shared tile Xs[k][p] (same idx -> (p, k)):
@@ -78,7 +78,8 @@ __device__ __forceinline__ void load_tile(const float* __restrict__ X, int P, in
 // goes in as one float4 at &Xs[k][p].
 template <Layout kLayout, int kLoads>
 __device__ __forceinline__ void store_tile(const float4 (&r)[kLoads], float (*Xs)[kPitch]) {
-  // TODO(04.3): see above.
+  // TODO(04.3): write the values this thread's load_tile fetched (same mapping) to their
+  // places Xs[k - k0][p - p0] of the k-major shared tile, for both layouts.
 }
 
 // C[M x N] = op(A) * op(B) (+ beta * C) over k in [k_begin, k_end), k_begin = blockIdx.z * k_chunk,
@@ -89,25 +90,15 @@ template <Layout kLayoutA, Layout kLayoutB, bool kVecLoads, bool kVecStore>
 __global__ void __launch_bounds__(kThreads, 2)
     register_blocked_kernel(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M,
                             int N, int K, int k_chunk, float beta) {
-  // TODO(04.3): one stage at a time, simplest first:
-  //   tx = threadIdx.x % kThreadsX, ty = threadIdx.x / kThreadsX; m0, n0 as above;
-  //   k_begin, k_end as above (without split-K: k_begin = 0, k_end = K);
-  //   __shared__ __align__(16) float As[kBK][kPitch], Bs[kBK][kPitch];   // As[k][m], Bs[k][n]
-  //   float acc[kTM][kTN] = {};  float4 ra[kLoadsA], rb[kLoadsB];
-  //   C += blockIdx.z * M * N (in size_t);
-  //   for each stage k0 = k_begin, k_begin + kBK, ... < k_end:
-  //     load_tile<kLayoutA, kVecLoads>(A, M, K, m0, k0, k_end, ra); same for B (P = N, n0, rb)
-  //     store_tile<kLayoutA>(ra, As); store_tile<kLayoutB>(rb, Bs);
-  //     __syncthreads();
-  //     for k < kBK: a[8] = As[k][ty*4 .. +3] and As[k][64 + ty*4 .. +3] (two float4 reads),
-  //                  b[8] likewise from Bs with tx;  acc[i][j] += a[i] * b[j]
-  //     __syncthreads();
-  //   Epilogue: acc[i][j] belongs to row m0 + (i < 4 ? ty*4 + i : 64 + ty*4 + i - 4) and column
-  //   n0 + (j < 4 ? tx*4 + j : 64 + tx*4 + j - 4). Store only inside C; beta == 0: C = acc
-  //   (never read C: it may hold NaN), else C = acc + beta * C. kVecStore: float4 stores.
-  // Keep acc in registers: fully unrolled loops with compile-time indices (#pragma unroll).
-  // Faster, once it passes: double-buffer the shared tiles (two of each; load stage s + 1
-  // into registers before computing stage s, store it after; one __syncthreads per stage).
+  // TODO(04.3): the block's kBM x kBN tile of C, with kThreads threads, each computing a
+  // kTM x kTN piece in registers (the mapping at the top of this file), the operands staged
+  // kBK deep through the shared tiles with load_tile and store_tile.
+  //   * Any M, N, K: edge tiles load zeros (load_tile) and store only the elements inside C.
+  //   * Slice blockIdx.z sums k over [k_begin, k_end) only and writes to C + blockIdx.z * M * N
+  //     (size_t): split-K slices write their own partial products (then beta == 0).
+  //   * beta == 0: C = acc, and C is never read (it may hold NaN); otherwise C = acc + beta * C.
+  //   * kVecStore: float4 stores of C are allowed (N % 4 == 0 and C 16-byte aligned).
+  //   * No early return: every thread reaches every __syncthreads.
 }
 
 // Split-K's second pass: C[i] = sum over z of partial[z][i] (+ beta * C[i]), in a fixed order,
@@ -209,18 +200,17 @@ void matmul_register_blocked(const float* A, const float* B, float* C, int M, in
 }  // namespace detail
 
 void matmul_a_bt(const float* A, const float* B, float* C, int M, int N, int K, float beta) {
-  // TODO(04.4): C = A * B^T + beta*C with A [M x K] and B [N x K]. Fold the transpose into the
-  // tile loads: which Layout is each operand in? (Element (n, k) of B^T's "B" sits at
-  // B[n * K + k].) Then replace this line with
+  // TODO(04.4): C [M x N] = A * B^T + beta * C with A [M x K] and B [N x K], all row-major
+  // device arrays, through your kernel of 04.3 (no transposed copy): replace this line with
   //   register_blocked_product<Layout::?, Layout::?>("matmul_a_bt", A, B, C, M, N, K, beta);
-  // and make sure your kernel's epilogue honours beta (never read C when beta == 0).
+  // naming each operand's Layout. Honour beta; beta == 0 never reads C (it may hold NaN).
   (void)A, (void)B, (void)C, (void)M, (void)N, (void)K, (void)beta;
   course::todo("04.4", "matmul_a_bt");
 }
 
 void matmul_at_b(const float* A, const float* B, float* C, int M, int N, int K, float beta) {
-  // TODO(04.4): C = A^T * B + beta*C with A [K x M] and B [K x N]: element (m, k) of A^T sits
-  // at A[k * M + m]. Same recipe as matmul_a_bt above.
+  // TODO(04.4): C [M x N] = A^T * B + beta * C with A [K x M] and B [K x N], all row-major:
+  // the same call as matmul_a_bt above, with this product's name and layouts.
   (void)A, (void)B, (void)C, (void)M, (void)N, (void)K, (void)beta;
   course::todo("04.4", "matmul_at_b");
 }

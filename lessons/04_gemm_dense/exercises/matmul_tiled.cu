@@ -15,18 +15,13 @@ static_assert(kTile * kTile <= 1024, "one thread per tile element: at most 1024 
 static_assert(kTile % 32 == 0, "a warp must span one tile row, so B's row and C's row are coalesced");
 
 __global__ void matmul_tiled_kernel(const float* A, const float* B, float* C, int M, int N, int K) {
-  // TODO(04.2): thread (tx, ty) = (threadIdx.x, threadIdx.y) owns C[row][col] with
-  //   row = blockIdx.y * kTile + ty,  col = blockIdx.x * kTile + tx.
-  //   __shared__ float As[kTile][kTile], Bs[kTile][kTile];
-  //   for (k0 = 0; k0 < K; k0 += kTile):
-  //     As[ty][tx] = A[row][k0 + tx]   or 0 when outside the matrix (row >= M or k0 + tx >= K)
-  //     Bs[ty][tx] = B[k0 + ty][col]   or 0 when outside (k0 + ty >= K or col >= N)
-  //     __syncthreads();                        // the strips are complete
-  //     acc += sum over k < kTile of As[ty][k] * Bs[k][tx]   (zeros add nothing)
-  //     __syncthreads();                        // all reads done before the next strip
-  //   if (row < M && col < N) C[row][col] = acc;
-  // Do NOT return early for threads outside C: every thread must help load and must reach
-  // every __syncthreads.
+  // TODO(04.2): C = A * B (same layouts as 04.1) through kTile x kTile tiles of A and B in
+  // shared memory. Thread (threadIdx.x, threadIdx.y) of block (blockIdx.x, blockIdx.y) owns
+  // C[blockIdx.y * kTile + threadIdx.y][blockIdx.x * kTile + threadIdx.x].
+  // Any M, N, K, not only multiples of kTile: a tile element outside A or B reads as 0 (never
+  // read past the matrices: the memory after them may hold NaN), and only elements inside C
+  // are written. Do NOT return early for threads outside C: every thread must help load and
+  // must reach every __syncthreads.
 }
 
 }  // namespace

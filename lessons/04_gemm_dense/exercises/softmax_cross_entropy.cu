@@ -28,12 +28,10 @@ static_assert((kMaxRowThreads & (kMaxRowThreads - 1)) == 0, "the reduction tree 
 // be a power of two <= kMaxRowThreads.
 template <typename Op>
 __device__ float block_reduce(float value, float* scratch, Op op) {
-  // TODO(04.6): a tree in shared memory:
-  //   scratch[t] = value; __syncthreads();
-  //   for (half = blockDim.x / 2; half > 0; half /= 2) { if (t < half) scratch[t] = op(scratch[t],
-  //     scratch[t + half]); __syncthreads(); }
-  //   read scratch[0], then __syncthreads() again before returning it (the next reduction
-  //   reuses scratch: nobody may overwrite it while others still read).
+  // TODO(04.6): return op applied over the values of all blockDim.x threads, to EVERY thread.
+  // scratch: blockDim.x floats of shared memory. Every thread of the block calls it (it holds
+  // barriers). A second call may follow at once with the same scratch: when this one returns,
+  // no thread may still need to read scratch.
   (void)scratch, (void)op;
   return value;
 }
@@ -41,23 +39,20 @@ __device__ float block_reduce(float value, float* scratch, Op op) {
 // Block b handles row b (blockDim.x threads, a power of two <= kMaxRowThreads).
 __global__ void softmax_ce_forward_kernel(const float* __restrict__ logits, const int* __restrict__ labels,
                                          float* __restrict__ probs, float* __restrict__ row_loss, int classes) {
-  // TODO(04.6): z = logits + blockIdx.x * classes (size_t), p = probs + the same offset.
-  // Threads stride over the row: for (c = threadIdx.x; c < classes; c += blockDim.x).
-  //   1. m = max_c z[c]             per thread, then m = block_reduce(m, scratch, MaxOp{})
-  //   2. s = sum_c expf(z[c] - m)   per thread, then block_reduce(..., SumOp{})
-  //   3. p[c] = expf(z[c] - m) / s
-  //   4. thread 0: row_loss[b] = logf(s) - (z[label] - m)  (= -log p[label]; NaN when the label
-  //      is outside 0..classes-1)
-  // Subtracting m keeps every exponent <= 0: logits of 1e4 do not overflow to inf.
-  // Use __shared__ float scratch[kMaxRowThreads] for both reductions.
+  // TODO(04.6): row b = blockIdx.x of logits [batch x classes] (offsets in size_t); classes may
+  // be larger than blockDim.x. Write probs[b][c] = softmax of the row for every c < classes, and
+  // row_loss[b] = -log probs[b][labels[b]] (lesson 01's per-row loss, not divided by batch):
+  // NaN when labels[b] is outside 0..classes-1 (and never read logits at such a label).
+  // Numerically stable: logits of size 1e4 must give finite results. Use block_reduce.
 }
 
 // dlogits[i] = (probs[i] - [c == label]) / batch for i = b * classes + c < count.
 __global__ void softmax_ce_backward_kernel(const float* __restrict__ probs, const int* __restrict__ labels,
                                            float* __restrict__ dlogits, size_t count, int classes, float inv_batch) {
-  // TODO(04.6): a grid-stride loop over i < count: b = i / classes, c = i % classes,
-  //   dlogits[i] = (probs[i] - (c == labels[b] ? 1 : 0)) * inv_batch,
-  // and NaN for a row whose label is outside 0..classes-1.
+  // TODO(04.6): for every i < count (the grid is capped: grid-stride loop), with b = i / classes
+  // and c = i % classes: dlogits[i] = (probs[i] - (c == labels[b] ? 1 : 0)) * inv_batch, the
+  // gradient of the MEAN loss; NaN for every element of a row whose label is outside
+  // 0..classes-1.
 }
 
 void check_sizes(const char* what, int batch, int classes) {

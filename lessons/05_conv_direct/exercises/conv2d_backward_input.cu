@@ -14,14 +14,13 @@ namespace {
 
 __global__ void backward_input_kernel(const float* __restrict__ W, const float* __restrict__ dy,
                                       float* __restrict__ dx, int64_t inputs, Dims d) {
-  // TODO(05.2): one thread per INPUT element i (return when i >= inputs); split i into (n, c, h, w).
-  // The thread sums everything that input fed in the forward pass, and is the only one to write dx[i]:
-  //   dx[i] = sum over oc, oh, ow of W[oc][c][kh][kw] * dy[n][oc][oh][ow],
-  //           kh = h + pad - oh*stride,  kw = w + pad - ow*stride,  for the (oh, ow) whose window holds (h, w).
-  // The rows oh whose window holds h (padded coordinate p = h + pad; the README derives it):
-  //   first = (p < KH) ? 0 : (p - KH) / stride + 1,    last = min(p / stride, OH - 1)
-  // and the same for the columns ow with w, KW, OW. first > last means none: dx[i] = 0.
-  // Write dx[i] exactly once, also when the sum is 0.
+  // TODO(05.2): write dx, the gradient of the forward pass with respect to x, as a GATHER:
+  //   dx[n][c][h][w] = sum of W[oc][c][kh][kw] * dy[n][oc][oh][ow] over every oc and every output
+  //                    (oh, ow) whose window holds (h, w),  kh = h + pad - oh*stride, kw = w + pad - ow*stride.
+  // The launcher starts blocks_for(inputs) blocks of kThreads threads, at least one thread per input
+  // element (dx has `inputs` elements). Each dx element is written by exactly one thread, exactly once:
+  // no atomics, no +=, and also when the sum is 0 (an input that no window reads, e.g. a 1x1 kernel
+  // with stride 2; dx may hold garbage before the call). Threads past the last input write nothing.
 }
 
 }  // namespace

@@ -19,12 +19,13 @@ namespace conv_direct {
 // Gradient entry j summed over the output rows [row_begin, row_end).
 __device__ float entry_sum(const float* __restrict__ x, const float* __restrict__ dy, const Dims& d, int64_t j,
                            int row_begin, int row_end) {
-  // TODO(05.3): for each row r in [row_begin, row_end): n = r / OH, oh = r % OH; for each ow in [0, OW):
-  //   a bias entry (j >= O*C*KH*KW, oc = j - O*C*KH*KW):  sum += dy[n][oc][oh][ow]
-  //   a weight entry: split j into (oc, c, kh, kw) like a flat NCHW index (kw fastest), then
-  //     ih = oh*stride - pad + kh, iw = ow*stride - pad + kw;
-  //     sum += dy[n][oc][oh][ow] * x[n][c][ih][iw]   only where ih is in [0, H) and iw in [0, W).
-  // Add in the order r, then ow, starting from 0.0f. Use int64_t for flat indices.
+  // TODO(05.3): return gradient entry j summed over the output rows r = n*OH + oh in [row_begin, row_end)
+  // and every ow in [0, OW) of those rows:
+  //   a bias entry (j >= O*C*KH*KW, oc = j - O*C*KH*KW):  the sum of dy[n][oc][oh][ow];
+  //   a weight entry (j is the flat index of dW[oc][c][kh][kw]):  the sum of
+  //     dy[n][oc][oh][ow] * x[n][c][ih][iw],  ih = oh*stride - pad + kh, iw = ow*stride - pad + kw,
+  //     where a tap outside the image (zero padding) adds nothing and x is not read there.
+  // Add in a fixed order (r, then ow, both increasing), starting from 0.0f. int64_t for flat indices.
   return 0.0f;
 }
 
@@ -33,26 +34,29 @@ namespace {
 // 05.3: thread t = n*entries + j (one per image n and entry j).
 __global__ void weight_grad_atomic_kernel(const float* __restrict__ x, const float* __restrict__ dy, float* dW,
                                           float* dbias, Dims d, int64_t entries) {
-  // TODO(05.3): return when t >= N*entries. Split t into (n, j); v = entry_sum over image n's rows
-  // [n*OH, (n+1)*OH); then atomicAdd(&dW[j], v) for a weight entry, atomicAdd(&dbias[oc], v) for a
-  // bias entry. (The launcher has set dW and dbias to 0; N threads add into every entry.)
+  // TODO(05.3): thread t = n*entries + j (the launcher starts at least N*entries threads; the others do
+  // nothing) adds image n's share of entry j, entry_sum over the rows [n*OH, (n+1)*OH), into dW[j]
+  // (a weight entry) or dbias[j - O*C*KH*KW] (a bias entry). N threads add into every entry at once:
+  // the additions must be atomic (a plain += loses some). The launcher has set dW and dbias to 0.
 }
 
 // 05.4, first pass: thread t = k*entries + j (one per chunk k and entry j).
 __global__ void weight_grad_partial_kernel(const float* __restrict__ x, const float* __restrict__ dy,
                                            float* __restrict__ partial, Dims d, int64_t entries, int chunks,
                                            int rows_per_chunk) {
-  // TODO(05.4): return when t >= chunks*entries. Split t into (k, j). Chunk k holds the rows
+  // TODO(05.4): thread t = k*entries + j (at least chunks*entries threads; the others do nothing).
+  // partial[t] = entry_sum of entry j over chunk k's rows,
   //   [k*rows_per_chunk, min((k+1)*rows_per_chunk, N*OH))     (the last chunk may be shorter).
-  // partial[t] = entry_sum over those rows. A plain store: t is this thread's own slot, no atomics.
+  // Slot t belongs to this thread alone: a plain store, no atomics; the workspace may hold garbage.
 }
 
 // 05.4, second pass: thread j (one per entry).
 __global__ void weight_grad_reduce_kernel(const float* __restrict__ partial, float* __restrict__ dW,
                                           float* __restrict__ dbias, int64_t entries, int64_t weights, int chunks) {
-  // TODO(05.4): return when j >= entries. sum = partial[0*entries + j] + partial[1*entries + j] + ...
-  // + partial[(chunks-1)*entries + j], added in that order (a fixed order gives the same bits every
-  // run). Write it to dW[j] when j < weights, else to dbias[j - weights].
+  // TODO(05.4): thread j (at least `entries` threads; the others do nothing) writes entry j, the sum of
+  // its `chunks` partials partial[k*entries + j], added in chunk order k = 0, 1, ..., chunks-1 (a fixed
+  // order gives the same bits every run), to dW[j] when j < weights, else to dbias[j - weights].
+  // Overwrite, do not add: dW and dbias may hold garbage before the call.
 }
 
 }  // namespace

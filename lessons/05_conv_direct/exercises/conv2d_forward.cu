@@ -15,12 +15,12 @@ namespace {
 
 __global__ void forward_kernel(const float* __restrict__ x, const float* __restrict__ W,
                                const float* __restrict__ bias, float* __restrict__ y, int64_t outputs, Dims d) {
-  // TODO(05.1): one thread per output element. The launcher starts at least `outputs` threads:
-  //   o = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;  return when o >= outputs.
-  // Split o into (n, oc, oh, ow): ow = o % OW, oh = o / OW % OH, oc = o / (OW*OH) % O, n = the rest.
-  //   y[o] = bias[oc] + sum over c, kh, kw of x[n][c][ih][iw] * W[oc][c][kh][kw]
-  //   with ih = oh*stride - pad + kh, iw = ow*stride - pad + kw.
-  // Zero padding: skip the taps where ih is outside [0, H) or iw outside [0, W) (they add 0).
+  // TODO(05.1): write y, every element of it:
+  //   y[n][oc][oh][ow] = bias[oc] + sum over c, kh, kw of x[n][c][ih][iw] * W[oc][c][kh][kw],
+  //   ih = oh*stride - pad + kh,  iw = ow*stride - pad + kw     (lesson 01's cross-correlation).
+  // Zero padding: a tap with ih outside [0, H) or iw outside [0, W) adds nothing (never read x there).
+  // The launcher starts blocks_for(outputs) blocks of kThreads threads, at least one thread per
+  // output (y has `outputs` elements); a thread past the last output writes nothing.
 }
 
 }  // namespace

@@ -1,10 +1,9 @@
 // Lesson 06, step 06.1: max-pool with a stored argmax index. YOUR FILE.
 // The launchers at the bottom are written; fill in the two kernel bodies.
 // Layout NCHW: input i = ((n*C + c)*H + h)*W + w, output o = ((n*C + c)*OH + oh)*OW + ow.
-// Index with int64_t (a batch of large images passes 2^31 elements), and use a grid-stride
-// loop: the launcher caps the grid, so one thread may have to handle several items:
-//   for (int64_t o = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; o < outputs;
-//        o += int64_t(gridDim.x) * blockDim.x) { ... }
+// Index with int64_t (a batch of large images passes 2^31 elements). The launcher caps the grid
+// (blocks_for), so there may be fewer threads than items: every kernel must cover all its items
+// with a grid-stride loop, one thread handling several.
 #include <cstdint>
 
 #include "course/cuda_check.hpp"
@@ -17,22 +16,21 @@ namespace {
 
 __global__ void forward_argmax_kernel(const float* __restrict__ x, float* __restrict__ y, int* __restrict__ argmax,
                                       int64_t outputs, int H, int W, int OH, int OW, int window, int stride) {
-  // TODO(06.1): one thread per output o (grid-stride loop). Split o into (plane = n*C + c, oh, ow);
-  // the window's top-left input is corner = (plane*H + oh*stride)*W + ow*stride.
-  // Scan the window row by row, left to right (input corner + kh*W + kw); keep the first
-  // maximum: replace it only when a value is STRICTLY greater (the tie rule of lesson 01). Then
-  //   y[o] = x[best];   if (argmax) argmax[o] = (int)best;     (argmax may be nullptr)
+  // TODO(06.1): for every output o (grid-stride): y[o] = the maximum of its window, the window x
+  // window square of plane n*C + c whose top-left input is (oh*stride, ow*stride), and
+  // argmax[o] = the flat input index i of that maximum (as an int). Tie rule (lesson 01): the FIRST
+  // maximum in row-major window order wins, an equal value later in the window does not.
+  // argmax may be nullptr: then write y alone.
 }
 
 __global__ void backward_argmax_kernel(const int* __restrict__ argmax, const float* __restrict__ dy,
                                        float* __restrict__ dx, int64_t inputs, int H, int W, int OH, int OW,
                                        int window, int stride) {
-  // TODO(06.1): a GATHER, one thread per input i (grid-stride loop); no atomics needed.
-  // Split i into (plane, h, w). The windows that contain (h, w) are
-  //   rows = windows_containing(h, window, stride, OH), cols = windows_containing(w, window, stride, OW)
-  // (pool_kernels.cuh). Sum dy[o] over o = (plane*OH + oh)*OW + ow for oh in [rows.first, rows.last],
-  // ow in [cols.first, cols.last] where argmax[o] == i, in that order (increasing o), starting
-  // from 0.0f; then write dx[i] = sum (0 when no window chose i, every dx is written).
+  // TODO(06.1): for every input i (grid-stride): dx[i] = the sum of dy[o] over the outputs o whose
+  // argmax[o] == i (overlapping windows may both pick i), as a GATHER: one thread writes each dx[i],
+  // no atomics. Add in increasing o from 0.0f (lesson 01's order). Write every dx[i], 0 when no window
+  // chose it (dx may hold garbage before the call). windows_containing (pool_kernels.cuh) gives
+  // the range of windows that contain a row or a column.
 }
 
 }  // namespace

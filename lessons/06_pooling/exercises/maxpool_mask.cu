@@ -14,23 +14,21 @@ namespace {
 
 __global__ void forward_mask_kernel(const float* __restrict__ x, float* __restrict__ y, uint8_t* __restrict__ mask,
                                     int64_t outputs, int H, int W, int OH, int OW, int window, int stride) {
-  // TODO(06.2): one thread per output o. Find the window's first maximum as in 06.1 (remember
-  // its position (best_h, best_w) inside the window) and write y[o].
-  // Then write the mask of the thread's TILE: rows h0 = oh*stride .. h0 + tile_h - 1, columns
-  // w0 = ow*stride .. w0 + tile_w - 1, with tile_h = stride (H - h0 for the last row, oh == OH-1)
-  // and tile_w = stride (W - w0 when ow == OW-1): mask = 1 at (h0 + best_h, w0 + best_w), 0 at
-  // every other input of the tile. The tiles cover the image once, so every mask byte is
-  // written exactly once, the inputs that no window reaches included.
+  // TODO(06.2): for every output o (grid-stride): y[o] as in 06.1 (first maximum of the window), and
+  // mask[i] for the inputs of this output's TILE: mask = 1 at the window's first maximum, 0 at
+  // every other input of the tile. The tile of (oh, ow) is rows oh*stride .. oh*stride + stride - 1
+  // and columns ow*stride .. ow*stride + stride - 1, the last row of tiles (oh == OH-1) stretched
+  // down to H - 1 and the last column (ow == OW-1) to W - 1. The tiles cover the image once, so
+  // every mask byte is written exactly once, the inputs that no window reaches included (0 there).
 }
 
 __global__ void backward_mask_kernel(const uint8_t* __restrict__ mask, const float* __restrict__ dy,
                                      float* __restrict__ dx, int64_t inputs, int H, int W, int OH, int OW,
                                      int window, int stride) {
-  // TODO(06.2): one thread per input i = (plane, h, w). Its only possible window is
-  // (oh, ow) = (h / stride, w / stride); it is covered when oh < OH, ow < OW, h - oh*stride < window
-  // and w - ow*stride < window. Write
-  //   dx[i] = covered ? mask[i] * dy[(plane*OH + oh)*OW + ow] : 0
-  // (check "covered" BEFORE reading dy: an uncovered input's (oh, ow) may lie outside dy).
+  // TODO(06.2): for every input i = (plane, h, w) (grid-stride): with stride >= window, i lies in at
+  // most one window. dx[i] = mask[i] * dy[that window's o] when a window covers i, else 0.
+  // Decide "covered" BEFORE reading dy: an uncovered input's would-be window index may lie past the
+  // end of dy. Write every dx[i].
 }
 
 }  // namespace

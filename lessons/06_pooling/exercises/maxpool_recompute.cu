@@ -14,13 +14,11 @@ namespace {
 __global__ void backward_recompute_kernel(const float* __restrict__ x, const float* __restrict__ dy,
                                           float* __restrict__ dx, int64_t inputs, int H, int W, int OH, int OW,
                                           int window, int stride) {
-  // TODO(06.3): a gather like 06.1's backward: one thread per input i = (plane, h, w), looping
-  // over the windows (oh, ow) from windows_containing(...) in increasing order, summing
-  // dy[(plane*OH + oh)*OW + ow] into a float that starts at 0.0f, then dx[i] = sum.
-  // Instead of reading a stored argmax, decide from x whether (h, w) is the FIRST maximum of the
-  // window with corner (oh*stride, ow*stride): with v = x[i] and p = its position in window
-  // order, every input q of the window before p must have x[q] < v (strictly: an equal one
-  // earlier wins the tie) and every input after p must have x[q] <= v. Stop at the first failure.
+  // TODO(06.3): dx as 06.1's backward (a gather; every dx[i] written, 0 when no window chose i;
+  // sum in increasing o from 0.0f), but with no stored argmax: decide from x alone whether input i is
+  // the FIRST maximum of a window. Tie rule: an equal value earlier in the window (row-major order)
+  // wins, so i is chosen only when every earlier input of the window is strictly smaller and every
+  // later one is smaller or equal. Use a grid-stride loop over the inputs, as in 06.1.
 }
 
 }  // namespace

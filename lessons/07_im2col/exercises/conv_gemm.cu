@@ -26,22 +26,21 @@ constexpr int kPermuteThreads = 256;
 
 __global__ void add_bias_permute_kernel(const float* __restrict__ Yt, const float* __restrict__ bias,
                                         float* __restrict__ y, int N, int O, int HW) {
-  // TODO(07.3): one thread per OUTPUT element t = (n*O + o)*HW + p (grid-stride loop, int64_t):
-  //   y[t] = Yt[(o*N + n)*HW + p] + bias[o]        (Y' is O x P with column q = n*HW + p)
+  // TODO(07.3): y [N, O, HW] = Y' [O x P] (column q = n*HW + p) moved to NCHW, plus bias[o]:
+  //   y[(n*O + o)*HW + p] = Yt[(o*N + n)*HW + p] + bias[o]      for every element (grid-stride, int64_t).
 }
 
 __global__ void permute_to_rows_kernel(const float* __restrict__ dy, float* __restrict__ dYt, int N, int O,
                                        int HW) {
-  // TODO(07.4): the inverse permutation, one thread per dY' element t = (o*N + n)*HW + p:
-  //   dYt[t] = dy[(n*O + o)*HW + p]
+  // TODO(07.4): the inverse of the forward permute, for every element (grid-stride, int64_t):
+  //   dYt[(o*N + n)*HW + p] = dy[(n*O + o)*HW + p]
 }
 
 __global__ void row_sums_kernel(const float* __restrict__ m, float* __restrict__ sums, int64_t cols) {
-  // TODO(07.4): launched with one block of kSumThreads threads per row: sums[blockIdx.x] = sum of
-  // row blockIdx.x of m. Each thread adds k = threadIdx.x, threadIdx.x + blockDim.x, ... into a
-  // register, stores it in __shared__ float partial[kSumThreads], then halve: for half = blockDim.x/2
-  // down to 1, threads < half add partial[t + half] into partial[t], with __syncthreads() after
-  // every round (and before the first). Thread 0 writes partial[0]. No atomics: deterministic.
+  // TODO(07.4): launched with one block of kSumThreads threads per row (gridDim.x rows of `cols`
+  // floats): sums[blockIdx.x] = the sum of row blockIdx.x of m. No atomics: a fixed order, the same
+  // bits every run. If you share partial sums through __shared__ memory, every thread of the block must
+  // reach every __syncthreads() (no early return before one).
 }
 
 namespace {
@@ -62,25 +61,21 @@ namespace {
 
 void conv2d_forward_gemm(const ConvShape& /*s*/, const float* /*x*/, const float* /*W*/,
                          const float* /*bias*/, float* /*y*/, float* /*workspace*/) {
-  // TODO(07.3): y = conv(x, W) + bias, overwritten. Before any work, refuse with course::Error
+  // TODO(07.3): y = conv(x, W) + bias, every element overwritten, through im2col_gpu, ONE lesson 04
+  // GEMM (Y' = W * col) and add_bias_permute_kernel. Before any work, refuse with course::Error
   // (check_gemm_sizes) a kernel that does not fit the padded image (no output) and matrices too
-  // large for int-sized GEMMs. Then col = workspace, Yt = workspace + col_size(s):
-  //   1. im2col_gpu(s, x, col)
-  //   2. Y' = W * col: gemm_dense::matmul(register_blocked, W, col, Yt, M = O, N = P, K = K)
-  //   3. add_bias_permute_kernel<<<blocks_for(O*P), kPermuteThreads>>>(...); CUDA_CHECK_LAUNCH();
+  // large for int-sized GEMMs. Workspace: col = workspace, Yt = workspace + col_size(s); its
+  // contents on entry do not matter.
   course::todo("07.3", "conv2d_forward_gemm (im2col, one GEMM, bias + permute)");
 }
 
 void conv2d_backward_gemm(const ConvShape& /*s*/, const float* /*x*/, const float* /*W*/, const float* /*dy*/,
                           float* /*dx*/, float* /*dW*/, float* /*dbias*/, float* /*workspace*/) {
-  // TODO(07.4): dx, dW and dbias overwritten. Refuse the same shapes as the forward pass
-  // (check_gemm_sizes, before any work). Then col = workspace, dYt = workspace + col_size(s):
-  //   1. im2col_gpu(s, x, col)                       and permute dy -> dYt (permute_to_rows_kernel)
-  //   2. dW = dY' * col^T:   gemm_dense::matmul_a_bt(dYt, col, dW, M = O, N = K, K = P)
-  //   3. dbias = row sums:   row_sums_kernel<<<O, kSumThreads>>>(dYt, dbias, P)
-  //   4. dcol = W^T * dY':   gemm_dense::matmul_at_b(W, dYt, dcol, M = K, N = P, K = O)
-  //      (dcol may overwrite col: step 2 is the last reader of col)
-  //   5. dx = col2im_gpu(s, dcol, dx)
+  // TODO(07.4): dx, dW and dbias of y = conv(x, W) + bias, all three overwritten, through
+  // im2col_gpu, permute_to_rows_kernel, lesson 04's matmul_a_bt (dW) and matmul_at_b (dcol),
+  // row_sums_kernel (dbias) and col2im_gpu (dx). Refuse the same shapes as the forward pass
+  // (check_gemm_sizes, before any work). Workspace: col = workspace, dYt = workspace + col_size(s);
+  // its contents on entry do not matter. dcol may reuse col's memory only after col's last reader.
   course::todo("07.4", "conv2d_backward_gemm (permute, two GEMMs, row sums, col2im)");
 }
 

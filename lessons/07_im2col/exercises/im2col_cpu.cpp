@@ -11,18 +11,17 @@ namespace im2col {
 
 template <typename T>
 void im2col_cpu(const ConvShape& /*s*/, const T* /*x*/, T* /*col*/) {
-  // TODO(07.1): for every (c, i, j) row and (n, oh, ow) column:
-  //   h = oh*stride - pad + i,  w = ow*stride - pad + j
-  //   col[r*P + q] = x[((n*C + c)*H + h)*W + w]  if 0 <= h < H and 0 <= w < W, else 0.
-  // Write EVERY element of col (the padding zeros too).
+  // TODO(07.1): col [K x P], row-major, for every row r = (c, i, j) and column q = (n, oh, ow):
+  //   col[r*P + q] = x[n][c][oh*stride - pad + i][ow*stride - pad + j],  0 where that is outside the image.
+  // Write EVERY element of col (the padding zeros too): col may hold garbage before the call.
   course::todo("07.1", "im2col_cpu (every kh x kw window into one column)");
 }
 
 template <typename T>
 void col2im_cpu(const ConvShape& /*s*/, const T* /*col*/, T* /*x*/) {
-  // TODO(07.1): the adjoint of im2col. Set x to 0, then walk col in the same loops as
-  // im2col and ADD col[r*P + q] into x[((n*C + c)*H + h)*W + w] wherever (h, w) is inside
-  // the image. Overlapping windows (stride < kernel) add into the same element.
+  // TODO(07.1): the adjoint of im2col: x = 0 everywhere, plus every col[r*P + q] whose (h, w)
+  // (as in im2col) is inside the image, added into x[n][c][h][w]. Overwrite x (it may hold garbage);
+  // overlapping windows (stride < kernel) add into the same element; entries in the padding are dropped.
   course::todo("07.1", "col2im_cpu (every column entry added back to its input element)");
 }
 

@@ -22,20 +22,18 @@ int blocks_for(int64_t work) {
 
 __global__ void im2col_kernel(const float* __restrict__ x, float* __restrict__ col, int N, int C, int H, int W,
                               int KH, int KW, int stride, int pad, int OH, int OW) {
-  // TODO(07.2): one thread per (channel c, column q), t = c*P + q, in a grid-stride loop
-  //   for (int64_t t = blockIdx.x*blockDim.x + threadIdx.x; t < C*P; t += gridDim.x*blockDim.x)
-  // Split q into (n, oh, ow); for each kernel offset (i, j) write
-  //   col[((c*KH + i)*KW + j)*P + q] = x[n][c][oh*stride - pad + i][ow*stride - pad + j] or 0 outside.
-  // Neighbouring threads get neighbouring q, so the writes of each row are coalesced.
+  // TODO(07.2): col as im2col_cpu writes it (every element, 0 in the padding), in a grid-stride loop:
+  // the launcher starts blocks_for(C*P) blocks of kThreads (capped) and means one item per
+  // (channel c, column q), t = c*P + q, each item writing the KH*KW entries of column q for channel c.
+  // Neighbouring items must write neighbouring addresses of a row of col (coalesced).
 }
 
 __global__ void col2im_kernel(const float* __restrict__ col, float* __restrict__ x, int N, int C, int H, int W,
                               int KH, int KW, int stride, int pad, int OH, int OW) {
-  // TODO(07.2): one thread per input element t = ((n*C + c)*H + h)*W + w (grid-stride loop).
-  // A GATHER, no atomics: sum col[r*P + q] over every window that covers (h, w), i.e. every
-  // (oh, ow) with i = h + pad - oh*stride in [0, KH) and j = w + pad - ow*stride in [0, KW)
-  // (and 0 <= oh < OH, 0 <= ow < OW); r = (c*KH + i)*KW + j, q = (n*OH + oh)*OW + ow.
-  // Write x[t] = sum (0 when no window covers it).
+  // TODO(07.2): x as col2im_cpu gives it, in a grid-stride loop over the input elements
+  // t = ((n*C + c)*H + h)*W + w (the launcher starts blocks_for(N*C*H*W) blocks, capped). A GATHER:
+  // the item of (n, c, h, w) alone writes x[t], the sum of the col entries copied from (h, w);
+  // no atomics, a fixed order (the same bits every run). Write every x[t], 0 when no window covers it.
 }
 
 }  // namespace
