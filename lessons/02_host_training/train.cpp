@@ -3,7 +3,6 @@
 // evaluate the test set (02.5), print one line and append one CSV row.
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <string>
 
 #include "course/atomic_file.hpp"

@@ -2,7 +2,6 @@
 #include "pictures.hpp"
 
 #include <algorithm>
-#include <filesystem>
 
 #include "course/error.hpp"
 #include "course/npy.hpp"

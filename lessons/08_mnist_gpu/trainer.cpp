@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 
 #include "course/atomic_file.hpp"
 #include "course/device_info.hpp"
@@ -12,12 +11,12 @@
 #include "course/timer.hpp"
 #include "device_data.hpp"
 #include "epoch_log.hpp"
-#include "loss_watch.hpp"
-#include "training_data.hpp"
 #include "evaluation.hpp"
 #include "host_training.hpp"
-#include "training_pictures.hpp"
+#include "loss_watch.hpp"
 #include "mnist_gpu.hpp"
+#include "training_data.hpp"
+#include "training_pictures.hpp"
 #include "network.hpp"
 #include "pictures.hpp"
 #include "profile.hpp"

@@ -54,6 +54,11 @@ def write_set(folder, train=(64, 28, 28), test=(32, 28, 28), labels=None, files=
     return folder
 
 
+def make_folder(folder):
+    os.makedirs(folder, exist_ok=True)
+    return folder
+
+
 def good_set(root):
     return write_set(os.path.join(root, "good"))
 
@@ -66,7 +71,7 @@ def data_cases(root):
     good = idx_bytes([64, 28, 28], [(i * 37 + 11) % 256 for i in range(64 * 28 * 28)])
     cases = [
         ("data folder missing", d("missing"), ["no mnist data set in", d("missing")]),
-        ("data folder empty", os.makedirs(d("empty")) or d("empty"), ["no mnist data set in", d("empty")]),
+        ("data folder empty", make_folder(d("empty")), ["no mnist data set in", d("empty")]),
         ("train images cut short", write_set(d("cut"), files={"train-images-idx3-ubyte": good[:5000]}),
          ["train-images-idx3-ubyte"]),
         ("train labels: wrong magic", write_set(d("magic"), files={"train-labels-idx1-ubyte": b"\x01\x02\x03\x04" + b"\x00" * 68}),
