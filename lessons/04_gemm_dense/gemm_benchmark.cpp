@@ -12,9 +12,11 @@
 #include "course/check.hpp"
 #include "course/cuda_check.hpp"
 #include "course/device_buffer.hpp"
+#include "course/error.hpp"
 #include "course/rng.hpp"
 #include "course/timer.hpp"
 #include "gemm_dense.hpp"
+#include "matmul_launchers.hpp"
 
 namespace lesson04 {
 
@@ -23,18 +25,40 @@ namespace {
 using course::DeviceBuffer;
 using gemm_dense::MatmulKernel;
 
-constexpr MatmulKernel kLadder[] = {MatmulKernel::naive, MatmulKernel::tiled, MatmulKernel::register_blocked};
+// The ladder, one column of the table per rung (steps 04.1-04.6).
+constexpr MatmulKernel kLadder[] = {MatmulKernel::naive,   MatmulKernel::tiled,      MatmulKernel::tile_1d,
+                                    MatmulKernel::tile_2d, MatmulKernel::vectorized, MatmulKernel::double_buffered};
+constexpr int kRungs = int(sizeof kLadder / sizeof kLadder[0]);
+constexpr const char* kColumnTitles[kRungs] = {"naive",    "tiled",      "1-D tile",
+                                               "2-D tile", "vectorized", "double-buffered"};
+
+// The first four rungs compute A*B only; vectorized and double_buffered read each operand in
+// its layout, so they compute the transposed products too.
+bool computes(MatmulKernel k, Product p) {
+  return p == Product::ab || k == MatmulKernel::vectorized || k == MatmulKernel::double_buffered;
+}
 
 std::string shape_text(int M, int N, int K) {
   return std::to_string(M) + " x " + std::to_string(N) + " x " + std::to_string(K);
 }
 
-// Our kernel for a product: a rung of the ladder for A*B, the transposed products otherwise.
+// A rung of the ladder on a product. The transposed products: the vectorised rung through its
+// launcher (A*B^T reads both operands k-contiguous, A^T*B both p-contiguous), the
+// double-buffered one through matmul_a_bt / matmul_at_b, as lessons 07 and 08 call it.
 void run_ours(Product p, MatmulKernel kernel, const float* A, const float* B, float* C, int M, int N, int K) {
-  switch (p) {
-    case Product::ab: gemm_dense::matmul(kernel, A, B, C, M, N, K); return;
-    case Product::a_bt: gemm_dense::matmul_a_bt(A, B, C, M, N, K); return;
-    case Product::at_b: gemm_dense::matmul_at_b(A, B, C, M, N, K); return;
+  using gemm_dense::detail::Layout;
+  if (p == Product::ab) {
+    gemm_dense::matmul(kernel, A, B, C, M, N, K);
+  } else if (kernel == MatmulKernel::vectorized) {
+    const Layout layout = p == Product::a_bt ? Layout::k_contiguous : Layout::p_contiguous;
+    gemm_dense::detail::matmul_vectorized(product_text(p), layout, layout, A, B, C, M, N, K, 0.0f);
+  } else if (kernel == MatmulKernel::double_buffered) {
+    if (p == Product::a_bt)
+      gemm_dense::matmul_a_bt(A, B, C, M, N, K);
+    else
+      gemm_dense::matmul_at_b(A, B, C, M, N, K);
+  } else {
+    throw course::Error(std::string(gemm_dense::kernel_name(kernel)) + " computes A*B only");
   }
 }
 
@@ -120,13 +144,13 @@ void validate_kernels() {
     for (Product p : {Product::ab, Product::a_bt, Product::at_b}) {
       const std::vector<double> ref = host_product(p, A, B, s.M, s.N, s.K);
       for (MatmulKernel k : kLadder) {
-        if (p != Product::ab && k != MatmulKernel::register_blocked) continue;  // one kernel each
-        const std::string what = std::string(p == Product::ab ? gemm_dense::kernel_name(k) : "register_blocked") +
-                                 " " + product_text(p) + " at " + shape_text(s.M, s.N, s.K);
+        if (!computes(k, p)) continue;
+        const std::string what =
+            std::string(gemm_dense::kernel_name(k)) + " " + product_text(p) + " at " + shape_text(s.M, s.N, s.K);
         check_one(what, [&](float* C) { run_ours(p, k, dA.data(), dB.data(), C, s.M, s.N, s.K); }, dC, ref, tol);
       }
     }
-    std::printf("  %-16s naive, tiled, register_blocked A*B; A*B^T; A^T*B: agree with double\n",
+    std::printf("  %-16s all six rungs A*B; vectorized, double_buffered A*B^T and A^T*B: agree with double\n",
                 shape_text(s.M, s.N, s.K).c_str());
   }
 }
@@ -136,8 +160,11 @@ void run_benchmark(const std::vector<BenchShape>& shapes, const BenchOptions& op
   std::ostringstream csv;
   const bool want_csv = !options.csv_path.empty();
   csv << "shape,product,M,N,K,kernel,median_ms,gflops,percent_of_cublas\n";
-  std::printf("| shape | product | M x N x K | naive | tiled | register-blocked | cuBLAS |\n");
-  std::printf("|---|---|---|---:|---:|---:|---:|\n");
+  std::printf("| shape | product | M x N x K |");
+  for (const char* title : kColumnTitles) std::printf(" %s |", title);
+  std::printf(" cuBLAS |\n|---|---|---|");
+  for (int i = 0; i < kRungs; ++i) std::printf("---:|");
+  std::printf("---:|\n");
   uint64_t seed = 4040;
   for (const BenchShape& s : shapes) {
     const size_t a_size = size_t(s.M) * s.K, b_size = size_t(s.K) * s.N, c_size = size_t(s.M) * s.N;
@@ -156,10 +183,10 @@ void run_benchmark(const std::vector<BenchShape>& shapes, const BenchOptions& op
         time_it([&] { run_cublas(cublas, s.product, A.data(), B.data(), C_cublas.data(), s.M, s.N, s.K); }, false);
     const double cublas_gflops = gflops(s.M, s.N, s.K, cublas_ms);
 
-    std::string cells[3];
-    for (int i = 0; i < 3; ++i) {
+    std::string cells[kRungs];
+    for (int i = 0; i < kRungs; ++i) {
       const MatmulKernel k = kLadder[i];
-      const bool runs = s.product == Product::ab ? true : k == MatmulKernel::register_blocked;
+      const bool runs = computes(k, s.product);
       const bool skipped = k == MatmulKernel::naive && std::max({s.M, s.N, s.K}) > options.naive_max_size;
       if (!runs || skipped) {
         cells[i] = runs ? "skipped" : "-";
@@ -183,9 +210,9 @@ void run_benchmark(const std::vector<BenchShape>& shapes, const BenchOptions& op
     if (want_csv)
       csv << '"' << s.label << "\"," << product_text(s.product) << ',' << s.M << ',' << s.N << ',' << s.K
           << ",cublas," << cublas_ms << ',' << cublas_gflops << ",100\n";
-    std::printf("| %s | %s | %s | %s | %s | %s | %.0f |\n", s.label.c_str(), product_text(s.product),
-                shape_text(s.M, s.N, s.K).c_str(), cells[0].c_str(), cells[1].c_str(), cells[2].c_str(),
-                cublas_gflops);
+    std::printf("| %s | %s | %s |", s.label.c_str(), product_text(s.product), shape_text(s.M, s.N, s.K).c_str());
+    for (const std::string& cell : cells) std::printf(" %s |", cell.c_str());
+    std::printf(" %.0f |\n", cublas_gflops);
     std::fflush(stdout);
   }
   if (want_csv) course::write_file_atomically(options.csv_path, csv.str());

@@ -12,22 +12,24 @@
 
 namespace gemm_dense {
 
-// The ladder of matmul kernels, slowest first.
-enum class MatmulKernel { naive, tiled, register_blocked };
-const char* kernel_name(MatmulKernel k);  // "naive", "tiled", "register_blocked"
+// The ladder of matmul kernels, slowest first, one per step 04.1-04.6. double_buffered is the
+// production kernel: matmul_a_bt, matmul_at_b and the dense layer use it.
+enum class MatmulKernel { naive, tiled, tile_1d, tile_2d, vectorized, double_buffered };
+// "naive", "tiled", "tile_1d", "tile_2d", "vectorized", "double_buffered"
+const char* kernel_name(MatmulKernel k);
 
-// ---- 04.1 naive, 04.2 tiled, 04.3 register_blocked ----------------------------------------
+// ---- 04.1 naive ... 04.6 double_buffered -----------------------------------------------------
 // C[M x N] = A[M x K] * B[K x N]; C is overwritten. Correct for any M, N, K >= 0.
 void matmul(MatmulKernel kernel, const float* A, const float* B, float* C, int M, int N, int K);
 
-// ---- 04.4 the transposed products backward passes need -------------------------------------
+// ---- 04.7 the transposed products backward passes need -------------------------------------
 // beta = 0 overwrites C (whatever it held, NaN included); beta = 1 accumulates into C.
 // C[M x N] = A * B^T + beta * C, with A [M x K] and B [N x K].
 void matmul_a_bt(const float* A, const float* B, float* C, int M, int N, int K, float beta = 0.0f);
 // C[M x N] = A^T * B + beta * C, with A [K x M] and B [K x N].
 void matmul_at_b(const float* A, const float* B, float* C, int M, int N, int K, float beta = 0.0f);
 
-// ---- 04.5 a parallel reduction, and the dense layer --------------------------------------
+// ---- 04.8 a parallel reduction, and the dense layer --------------------------------------
 // sums[c] = sum over r of m[r][c], for m [rows x cols] (the bias gradient). rows == 0 gives 0.
 void column_sums(const float* m, float* sums, int rows, int cols);
 
@@ -39,7 +41,7 @@ void dense_forward(const float* x, const float* W, const float* bias, float* y, 
 void dense_backward(const float* x, const float* W, const float* dy, float* dx, float* dW, float* dbias,
                     int batch, int in, int out);
 
-// ---- 04.6 softmax + cross-entropy, one row per block, numerically stable -------------------
+// ---- 04.9 softmax + cross-entropy, one row per block, numerically stable -------------------
 // logits [batch x classes], labels [batch] in 0..classes-1 (device ints).
 // probs[b][c] = softmax of row b; row_loss[b] = -log probs[b][labels[b]] (the MEAN loss of
 // lesson 01 is the average of row_loss). A label outside 0..classes-1 gives row_loss NaN.

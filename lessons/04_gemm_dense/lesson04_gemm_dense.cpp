@@ -1,6 +1,6 @@
 // Lesson 04: the matmul ladder. The program
-//   1. checks every kernel (naive, tiled, register-blocked; A*B^T and A^T*B) against the product
-//      in double on odd and aligned shapes;
+//   1. checks every rung (naive, tiled, 1-D tile, 2-D tile, vectorized, double-buffered; A*B^T and
+//      A^T*B for the last two) against the product in double on odd and aligned shapes;
 //   2. times every rung beside cuBLAS SGEMM (FP32, TF32 off) on the same matrices, each first
 //      checked against cuBLAS: cubes 128^3 ... 4096^3 and the GEMMs of the MNIST model, and
 //      prints GFLOP/s and % of cuBLAS as a Markdown table (the one in docs/results.md).
@@ -18,8 +18,9 @@
 int main(int argc, char** argv) {
   return course::run_main([&] {
     course::ArgParser args("lesson04_gemm_dense",
-                           "The matmul ladder (naive -> tiled -> register-blocked) checked against double "
-                           "precision, then timed beside cuBLAS SGEMM (FP32, TF32 off).");
+                           "The matmul ladder (naive -> tiled -> 1-D tile -> 2-D tile -> vectorized -> "
+                           "double-buffered) checked against double precision, then timed beside cuBLAS "
+                           "SGEMM (FP32, TF32 off).");
     args.add_flag("--quick", "cubes up to 1024^3 and 3 repeats (a fast check that everything runs)");
     args.add_int("--repeats", 10, 1, 1000, "timed repeats per kernel and shape (the median is reported)");
     args.add_int("--naive-max-size", 4096, 1, 1 << 20,
@@ -34,7 +35,7 @@ int main(int argc, char** argv) {
     options.naive_max_size = static_cast<int>(args.get_int("--naive-max-size"));
     options.csv_path = args.get_string("--csv");
 
-    if (course::announce_cpu_only("04", "04.1-04.6", args.flag("--cpu-only"))) {
+    if (course::announce_cpu_only("04", "04.1-04.9", args.flag("--cpu-only"))) {
       lesson04::run_cpu_baseline(quick);
       return 0;
     }
@@ -48,7 +49,7 @@ int main(int argc, char** argv) {
 
     std::printf("== 2. GFLOP/s (2 M N K / median time) and %% of cuBLAS SGEMM, median of %d\n", options.repeats);
     std::printf("   Each kernel is checked against cuBLAS on the same matrices before it is timed.\n"
-                "   '-': no such kernel (naive and tiled compute A*B only).\n\n");
+                "   '-': no such kernel (naive, tiled, 1-D and 2-D tiles compute A*B only).\n\n");
     lesson04::run_benchmark(lesson04::benchmark_shapes(quick), options, cublas);
     std::printf("\nbenchmark done\n");
     return 0;

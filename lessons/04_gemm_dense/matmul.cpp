@@ -12,7 +12,10 @@ const char* kernel_name(MatmulKernel k) {
   switch (k) {
     case MatmulKernel::naive: return "naive";
     case MatmulKernel::tiled: return "tiled";
-    case MatmulKernel::register_blocked: return "register_blocked";
+    case MatmulKernel::tile_1d: return "tile_1d";
+    case MatmulKernel::tile_2d: return "tile_2d";
+    case MatmulKernel::vectorized: return "vectorized";
+    case MatmulKernel::double_buffered: return "double_buffered";
   }
   return "unknown";
 }
@@ -21,7 +24,16 @@ void matmul(MatmulKernel kernel, const float* A, const float* B, float* C, int M
   switch (kernel) {
     case MatmulKernel::naive: detail::matmul_naive(A, B, C, M, N, K); return;
     case MatmulKernel::tiled: detail::matmul_tiled(A, B, C, M, N, K); return;
-    case MatmulKernel::register_blocked: detail::matmul_register_blocked(A, B, C, M, N, K); return;
+    case MatmulKernel::tile_1d: detail::matmul_1d_tile(A, B, C, M, N, K); return;
+    case MatmulKernel::tile_2d: detail::matmul_2d_tile(A, B, C, M, N, K); return;
+    case MatmulKernel::vectorized:
+      detail::matmul_vectorized("matmul vectorized", detail::Layout::k_contiguous, detail::Layout::p_contiguous, A, B,
+                                C, M, N, K, 0.0f);
+      return;
+    case MatmulKernel::double_buffered:
+      detail::matmul_double_buffered("matmul double_buffered", detail::Layout::k_contiguous,
+                                     detail::Layout::p_contiguous, A, B, C, M, N, K, 0.0f);
+      return;
   }
   throw course::Error("gemm_dense::matmul: unknown kernel " + std::to_string(static_cast<int>(kernel)));
 }

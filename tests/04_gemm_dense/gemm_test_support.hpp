@@ -1,9 +1,11 @@
 #pragma once
 // Shared by lesson 04's tests: the shapes, device buffers with a NaN guard zone after the data,
-// the double-precision reference product, and the tolerance of a float sum.
+// the double-precision reference product, the tolerance of a float sum, and check_product, which
+// runs one product on poisoned, guarded device buffers and compares it with the reference.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -23,18 +25,18 @@ inline std::string describe(const Shape& s) {
 }
 
 // Sizes of 1, odd sizes, sizes one past and one short of the tiles (32 for the tiled kernel,
-// 128 x 128 x 16 for the register-blocked one), K longer than N and M. None is a multiple of 4,
-// so the register-blocked kernel takes its scalar (bounds-checked) path on all of them.
+// 64 x 64 x 8 for the 1-D tile, 128 x 128 x 16 for the others), K longer than N and M. None is a
+// multiple of 4, so the vectorised kernels take their scalar (bounds-checked) path on all of them.
 inline std::vector<Shape> odd_shapes() {
   return {{1, 1, 1},      {3, 17, 33},    {33, 1, 17},    {1000, 3, 17},  {17, 1000, 33},
           {128, 129, 127}, {257, 255, 513}, {1, 1, 1001},  {129, 33, 15},  {31, 289, 1}};
 }
 
-// Multiples of 4 (so the register-blocked kernel may use float4 loads and stores) but not of
-// its 128 x 128 x 16 tile: the float4 path with edge tiles. And exact tile multiples.
+// Multiples of 4 (so the vectorised kernels may use float4 loads and stores) but not of their
+// 128 x 128 x 16 tile: the float4 path with edge tiles. And exact tile multiples.
 inline std::vector<Shape> float4_shapes() { return {{128, 128, 128}, {256, 260, 132}, {132, 4, 20}, {4, 132, 4}}; }
 
-// Few output tiles, long K: the register-blocked launcher splits K into slices (split-K) on a
+// Few output tiles, long K: the double-buffered launcher splits K into slices (split-K) on a
 // GPU with more SMs than output tiles. Odd and multiple-of-4 cases; one K just past 4096.
 inline std::vector<Shape> long_k_shapes() { return {{64, 200, 6000}, {5, 37, 4099}, {1, 1, 4097}, {12, 36, 3136}}; }
 
@@ -110,6 +112,63 @@ inline std::vector<double> reference_product(const std::vector<float>& A, bool t
   if (C0)
     for (size_t i = 0; i < C.size(); ++i) C[i] += beta * double((*C0)[i]);
   return C;
+}
+
+// The three products, each a layout of the two operands (see reference_product):
+//   ab:   C = A * B,   A [M x K], B [K x N]
+//   a_bt: C = A * B^T, A [M x K], B [N x K]
+//   at_b: C = A^T * B, A [K x M], B [K x N]
+enum class Product { ab, a_bt, at_b };
+
+inline const char* product_name(Product p) {
+  return p == Product::ab ? "A*B" : p == Product::a_bt ? "A*B^T" : "A^T*B";
+}
+
+// Computes the product into C from device A, B (already offset), as the kernel under test does.
+using ProductRun = std::function<void(const float* A, const float* B, float* C)>;
+
+// Runs `run` once and checks C against the product in double:
+//   * A, B are random in [-1, 1) (seeded, non-uniform) and followed by NaN: reading past them
+//     (instead of zero-filling the edge tiles) spreads NaN into C;
+//   * C is NaN before the call, everywhere, and for beta != 0 holds known values C0 (the
+//     reference adds beta * C0): an element never written stays NaN, and beta == 0 must not read
+//     C (0 * NaN is NaN); nothing after C may be written;
+//   * offset > 0 starts every matrix that many floats into its buffer (not 16-byte aligned for
+//     offset 1): float4 accesses there would fault or read the wrong elements; the floats before
+//     each matrix must not be read (finite junk in A and B) or written (C).
+inline void check_product(const std::string& what, const ProductRun& run, Product product, const Shape& s, float beta,
+                          uint64_t seed, size_t offset = 0) {
+  INFO(what << " " << product_name(product) << ": " << describe(s) << ", beta = " << beta << ", offset = " << offset);
+  CAPTURE(seed);
+  const size_t a_size = size_t(s.M) * s.K, b_size = size_t(s.K) * s.N, c_size = size_t(s.M) * s.N;
+  // The same sizes for every product; only the layout in memory differs.
+  const std::vector<float> A = course::test::random_vector(a_size, seed, -1.0f, 1.0f);
+  const std::vector<float> B = course::test::random_vector(b_size, seed + 1, -1.0f, 1.0f);
+  const std::vector<float> C0 = course::test::random_vector(c_size, seed + 2, -1.0f, 1.0f);
+  const bool trans_a = product == Product::at_b, trans_b = product == Product::a_bt;
+  const std::vector<double> ref = reference_product(A, trans_a, B, trans_b, s, &C0, beta);
+
+  static constexpr float kJunk = 7.0f;  // finite, before each matrix: must be neither read nor written
+  auto with_offset = [offset](const std::vector<float>& v) {
+    std::vector<float> padded(offset, kJunk);
+    padded.insert(padded.end(), v.begin(), v.end());
+    return padded;
+  };
+  course::DeviceBuffer<float> dA = upload_guarded(with_offset(A));
+  course::DeviceBuffer<float> dB = upload_guarded(with_offset(B));
+  course::DeviceBuffer<float> dC(offset + c_size + kGuard);
+  dC.poison();  // NaN everywhere; for beta != 0 the matrix itself then gets its known values
+  if (beta != 0.0f) dC.upload(with_offset(C0));
+  run(dA.data() + offset, dB.data() + offset, dC.data() + offset);
+  std::vector<float> got = download_checked(dC, offset + c_size);
+  for (size_t i = 0; i < offset; ++i) {
+    INFO("the float " << offset - i << " before C was written");
+    REQUIRE((beta == 0.0f ? std::isnan(got[i]) : got[i] == kJunk));
+  }
+  got.erase(got.begin(), got.begin() + long(offset));
+  // Why: see sum_tolerance; beta * C adds one more rounding of a value <= 1, inside the margin.
+  const double tol = sum_tolerance(s.K);
+  REQUIRE_ALL_CLOSE(got, ref, tol, tol);
 }
 
 }  // namespace gemm_test

@@ -1,6 +1,6 @@
 // Lesson 07, steps 07.3 and 07.4: convolution forward and backward as GEMMs. YOUR FILE.
 // The GEMMs are lesson 04's (gemm_dense.hpp, device pointers, row-major):
-//   gemm_dense::matmul(MatmulKernel::register_blocked, A, B, C, M, N, K)  C = A*B,    A MxK, B KxN
+//   gemm_dense::matmul(MatmulKernel::double_buffered, A, B, C, M, N, K)  C = A*B,    A MxK, B KxN
 //   gemm_dense::matmul_a_bt(A, B, C, M, N, K)                             C = A*B^T,  B is NxK
 //   gemm_dense::matmul_at_b(A, B, C, M, N, K)                             C = A^T*B,  A is KxM
 // Sizes: K = C*kh*kw (col_rows), P = N*OH*OW (col_cols), O = out_channels, HW = OH*OW.

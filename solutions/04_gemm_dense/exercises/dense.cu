@@ -1,5 +1,5 @@
-// Lesson 04, step 04.5: the bias gradient as a parallel reduction, and the dense layer built
-// from the GEMMs of steps 04.3 and 04.4.
+// Lesson 04, step 04.8: the bias gradient as a parallel reduction, and the dense layer built
+// from the GEMMs of steps 04.6 and 04.7.
 #include <algorithm>
 #include <string>
 
@@ -77,7 +77,7 @@ void dense_backward(const float* x, const float* W, const float* dy, float* dx, 
                     int in, int out) {
   check_dense_sizes("dense_backward", batch, in, out);
   // dx [batch x in] = dy [batch x out] * W [out x in]: a plain product.
-  matmul(MatmulKernel::register_blocked, dy, W, dx, batch, in, out);
+  matmul(MatmulKernel::double_buffered, dy, W, dx, batch, in, out);
   // dW [out x in] = dy^T * x: dy [batch x out] is the "A is K x M" operand, K = batch.
   matmul_at_b(dy, x, dW, out, in, batch);
   // dbias [out] = sum over the batch of dy.

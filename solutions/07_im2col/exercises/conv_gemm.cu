@@ -89,7 +89,7 @@ void conv2d_forward_gemm(const ConvShape& s, const float* x, const float* W, con
   float* col = workspace;             // K x P
   float* Yt = workspace + col_size(s);  // O x P
   im2col_gpu(s, x, col);
-  gemm_dense::matmul(gemm_dense::MatmulKernel::register_blocked, W, col, Yt, O, P, K);
+  gemm_dense::matmul(gemm_dense::MatmulKernel::double_buffered, W, col, Yt, O, P, K);
   const int64_t total = int64_t(O) * P;
   add_bias_permute_kernel<<<blocks_for(total), kPermuteThreads>>>(Yt, bias, y, s.batch, O, HW);
   CUDA_CHECK_LAUNCH();
