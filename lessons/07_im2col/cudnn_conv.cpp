@@ -150,11 +150,21 @@ void CudnnConv::forward(const float* x, const float* W, const float* bias, float
 }
 
 void CudnnConv::backward(const float* x, const float* W, const float* dy, float* dx, float* dW, float* dbias) {
+  backward_data(W, dy, dx);
+  backward_weight(x, dy, dW, dbias);
+}
+
+void CudnnConv::backward_data(const float* W, const float* dy, float* dx) {
   State& t = *st_;
   const float one = 1.0f, zero = 0.0f;
   CUDNN_CALL(cudnnConvolutionBackwardData(t.handle, &one, t.w_desc, W, t.y_desc, dy, t.bwd_data_conv,
                                           t.bwd_data.algo, t.workspace.data(), t.workspace.bytes(), &zero,
                                           t.x_desc, dx));
+}
+
+void CudnnConv::backward_weight(const float* x, const float* dy, float* dW, float* dbias) {
+  State& t = *st_;
+  const float one = 1.0f, zero = 0.0f;
   CUDNN_CALL(cudnnConvolutionBackwardFilter(t.handle, &one, t.x_desc, x, t.y_desc, dy, t.bwd_filter_conv,
                                             t.bwd_filter.algo, t.workspace.data(), t.workspace.bytes(), &zero,
                                             t.w_desc, dW));

@@ -1,5 +1,5 @@
 #pragma once
-// cuDNN's convolution, for the lesson 07 benchmark only (built when CMake finds cuDNN:
+// cuDNN's convolution, for the benchmarks of lessons 07 and 09 (built when CMake finds cuDNN:
 // COURSE_HAVE_CUDNN). FP32 data and FP32 FMA math: no tensor cores, no TF32, so it
 // does the same arithmetic as the course's kernels. Legacy API: cudnnConvolutionForward,
 // BackwardData, BackwardFilter, BackwardBias; algorithms picked by cudnnFind* (cuDNN
@@ -23,8 +23,10 @@ class CudnnConv {
 
   // y = conv(x, W) + bias
   void forward(const float* x, const float* W, const float* bias, float* y);
-  // dx, dW, dbias overwritten (beta = 0)
+  // dx, dW, dbias overwritten (beta = 0): backward_data, then backward_weight
   void backward(const float* x, const float* W, const float* dy, float* dx, float* dW, float* dbias);
+  void backward_data(const float* W, const float* dy, float* dx);
+  void backward_weight(const float* x, const float* dy, float* dW, float* dbias);
 
   size_t workspace_bytes() const;
   std::string algorithms() const;  // e.g. "fwd IMPLICIT_PRECOMP_GEMM (FMA), bwd-data ALGO_1 (FMA), ..."

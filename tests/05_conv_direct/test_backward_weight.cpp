@@ -14,8 +14,8 @@ TEST_CASE("conv2d_backward_weight equals host_layers::conv2d_backward's dW and d
     const conv_direct::WeightGradSplit split = conv_direct::weight_grad_split(c.s);
     INFO(c.name << ": " << describe(c.s) << ", " << split.chunks << " chunk(s) of " << split.rows_per_chunk
                 << " row(s)");
-    const Inputs in = random_inputs(c.s, seed);
-    const Reference ref = reference(c.s, in);
+    const ConvInputs in = random_conv_inputs(c.s, seed);
+    const ConvReference ref = conv_reference(c.s, in);
     const WeightGrads g = gpu_backward_weight(c.s, in);
     // dW and dbias: float sums over all N*OH*OW output positions (conv_test_support.hpp); split
     // into chunks or not, the bound holds.
@@ -40,8 +40,8 @@ TEST_CASE("conv2d_backward_weight is deterministic: three calls, the same bits",
   };
   for (const ConvCase& c : cases) {
     INFO(c.name << ": " << describe(c.s));
-    const Inputs in = random_inputs(c.s, seed);
-    const Reference ref = reference(c.s, in);
+    const ConvInputs in = random_conv_inputs(c.s, seed);
+    const ConvReference ref = conv_reference(c.s, in);
     const WeightGrads first = gpu_backward_weight(c.s, in);
     // Equal bits alone would also hold for an output left NaN: the first call must be right.
     // bound as above
@@ -60,8 +60,8 @@ TEST_CASE("conv2d_backward_weight overwrites its outputs and reuses its workspac
   const uint64_t seed = 543;
   CAPTURE(seed);
   const ConvShape s{3, 3, 11, 9, 4, 3, 3, 1, 1};
-  const Inputs in = random_inputs(s, seed);
-  const Reference ref = reference(s, in);
+  const ConvInputs in = random_conv_inputs(s, seed);
+  const ConvReference ref = conv_reference(s, in);
   course::DeviceBuffer<float> x(in.x), dy(in.dy), dW(s.weight_size()), db(s.out_channels);
   course::DeviceBuffer<float> work(conv_direct::conv2d_backward_weight_workspace(s));
   dW.poison();
@@ -80,7 +80,7 @@ TEST_CASE("conv2d_backward_weight matches finite differences of L = sum(r * y)",
   CAPTURE(seed);
   for (const ConvCase& c : fd_cases()) {
     INFO(c.name << ": " << describe(c.s));
-    const Inputs in = random_inputs(c.s, seed);  // in.dy plays r
+    const ConvInputs in = random_conv_inputs(c.s, seed);  // in.dy plays r
     const WeightGrads g = gpu_backward_weight(c.s, in);
     LinearLoss loss(c.s, in);
     require_fd_matches("dW", loss, loss.W, g.dW, dw_terms(c.s), seed);

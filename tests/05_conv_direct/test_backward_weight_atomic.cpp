@@ -12,8 +12,8 @@ TEST_CASE("conv2d_backward_weight_atomic equals host_layers::conv2d_backward's d
   CAPTURE(seed);
   for (const ConvCase& c : conv_cases()) {
     INFO(c.name << ": " << describe(c.s));
-    const Inputs in = random_inputs(c.s, seed);
-    const Reference ref = reference(c.s, in);
+    const ConvInputs in = random_conv_inputs(c.s, seed);
+    const ConvReference ref = conv_reference(c.s, in);
     const WeightGrads g = gpu_backward_weight_atomic(c.s, in);
     // dW and dbias: float sums over all N*OH*OW output positions (conv_test_support.hpp). The
     // atomics add the per-image sums in any order; the bound does not depend on the order.
@@ -32,8 +32,8 @@ TEST_CASE("conv2d_backward_weight_atomic overwrites its outputs (a second call d
   const uint64_t seed = 532;
   CAPTURE(seed);
   const ConvShape s{3, 3, 11, 9, 4, 3, 3, 1, 1};
-  const Inputs in = random_inputs(s, seed);
-  const Reference ref = reference(s, in);
+  const ConvInputs in = random_conv_inputs(s, seed);
+  const ConvReference ref = conv_reference(s, in);
   course::DeviceBuffer<float> x(in.x), dy(in.dy), dW(s.weight_size()), db(s.out_channels);
   dW.poison();
   db.poison();
@@ -50,7 +50,7 @@ TEST_CASE("conv2d_backward_weight_atomic matches finite differences of L = sum(r
   CAPTURE(seed);
   for (const ConvCase& c : fd_cases()) {
     INFO(c.name << ": " << describe(c.s));
-    const Inputs in = random_inputs(c.s, seed);  // in.dy plays r
+    const ConvInputs in = random_conv_inputs(c.s, seed);  // in.dy plays r
     const WeightGrads g = gpu_backward_weight_atomic(c.s, in);
     LinearLoss loss(c.s, in);
     require_fd_matches("dW", loss, loss.W, g.dW, dw_terms(c.s), seed);

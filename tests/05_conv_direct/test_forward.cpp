@@ -11,9 +11,9 @@ TEST_CASE("conv2d_forward equals host_layers::conv2d_forward", "[05.1]") {
   CAPTURE(seed);
   for (const ConvCase& c : conv_cases()) {
     INFO(c.name << ": " << describe(c.s));
-    const Inputs in = random_inputs(c.s, seed);
+    const ConvInputs in = random_conv_inputs(c.s, seed);
     const std::vector<float> y = gpu_forward(c.s, in);
-    const Reference ref = reference(c.s, in);
+    const ConvReference ref = conv_reference(c.s, in);
     // Each output: a float sum of C*kh*kw products plus the bias (conv_test_support.hpp).
     REQUIRE_TENSOR_CLOSE(y, ref.y, course::test::output_shape(c.s), float_sum_atol(forward_terms(c.s)), 0.0);
   }
@@ -25,7 +25,7 @@ TEST_CASE("conv2d_forward: zero weights give exactly the bias, at every output",
   const uint64_t seed = 502;
   CAPTURE(seed);
   const ConvShape s{3, 2, 9, 7, 5, 3, 5, 2, 2};
-  Inputs in = random_inputs(s, seed);
+  ConvInputs in = random_conv_inputs(s, seed);
   in.W.assign(in.W.size(), 0.0f);
   std::vector<float> expected(s.output_size());
   const size_t plane = size_t(s.out_h()) * s.out_w();
@@ -38,7 +38,7 @@ TEST_CASE("conv2d_forward: a repeated call gives the same bits", "[05.1]") {
   const uint64_t seed = 503;
   CAPTURE(seed);
   const ConvShape s{3, 3, 17, 13, 4, 5, 5, 1, 2};
-  const Inputs in = random_inputs(s, seed);
+  const ConvInputs in = random_conv_inputs(s, seed);
   const std::vector<float> first = gpu_forward(s, in);
   REQUIRE(course::first_nonfinite(first.data(), first.size()) == -1);
   REQUIRE(first == gpu_forward(s, in));  // one thread per output, a fixed order: no reason to differ

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "conv_cases.hpp"
+#include "conv_cases.hpp"  // tests/support: the shapes every conv lesson tests
 #include "course/cuda_check.hpp"
 #include "course/device_buffer.hpp"
 #include "course_test.hpp"
@@ -16,9 +16,9 @@ using course::DeviceBuffer;
 using course::test::random_vector;
 using course::test::to_double;
 using host_layers::ConvShape;
-using im2col_test::conv_cases;
-using im2col_test::describe;
-using im2col_test::float_sum_atol;
+using course::test::conv_cases;
+using course::test::describe;
+using course::float_sum_atol;
 
 namespace {
 
@@ -105,7 +105,7 @@ TEST_CASE("conv2d_forward_gemm equals host_layers::conv2d_forward", "[07.3]") {
     host_layers::conv2d_forward(s, to_double(x).data(), to_double(W).data(), to_double(bias).data(), ref.data());
     // Each output is a float sum of C*kh*kw products (plus the bias) of values in [-1, 1].
     REQUIRE_NAMED_CLOSE("y", gpu_forward(s, x, W, bias), ref, course::test::output_shape(s),
-                        float_sum_atol(im2col_test::forward_terms(s)), 1e-5);
+                        float_sum_atol(course::test::forward_terms(s)), 1e-5);
   }
 }
 
@@ -119,7 +119,7 @@ TEST_CASE("conv2d_forward_gemm: a larger layer and a repeated call give the same
   std::vector<double> ref(s.output_size());
   host_layers::conv2d_forward(s, to_double(x).data(), to_double(W).data(), to_double(bias).data(), ref.data());
   const auto first = gpu_forward(s, x, W, bias);
-  REQUIRE_NAMED_CLOSE("y", first, ref, course::test::output_shape(s), float_sum_atol(im2col_test::forward_terms(s)),
+  REQUIRE_NAMED_CLOSE("y", first, ref, course::test::output_shape(s), float_sum_atol(course::test::forward_terms(s)),
                       1e-5);  // as above
   REQUIRE(first == gpu_forward(s, x, W, bias));  // no atomics anywhere: bitwise repeatable
 }
@@ -140,16 +140,16 @@ TEST_CASE("conv2d_backward_gemm equals host_layers::conv2d_backward", "[07.4]") 
     // dx: each pixel sums O*kh*kw products dy*W (the GEMM over O, then col2im over kh*kw).
     {
       INFO("dx");
-      REQUIRE_TENSOR_CLOSE(g.dx, dx, course::test::input_shape(s), float_sum_atol(im2col_test::dx_terms(s)), 1e-5);
+      REQUIRE_TENSOR_CLOSE(g.dx, dx, course::test::input_shape(s), float_sum_atol(course::test::dx_terms(s)), 1e-5);
     }
     // dW and dbias: sums over all N*OH*OW output positions.
     {
       INFO("dW");
-      REQUIRE_TENSOR_CLOSE(g.dW, dW, course::test::weight_shape(s), float_sum_atol(im2col_test::dw_terms(s)), 1e-5);
+      REQUIRE_TENSOR_CLOSE(g.dW, dW, course::test::weight_shape(s), float_sum_atol(course::test::dw_terms(s)), 1e-5);
     }
     {
       INFO("dbias");
-      REQUIRE_TENSOR_CLOSE(g.dbias, db, course::test::bias_shape(s), float_sum_atol(im2col_test::dw_terms(s)), 1e-5);
+      REQUIRE_TENSOR_CLOSE(g.dbias, db, course::test::bias_shape(s), float_sum_atol(course::test::dw_terms(s)), 1e-5);
     }
   }
 }
@@ -204,18 +204,18 @@ TEST_CASE("conv2d_backward_gemm: GPU gradients match finite differences of L = s
       const size_t i = static_cast<size_t>(pick.uniform_int(static_cast<int>(x.size())));
       const double fd = course::test::numeric_derivative(loss, x, i);
       CAPTURE(i, fd, g.dx[i]);
-      REQUIRE(std::fabs(g.dx[i] - fd) <= float_sum_atol(im2col_test::dx_terms(s)) + 1e-5 * std::fabs(fd));
+      REQUIRE(std::fabs(g.dx[i] - fd) <= float_sum_atol(course::test::dx_terms(s)) + 1e-5 * std::fabs(fd));
     }
     for (int t = 0; t < 6; ++t) {
       const size_t i = static_cast<size_t>(pick.uniform_int(static_cast<int>(W.size())));
       const double fd = course::test::numeric_derivative(loss, W, i);
       CAPTURE(i, fd, g.dW[i]);
-      REQUIRE(std::fabs(g.dW[i] - fd) <= float_sum_atol(im2col_test::dw_terms(s)) + 1e-5 * std::fabs(fd));
+      REQUIRE(std::fabs(g.dW[i] - fd) <= float_sum_atol(course::test::dw_terms(s)) + 1e-5 * std::fabs(fd));
     }
     for (size_t i = 0; i < b.size(); ++i) {
       const double fd = course::test::numeric_derivative(loss, b, i);
       CAPTURE(i, fd, g.dbias[i]);
-      REQUIRE(std::fabs(g.dbias[i] - fd) <= float_sum_atol(im2col_test::dw_terms(s)) + 1e-5 * std::fabs(fd));
+      REQUIRE(std::fabs(g.dbias[i] - fd) <= float_sum_atol(course::test::dw_terms(s)) + 1e-5 * std::fabs(fd));
     }
   }
 }

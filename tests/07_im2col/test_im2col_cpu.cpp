@@ -4,7 +4,7 @@
 #include <limits>
 #include <vector>
 
-#include "conv_cases.hpp"
+#include "conv_cases.hpp"  // tests/support: the shapes every conv lesson tests
 #include "course_test.hpp"
 #include "host_layers.hpp"
 #include "im2col.hpp"
@@ -13,8 +13,8 @@ using course::test::nan_vector;
 using course::test::random_vector;
 using course::test::to_double;
 using host_layers::ConvShape;
-using im2col_test::conv_cases;
-using im2col_test::describe;
+using course::test::conv_cases;
+using course::test::describe;
 
 namespace {
 
@@ -234,6 +234,6 @@ TEST_CASE("im2col_cpu and col2im_cpu: the float versions match the double ones",
     const auto cm = random_vector(im2col::col_size(s), seed + 1);
     // Each pixel sums at most kh*kw values in [-1, 1] in float.
     REQUIRE_ALL_CLOSE(run_col2im(s, cm), run_col2im(s, to_double(cm)),
-                      im2col_test::float_sum_atol(double(s.kernel_h) * s.kernel_w), 1e-6);
+                      course::float_sum_atol(double(s.kernel_h) * s.kernel_w), 1e-6);
   }
 }

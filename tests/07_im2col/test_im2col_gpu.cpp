@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "conv_cases.hpp"
+#include "conv_cases.hpp"  // tests/support: the shapes every conv lesson tests
 #include "course/device_buffer.hpp"
 #include "course_test.hpp"
 #include "im2col.hpp"
@@ -12,8 +12,8 @@ using course::DeviceBuffer;
 using course::test::random_vector;
 using course::test::to_double;
 using host_layers::ConvShape;
-using im2col_test::conv_cases;
-using im2col_test::describe;
+using course::test::conv_cases;
+using course::test::describe;
 
 namespace {
 
@@ -109,7 +109,7 @@ TEST_CASE("col2im_gpu equals the scatter-add definition on every test shape", "[
     const auto col = random_vector(im2col::col_size(c.s), seed);
     // Each pixel is a float sum of at most kh*kw values in [-1, 1] (reference in double).
     REQUIRE_ALL_CLOSE(gpu_col2im(c.s, col), reference_col2im(c.s, col),
-                      im2col_test::float_sum_atol(double(c.s.kernel_h) * c.s.kernel_w), 1e-6);
+                      course::float_sum_atol(double(c.s.kernel_h) * c.s.kernel_w), 1e-6);
   }
 }
 
