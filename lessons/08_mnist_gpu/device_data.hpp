@@ -1,6 +1,6 @@
 #pragma once
 // A data set in device memory: uploaded once, before training; minibatches are then gathered
-// on the GPU (step 08.2), so a training step copies nothing from the host.
+// on the GPU (step 08.7), so a training step copies nothing from the host.
 #include "course/device_buffer.hpp"
 #include "course/idx.hpp"
 

@@ -1,5 +1,5 @@
 #pragma once
-// The test set through the GPU network: loss, accuracy (step 08.3's kernels), every logit and
+// The test set through the GPU network: loss, accuracy (step 08.9's kernels), every logit and
 // prediction (for the pictures and test_logits.npy) and the confusion matrix.
 #include <vector>
 

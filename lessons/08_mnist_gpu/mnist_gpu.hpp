@@ -2,11 +2,12 @@
 // Lesson 08: the whole training loop on the GPU, built from the kernels of lessons 03-07.
 // Plain C++ header: the kernels live in exercises/*.cu.
 //
-//   08.1 adam_update        Adam as one kernel over ALL parameters (one launch per step)
-//   08.2 gather_batch       a minibatch picked on the device: images and labels by index
-//   08.3 predict_and_count  argmax per row and the number of right answers
+//   08.1-08.5 the layers, one file each (conv_layer.hpp ... softmax_cross_entropy.hpp)
+//   08.6 adam_update        Adam as one kernel over ALL parameters (one launch per step)
+//   08.7 gather_batch       a minibatch picked on the device: images and labels by index
+//   08.8 the network's forward and backward chain (network.hpp)
+//   08.9 predict_and_count  argmax per row and the number of right answers
 //        accumulate_loss    the step's loss added up on the device, with a NaN/Inf flag
-//   08.4 the network's forward and backward passes (layers.hpp, network.hpp)
 //
 // Every pointer is a DEVICE pointer. Every function launches on the default stream, checks the
 // launch with CUDA_CHECK_LAUNCH and returns without waiting for the GPU: a training step never
@@ -16,7 +17,7 @@
 
 namespace mnist_gpu {
 
-// ---- 08.1 Adam -------------------------------------------------------------------------------
+// ---- 08.6 Adam -------------------------------------------------------------------------------
 // The formulas of lesson 02's host_training::adam_step (and of torch.optim.Adam), for every i < n:
 //   g    = grad[i] + weight_decay * w[i]          (weight_decay 0: the plain gradient)
 //   m[i] = beta1 * m[i] + (1 - beta1) * g
@@ -27,7 +28,7 @@ namespace mnist_gpu {
 void adam_update(float* w, const float* grad, float* m, float* v, size_t n, float lr, float beta1, float beta2,
                  float eps, float weight_decay, int t);
 
-// ---- 08.2 minibatch gather -----------------------------------------------------------------------
+// ---- 08.7 minibatch gather -----------------------------------------------------------------------
 // The data set lives on the GPU: images [n x per_example] floats, labels [n] ints. order [n] is
 // the epoch's order (host_training::epoch_order, uploaded once per epoch). For j < count:
 //   x[j * per_example + e] = images[order[first + j] * per_example + e]
@@ -37,7 +38,7 @@ void adam_update(float* w, const float* grad, float* m, float* v, size_t n, floa
 void gather_batch(const float* images, const int* labels, int n, int per_example, const int* order, int first,
                   int count, float* x, int* batch_labels);
 
-// ---- 08.3 evaluation on the device ---------------------------------------------------------------
+// ---- 08.9 evaluation on the device ---------------------------------------------------------------
 // predictions[b] = the index of the largest of logits[b][0..classes) (the FIRST one on ties, as
 // lesson 01 and std::max_element), for b < batch; *correct += the number of b with
 // predictions[b] == labels[b]. *correct accumulates: zero it before the first batch.

@@ -1,4 +1,4 @@
-// Lesson 08 (given code): GpuNetwork's construction. Its passes are step 08.4
+// Lesson 08 (given code): GpuNetwork's construction. Its passes are step 08.8
 // (exercises/network_passes.cpp).
 #include "network.hpp"
 

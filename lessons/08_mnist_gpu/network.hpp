@@ -1,18 +1,26 @@
 #pragma once
-// GpuNetwork: lesson 02's ModelSpec built from the GPU layers of layers.hpp, its parameters in one
-// ParameterStore, the loss at the end. Its forward and forward_backward (step 08.4) chain the
-// layers exactly as lesson 02's HostNetwork does on the CPU, so the same weights and batches give
-// the same losses and gradients (up to float rounding): the test of step 08.4 checks that.
+// GpuNetwork: lesson 02's ModelSpec built from the GPU layers (conv_layer.hpp, relu_layer.hpp,
+// maxpool_layer.hpp, dense_layer.hpp), its parameters in one ParameterStore, the loss
+// (softmax_cross_entropy.hpp) at the end. Its forward and forward_backward (step 08.8,
+// exercises/network_passes.cpp) chain the layers exactly as lesson 02's HostNetwork does on the
+// CPU, so the same weights and batches give the same losses and gradients (up to float rounding):
+// the test of step 08.8 checks that.
 //
 //   x --> layer 0 --> layer 1 --> ... --> layer L-1 --> logits --> softmax-CE --> row losses
 //   dx <-- ...      <-- input_grad() <--  ...        <-- logits_grad() <--
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "conv_layer.hpp"
 #include "course/device_buffer.hpp"
+#include "dense_layer.hpp"
 #include "host_training.hpp"
-#include "layers.hpp"
+#include "layer.hpp"
+#include "maxpool_layer.hpp"
 #include "parameters.hpp"
+#include "relu_layer.hpp"
+#include "softmax_cross_entropy.hpp"
 
 namespace mnist_gpu {
 
@@ -23,7 +31,7 @@ class GpuNetwork {
   GpuNetwork(const host_training::ModelSpec& spec, const std::vector<host_training::Parameter>& params,
              int max_batch, ConvAlgorithm conv);
 
-  // ---- step 08.4 -------------------------------------------------------------------------------
+  // ---- step 08.8 -------------------------------------------------------------------------------
   // x: batch x C x H x W on the device. Runs every layer forward; logits() then holds the result.
   void forward(const float* x, int batch);
   // forward, the loss on `labels` (device ints), then every layer backward: afterwards

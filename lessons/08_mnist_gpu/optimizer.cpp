@@ -1,11 +1,12 @@
 // Lesson 08 (given code): the optimizer over the whole ParameterStore. SGD is lesson 03's
-// sgd_momentum_update, Adam is step 08.1; either way one launch updates every parameter.
+// sgd_momentum_update, Adam is step 08.6; either way one launch updates every parameter.
+#include "optimizer.hpp"
+
 #include <string>
 
 #include "course/error.hpp"
 #include "first_kernels.hpp"
 #include "mnist_gpu.hpp"
-#include "parameters.hpp"
 
 namespace mnist_gpu {
 

@@ -142,7 +142,7 @@ void print_profile(std::FILE* out, GpuNetwork& net, DeviceOptimizer& optimizer, 
     gather_batch(train.images.data(), train.labels.data(), n, train.per_example, order.data(), first, batch, x.data(),
                  labels.data());
     gather.end();
-    net.forward_backward(x.data(), labels.data(), batch);  // the training step's own passes (step 08.4)
+    net.forward_backward(x.data(), labels.data(), batch);  // the training step's own passes (step 08.8)
     passes.end_step();
     accumulate.begin();
     accumulate_loss(net.loss().row_loss(), batch, step + 1, loss_sum.data(), bad_step.data());

@@ -9,7 +9,7 @@
 
 #include "device_data.hpp"
 #include "network.hpp"
-#include "parameters.hpp"
+#include "optimizer.hpp"
 
 namespace mnist_gpu {
 

@@ -111,7 +111,7 @@ int main(int argc, char** argv) {
       // Your build: the CPU trainer here would be lesson 02's reference solution, not your code.
       const std::string why = device == "auto" ? "no usable CUDA GPU (" + course::query_devices().reason + ")"
                                                 : std::string("--device cpu");
-      throw course::Error(why + ": lesson 08's steps 08.1-08.4 run on the GPU, and this build trains only with "
+      throw course::Error(why + ": lesson 08's steps 08.1-08.9 run on the GPU, and this build trains only with "
                           "your code; on the CPU, train with your lesson 02: build/lessons/bin/lesson02_host_training");
     }
 

@@ -18,6 +18,7 @@
 #include "training_data.hpp"
 #include "training_pictures.hpp"
 #include "network.hpp"
+#include "optimizer.hpp"
 #include "pictures.hpp"
 #include "profile.hpp"
 

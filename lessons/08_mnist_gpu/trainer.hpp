@@ -2,8 +2,9 @@
 // The GPU training loop of train_mnist.
 //
 // Per step, all on the device and without the host waiting:
-//   gather (08.2) -> forward + loss + backward (08.4) -> loss sum and NaN flag (08.3)
-//   -> right answers of the batch (08.3) -> optimizer: ONE launch (lesson 03 SGD or 08.1 Adam)
+//   gather (08.7) -> forward + loss + backward (08.8: the layers of 08.1-08.5) -> loss sum and
+//   NaN flag (08.9) -> right answers of the batch (08.9) -> optimizer: ONE launch (lesson 03 SGD
+//   or 08.6 Adam)
 // The host reads the device's loss sum only at report points: every kReportEvery steps (the
 // progress bar) and at the end of an epoch; a NaN/Inf loss then stops training with its step.
 #include <cstdint>
@@ -11,7 +12,7 @@
 #include <vector>
 
 #include "host_training.hpp"
-#include "layers.hpp"
+#include "conv_layer.hpp"
 #include "training_data.hpp"
 
 namespace mnist_gpu {

@@ -5,7 +5,7 @@
 
 #include "course/error.hpp"
 #include "course_test.hpp"
-#include "layers.hpp"
+#include "conv_layer.hpp"
 
 using mnist_gpu::ConvAlgorithm;
 

@@ -1,10 +1,11 @@
-// Lesson 08, step 08.2: gather_batch against lesson 02's host_training::gather_batch, over a
+// Lesson 08, step 08.7: gather_batch against lesson 02's host_training::gather_batch, over a
 // whole random epoch order (the last batch partial), for several example sizes.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <vector>
 
+#include "first_kernels.hpp"
 #include "mnist_gpu.hpp"
 #include "mnist_gpu_test_support.hpp"
 
@@ -29,7 +30,7 @@ bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
 
 }  // namespace
 
-TEST_CASE("gather_batch copies every batch of a random order exactly", "[08.2]") {
+TEST_CASE("gather_batch copies every batch of a random order exactly", "[08.7]") {
   // per_example 1 and 3: odd and tiny; 784: an MNIST digit. n = 53 with batch 16: three full
   // batches and a last one of 5.
   for (int per_example : {1, 3, 784}) {
@@ -58,7 +59,7 @@ TEST_CASE("gather_batch copies every batch of a random order exactly", "[08.2]")
   }
 }
 
-TEST_CASE("gather_batch poisons an example whose index is out of range", "[08.2]") {
+TEST_CASE("gather_batch poisons an example whose index is out of range", "[08.7]") {
   const int n = 7, per_example = 5;
   const uint64_t seed = 831;
   CAPTURE(seed);
@@ -87,10 +88,32 @@ TEST_CASE("gather_batch poisons an example whose index is out of range", "[08.2]
   }
 }
 
-TEST_CASE("gather_batch rejects a range outside the order and copies nothing for count 0", "[08.2]") {
+TEST_CASE("gather_batch rejects a range outside the order and copies nothing for count 0", "[08.7]") {
   REQUIRE_THROWS_AS(mnist_gpu::gather_batch(nullptr, nullptr, 10, 4, nullptr, 8, 3, nullptr, nullptr), course::Error);
   REQUIRE_THROWS_AS(mnist_gpu::gather_batch(nullptr, nullptr, 10, 4, nullptr, -1, 2, nullptr, nullptr), course::Error);
   REQUIRE_THROWS_AS(mnist_gpu::gather_batch(nullptr, nullptr, 10, 0, nullptr, 0, 2, nullptr, nullptr), course::Error);
   REQUIRE_NOTHROW(mnist_gpu::gather_batch(nullptr, nullptr, 10, 4, nullptr, 10, 0, nullptr, nullptr));
   CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+TEST_CASE("gather_batch: a batch of more floats than one grid has threads (grid-stride loop)", "[08.7]") {
+  // 400 MNIST-sized examples: 313,600 floats, more than the kGridCapacity = 262,144 threads the
+  // launcher starts at most. A kernel without its grid-stride loop leaves the last ones poisoned.
+  const int n = 400, per_example = 784, first = 0, count = n;
+  REQUIRE(size_t(count) * per_example > first_kernels::kGridCapacity);
+  const uint64_t seed = 881;
+  CAPTURE(seed);
+  const course::Dataset data = random_dataset(n, per_example, seed);
+  const std::vector<int> order = host_training::epoch_order(n, seed, 0);
+  std::vector<float> x_ref(size_t(count) * per_example);
+  std::vector<int> labels_ref(static_cast<size_t>(count));
+  host_training::gather_batch(data, order, first, count, x_ref.data(), labels_ref.data());
+  DeviceBuffer<float> d_images(data.images.vec());
+  DeviceBuffer<int> d_labels(data.labels), d_order(order);
+  DeviceBuffer<float> x = mnist_gpu_test::poisoned<float>(x_ref.size());
+  DeviceBuffer<int> labels = mnist_gpu_test::poisoned<int>(labels_ref.size());
+  mnist_gpu::gather_batch(d_images.data(), d_labels.data(), n, per_example, d_order.data(), first, count, x.data(),
+                          labels.data());
+  REQUIRE(same_bits(mnist_gpu_test::download_checked(x, x_ref.size()), x_ref));  // a copy: the same bits
+  REQUIRE(mnist_gpu_test::download_checked(labels, labels_ref.size()) == labels_ref);
 }

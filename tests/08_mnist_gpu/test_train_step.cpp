@@ -1,7 +1,9 @@
-// Lesson 08, step 08.4, THE EQUIVALENCE TEST: training steps of the GPU network (its layers
-// chained by your forward / forward_backward, the gather of 08.2, the device optimizer) against
-// the same steps of lesson 02's CPU trainer (host_training::HostNetwork + Optimizer), from the
-// same initial weights (init_parameters) and the same batches (epoch_order).
+// Lesson 08, step 08.8, THE EQUIVALENCE TEST: training steps of the GPU network (the layers of
+// 08.1-08.5 chained by your forward / forward_backward, the gather of 08.7, the device optimizer
+// with 08.6's Adam) against the same steps of lesson 02's CPU trainer (host_training::HostNetwork
+// + Optimizer), from the same initial weights (init_parameters) and the same batches (epoch_order).
+// Each layer alone is checked by its own step's test (test_*_layer.cpp, test_softmax_cross_entropy.cpp);
+// this one checks the chain: which input and which dy each layer gets, and that every gradient is fresh.
 //
 // Five steps (the last batch partial) of the small CNN (28x28, batch 16) and of model A on odd
 // 15x15 images (batch 11; both pools drop a row), SGD with momentum and Adam, conv direct and
@@ -15,9 +17,11 @@
 #include <vector>
 
 #include "device_data.hpp"
+#include "layer_test_support.hpp"
 #include "mnist_gpu.hpp"
 #include "mnist_gpu_test_support.hpp"
 #include "network.hpp"
+#include "optimizer.hpp"
 
 using host_training::Parameter;
 
@@ -233,14 +237,46 @@ void run_shape(const Shape& shape, uint64_t base_seed) {
 
 }  // namespace
 
-TEST_CASE("small CNN: 5 GPU steps equal lesson 02's CPU steps", "[08.4]") {
+TEST_CASE("small CNN: 5 GPU steps equal lesson 02's CPU steps", "[08.8]") {
   run_shape({"small", 28, 28, 16, 16 * 4 + 7, kSteps}, 881);
 }
 
-TEST_CASE("model A on odd 15x15 images (pools drop a row): 5 GPU steps equal the CPU's", "[08.4]") {
+TEST_CASE("model A on odd 15x15 images (pools drop a row): 5 GPU steps equal the CPU's", "[08.8]") {
   run_shape({"a", 15, 15, 11, 11 * 4 + 3, kSteps}, 901);
 }
 
-TEST_CASE("model A at 28x28: the first step's logits, loss and gradients equal the CPU's", "[08.4]") {
+TEST_CASE("model A at 28x28: the first step's logits, loss and gradients equal the CPU's", "[08.8]") {
   run_shape({"a", 28, 28, 8, 8 * 4 + 5, 1}, 891);
+}
+
+TEST_CASE("forward runs every layer once in order; forward_backward adds the loss, then every backward in reverse",
+          "[08.8]") {
+  // What --profile relies on (each pass opens with check_batch, which tells the observer): one
+  // forward and one backward per layer and for the loss, in the network's order and back.
+  const host_training::ModelSpec spec = host_training::model_by_name("small");
+  const uint64_t seed = 871;
+  CAPTURE(seed);
+  const course::Dataset data = mnist_gpu_test::synthetic_dataset(5, spec.height, spec.width, seed);
+  mnist_gpu::GpuNetwork net(spec, host_training::init_parameters(spec, seed), 8, mnist_gpu::ConvAlgorithm::automatic);
+  const course::DeviceBuffer<float> x(data.images.vec());
+  const course::DeviceBuffer<int> labels(data.labels);
+  layer_test::PassLog log;
+  net.set_observer(&log);
+  std::vector<std::string> forwards, backwards;
+  for (const auto& layer : net.layers()) forwards.push_back(layer->name() + " forward");
+  for (size_t i = net.layers().size(); i-- > 0;) backwards.push_back(net.layers()[i]->name() + " backward");
+
+  net.forward(x.data(), 5);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  REQUIRE(log.passes == forwards);
+
+  log.passes.clear();
+  net.forward_backward(x.data(), labels.data(), 5);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<std::string> expected = forwards;
+  expected.push_back("loss forward");
+  expected.push_back("loss backward");
+  expected.insert(expected.end(), backwards.begin(), backwards.end());
+  REQUIRE(log.passes == expected);
+  net.set_observer(nullptr);
 }

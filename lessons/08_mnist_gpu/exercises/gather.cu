@@ -1,5 +1,6 @@
-// Lesson 08, step 08.2: gather a minibatch on the device, images and labels by index.
-// YOUR FILE: write the kernel body marked TODO(08.2). The launcher below is written for you.
+// Lesson 08, step 08.7: gather a minibatch on the device, images and labels by index.
+// YOUR FILE: write the kernel body marked TODO(08.7). The launcher below is written for you.
+// README "08.7 hint" if you are stuck.
 #include <string>
 
 #include "course/cuda_check.hpp"
@@ -14,11 +15,11 @@ namespace {
 __global__ void gather_kernel(const float* __restrict__ images, const int* __restrict__ labels, int n,
                               int per_example, const int* __restrict__ order, int first, int count,
                               float* __restrict__ x, int* __restrict__ batch_labels) {
-  // TODO(08.2): one thread per float of the batch, a grid-stride loop over t < count * per_example:
-  //   j = t / per_example (example in the batch), e = t % per_example (pixel), k = order[first + j]
-  //   x[t] = images[k * per_example + e]; the thread with e == 0 also writes batch_labels[j] = labels[k].
-  // Neighbouring threads then copy neighbouring pixels (coalesced). When k is outside 0..n-1 write
-  // NaN (__int_as_float(0x7fffffff)) and label -1 instead of reading out of bounds. Index in size_t.
+  // TODO(08.7): for every j < count, with k = order[first + j]: x[j * per_example + e] =
+  // images[k * per_example + e] for every e < per_example, and batch_labels[j] = labels[k]
+  // (mnist_gpu.hpp). A k outside 0..n-1 gives NaN pixels and label -1, never a read out of bounds.
+  // The launcher caps the grid (first_kernels::blocks_for): count * per_example may exceed the
+  // number of threads. Flat indices in size_t.
   (void)images, (void)labels, (void)n, (void)per_example, (void)order, (void)first, (void)count, (void)x;
   (void)batch_labels;
 }

@@ -1,4 +1,4 @@
-// Lesson 08, step 08.1: Adam as one elementwise kernel over every parameter of the network.
+// Lesson 08, step 08.6: Adam as one elementwise kernel over every parameter of the network.
 #include <cmath>
 #include <string>
 

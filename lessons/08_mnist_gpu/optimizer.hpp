@@ -1,0 +1,38 @@
+#pragma once
+// The optimizer over the whole ParameterStore: SGD with momentum (lesson 03's sgd_momentum_update)
+// or Adam (step 08.6's adam_update), with the configuration and formulas of lesson 02's
+// host_training::Optimizer. Either way ONE launch updates every parameter (optimizer.cpp).
+#include <cstddef>
+#include <vector>
+
+#include "course/device_buffer.hpp"
+#include "host_training.hpp"
+#include "parameters.hpp"
+
+namespace mnist_gpu {
+
+class DeviceOptimizer {
+ public:
+  DeviceOptimizer(host_training::OptimizerConfig config, ParameterStore& params);
+
+  // One update of every parameter from its gradient: ONE kernel launch, no waiting.
+  void step();
+  // For the profile: count the step (Adam's t) without updating, then update pieces by hand
+  // with update_range. step() == begin_step() + update_range(0, total).
+  void begin_step();
+  void update_range(size_t offset, size_t count);
+
+  int steps() const { return steps_; }
+  const host_training::OptimizerConfig& config() const { return config_; }
+  // The state as one host vector, and back (the profile runs throw-away steps, then restores).
+  std::vector<float> download_state() const;
+  void restore(const std::vector<float>& state, int steps);
+
+ private:
+  host_training::OptimizerConfig config_;
+  ParameterStore& params_;
+  course::DeviceBuffer<float> state_;  // SGD: velocity; Adam: m then v
+  int steps_ = 0;
+};
+
+}  // namespace mnist_gpu
