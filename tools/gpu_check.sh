@@ -4,7 +4,7 @@
 #   test      every CTest test (GPU tests included), then lesson 00's device report
 #   sanitize  every GPU test program under compute-sanitizer memcheck and racecheck
 #   stubs     the learner build: the course check with GPU steps (stubs must fail)
-#   bench     each lesson's benchmark program
+#   bench     each lesson's benchmark program (lessons 03-07 and 09)
 #   train     lesson 08: train_mnist defaults + --save checked in PyTorch, --profile, compare_pytorch.sh
 # Logs go to $OUT (the device tool's output folder) or out/gpu_check.
 # usage: tools/gpu_check.sh [stage...]
@@ -78,7 +78,7 @@ for stage in "${stages[@]}"; do
     fi
     ;;
   bench)
-    for exe in lesson03_first_kernels lesson04_gemm_dense lesson05_conv_direct lesson06_pooling lesson07_im2col; do
+    for exe in lesson03_first_kernels lesson04_gemm_dense lesson05_conv_direct lesson06_pooling lesson07_im2col lesson09_fast_training; do
       [ -x "build/solutions/bin/$exe" ] || continue
       note "benchmark $exe"
       timeout 300 "build/solutions/bin/$exe" > "$LOG/bench_$exe.txt" 2>&1 || { echo "  exit $?"; status=1; }

@@ -25,12 +25,21 @@ namespace {
 using course::DeviceBuffer;
 using gemm_dense::MatmulKernel;
 
-// The ladder, one column of the table per rung (steps 04.1-04.6).
-constexpr MatmulKernel kLadder[] = {MatmulKernel::naive,   MatmulKernel::tiled,      MatmulKernel::tile_1d,
-                                    MatmulKernel::tile_2d, MatmulKernel::vectorized, MatmulKernel::double_buffered};
-constexpr int kRungs = int(sizeof kLadder / sizeof kLadder[0]);
-constexpr const char* kColumnTitles[kRungs] = {"naive",    "tiled",      "1-D tile",
-                                               "2-D tile", "vectorized", "double-buffered"};
+// The ladder, one column of the table per rung (steps 04.1-04.6), and the last rung once more
+// with its launcher's split-K turned off: the column before it shows what split-K adds.
+struct Column {
+  MatmulKernel kernel;
+  bool split_k;
+  const char* title;
+};
+constexpr Column kColumns[] = {{MatmulKernel::naive, true, "naive"},
+                               {MatmulKernel::tiled, true, "tiled"},
+                               {MatmulKernel::tile_1d, true, "1-D tile"},
+                               {MatmulKernel::tile_2d, true, "2-D tile"},
+                               {MatmulKernel::vectorized, true, "vectorized"},
+                               {MatmulKernel::double_buffered, false, "double-buffered, one K slice"},
+                               {MatmulKernel::double_buffered, true, "double-buffered + split-K"}};
+constexpr int kRungs = int(sizeof kColumns / sizeof kColumns[0]);
 
 // The first four rungs compute A*B only; vectorized and double_buffered read each operand in
 // its layout, so they compute the transposed products too.
@@ -45,9 +54,14 @@ std::string shape_text(int M, int N, int K) {
 // A rung of the ladder on a product. The transposed products: the vectorised rung through its
 // launcher (A*B^T reads both operands k-contiguous, A^T*B both p-contiguous), the
 // double-buffered one through matmul_a_bt / matmul_at_b, as lessons 07 and 08 call it.
-void run_ours(Product p, MatmulKernel kernel, const float* A, const float* B, float* C, int M, int N, int K) {
+void run_ours(Product p, MatmulKernel kernel, const float* A, const float* B, float* C, int M, int N, int K,
+              bool split_k = true) {
   using gemm_dense::detail::Layout;
-  if (p == Product::ab) {
+  if (kernel == MatmulKernel::double_buffered && !split_k) {
+    const Layout a = p == Product::at_b ? Layout::p_contiguous : Layout::k_contiguous;
+    const Layout b = p == Product::a_bt ? Layout::k_contiguous : Layout::p_contiguous;
+    gemm_dense::detail::matmul_double_buffered(product_text(p), a, b, A, B, C, M, N, K, 0.0f, false);
+  } else if (p == Product::ab) {
     gemm_dense::matmul(kernel, A, B, C, M, N, K);
   } else if (kernel == MatmulKernel::vectorized) {
     const Layout layout = p == Product::a_bt ? Layout::k_contiguous : Layout::p_contiguous;
@@ -143,11 +157,11 @@ void validate_kernels() {
     const course::Tolerance tol = course::float_sum_atol_rtol(s.K);
     for (Product p : {Product::ab, Product::a_bt, Product::at_b}) {
       const std::vector<double> ref = host_product(p, A, B, s.M, s.N, s.K);
-      for (MatmulKernel k : kLadder) {
-        if (!computes(k, p)) continue;
-        const std::string what =
-            std::string(gemm_dense::kernel_name(k)) + " " + product_text(p) + " at " + shape_text(s.M, s.N, s.K);
-        check_one(what, [&](float* C) { run_ours(p, k, dA.data(), dB.data(), C, s.M, s.N, s.K); }, dC, ref, tol);
+      for (const Column& c : kColumns) {
+        if (!computes(c.kernel, p)) continue;
+        const std::string what = std::string(c.title) + " " + product_text(p) + " at " + shape_text(s.M, s.N, s.K);
+        check_one(what, [&](float* C) { run_ours(p, c.kernel, dA.data(), dB.data(), C, s.M, s.N, s.K, c.split_k); },
+                  dC, ref, tol);
       }
     }
     std::printf("  %-16s all six rungs A*B; vectorized, double_buffered A*B^T and A^T*B: agree with double\n",
@@ -161,7 +175,7 @@ void run_benchmark(const std::vector<BenchShape>& shapes, const BenchOptions& op
   const bool want_csv = !options.csv_path.empty();
   csv << "shape,product,M,N,K,kernel,median_ms,gflops,percent_of_cublas\n";
   std::printf("| shape | product | M x N x K |");
-  for (const char* title : kColumnTitles) std::printf(" %s |", title);
+  for (const Column& c : kColumns) std::printf(" %s |", c.title);
   std::printf(" cuBLAS |\n|---|---|---|");
   for (int i = 0; i < kRungs; ++i) std::printf("---:|");
   std::printf("---:|\n");
@@ -185,18 +199,19 @@ void run_benchmark(const std::vector<BenchShape>& shapes, const BenchOptions& op
 
     std::string cells[kRungs];
     for (int i = 0; i < kRungs; ++i) {
-      const MatmulKernel k = kLadder[i];
+      const MatmulKernel k = kColumns[i].kernel;
+      const bool split_k = kColumns[i].split_k;
       const bool runs = computes(k, s.product);
       const bool skipped = k == MatmulKernel::naive && std::max({s.M, s.N, s.K}) > options.naive_max_size;
       if (!runs || skipped) {
         cells[i] = runs ? "skipped" : "-";
         continue;
       }
-      const auto fn = [&] { run_ours(s.product, k, A.data(), B.data(), C.data(), s.M, s.N, s.K); };
+      const auto fn = [&] { run_ours(s.product, k, A.data(), B.data(), C.data(), s.M, s.N, s.K, split_k); };
       // Both sides are float sums that round: twice the tolerance against double.
-      check_one(std::string(gemm_dense::kernel_name(k)) + " " + product_text(s.product) + " at " +
-                    shape_text(s.M, s.N, s.K) + " vs cuBLAS",
-                [&](float* out) { run_ours(s.product, k, A.data(), B.data(), out, s.M, s.N, s.K); }, C, ref,
+      check_one(std::string(kColumns[i].title) + " " + product_text(s.product) + " at " + shape_text(s.M, s.N, s.K) +
+                    " vs cuBLAS",
+                [&](float* out) { run_ours(s.product, k, A.data(), B.data(), out, s.M, s.N, s.K, split_k); }, C, ref,
                 course::float_sum_atol_rtol(2.0 * s.K));
       const double ms = time_it(fn, k == MatmulKernel::naive && flops_total > 2e10);
       const double g = gflops(s.M, s.N, s.K, ms);
@@ -205,7 +220,7 @@ void run_benchmark(const std::vector<BenchShape>& shapes, const BenchOptions& op
       cells[i] = text;
       if (want_csv)
         csv << '"' << s.label << "\"," << product_text(s.product) << ',' << s.M << ',' << s.N << ',' << s.K << ','
-            << gemm_dense::kernel_name(k) << ',' << ms << ',' << g << ',' << 100.0 * g / cublas_gflops << '\n';
+            << gemm_dense::kernel_name(k) << (split_k ? "" : "_one_slice") << ',' << ms << ',' << g << ',' << 100.0 * g / cublas_gflops << '\n';
     }
     if (want_csv)
       csv << '"' << s.label << "\"," << product_text(s.product) << ',' << s.M << ',' << s.N << ',' << s.K

@@ -42,18 +42,20 @@ std::string name_of(cudnnConvolutionBwdFilterAlgo_t a) {
   return i >= 0 && i < 7 ? names[i] : "algo " + std::to_string(i);
 }
 
-// Of cuDNN's candidates (fastest first), the first that ran and uses FP32 arithmetic:
-// FMA math preferred; "default" math is accepted only when no FMA variant ran.
+// Of cuDNN's candidates (fastest first), those that ran and use FP32 arithmetic, in the order
+// they are tried: FMA math first, then "default" math (accepted only after every FMA variant).
 template <typename Perf>
-Perf pick(const std::vector<Perf>& results, int count, const char* what) {
+std::vector<Perf> fp32_candidates(const std::vector<Perf>& results, int count, const char* what) {
+  std::vector<Perf> ordered;
   for (int pass = 0; pass < 2; ++pass)
     for (int i = 0; i < count; ++i) {
       const Perf& r = results[i];
       if (r.status != CUDNN_STATUS_SUCCESS || !is_fp32_math(r.mathType)) continue;
-      if (pass == 0 && r.mathType != CUDNN_FMA_MATH) continue;
-      return r;
+      if ((pass == 0) != (r.mathType == CUDNN_FMA_MATH)) continue;
+      ordered.push_back(r);
     }
-  throw course::Error(std::string("cuDNN: no FP32 algorithm for ") + what);
+  if (ordered.empty()) throw course::Error(std::string("cuDNN: no FP32 algorithm for ") + what);
+  return ordered;
 }
 
 }  // namespace
@@ -66,6 +68,11 @@ struct CudnnConv::State {
   cudnnConvolutionFwdAlgoPerf_t fwd{};
   cudnnConvolutionBwdDataAlgoPerf_t bwd_data{};
   cudnnConvolutionBwdFilterAlgoPerf_t bwd_filter{};
+  // Every FP32 candidate of each pass, and which one is in use (use_next_algorithm).
+  std::vector<cudnnConvolutionFwdAlgoPerf_t> fwd_all;
+  std::vector<cudnnConvolutionBwdDataAlgoPerf_t> bwd_data_all;
+  std::vector<cudnnConvolutionBwdFilterAlgoPerf_t> bwd_filter_all;
+  size_t fwd_used = 0, bwd_data_used = 0, bwd_filter_used = 0;
   course::DeviceBuffer<unsigned char> workspace;
 
   ~State() {
@@ -108,24 +115,33 @@ CudnnConv::CudnnConv(const host_layers::ConvShape& s) : st_(new State) {
   std::vector<cudnnConvolutionFwdAlgoPerf_t> fwd(max_count);
   CUDNN_CALL(cudnnFindConvolutionForwardAlgorithm(t.handle, t.x_desc, t.w_desc, t.fwd_conv, t.y_desc, max_count,
                                                   &count, fwd.data()));
-  t.fwd = pick(fwd, count, "forward");
+  t.fwd_all = fp32_candidates(fwd, count, "forward");
+  t.fwd = t.fwd_all[0];
 
   CUDNN_CALL(cudnnGetConvolutionBackwardDataAlgorithmMaxCount(t.handle, &max_count));
   std::vector<cudnnConvolutionBwdDataAlgoPerf_t> data(max_count);
   CUDNN_CALL(cudnnFindConvolutionBackwardDataAlgorithm(t.handle, t.w_desc, t.y_desc, t.bwd_data_conv, t.x_desc,
                                                        max_count, &count, data.data()));
-  t.bwd_data = pick(data, count, "backward data");
+  t.bwd_data_all = fp32_candidates(data, count, "backward data");
+  t.bwd_data = t.bwd_data_all[0];
 
   CUDNN_CALL(cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(t.handle, &max_count));
   std::vector<cudnnConvolutionBwdFilterAlgoPerf_t> filter(max_count);
   CUDNN_CALL(cudnnFindConvolutionBackwardFilterAlgorithm(t.handle, t.x_desc, t.y_desc, t.bwd_filter_conv, t.w_desc,
                                                          max_count, &count, filter.data()));
-  t.bwd_filter = pick(filter, count, "backward filter");
+  t.bwd_filter_all = fp32_candidates(filter, count, "backward filter");
+  t.bwd_filter = t.bwd_filter_all[0];
 
   CUDNN_CALL(cudnnSetConvolutionMathType(t.fwd_conv, t.fwd.mathType));
   CUDNN_CALL(cudnnSetConvolutionMathType(t.bwd_data_conv, t.bwd_data.mathType));
   CUDNN_CALL(cudnnSetConvolutionMathType(t.bwd_filter_conv, t.bwd_filter.mathType));
 
+  fit_workspace();
+}
+
+// Grows the workspace to what the algorithms in use need.
+void CudnnConv::fit_workspace() {
+  State& t = *st_;
   size_t bytes = 0, need = 0;
   CUDNN_CALL(cudnnGetConvolutionForwardWorkspaceSize(t.handle, t.x_desc, t.w_desc, t.fwd_conv, t.y_desc,
                                                      t.fwd.algo, &need));
@@ -136,7 +152,30 @@ CudnnConv::CudnnConv(const host_layers::ConvShape& s) : st_(new State) {
   CUDNN_CALL(cudnnGetConvolutionBackwardFilterWorkspaceSize(t.handle, t.x_desc, t.y_desc, t.bwd_filter_conv,
                                                             t.w_desc, t.bwd_filter.algo, &need));
   bytes = std::max(bytes, need);
-  t.workspace = course::DeviceBuffer<unsigned char>(bytes);
+  if (bytes > t.workspace.bytes()) t.workspace = course::DeviceBuffer<unsigned char>(bytes);
+}
+
+bool CudnnConv::use_next_algorithm(Pass pass) {
+  State& t = *st_;
+  switch (pass) {
+    case Pass::forward:
+      if (++t.fwd_used >= t.fwd_all.size()) return false;
+      t.fwd = t.fwd_all[t.fwd_used];
+      CUDNN_CALL(cudnnSetConvolutionMathType(t.fwd_conv, t.fwd.mathType));
+      break;
+    case Pass::backward_data:
+      if (++t.bwd_data_used >= t.bwd_data_all.size()) return false;
+      t.bwd_data = t.bwd_data_all[t.bwd_data_used];
+      CUDNN_CALL(cudnnSetConvolutionMathType(t.bwd_data_conv, t.bwd_data.mathType));
+      break;
+    case Pass::backward_weight:
+      if (++t.bwd_filter_used >= t.bwd_filter_all.size()) return false;
+      t.bwd_filter = t.bwd_filter_all[t.bwd_filter_used];
+      CUDNN_CALL(cudnnSetConvolutionMathType(t.bwd_filter_conv, t.bwd_filter.mathType));
+      break;
+  }
+  fit_workspace();
+  return true;
 }
 
 CudnnConv::~CudnnConv() = default;

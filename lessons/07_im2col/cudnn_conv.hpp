@@ -28,11 +28,18 @@ class CudnnConv {
   void backward_data(const float* W, const float* dy, float* dx);
   void backward_weight(const float* x, const float* dy, float* dW, float* dbias);
 
+  // Switches a pass to cuDNN's next-fastest FP32 algorithm, e.g. after the fastest one's results
+  // failed a check (some FFT and Winograd variants round far more than a direct sum); false when
+  // no candidate is left.
+  enum class Pass { forward, backward_data, backward_weight };
+  bool use_next_algorithm(Pass pass);
+
   size_t workspace_bytes() const;
   std::string algorithms() const;  // e.g. "fwd IMPLICIT_PRECOMP_GEMM (FMA), bwd-data ALGO_1 (FMA), ..."
   static std::string version();    // e.g. "cuDNN 9.19.0"
 
  private:
+  void fit_workspace();
   struct State;
   std::unique_ptr<State> st_;
 };

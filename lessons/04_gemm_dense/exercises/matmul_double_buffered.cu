@@ -88,7 +88,7 @@ void launch_kernel(bool vec_loads, bool vec_store, dim3 grid, const float* A, co
 
 template <Layout kLayoutA, Layout kLayoutB>
 void double_buffered_product(const char* what, const float* A, const float* B, float* C, int M, int N, int K,
-                             float beta) {
+                             float beta, bool split_k) {
   if (!detail::check_matmul_sizes(what, M, N, K)) return;
   dim3 grid(detail::blocks_for(N, kBN), detail::blocks_for(M, kBM));
   detail::check_grid_rows(what, grid.y);
@@ -99,7 +99,7 @@ void double_buffered_product(const char* what, const float* A, const float* B, f
   const int contiguous_b = kLayoutB == Layout::k_contiguous ? K : N;
   const bool vec_loads = contiguous_a % 4 == 0 && contiguous_b % 4 == 0 && detail::aligned16(A) && detail::aligned16(B);
 
-  int splits = choose_splits(grid.x * grid.y, K);
+  int splits = split_k ? choose_splits(grid.x * grid.y, K) : 1;
   if (splits == 1) {
     launch_kernel<kLayoutA, kLayoutB>(vec_loads, N % 4 == 0 && detail::aligned16(C), grid, A, B, C, M, N, K, K, beta);
     return;
@@ -123,13 +123,13 @@ void double_buffered_product(const char* what, const float* A, const float* B, f
 
 namespace detail {
 void matmul_double_buffered(const char* what, Layout a, Layout b, const float* A, const float* B, float* C, int M,
-                            int N, int K, float beta) {
+                            int N, int K, float beta, bool split_k) {
   if (a == Layout::k_contiguous && b == Layout::p_contiguous)
-    double_buffered_product<Layout::k_contiguous, Layout::p_contiguous>(what, A, B, C, M, N, K, beta);
+    double_buffered_product<Layout::k_contiguous, Layout::p_contiguous>(what, A, B, C, M, N, K, beta, split_k);
   else if (a == Layout::k_contiguous && b == Layout::k_contiguous)
-    double_buffered_product<Layout::k_contiguous, Layout::k_contiguous>(what, A, B, C, M, N, K, beta);
+    double_buffered_product<Layout::k_contiguous, Layout::k_contiguous>(what, A, B, C, M, N, K, beta, split_k);
   else if (a == Layout::p_contiguous && b == Layout::p_contiguous)
-    double_buffered_product<Layout::p_contiguous, Layout::p_contiguous>(what, A, B, C, M, N, K, beta);
+    double_buffered_product<Layout::p_contiguous, Layout::p_contiguous>(what, A, B, C, M, N, K, beta, split_k);
   else
     throw course::Error(std::string(what) + ": A p-contiguous with B k-contiguous is not built");
 }
