@@ -1,0 +1,90 @@
+// Lesson 09 (given): the shape check, the split-K rule and the slice sum of the implicit-GEMM
+// convolutions (conv_implicit.cuh).
+#include <algorithm>
+#include <climits>
+#include <string>
+
+#include "conv_implicit.cuh"
+#include "course/cuda_check.hpp"
+#include "course/error.hpp"
+
+namespace fast_training {
+
+namespace detail {
+
+void check_conv_shape(const ConvShape& s, const char* what) {
+  const auto fail = [&](const std::string& why) {
+    throw course::Error(std::string(what) + ": " + why + " (N=" + std::to_string(s.batch) + " C=" +
+                        std::to_string(s.in_channels) + " H=" + std::to_string(s.height) + " W=" +
+                        std::to_string(s.width) + " O=" + std::to_string(s.out_channels) + " k=" +
+                        std::to_string(s.kernel_h) + "x" + std::to_string(s.kernel_w) + " stride=" +
+                        std::to_string(s.stride) + " pad=" + std::to_string(s.pad) + ")");
+  };
+  if (s.batch < 1 || s.in_channels < 1 || s.height < 1 || s.width < 1 || s.out_channels < 1 || s.kernel_h < 1 ||
+      s.kernel_w < 1 || s.stride < 1 || s.pad < 0)
+    fail("every size must be >= 1 and the padding >= 0");
+  if (s.out_h() < 1 || s.out_w() < 1) fail("the kernel is larger than the padded image: no output pixels");
+  // The gathers split flat indices with FastDiv (n < 2^31) and address tensors with ints.
+  const double largest = std::max({double(s.input_size()), double(s.output_size()), double(s.weight_size()),
+                                   double(s.batch) * s.out_h() * s.out_w() * 2, double(s.batch) * s.height * s.width * 2});
+  if (largest >= double(INT_MAX)) fail("a tensor has 2^31 elements or more");
+  // The forward GEMM (and 09.3's flipped one) keeps one key per k in shared memory, and packs the
+  // kernel row and column into 16 bits each.
+  const long long keys = std::max(1LL * s.in_channels, 1LL * s.out_channels) * s.kernel_h * s.kernel_w;
+  if (keys > kMaxKeys) fail("channels x kernel area above " + std::to_string(kMaxKeys) + " (the key table's size)");
+  if (s.kernel_h > 32767 || s.kernel_w > 32767) fail("a kernel side above 32767");
+}
+
+ConvGeometry geometry_of(const ConvShape& s) {
+  return {s.batch, s.in_channels, s.height, s.width, s.out_channels, s.kernel_h, s.kernel_w, s.stride,
+          s.pad,   s.pad,         s.out_h(), s.out_w()};
+}
+
+int split_k_slices(int tiles, int K) {
+  const int by_blocks = std::max(1, kTargetBlocks / std::max(1, tiles));
+  const int by_length = std::max(1, K / kMinSlice);
+  return std::min({by_blocks, by_length, kMaxSlices});
+}
+
+int weight_gemm_slices(const ConvShape& s) {
+  const int Kc = s.in_channels * s.kernel_h * s.kernel_w;
+  const bool wide = s.out_channels > WeightTileNarrow::BM;
+  const int bm = wide ? WeightTileWide::BM : WeightTileNarrow::BM, bn = wide ? WeightTileWide::BN : WeightTileNarrow::BN;
+  const int tiles = int(blocks_of(s.out_channels, bm) * blocks_of(Kc + 1, bn));
+  return split_k_slices(tiles, s.batch * s.out_h() * s.out_w());
+}
+
+namespace {
+
+__global__ void sum_weight_slices_kernel(const float* partial, int slices, int O, int Kc, float* dW, float* dbias) {
+  const size_t count = size_t(O) * (Kc + 1);
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count; i += size_t(gridDim.x) * blockDim.x) {
+    float sum = 0.0f;
+    for (int z = 0; z < slices; ++z) sum += partial[z * count + i];
+    const int o = int(i / (Kc + 1)), j = int(i % (Kc + 1));
+    if (j < Kc) dW[size_t(o) * Kc + j] = sum;
+    else dbias[o] = sum;
+  }
+}
+
+}  // namespace
+
+void sum_weight_slices(const float* partial, int slices, int O, int Kc, float* dW, float* dbias,
+                       cudaStream_t stream) {
+  const size_t count = size_t(O) * (Kc + 1);
+  const unsigned blocks = std::min<unsigned>(blocks_of(count, 256), 4096);
+  sum_weight_slices_kernel<<<blocks, 256, 0, stream>>>(partial, slices, O, Kc, dW, dbias);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace detail
+
+size_t conv_implicit_workspace_floats(const ConvShape& s) {
+  detail::check_conv_shape(s, "conv_implicit_workspace_floats");
+  const size_t flipped = s.weight_size();
+  const size_t slices = size_t(detail::weight_gemm_slices(s)) * s.out_channels *
+                        (size_t(s.in_channels) * s.kernel_h * s.kernel_w + 1);
+  return std::max(flipped, slices);
+}
+
+}  // namespace fast_training

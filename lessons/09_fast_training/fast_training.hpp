@@ -1,0 +1,80 @@
+#pragma once
+// Lesson 09: fast FP32 training. Measure where a training step's time goes, then attack the
+// largest item first: the convolutions, as implicit GEMMs that read NCHW tensors directly.
+//
+// Device pointers everywhere except the cost model (host only). Every function runs on the
+// default stream (or the one given) and returns without waiting for the GPU.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <string>
+
+#include "host_layers.hpp"
+#include "host_training.hpp"
+
+namespace fast_training {
+
+using host_layers::ConvShape;
+
+// ---- 09.1 what a pass costs ----------------------------------------------------------------
+// The work of one pass of one layer for a batch, in the units of a roofline:
+//   flops  floating-point operations of the multiply-adds (2 per multiply-add) of conv and dense
+//          passes; 0 for ReLU, max-pool and the loss, which are all about moving data
+//   bytes  the least DRAM traffic the pass can get away with: every tensor it needs read once
+//          and every tensor it produces written once (4 bytes a float or an int), nothing else
+// A layer's backward pass computes what lesson 08's layers compute: dx (unless input_grad is
+// false: the first layer's dx is nobody's input), and for conv and dense dW and dbias too.
+struct PassCost {
+  double flops = 0, bytes = 0;
+};
+PassCost layer_pass_cost(const host_training::LayerPlan& plan, int batch, bool backward, bool input_grad = true);
+// Softmax-cross-entropy over batch x classes logits (lesson 04's kernels): forward reads the
+// logits and labels and writes probabilities and row losses; backward reads probabilities and
+// labels and writes the logits' gradient.
+PassCost loss_pass_cost(int batch, int classes, bool backward);
+
+// What one GPU can do at most: FP32 multiply-add throughput and DRAM bandwidth.
+struct Ceilings {
+  std::string source;          // where the numbers come from
+  double flops_per_s = 0;      // FP32, 2 per multiply-add
+  double bytes_per_s = 0;      // DRAM
+  double ridge() const { return flops_per_s / bytes_per_s; }  // flops per byte where both limits meet
+};
+// From the device's attributes (SMs x FP32 lanes per SM x 2 x clock; memory clock x bus width x 2).
+Ceilings device_ceilings(int device = 0);
+// The fastest the pass could run on `c`: max(flops / peak, bytes / bandwidth), in seconds.
+double roofline_seconds(const PassCost& cost, const Ceilings& c);
+
+// ---- 09.2-09.4 convolution as implicit GEMM ------------------------------------------------
+// Lesson 07 built the im2col matrix col [C*kh*kw x N*OH*OW] in memory and multiplied. An implicit
+// GEMM multiplies the same matrices but never builds col: each tile of it is gathered from x
+// into shared memory, used, and forgotten (gemm_core.cuh). Same results as lessons 01, 05 and 07
+// (up to float rounding), no workspace for the forward pass, one read of x instead of kh*kw.
+//
+// Layouts as lesson 01: x [N, C, H, W], W [O, C, kh, kw], bias [O], y and dy [N, O, OH, OW].
+// Backward functions OVERWRITE their outputs. Bad shapes (a size < 1, no output pixels) throw
+// course::Error before anything runs.
+
+// 09.2: y = conv(x, W) + bias, the GEMM  Y[O x N*OH*OW] = W[O x C*kh*kw] * col(x), scattered
+// back to NCHW in the epilogue.
+void conv2d_forward_implicit(const ConvShape& s, const float* x, const float* W, const float* bias, float* y,
+                             cudaStream_t stream = nullptr);
+
+// 09.3: dx for stride 1, as a FORWARD convolution of dy: with the kernel flipped in both spatial
+// directions and its two channel axes swapped (W'[c][o][kh-1-i][kw-1-j] = W[o][c][i][j]) and
+// padding kh-1-pad (kw-1-pad), conv(dy, W') = dx. workspace: conv_implicit_workspace_floats(s)
+// floats (W' lives there). Stride > 1 throws course::Error (lesson 07 handles it).
+void conv2d_backward_data_implicit(const ConvShape& s, const float* W, const float* dy, float* dx, float* workspace,
+                                   cudaStream_t stream = nullptr);
+
+// 09.4: dW and dbias, the GEMM  dW[O x C*kh*kw] = dY[O x N*OH*OW] * col(x)^T  with its long
+// reduction (over N*OH*OW) split across blocks; dbias rides along as one more column of col
+// whose entries are all 1. The slices are added in a fixed order: the same bits on every run.
+// workspace: conv_implicit_workspace_floats(s) floats.
+void conv2d_backward_weight_implicit(const ConvShape& s, const float* x, const float* dy, float* dW, float* dbias,
+                                     float* workspace, cudaStream_t stream = nullptr);
+
+// Floats of workspace the backward functions need (the largest of W' and the split-K slices).
+size_t conv_implicit_workspace_floats(const ConvShape& s);
+
+}  // namespace fast_training

@@ -1,0 +1,194 @@
+#pragma once
+// Lesson 09 (given, read-only): one GEMM engine for every implicit-GEMM kernel of the lesson.
+//
+//   C[M x N] = A[M x K] * B[K x N]
+//
+// It is lesson 04's last rung (a BM x BN tile of C per block, a TM x TN tile per thread held in
+// registers, BK-deep stages through two shared-memory buffers, the next stage's global loads
+// issued before this stage's math) with one change: it never reads A, B or C itself. A "gather"
+// object says where each element lives and where each result goes, so the same engine computes a
+// convolution straight from NCHW tensors, with no im2col matrix in memory. The gathers are what
+// you write (exercises/conv_implicit_*.cu).
+//
+// The gather interface (all __device__, all cheap: they run once per element per stage):
+//   ACtx a_row(int m)                  per row m of A, computed once per block
+//   AKey a_key(int k)                  per k of A, computed once per stage (shared by the rows)
+//   float a_load(ACtx, AKey)           A(m, k), or 0 outside [0, M) x [0, K)
+//   BCtx b_column(int n)               per column n of B, computed once per block
+//   BKey b_key(int k)                  per k of B, computed once per stage
+//   float b_load(BCtx, BKey)           B(k, n), or 0 outside [0, K) x [0, N)
+//   void store(int m, int n, float c)  writes C(m, n) (called for every m < M, n < N of the tile)
+//   static constexpr bool kKeyTable    true: the engine fills a shared table of b_key_entry(k)
+//                                      for k < K once per block, and b_key reads it
+//   int2 b_key_entry(int k)            (only with kKeyTable) what b_key(k) needs, packed
+//   BKey b_key(int k, const int2* t)   (only with kKeyTable) b_key from the table
+// Which thread loads what:
+//   A: k runs fastest over the threads (a thread's k inside a stage is fixed, its rows vary):
+//      coalesced when A(m, k) and A(m, k + 1) are neighbours in memory.
+//   B: Tile::kBAlongK false: n runs fastest (a thread's column is fixed, its k vary): coalesced
+//      when B(k, n) and B(k, n + 1) are neighbours; true: k runs fastest, like A.
+// Split-K: blockIdx.z takes k in [z * k_chunk, min(K, (z + 1) * k_chunk)); the gather's store
+// sees blockIdx.z and writes that slice's partial result where the launcher will add it up.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <string>
+
+#include "course/cuda_check.hpp"
+#include "course/error.hpp"
+
+namespace fast_training {
+
+template <int BM_, int BN_, int BK_, int TM_, int TN_, bool kBAlongK_>
+struct Tile {
+  static constexpr int BM = BM_, BN = BN_, BK = BK_, TM = TM_, TN = TN_;
+  static constexpr bool kBAlongK = kBAlongK_;
+  static constexpr int kThreads = (BM / TM) * (BN / TN);
+  static constexpr int kLoadsA = BM * BK / kThreads, kLoadsB = BN * BK / kThreads;
+  static_assert(BM % TM == 0 && BN % TN == 0, "whole thread tiles");
+  static_assert(TM % 4 == 0 && TN % 4 == 0, "a thread reads its rows and columns as float4");
+  static_assert(BM % (TM / 4 * 4) == 0 && BN % (TN / 4 * 4) == 0, "groups of 4 spread evenly");
+  static_assert(BM * BK % kThreads == 0 && BN * BK % kThreads == 0, "whole loads per thread");
+  static_assert(kThreads % BK == 0, "A (and B along k): a thread's k is the same in every load");
+  static_assert(kBAlongK || kThreads % BN == 0, "B along n: a thread's column is the same in every load");
+  static_assert(kThreads <= 1024, "threads per block");
+};
+
+template <class T, class G>
+__global__ void __launch_bounds__(T::kThreads) implicit_gemm_kernel(G g, int M, int N, int K, int k_chunk) {
+  constexpr int BM = T::BM, BN = T::BN, BK = T::BK, TM = T::TM, TN = T::TN, NT = T::kThreads;
+  constexpr int LA = T::kLoadsA, LB = T::kLoadsB;
+  // +4: the transposed stores of A (and of B along k) fall into different banks; rows stay
+  // 16-byte aligned for the float4 reads.
+  __shared__ __align__(16) float As[2][BK][BM + 4];
+  __shared__ __align__(16) float Bs[2][BK][BN + 4];
+  extern __shared__ int2 key_table[];
+  if constexpr (G::kKeyTable) {
+    for (int k = threadIdx.x; k < K; k += NT) key_table[k] = g.b_key_entry(k);
+    __syncthreads();
+  }
+  const int tid = threadIdx.x, tx = tid % (BN / TN), ty = tid / (BN / TN);
+  const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+  const int k_begin = blockIdx.z * k_chunk, k_end = min(K, k_begin + k_chunk);
+  const int k_lane = tid % BK;  // this thread's k inside a stage (A, and B along k)
+
+  typename G::ACtx a_ctx[LA];
+#pragma unroll
+  for (int i = 0; i < LA; ++i) a_ctx[i] = g.a_row(m0 + (tid + i * NT) / BK);
+  typename G::BCtx b_ctx[T::kBAlongK ? LB : 1];
+  if constexpr (T::kBAlongK) {
+#pragma unroll
+    for (int i = 0; i < LB; ++i) b_ctx[i] = g.b_column(n0 + (tid + i * NT) / BK);
+  } else {
+    b_ctx[0] = g.b_column(n0 + tid % BN);
+  }
+  auto b_key = [&](int k) {
+    if constexpr (G::kKeyTable) return g.b_key(k, key_table);
+    else return g.b_key(k);
+  };
+
+  float ra[LA], rb[LB];  // the next stage, on its way from global memory
+  auto load_stage = [&](int k0) {
+    const int ka = k0 + k_lane;
+    const bool a_in = ka < k_end;
+    const auto akey = g.a_key(a_in ? ka : K);  // K: past the end, reads as 0
+#pragma unroll
+    for (int i = 0; i < LA; ++i) ra[i] = a_in ? g.a_load(a_ctx[i], akey) : 0.0f;
+    if constexpr (T::kBAlongK) {
+      const bool b_in = ka < k_end;
+      const auto bkey = b_key(b_in ? ka : K);
+#pragma unroll
+      for (int i = 0; i < LB; ++i) rb[i] = b_in ? g.b_load(b_ctx[i], bkey) : 0.0f;
+    } else {
+#pragma unroll
+      for (int i = 0; i < LB; ++i) {
+        const int kb = k0 + tid / BN + i * (NT / BN);
+        rb[i] = kb < k_end ? g.b_load(b_ctx[0], b_key(kb)) : 0.0f;
+      }
+    }
+  };
+  auto store_stage = [&](int buf) {
+#pragma unroll
+    for (int i = 0; i < LA; ++i) As[buf][k_lane][(tid + i * NT) / BK] = ra[i];
+#pragma unroll
+    for (int i = 0; i < LB; ++i) {
+      if constexpr (T::kBAlongK) Bs[buf][k_lane][(tid + i * NT) / BK] = rb[i];
+      else Bs[buf][tid / BN + i * (NT / BN)][tid % BN] = rb[i];
+    }
+  };
+
+  // A thread's rows: TM/4 groups of 4, spread BM/(TM/4) apart (columns likewise): a quarter warp
+  // then reads 8 neighbouring float4 of a shared row, free of bank conflicts.
+  constexpr int kRowGroups = TM / 4, kColGroups = TN / 4;
+  float acc[TM][TN] = {};
+  int buf = 0;
+  if (k_begin < k_end) {
+    load_stage(k_begin);
+    store_stage(0);
+    __syncthreads();
+  }
+  for (int k0 = k_begin; k0 < k_end; k0 += BK) {
+    const bool more = k0 + BK < k_end;
+    if (more) load_stage(k0 + BK);  // in flight while this stage computes
+#pragma unroll
+    for (int k = 0; k < BK; ++k) {
+      float a[TM], b[TN];
+#pragma unroll
+      for (int g4 = 0; g4 < kRowGroups; ++g4) {
+        const float4 v = *reinterpret_cast<const float4*>(&As[buf][k][g4 * (BM / kRowGroups) + ty * 4]);
+        a[g4 * 4 + 0] = v.x, a[g4 * 4 + 1] = v.y, a[g4 * 4 + 2] = v.z, a[g4 * 4 + 3] = v.w;
+      }
+#pragma unroll
+      for (int g4 = 0; g4 < kColGroups; ++g4) {
+        const float4 v = *reinterpret_cast<const float4*>(&Bs[buf][k][g4 * (BN / kColGroups) + tx * 4]);
+        b[g4 * 4 + 0] = v.x, b[g4 * 4 + 1] = v.y, b[g4 * 4 + 2] = v.z, b[g4 * 4 + 3] = v.w;
+      }
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+    }
+    // The other buffer was last read in the previous stage, before its closing barrier.
+    if (more) store_stage(buf ^ 1);
+    __syncthreads();
+    buf ^= 1;
+  }
+#pragma unroll
+  for (int i = 0; i < TM; ++i)
+#pragma unroll
+    for (int j = 0; j < TN; ++j) {
+      const int m = m0 + (i / 4) * (BM / kRowGroups) + ty * 4 + i % 4;
+      const int n = n0 + (j / 4) * (BN / kColGroups) + tx * 4 + j % 4;
+      if (m < M && n < N) g.store(m, n, acc[i][j]);
+    }
+}
+
+// Blocks needed to cover n items, per_block at a time.
+inline unsigned blocks_of(long long n, long long per_block) {
+  return static_cast<unsigned>((n + per_block - 1) / per_block);
+}
+
+
+// Launches the engine over C[M x N] with K split into chunks of k_chunk (a multiple of T::BK;
+// k_chunk >= K: no split). Nothing to compute (M, N or K is 0): launches nothing.
+template <class T, class G>
+void launch_implicit_gemm(const G& g, int M, int N, int K, int k_chunk, cudaStream_t stream = nullptr) {
+  if (M <= 0 || N <= 0 || K <= 0) return;
+  const size_t table_bytes = G::kKeyTable ? size_t(K) * sizeof(int2) : 0;
+  auto kernel = implicit_gemm_kernel<T, G>;
+  if (table_bytes > 48 * 1024) {
+    // Above 48 KiB a kernel must ask for its dynamic shared memory, up to what the GPU allows.
+    int device = 0, allowed = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&allowed, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    const size_t tiles = 2 * T::BK * ((T::BM + 4) + (T::BN + 4)) * sizeof(float);
+    if (table_bytes + tiles > size_t(allowed))
+      throw course::Error("implicit GEMM: K = " + std::to_string(K) + " keys do not fit this GPU's shared memory");
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(table_bytes)));
+  }
+  const dim3 grid(blocks_of(N, T::BN), blocks_of(M, T::BM), blocks_of(K, k_chunk));
+  kernel<<<grid, T::kThreads, table_bytes, stream>>>(g, M, N, K, k_chunk);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace fast_training
