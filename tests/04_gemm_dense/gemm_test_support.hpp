@@ -171,4 +171,20 @@ inline void check_product(const std::string& what, const ProductRun& run, Produc
   REQUIRE_ALL_CLOSE(got, ref, tol, tol);
 }
 
+// A hand-checkable case: I (M x M) * B = B exactly (each output is one product with 1 plus
+// zeros), for a B that is not a tile multiple.
+inline void check_identity(gemm_dense::MatmulKernel kernel) {
+  INFO(gemm_dense::kernel_name(kernel));
+  const int M = 131, N = 75;
+  std::vector<float> I(size_t(M) * M, 0.0f);
+  for (int i = 0; i < M; ++i) I[size_t(i) * M + i] = 1.0f;
+  const std::vector<float> B = course::test::random_vector(size_t(M) * N, 4321);
+  course::DeviceBuffer<float> dI = upload_guarded(I), dB = upload_guarded(B);
+  course::DeviceBuffer<float> dC(B.size() + kGuard);
+  dC.poison();
+  gemm_dense::matmul(kernel, dI.data(), dB.data(), dC.data(), M, N, M);
+  const std::vector<float> got = download_checked(dC, B.size());
+  REQUIRE_ALL_CLOSE(got, B, 0.0, 0.0);  // exact: x * 1 + 0 + ... + 0 rounds to x
+}
+
 }  // namespace gemm_test

@@ -43,22 +43,6 @@ void check_degenerate_sizes(MatmulKernel kernel) {
   CUDA_CHECK(cudaDeviceSynchronize());
 }
 
-// A hand-checkable case: I (M x M) * B = B exactly (each output is one product with 1 plus
-// zeros), for a B that is not a tile multiple.
-void check_identity(MatmulKernel kernel) {
-  INFO(gemm_dense::kernel_name(kernel));
-  const int M = 131, N = 75;
-  std::vector<float> I(size_t(M) * M, 0.0f);
-  for (int i = 0; i < M; ++i) I[size_t(i) * M + i] = 1.0f;
-  const std::vector<float> B = course::test::random_vector(size_t(M) * N, 4321);
-  DeviceBuffer<float> dI = gemm_test::upload_guarded(I), dB = gemm_test::upload_guarded(B);
-  DeviceBuffer<float> dC(B.size() + gemm_test::kGuard);
-  dC.poison();
-  gemm_dense::matmul(kernel, dI.data(), dB.data(), dC.data(), M, N, M);
-  const std::vector<float> got = gemm_test::download_checked(dC, B.size());
-  REQUIRE_ALL_CLOSE(got, B, 0.0, 0.0);  // exact: x * 1 + 0 + ... + 0 rounds to x
-}
-
 }  // namespace
 
 TEST_CASE("naive matmul matches the double product on odd shapes", "[04.1]") {
@@ -107,7 +91,7 @@ TEST_CASE("1-D tile matmul: K = 0 writes zeros, empty outputs and bad sizes", "[
   check_degenerate_sizes(MatmulKernel::tile_1d);
 }
 
-TEST_CASE("1-D tile matmul: identity times B is exactly B", "[04.3]") { check_identity(MatmulKernel::tile_1d); }
+TEST_CASE("1-D tile matmul: identity times B is exactly B", "[04.3]") { gemm_test::check_identity(MatmulKernel::tile_1d); }
 
 TEST_CASE("2-D tile matmul matches the double product on odd shapes", "[04.4]") {
   check_shapes(MatmulKernel::tile_2d, gemm_test::odd_shapes(), 71);
@@ -127,4 +111,4 @@ TEST_CASE("2-D tile matmul: K = 0 writes zeros, empty outputs and bad sizes", "[
   check_degenerate_sizes(MatmulKernel::tile_2d);
 }
 
-TEST_CASE("2-D tile matmul: identity times B is exactly B", "[04.4]") { check_identity(MatmulKernel::tile_2d); }
+TEST_CASE("2-D tile matmul: identity times B is exactly B", "[04.4]") { gemm_test::check_identity(MatmulKernel::tile_2d); }

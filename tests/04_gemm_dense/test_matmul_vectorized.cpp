@@ -97,22 +97,6 @@ void degenerate_all_products(MatmulKernel kernel, uint64_t salt) {
   CUDA_CHECK(cudaDeviceSynchronize());
 }
 
-// A hand-checkable case: I (M x M) * B = B exactly (each output is one product with 1 plus
-// zeros), for a B that is not a tile multiple.
-void identity(MatmulKernel kernel) {
-  INFO(gemm_dense::kernel_name(kernel));
-  const int M = 131, N = 75;
-  std::vector<float> I(size_t(M) * M, 0.0f);
-  for (int i = 0; i < M; ++i) I[size_t(i) * M + i] = 1.0f;
-  const std::vector<float> B = course::test::random_vector(size_t(M) * N, 4321);
-  DeviceBuffer<float> dI = gemm_test::upload_guarded(I), dB = gemm_test::upload_guarded(B);
-  DeviceBuffer<float> dC(B.size() + gemm_test::kGuard);
-  dC.poison();
-  gemm_dense::matmul(kernel, dI.data(), dB.data(), dC.data(), M, N, M);
-  const std::vector<float> got = gemm_test::download_checked(dC, B.size());
-  REQUIRE_ALL_CLOSE(got, B, 0.0, 0.0);  // exact: x * 1 + 0 + ... + 0 rounds to x
-}
-
 // The conv weight gradient of lessons 07/08 is A * B^T with M = 64 output channels and
 // K = batch * positions (25088 at batch 128): few output tiles, a very long K. 64 x 100 keeps the
 // double reference quick; on a GPU with more SMs than output tiles the double-buffered launcher
@@ -150,7 +134,7 @@ TEST_CASE("vectorized matmul: K = 0 gives beta * C; empty outputs; bad sizes thr
   degenerate_all_products(MatmulKernel::vectorized, 89);
 }
 
-TEST_CASE("vectorized matmul: identity times B is exactly B", "[04.5]") { identity(MatmulKernel::vectorized); }
+TEST_CASE("vectorized matmul: identity times B is exactly B", "[04.5]") { gemm_test::check_identity(MatmulKernel::vectorized); }
 
 TEST_CASE("double-buffered matmul: odd shapes, all three products (scalar path)", "[04.6]") {
   odd_shapes_all_products(MatmulKernel::double_buffered, 91);
@@ -178,5 +162,5 @@ TEST_CASE("double-buffered matmul: K = 0 gives beta * C; empty outputs; bad size
 }
 
 TEST_CASE("double-buffered matmul: identity times B is exactly B", "[04.6]") {
-  identity(MatmulKernel::double_buffered);
+  gemm_test::check_identity(MatmulKernel::double_buffered);
 }
