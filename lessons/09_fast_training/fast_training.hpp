@@ -77,4 +77,27 @@ void conv2d_backward_weight_implicit(const ConvShape& s, const float* x, const f
 // Floats of workspace the backward functions need (the largest of W' and the split-K slices).
 size_t conv_implicit_workspace_floats(const ConvShape& s);
 
+// ---- 09.5 ReLU folded into max-pool ----------------------------------------------------------
+// Lesson 08 runs ReLU and then max-pool: two passes over the conv's output. Since
+// max(relu(a), relu(b)) = relu(max(a, b)), one pass does both:
+//   y[o] = max(0, the maximum of x over o's window)
+//   argmax[o] = the flat index into x of the window's FIRST maximum (lesson 06's tie rule) when
+//               that maximum is > 0, else -1: the ReLU's gradient is 0 there, no input gets dy[o]
+// The backward is lesson 06's pooling::maxpool_backward_argmax on this argmax: it gives dx of the
+// pair with the ReLU's mask already in it, without reading x again. Shapes as lesson 06 (bad ones
+// throw course::Error).
+void relu_maxpool_forward(const host_layers::PoolShape& s, const float* x, float* y, int* argmax,
+                          cudaStream_t stream = nullptr);
+
+// ---- 09.6 softmax-cross-entropy, forward and backward in one kernel ------------------------------
+// For every row b of logits [batch x classes] (one block per row), with m its maximum:
+//   row_loss[b]    = log(sum_c exp(z[b][c] - m)) - (z[b][labels[b]] - m)
+//   dlogits[b][c]  = (exp(z[b][c] - m) / sum - [c == labels[b]]) / batch
+// The gradient needs nothing the forward pass does not already have in registers, so no
+// probabilities are stored and read back. A label outside 0..classes-1 gives NaN for that row's
+// loss and gradient (the other rows are unaffected). batch == 0 launches nothing; classes < 1 or
+// batch < 0 throws course::Error.
+void softmax_cross_entropy_fused(const float* logits, const int* labels, float* row_loss, float* dlogits, int batch,
+                                 int classes, cudaStream_t stream = nullptr);
+
 }  // namespace fast_training

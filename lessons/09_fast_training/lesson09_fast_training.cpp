@@ -1,5 +1,6 @@
-// Lesson 09: where a training step's time can go (09.1) and the convolutions as implicit GEMMs
-// (09.2-09.4), checked, then timed beside lessons 05 and 07 and cuDNN. Without a GPU (or with
+// Lesson 09: where a training step's time can go (09.1), the convolutions as implicit GEMMs
+// (09.2-09.4), checked, then timed beside lessons 05 and 07 and cuDNN, and the fusions (09.5, 09.6)
+// beside the separate kernels they replace. Without a GPU (or with
 // --cpu-only) it prints the cost table alone, from step 09.1's counts.
 #include <cstdio>
 #include <string>
@@ -10,6 +11,7 @@
 #include "course/device_info.hpp"
 #include "course/main.hpp"
 #include "fast_training.hpp"
+#include "fusion_comparison.hpp"
 #include "step_costs.hpp"
 #ifdef COURSE_HAVE_CUDNN
 #include "cudnn_conv.hpp"
@@ -20,7 +22,7 @@ int main(int argc, char** argv) {
     course::ArgParser args("lesson09_fast_training",
                            "Model A's training step on a roofline (09.1), then the convolutions as implicit GEMMs "
                            "(09.2-09.4)\nchecked and timed beside im2col + GEMM (lesson 07), the direct kernels "
-                           "(lesson 05) and cuDNN.");
+                           "(lesson 05) and cuDNN;\nthen the fused ReLU + max-pool and softmax-CE (09.5, 09.6).");
     args.add_int("--batch", 128, 1, 4096, "examples per training step");
     args.add_flag("--quick", "batch 16 unless --batch is given, 3 repeats (a fast smoke run)");
     args.add_int("--repeats", 20, 1, 1000, "timed repeats per measurement (the median is reported)");
@@ -33,7 +35,7 @@ int main(int argc, char** argv) {
     const int warmup = quick ? 1 : 3;
     const host_training::ModelSpec spec = host_training::model_by_name("a");
 
-    if (course::announce_cpu_only("09", "09.2-09.4", args.flag("--cpu-only"))) {
+    if (course::announce_cpu_only("09", "09.2-09.6", args.flag("--cpu-only"))) {
       std::printf("== Model A's training step, batch %d: what each pass must compute and move (09.1)\n", batch);
       lesson09::print_step_costs(spec, batch, nullptr);
       std::printf("\ncost table done\n");
@@ -58,6 +60,11 @@ int main(int argc, char** argv) {
     };
     for (const auto& layer : layers) lesson09::compare_conv(layer, ceilings, warmup, repeats);
     std::printf("\nconvolutions done\n");
+
+    std::printf("\n== 3. Fusions (09.5, 09.6) at model A's shapes, batch %d: median of %d, CUDA events\n", batch,
+                repeats);
+    lesson09::compare_fusions(batch, warmup, repeats);
+    std::printf("\nfusions done\n");
     return 0;
   });
 }

@@ -82,8 +82,8 @@ grep -q "run CMake from the repository root" "$work/step5.log" || fail "configur
 if cmake --build --preset lessons --target check_42 >"$work/step5b.log" 2>&1; then fail "check_42 succeeded"; fi
 grep -q "there is no lesson 42 in this build. Lessons: 00_setup, 01_host_layers" "$work/step5b.log" ||
   fail "check_42 does not list the lessons"
-if python3 tools/progress.py --lesson 9 --no-build >"$work/step5c.log" 2>&1; then fail "progress.py --lesson 9 succeeded"; fi
-grep -q "there is no lesson '9'. Lessons: 00_setup" "$work/step5c.log" || fail "progress.py does not list the lessons"
+if python3 tools/progress.py --lesson 42 --no-build >"$work/step5c.log" 2>&1; then fail "progress.py --lesson 42 succeeded"; fi
+grep -q "there is no lesson '42'. Lessons: 00_setup" "$work/step5c.log" || fail "progress.py does not list the lessons"
 
 say "6. your build writes to out/lessons, never over the solutions' out/solutions"
 build/lessons/bin/lesson01_host_layers --help >"$work/step6.log" 2>&1 || fail "lesson01_host_layers --help failed"
