@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "course/check.hpp"
 #include "course/rng.hpp"
 
 namespace lesson01 {
@@ -28,15 +29,7 @@ GradientCheckRow check_gradient(const ParamTensor& p, const std::function<double
 
   const std::vector<double> analytic = *p.grad;  // a copy: loss() may run the network again
   std::vector<double>& w = *p.value;
-  auto central_difference = [&](size_t i, double eps) {
-    const double saved = w[i];
-    w[i] = saved + eps;
-    const double up = loss();
-    w[i] = saved - eps;
-    const double down = loss();
-    w[i] = saved;
-    return (up - down) / (2 * eps);
-  };
+  auto central_difference = [&](size_t i, double eps) { return course::central_difference(loss, w, i, eps); };
   // Written so that a NaN fails.
   auto close = [](double a, double numeric) {
     return std::fabs(a - numeric) <= kCheckAtol + kCheckRtol * std::fabs(numeric);

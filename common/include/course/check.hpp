@@ -29,6 +29,22 @@ double double_sum_atol(double terms, double max_term = 1.0);
 // float_sum_atol / 2 * (1 + |ref|): the whole bound at |ref| = 1, more for larger results.
 Tolerance float_sum_atol_rtol(double terms, double max_term = 1.0);
 
+// ---- finite differences -------------------------------------------------------------------
+// The central difference (f() with x[i] + eps, minus f() with x[i] - eps) / 2 eps, in double:
+// the numerical derivative of a scalar function f of the vector x (which f reads) at x[i]. x[i] is
+// restored afterwards. Its error is O(eps^2) from the function's curvature plus about
+// |f| * DBL_EPSILON / eps from rounding: eps near 1e-6 balances the two for smooth functions.
+template <typename F>
+double central_difference(F&& f, std::vector<double>& x, size_t i, double eps) {
+  const double saved = x[i];
+  x[i] = saved + eps;
+  const double up = f();
+  x[i] = saved - eps;
+  const double down = f();
+  x[i] = saved;
+  return (up - down) / (2 * eps);
+}
+
 // ---- seeded inputs -------------------------------------------------------------------------
 // n values uniform in [lo, hi) from stream `stream` of `seed` (course::Rng): random signs, never
 // all equal, the same on every machine. Stream 0 gives course::random_uniform(n, seed, lo, hi).
