@@ -1,7 +1,7 @@
 #pragma once
 // The convolution layer: lesson 05's direct kernels or lesson 07's im2col + GEMM, chosen per
 // layer. Its forward and backward are step 08.1 (exercises/conv_layer.cpp); the constructor,
-// shape and workspace size are given (conv_layer.cpp).
+// shape and workspace size are given (conv_layer_setup.cpp).
 #include <cstddef>
 #include <string>
 

@@ -1,6 +1,6 @@
 #pragma once
 // The dense (fully connected) layer: lesson 04's GEMMs. Its forward and backward are step 08.4
-// (exercises/dense_layer.cpp); the constructor is given (dense_layer.cpp).
+// (exercises/dense_layer.cpp); the constructor is given (dense_layer_setup.cpp).
 #include <string>
 
 #include "host_training.hpp"

@@ -2,7 +2,7 @@
 // The max-pooling layer: lesson 06's argmax variant. The forward pass stores, per output, the
 // index of its window's first maximum; the backward pass sends each dy there (a gather, no
 // atomics). Works for every window and stride. Its forward and backward are step 08.3
-// (exercises/maxpool_layer.cpp); the constructor and shape are given (maxpool_layer.cpp).
+// (exercises/maxpool_layer.cpp); the constructor and shape are given (maxpool_layer_setup.cpp).
 #include <string>
 
 #include "course/device_buffer.hpp"

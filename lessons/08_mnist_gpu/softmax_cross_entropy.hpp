@@ -2,7 +2,7 @@
 // Softmax + cross-entropy on the logits (lesson 04): the end of the network. Not a Layer: it takes
 // labels and gives a loss per example. Its forward and backward are step 08.5
 // (exercises/softmax_cross_entropy.cpp); the constructor, name and batch check are given
-// (softmax_cross_entropy.cpp).
+// (softmax_cross_entropy_setup.cpp).
 #include <string>
 
 #include "course/device_buffer.hpp"
