@@ -170,6 +170,8 @@ function(course_step_hint step out)
           set(name ${CMAKE_MATCH_1})
         elseif(line MATCHES "^    ([A-Za-z_][A-Za-z0-9_]*_kernel)\\(")  # a kernel's name under its attributes
           set(name ${CMAKE_MATCH_1})
+        elseif(line MATCHES "^struct ([A-Za-z_][A-Za-z0-9_]*)")  # markers in its members name the struct
+          set(name ${CMAKE_MATCH_1})
         endif()
         if(NOT name)
           continue()

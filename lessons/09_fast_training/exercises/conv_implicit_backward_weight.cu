@@ -1,5 +1,5 @@
 // Lesson 09, step 09.4: dW and dbias as one implicit GEMM with a split reduction. YOUR FILE: the
-// gather (marked TODO(09.4)); the launcher and the slice sum are written for you.
+// gather (the members marked TODO); the launcher and the slice sum are written for you.
 //   dW[o][k] = sum over p of dY[o][p] * col[k][p]      k = (c, i, j) < Kc, p = (n, oh, ow) < P
 //   dbias[o] = sum over p of dY[o][p] * 1              the column k = Kc of B is all ones
 // A = dY [O x P] read from dy [N, O, OH, OW]; B(p, k) = col[k][p] gathered from x. Both are

@@ -1,5 +1,5 @@
 // Lesson 09, step 09.2: the forward convolution as an implicit GEMM. YOUR FILE: the B side of
-// the gather and the epilogue (marked TODO(09.2)); A and the launcher are written for you.
+// the gather and the epilogue (the members marked TODO); A and the launcher are written for you.
 //   Y[o][p] = sum over k of W[o][k] * col[k][p]      k = (c, i, j), p = (n, oh, ow)
 //   col[k][p] = x[n][c][oh*stride - pad + i][ow*stride - pad + j], 0 outside the image
 // The engine (gemm_core.cuh) asks this gather for A = W (a plain row-major matrix), for B = col

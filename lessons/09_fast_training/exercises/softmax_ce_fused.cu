@@ -1,5 +1,5 @@
 // Lesson 09, step 09.6: softmax-cross-entropy's forward and backward in one kernel. YOUR FILE:
-// the kernel body marked TODO(09.6); the launcher is written for you.
+// the kernel body marked TODO; the launcher is written for you.
 #include <algorithm>
 #include <string>
 
