@@ -1,0 +1,75 @@
+#pragma once
+// Lesson 11: the CPU done right. One matrix product, made fast one idea at a time, then the
+// layers of lesson 01 rebuilt on it.
+//
+// Conventions (the same as lessons 01 and 07):
+//   * Matrices are row-major and dense: element (r, c) of an R x C matrix is at r*C + c.
+//   * C = op(A) * op(B), with op(A) M x K and op(B) K x N. op(X) is X as stored (Trans::no) or
+//     its transpose (Trans::yes): A is stored M x K or K x M, B is stored K x N or N x K.
+//   * Every function OVERWRITES its outputs (C, y, dx, dW, dbias): they may hold garbage before.
+//   * K = 0 is allowed (C = 0); M = 0 or N = 0 do nothing. Negative sizes throw course::Error.
+//   * Each element of C is summed in ONE fixed order, k = 0, 1, ..., K-1, whatever the step,
+//     the block sizes or the number of threads. Results of 11.3 never depend on `threads`.
+#include <cstddef>
+
+#include "host_layers.hpp"
+
+namespace fast_cpu {
+
+using host_layers::ConvShape;
+
+enum class Trans { no, yes };
+
+// Given (gemm_checks.cpp): throws course::Error naming `function` when M, N or K is negative.
+// Every GEMM below calls it first.
+void check_gemm_sizes(const char* function, int M, int N, int K);
+
+// ---- 11.1 loop order and cache blocking -----------------------------------------------------
+// C [M x N] = op(A) * op(B): i-k-j loop order (the innermost loop runs along a row of C and a row
+// of op(B)), K and N cut into blocks so that a block of op(B) stays in the cache while every row
+// of C uses it.
+void gemm_blocked(Trans ta, Trans tb, int M, int N, int K, const float* A, const float* B, float* C);
+
+// ---- 11.2 register tiles the compiler vectorises ------------------------------------------------
+// Rows [row_begin, row_end) of C = op(A) * op(B), the other rows untouched; a tile of
+// kTileRows rows x a few SIMD vectors of columns of C is accumulated in local variables.
+// row_begin must be a multiple of kTileRows (so that a row lands in the same tile, and is
+// computed by the same instructions, however the rows are split: 11.3 relies on it);
+// 0 <= row_begin <= row_end <= M. Anything else throws course::Error.
+constexpr int kTileRows = 6;
+void gemm_simd_rows(Trans ta, Trans tb, int M, int N, int K, const float* A, const float* B, float* C,
+                    int row_begin, int row_end);
+// The whole of C: rows [0, M).
+inline void gemm_simd(Trans ta, Trans tb, int M, int N, int K, const float* A, const float* B, float* C) {
+  gemm_simd_rows(ta, tb, M, N, K, A, B, C, 0, M);
+}
+
+// ---- 11.3 threads -------------------------------------------------------------------------------
+// The same product split over up to `threads` threads (threads >= 1, else course::Error) by blocks
+// of rows of C, each block computed with 11.2's gemm_simd_rows. threads = 1: no thread is started.
+// C is bit for bit the same for every value of `threads`.
+void gemm_threads(Trans ta, Trans tb, int M, int N, int K, const float* A, const float* B, float* C,
+                  int threads);
+
+// ---- 11.4 the layers on these GEMMs -------------------------------------------------------------
+// All products through 11.3's gemm_threads with `threads` threads. input_grad = false skips dx
+// (the first layer's input gradient, which nobody reads): dx is then not written and may be null.
+
+// x [batch x in], W [out x in], bias [out] -> y [batch x out] = x W^T + bias.
+void dense_forward(const float* x, const float* W, const float* bias, float* y, int batch, int in, int out,
+                   int threads);
+// Given dy [batch x out]: dx [batch x in] = dy W, dW [out x in] = dy^T x, dbias [out] = sum over b of dy.
+void dense_backward(const float* x, const float* W, const float* dy, float* dx, float* dW, float* dbias, int batch,
+                    int in, int out, int threads, bool input_grad = true);
+
+// Floats of scratch memory the two convolution functions need: col (C*kh*kw x N*OH*OW, lesson 07's
+// layout) plus one O x N*OH*OW matrix. Contents on entry do not matter.
+size_t conv_workspace_floats(const ConvShape& s);
+// x [N, C, H, W], W [O, C, kh, kw], bias [O] -> y [N, O, OH, OW]: im2col, one GEMM, bias and layout.
+void conv2d_forward(const ConvShape& s, const float* x, const float* W, const float* bias, float* y,
+                    float* workspace, int threads);
+// Given dy [N, O, OH, OW]: dW [O, C, kh, kw], dbias [O] and (input_grad) dx [N, C, H, W] via col2im.
+void conv2d_backward(const ConvShape& s, const float* x, const float* W, const float* dy, float* dx, float* dW,
+                     float* dbias, float* workspace, int threads, bool input_grad = true);
+
+}  // namespace fast_cpu
