@@ -100,4 +100,27 @@ void relu_maxpool_forward(const host_layers::PoolShape& s, const float* x, float
 void softmax_cross_entropy_fused(const float* logits, const int* labels, float* row_loss, float* dlogits, int batch,
                                  int classes, cudaStream_t stream = nullptr);
 
+// ---- 09.7 the dense layer's three GEMMs, each with its neighbour in the epilogue ----------------
+// Lesson 08 runs a dense layer as a bias broadcast, a GEMM that adds to it, and a separate ReLU;
+// its backward as three launches with the ReLU's mask applied by yet another kernel. Here each
+// GEMM finishes the job in its epilogue, where the value is still in a register:
+//   forward        y [batch x out] = act(x [batch x in] * W^T + bias)     act: ReLU if relu
+//   backward dx    dx [batch x in] = (dy * W) where mask > 0, else 0       mask [batch x in]: the
+//                                    ReLU output this layer read (its positive entries are where
+//                                    the ReLU passed the gradient), or null: no ReLU before
+//   backward dW    dW [out x in] = dy^T * x, dbias [out] = sum over the batch of dy (a column of
+//                                    ones, as 09.4), both overwritten
+// W is lesson 01's [out x in]. A product with few output tiles and a long reduction (fc1's
+// forward: 128 x 512 outputs summed over 3136) splits its reduction; the slices are added in a
+// fixed order by a second kernel, which then applies the epilogue (the same bits every run).
+// workspace: dense_fused_workspace_floats(batch, in, out) floats, shared by the three.
+// Sizes < 1 throw course::Error.
+void dense_forward_fused(const float* x, const float* W, const float* bias, float* y, int batch, int in, int out,
+                         bool relu, float* workspace, cudaStream_t stream = nullptr);
+void dense_backward_data_fused(const float* W, const float* dy, const float* mask, float* dx, int batch, int in,
+                               int out, float* workspace, cudaStream_t stream = nullptr);
+void dense_backward_weight_fused(const float* x, const float* dy, float* dW, float* dbias, int batch, int in, int out,
+                                 float* workspace, cudaStream_t stream = nullptr);
+size_t dense_fused_workspace_floats(int batch, int in, int out);
+
 }  // namespace fast_training

@@ -23,8 +23,10 @@
 //   int2 b_key_entry(int k)            (only with kKeyTable) what b_key(k) needs, packed
 //   BKey b_key(int k, const int2* t)   (only with kKeyTable) b_key from the table
 // Which thread loads what:
-//   A: k runs fastest over the threads (a thread's k inside a stage is fixed, its rows vary):
-//      coalesced when A(m, k) and A(m, k + 1) are neighbours in memory.
+//   A: Tile::kAAlongK true (the default): k runs fastest over the threads (a thread's k inside a
+//      stage is fixed, its rows vary): coalesced when A(m, k) and A(m, k + 1) are neighbours in
+//      memory; false: m runs fastest (a thread's row is fixed, its k vary), for an A whose
+//      neighbours in memory are A(m, k) and A(m + 1, k).
 //   B: Tile::kBAlongK false: n runs fastest (a thread's column is fixed, its k vary): coalesced
 //      when B(k, n) and B(k, n + 1) are neighbours; true: k runs fastest, like A.
 // Split-K: blockIdx.z takes k in [z * k_chunk, min(K, (z + 1) * k_chunk)); the gather's store
@@ -39,10 +41,10 @@
 
 namespace fast_training {
 
-template <int BM_, int BN_, int BK_, int TM_, int TN_, bool kBAlongK_>
+template <int BM_, int BN_, int BK_, int TM_, int TN_, bool kBAlongK_, bool kAAlongK_ = true>
 struct Tile {
   static constexpr int BM = BM_, BN = BN_, BK = BK_, TM = TM_, TN = TN_;
-  static constexpr bool kBAlongK = kBAlongK_;
+  static constexpr bool kBAlongK = kBAlongK_, kAAlongK = kAAlongK_;
   static constexpr int kThreads = (BM / TM) * (BN / TN);
   static constexpr int kLoadsA = BM * BK / kThreads, kLoadsB = BN * BK / kThreads;
   static_assert(BM % TM == 0 && BN % TN == 0, "whole thread tiles");
@@ -50,6 +52,7 @@ struct Tile {
   static_assert(BM % (TM / 4 * 4) == 0 && BN % (TN / 4 * 4) == 0, "groups of 4 spread evenly");
   static_assert(BM * BK % kThreads == 0 && BN * BK % kThreads == 0, "whole loads per thread");
   static_assert(kThreads % BK == 0, "A (and B along k): a thread's k is the same in every load");
+  static_assert(kAAlongK || kThreads % BM == 0, "A along m: a thread's row is the same in every load");
   static_assert(kBAlongK || kThreads % BN == 0, "B along n: a thread's column is the same in every load");
   static_assert(kThreads <= 1024, "threads per block");
 };
@@ -72,9 +75,13 @@ __global__ void __launch_bounds__(T::kThreads) implicit_gemm_kernel(G g, int M, 
   const int k_begin = blockIdx.z * k_chunk, k_end = min(K, k_begin + k_chunk);
   const int k_lane = tid % BK;  // this thread's k inside a stage (A, and B along k)
 
-  typename G::ACtx a_ctx[LA];
+  typename G::ACtx a_ctx[T::kAAlongK ? LA : 1];
+  if constexpr (T::kAAlongK) {
 #pragma unroll
-  for (int i = 0; i < LA; ++i) a_ctx[i] = g.a_row(m0 + (tid + i * NT) / BK);
+    for (int i = 0; i < LA; ++i) a_ctx[i] = g.a_row(m0 + (tid + i * NT) / BK);
+  } else {
+    a_ctx[0] = g.a_row(m0 + tid % BM);
+  }
   typename G::BCtx b_ctx[T::kBAlongK ? LB : 1];
   if constexpr (T::kBAlongK) {
 #pragma unroll
@@ -90,10 +97,18 @@ __global__ void __launch_bounds__(T::kThreads) implicit_gemm_kernel(G g, int M, 
   float ra[LA], rb[LB];  // the next stage, on its way from global memory
   auto load_stage = [&](int k0) {
     const int ka = k0 + k_lane;
-    const bool a_in = ka < k_end;
-    const auto akey = g.a_key(a_in ? ka : K);  // K: past the end, reads as 0
+    if constexpr (T::kAAlongK) {
+      const bool a_in = ka < k_end;
+      const auto akey = g.a_key(a_in ? ka : K);  // K: past the end, reads as 0
 #pragma unroll
-    for (int i = 0; i < LA; ++i) ra[i] = a_in ? g.a_load(a_ctx[i], akey) : 0.0f;
+      for (int i = 0; i < LA; ++i) ra[i] = a_in ? g.a_load(a_ctx[i], akey) : 0.0f;
+    } else {
+#pragma unroll
+      for (int i = 0; i < LA; ++i) {
+        const int k = k0 + tid / BM + i * (NT / BM);
+        ra[i] = k < k_end ? g.a_load(a_ctx[0], g.a_key(k)) : 0.0f;
+      }
+    }
     if constexpr (T::kBAlongK) {
       const bool b_in = ka < k_end;
       const auto bkey = b_key(b_in ? ka : K);
@@ -109,7 +124,10 @@ __global__ void __launch_bounds__(T::kThreads) implicit_gemm_kernel(G g, int M, 
   };
   auto store_stage = [&](int buf) {
 #pragma unroll
-    for (int i = 0; i < LA; ++i) As[buf][k_lane][(tid + i * NT) / BK] = ra[i];
+    for (int i = 0; i < LA; ++i) {
+      if constexpr (T::kAAlongK) As[buf][k_lane][(tid + i * NT) / BK] = ra[i];
+      else As[buf][tid / BM + i * (NT / BM)][tid % BM] = ra[i];
+    }
 #pragma unroll
     for (int i = 0; i < LB; ++i) {
       if constexpr (T::kBAlongK) Bs[buf][k_lane][(tid + i * NT) / BK] = rb[i];
@@ -188,6 +206,28 @@ void launch_implicit_gemm(const G& g, int M, int N, int K, int k_chunk, cudaStre
   }
   const dim3 grid(blocks_of(N, T::BN), blocks_of(M, T::BM), blocks_of(K, k_chunk));
   kernel<<<grid, T::kThreads, table_bytes, stream>>>(g, M, N, K, k_chunk);
+  CUDA_CHECK_LAUNCH();
+}
+
+// For a gather that splits its reduction and finishes in a second pass: partial[z][m][n] holds
+// slice z's sums (z < slices); this adds them in the order z = 0, 1, ... (the same bits on every
+// run) and hands each total to g.finish(m, n, total), the gather's epilogue.
+template <class G>
+__global__ void finish_slices_kernel(G g, const float* __restrict__ partial, int slices, int M, int N) {
+  const size_t count = size_t(M) * N;
+  for (size_t e = blockIdx.x * size_t(blockDim.x) + threadIdx.x; e < count; e += size_t(gridDim.x) * blockDim.x) {
+    float sum = 0.0f;
+    for (int z = 0; z < slices; ++z) sum += partial[z * count + e];
+    g.finish(int(e / N), int(e % N), sum);
+  }
+}
+
+template <class G>
+void launch_finish_slices(const G& g, const float* partial, int slices, int M, int N, cudaStream_t stream = nullptr) {
+  const size_t count = size_t(M) * N;
+  if (count == 0) return;
+  const unsigned blocks = unsigned(count / 256 + 1 < 4096 ? count / 256 + 1 : 4096);
+  finish_slices_kernel<<<blocks, 256, 0, stream>>>(g, partial, slices, M, N);
   CUDA_CHECK_LAUNCH();
 }
 

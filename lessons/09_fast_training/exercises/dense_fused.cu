@@ -1,0 +1,171 @@
+// Lesson 09, step 09.7: the dense layer's GEMMs with their neighbours in the epilogue. YOUR FILE:
+// the three `finish` functions marked TODO(09.7). The operands (plain row-major matrices), the
+// tiles, the split and the launchers are written for you.
+#include <algorithm>
+#include <string>
+
+#include "conv_implicit.cuh"
+#include "course/error.hpp"
+#include "fast_training.hpp"
+
+namespace fast_training {
+
+namespace {
+
+// Where a block's results go: with a split reduction, slice blockIdx.z's partial sums to
+// partial[z][m][n] (finish runs later, on the totals); without, straight to finish.
+struct Output {
+  float* partial;  // null: no split
+  int M, N;
+  template <class G>
+  __device__ void put(const G& g, int m, int n, float v) const {
+    if (partial) partial[(size_t(blockIdx.z) * M + m) * N + n] = v;
+    else g.finish(m, n, v);
+  }
+};
+
+// ---- forward: C[b][o] = sum_i x[b][i] * W[o][i];  A = x (along k), B(i, o) = W[o][i] (along k) ----
+struct ForwardGather {
+  const float *x, *W, *bias;
+  float* y;
+  int batch, in, out;
+  bool relu;
+  Output output;
+  struct ACtx { const float* row; bool inside; };
+  using AKey = int;
+  __device__ ACtx a_row(int b) const { return {x + size_t(b < batch ? b : 0) * in, b < batch}; }
+  __device__ AKey a_key(int i) const { return i; }
+  __device__ float a_load(const ACtx& a, AKey i) const { return a.inside && i < in ? __ldg(a.row + i) : 0.0f; }
+  struct BCtx { const float* row; bool inside; };
+  using BKey = int;
+  static constexpr bool kKeyTable = false;
+  __device__ BCtx b_column(int o) const { return {W + size_t(o < out ? o : 0) * in, o < out}; }
+  __device__ BKey b_key(int i) const { return i; }
+  __device__ float b_load(const BCtx& b, BKey i) const { return b.inside && i < in ? __ldg(b.row + i) : 0.0f; }
+  __device__ void store(int b, int o, float v) const { output.put(*this, b, o, v); }
+  // v = sum_i x[b][i] * W[o][i], complete.
+  __device__ void finish(int b, int o, float v) const {
+    // TODO(09.7): y[b][o] = v + bias[o], through the ReLU when relu (0 at or below 0).
+    (void)b, (void)o, (void)v;
+  }
+};
+
+// ---- dx: C[b][i] = sum_o dy[b][o] * W[o][i];  A = dy (along k), B(o, i) = W[o][i] (along n) ----
+struct DataGather {
+  const float *W, *dy, *mask;
+  float* dx;
+  int batch, in, out;
+  Output output;
+  struct ACtx { const float* row; bool inside; };
+  using AKey = int;
+  __device__ ACtx a_row(int b) const { return {dy + size_t(b < batch ? b : 0) * out, b < batch}; }
+  __device__ AKey a_key(int o) const { return o; }
+  __device__ float a_load(const ACtx& a, AKey o) const { return a.inside && o < out ? __ldg(a.row + o) : 0.0f; }
+  struct BCtx { int i; bool inside; };
+  using BKey = int;
+  static constexpr bool kKeyTable = false;
+  __device__ BCtx b_column(int i) const { return {i < in ? i : 0, i < in}; }
+  __device__ BKey b_key(int o) const { return o; }
+  __device__ float b_load(const BCtx& b, BKey o) const {
+    return b.inside && o < out ? __ldg(W + size_t(o) * in + b.i) : 0.0f;
+  }
+  __device__ void store(int b, int i, float v) const { output.put(*this, b, i, v); }
+  // v = sum_o dy[b][o] * W[o][i], complete.
+  __device__ void finish(int b, int i, float v) const {
+    // TODO(09.7): dx[b][i] = v, or 0 where mask (when not null) is not > 0.
+    (void)b, (void)i, (void)v;
+  }
+};
+
+// ---- dW: C[o][i] = sum_b dy[b][o] * x[b][i], column i == in all ones (dbias);
+//      A(o, b) = dy[b][o] (along m), B(b, i) = x[b][i] (along n) ----
+struct WeightGather {
+  const float *x, *dy;
+  float *dW, *dbias;
+  int batch, in, out;
+  Output output;
+  struct ACtx { int o; bool inside; };
+  using AKey = int;
+  __device__ ACtx a_row(int o) const { return {o < out ? o : 0, o < out}; }
+  __device__ AKey a_key(int b) const { return b; }
+  __device__ float a_load(const ACtx& a, AKey b) const {
+    return a.inside && b < batch ? __ldg(dy + size_t(b) * out + a.o) : 0.0f;
+  }
+  struct BCtx { int i; bool inside, ones; };
+  using BKey = int;
+  static constexpr bool kKeyTable = false;
+  __device__ BCtx b_column(int i) const { return {i < in ? i : 0, i < in, i == in}; }
+  __device__ BKey b_key(int b) const { return b; }
+  __device__ float b_load(const BCtx& c, BKey b) const {
+    if (b >= batch) return 0.0f;
+    if (c.ones) return 1.0f;
+    return c.inside ? __ldg(x + size_t(b) * in + c.i) : 0.0f;
+  }
+  __device__ void store(int o, int i, float v) const { output.put(*this, o, i, v); }
+  // v = sum_b dy[b][o] * (i < in ? x[b][i] : 1), complete.
+  __device__ void finish(int o, int i, float v) const {
+    // TODO(09.7): columns i < in are dW[o][i]; column in is dbias[o].
+    (void)o, (void)i, (void)v;
+  }
+};
+
+using ForwardTile = Tile<64, 64, 16, 4, 8, true, true>;
+using DataTile = Tile<64, 64, 16, 4, 8, false, true>;
+using WeightTile = Tile<64, 64, 16, 4, 8, false, false>;
+
+void check_sizes(int batch, int in, int out, const char* what) {
+  if (batch < 1 || in < 1 || out < 1)
+    throw course::Error(std::string(what) + ": batch " + std::to_string(batch) + ", in " + std::to_string(in) +
+                        ", out " + std::to_string(out) + " (each must be >= 1)");
+}
+
+// Slices of the reduction K for an M x N product (detail::split_k_slices' rule) and their length.
+struct Split {
+  int slices, chunk;
+};
+Split split_of(int M, int N, int K) {
+  const int tiles = int(blocks_of(M, 64) * blocks_of(N, 64));
+  const int wanted = detail::split_k_slices(tiles, K);
+  const int chunk = detail::slice_length(K, wanted, 16);
+  return {int(blocks_of(K, chunk)), chunk};
+}
+
+// Runs the engine for gather g (tile T) and, with a split, the finishing pass.
+template <class T, class G>
+void run(G g, int M, int N, int K, float* workspace, cudaStream_t stream) {
+  const Split split = split_of(M, N, K);
+  g.output = {split.slices > 1 ? workspace : nullptr, M, N};
+  launch_implicit_gemm<T>(g, M, N, K, split.chunk, stream);
+  if (split.slices > 1) launch_finish_slices(g, workspace, split.slices, M, N, stream);
+}
+
+}  // namespace
+
+size_t dense_fused_workspace_floats(int batch, int in, int out) {
+  check_sizes(batch, in, out, "dense_fused_workspace_floats");
+  const auto floats = [](int M, int N, int K) {
+    const Split s = split_of(M, N, K);
+    return s.slices > 1 ? size_t(s.slices) * M * N : size_t(0);
+  };
+  return std::max({floats(batch, out, in), floats(batch, in, out), floats(out, in + 1, batch), size_t(1)});
+}
+
+void dense_forward_fused(const float* x, const float* W, const float* bias, float* y, int batch, int in, int out,
+                         bool relu, float* workspace, cudaStream_t stream) {
+  check_sizes(batch, in, out, "dense_forward_fused");
+  run<ForwardTile>(ForwardGather{x, W, bias, y, batch, in, out, relu, {}}, batch, out, in, workspace, stream);
+}
+
+void dense_backward_data_fused(const float* W, const float* dy, const float* mask, float* dx, int batch, int in,
+                               int out, float* workspace, cudaStream_t stream) {
+  check_sizes(batch, in, out, "dense_backward_data_fused");
+  run<DataTile>(DataGather{W, dy, mask, dx, batch, in, out, {}}, batch, in, out, workspace, stream);
+}
+
+void dense_backward_weight_fused(const float* x, const float* dy, float* dW, float* dbias, int batch, int in, int out,
+                                 float* workspace, cudaStream_t stream) {
+  check_sizes(batch, in, out, "dense_backward_weight_fused");
+  run<WeightTile>(WeightGather{x, dy, dW, dbias, batch, in, out, {}}, out, in + 1, batch, workspace, stream);
+}
+
+}  // namespace fast_training
