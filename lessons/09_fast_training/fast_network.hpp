@@ -1,0 +1,73 @@
+#pragma once
+// Lesson 09, step 09.8: the fast network, lesson 08's GpuNetwork rebuilt from this lesson's pieces.
+// It runs models made of blocks conv -> ReLU -> max-pool, then dense layers with a ReLU between
+// two of them (model A, the small CNN):
+//
+//   x -> [implicit conv (09.2) -> ReLU + max-pool (09.5)] x blocks -> [dense + ReLU (09.7)] ... -> dense
+//     -> softmax-CE forward and backward in one kernel (09.6)
+//   backward: dense dW (09.7), dense dx with the ReLU mask (09.7), max-pool backward through the
+//   argmax (lesson 06: the ReLU's mask rides in it), conv dW (09.4), conv dx (09.3), except for the
+//   FIRST conv, whose dx nobody needs: skipped.
+//
+// Parameters live in lesson 08's ParameterStore (the same layout, so lesson 08's one-launch
+// optimizer updates them and the same initial values give the same steps), every activation in
+// a buffer sized for max_batch: a step allocates nothing. All work goes to one stream: for now the
+// default stream (lesson 06's pool backward takes no stream), so `stream` must be null.
+#include <cuda_runtime.h>
+
+#include <vector>
+
+#include "course/device_buffer.hpp"
+#include "fast_training.hpp"
+#include "host_training.hpp"
+#include "parameters.hpp"
+
+namespace fast_training {
+
+class FastNetwork {
+ public:
+  // Throws course::Error when spec is not of the supported shape or params do not fit it.
+  FastNetwork(const host_training::ModelSpec& spec, const std::vector<host_training::Parameter>& params, int max_batch,
+              cudaStream_t stream = nullptr);  // stream: null (see above)
+
+  // ---- step 09.8 -------------------------------------------------------------------------------
+  // x: batch x C x H x W on the device; logits() holds the result.
+  void forward(const float* x, int batch);
+  // forward, the loss on `labels` (device ints; row_loss() then holds each example's loss), and
+  // every gradient in parameters(), fresh (overwritten).
+  void forward_backward(const float* x, const int* labels, int batch);
+
+  // ---- given -----------------------------------------------------------------------------------
+  mnist_gpu::ParameterStore& parameters() { return params_; }
+  const float* logits() const { return dense_.back().out_buf.data(); }
+  const float* row_loss() const { return row_loss_.data(); }
+  int classes() const { return spec_.classes; }
+  int max_batch() const { return max_batch_; }
+  cudaStream_t stream() const { return stream_; }
+
+  struct ConvBlock {
+    host_layers::ConvShape conv;      // at max_batch; .batch is set per call
+    host_layers::PoolShape pool;
+    size_t weight = 0;                // index of the weight in the ParameterStore; its bias is weight + 1
+    course::DeviceBuffer<float> conv_out, pooled, d_conv_out, d_pooled;  // d_pooled: dL/d(pooled)
+    course::DeviceBuffer<int> argmax;
+  };
+  struct DenseStage {
+    int in = 0, out = 0;
+    bool relu = false;                // a ReLU follows (every dense layer but the last)
+    size_t weight = 0;
+    course::DeviceBuffer<float> out_buf, d_in;   // its output; dL/d(its input)
+  };
+
+ private:
+  void check_batch(int batch, const char* what) const;
+  host_training::ModelSpec spec_;
+  int max_batch_;
+  cudaStream_t stream_;
+  mnist_gpu::ParameterStore params_;
+  std::vector<ConvBlock> conv_;
+  std::vector<DenseStage> dense_;
+  course::DeviceBuffer<float> conv_workspace_, dense_workspace_, row_loss_, dlogits_;
+};
+
+}  // namespace fast_training

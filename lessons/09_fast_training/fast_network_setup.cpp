@@ -1,0 +1,82 @@
+// Lesson 09 (given): the fast network's layout, buffers and checks (fast_network.hpp). Its passes
+// are step 09.8 (exercises/fast_network_passes.cpp).
+#include <algorithm>
+#include <string>
+
+#include "course/error.hpp"
+#include "fast_network.hpp"
+#include "layer_shapes.hpp"
+
+namespace fast_training {
+
+namespace {
+using host_training::LayerKind;
+[[noreturn]] void unsupported(const host_training::ModelSpec& spec, const std::string& why) {
+  throw course::Error("FastNetwork runs blocks conv -> relu -> maxpool, then dense layers with a relu between two; "
+                      "model '" + spec.name + "': " + why);
+}
+}  // namespace
+
+FastNetwork::FastNetwork(const host_training::ModelSpec& spec, const std::vector<host_training::Parameter>& params,
+                         int max_batch, cudaStream_t stream)
+    : spec_(spec), max_batch_(max_batch), stream_(stream), params_(params) {
+  if (max_batch < 1) throw course::Error("FastNetwork: max_batch must be >= 1, got " + std::to_string(max_batch));
+  const std::vector<host_training::LayerPlan> plan = host_training::plan_layers(spec_);
+  const std::vector<host_training::Parameter> expected = host_training::init_parameters(spec_, 0);
+  if (params.size() != expected.size())
+    throw course::Error("model '" + spec_.name + "' needs " + std::to_string(expected.size()) + " parameters, got " +
+                        std::to_string(params.size()));
+  for (size_t i = 0; i < params.size(); ++i)
+    if (params[i].shape != expected[i].shape)
+      throw course::Error("parameter '" + params[i].name + "' of model '" + spec_.name + "' has the wrong shape");
+
+  size_t i = 0;
+  size_t conv_work = 1, dense_work = 1;
+  while (i < plan.size() && plan[i].spec.kind == LayerKind::conv) {
+    if (i + 2 >= plan.size() || plan[i + 1].spec.kind != LayerKind::relu || plan[i + 2].spec.kind != LayerKind::maxpool)
+      unsupported(spec_, "layer " + std::to_string(i) + " (conv) is not followed by relu and maxpool");
+    ConvBlock b;
+    b.conv = host_training::conv_shape_of(plan[i], max_batch);
+    b.pool = host_training::pool_shape_of(plan[i + 2], max_batch);
+    b.weight = size_t(plan[i].weight);
+    b.conv_out = course::DeviceBuffer<float>(b.conv.output_size());
+    b.d_conv_out = course::DeviceBuffer<float>(b.conv.output_size());
+    b.pooled = course::DeviceBuffer<float>(b.pool.output_size());
+    b.d_pooled = course::DeviceBuffer<float>(b.pool.output_size());
+    b.argmax = course::DeviceBuffer<int>(b.pool.output_size());
+    for (int batch = 1; batch <= max_batch; ++batch)  // the split-K rule is not monotonic in the batch
+      conv_work = std::max(conv_work, conv_implicit_workspace_floats(host_training::conv_shape_of(plan[i], batch)));
+    conv_.push_back(std::move(b));
+    i += 3;
+  }
+  while (i < plan.size()) {
+    if (plan[i].spec.kind != LayerKind::dense) unsupported(spec_, "layer " + std::to_string(i) + " is not dense");
+    DenseStage d;
+    d.in = int(plan[i].in_size());
+    d.out = plan[i].out_c;
+    d.weight = size_t(plan[i].weight);
+    d.relu = i + 1 < plan.size();
+    if (d.relu && plan[i + 1].spec.kind != LayerKind::relu)
+      unsupported(spec_, "dense layer " + std::to_string(i) + " is followed by something other than relu");
+    d.out_buf = course::DeviceBuffer<float>(size_t(max_batch) * d.out);
+    d.d_in = course::DeviceBuffer<float>(size_t(max_batch) * d.in);
+    for (int batch = 1; batch <= max_batch; ++batch)
+      dense_work = std::max(dense_work, dense_fused_workspace_floats(batch, d.in, d.out));
+    const bool relu = d.relu;
+    dense_.push_back(std::move(d));
+    i += relu ? 2 : 1;
+  }
+  if (dense_.empty()) unsupported(spec_, "no dense layer at the end");
+  conv_workspace_ = course::DeviceBuffer<float>(conv_work);
+  dense_workspace_ = course::DeviceBuffer<float>(dense_work);
+  row_loss_ = course::DeviceBuffer<float>(size_t(max_batch));
+  dlogits_ = course::DeviceBuffer<float>(size_t(max_batch) * spec_.classes);
+}
+
+void FastNetwork::check_batch(int batch, const char* what) const {
+  if (batch < 1 || batch > max_batch_)
+    throw course::Error(std::string("FastNetwork::") + what + ": batch " + std::to_string(batch) + " outside 1.." +
+                        std::to_string(max_batch_));
+}
+
+}  // namespace fast_training

@@ -1,0 +1,64 @@
+// Lesson 09, step 09.8: the fast network's passes, chained from this lesson's pieces.
+#include "fast_network.hpp"
+#include "pooling.hpp"
+
+namespace fast_training {
+
+void FastNetwork::forward(const float* x, int batch) {
+  check_batch(batch, "forward");
+  const float* in = x;
+  for (ConvBlock& b : conv_) {
+    host_layers::ConvShape s = b.conv;
+    host_layers::PoolShape p = b.pool;
+    s.batch = p.batch = batch;
+    conv2d_forward_implicit(s, in, params_.value(b.weight), params_.value(b.weight + 1), b.conv_out.data(), stream_);
+    // ReLU and max-pool in one pass; the argmax keeps the ReLU's mask for the backward pass.
+    relu_maxpool_forward(p, b.conv_out.data(), b.pooled.data(), b.argmax.data(), stream_);
+    in = b.pooled.data();
+  }
+  for (DenseStage& d : dense_) {
+    dense_forward_fused(in, params_.value(d.weight), params_.value(d.weight + 1), d.out_buf.data(), batch, d.in, d.out,
+                        d.relu, dense_workspace_.data(), stream_);
+    in = d.out_buf.data();
+  }
+}
+
+void FastNetwork::forward_backward(const float* x, const int* labels, int batch) {
+  forward(x, batch);
+  softmax_cross_entropy_fused(logits(), labels, row_loss_.data(), dlogits_.data(), batch, spec_.classes, stream_);
+
+  // Dense layers in reverse. Stage j's input is the previous stage's output (a ReLU output: its
+  // positive entries are the mask of dx), or the last pool's output for the first stage (its
+  // ReLU's mask is in the pool's argmax, so no mask here).
+  const float* dy = dlogits_.data();
+  for (size_t j = dense_.size(); j-- > 0;) {
+    DenseStage& d = dense_[j];
+    const float* in = j > 0 ? dense_[j - 1].out_buf.data() : conv_.empty() ? x : conv_.back().pooled.data();
+    dense_backward_weight_fused(in, dy, params_.grad(d.weight), params_.grad(d.weight + 1), batch, d.in, d.out,
+                                dense_workspace_.data(), stream_);
+    if (j == 0 && conv_.empty()) break;  // the network's input: nobody needs its gradient
+    float* dx = j > 0 ? d.d_in.data() : conv_.back().d_pooled.data();
+    const float* mask = j > 0 ? dense_[j - 1].out_buf.data() : nullptr;
+    dense_backward_data_fused(params_.value(d.weight), dy, mask, dx, batch, d.in, d.out, dense_workspace_.data(),
+                              stream_);
+    dy = dx;
+  }
+  // Conv blocks in reverse: through the pool (and the ReLU, by the argmax), then the conv's dW
+  // and dbias, then its dx into the block before, except for the first block.
+  for (size_t i = conv_.size(); i-- > 0;) {
+    ConvBlock& b = conv_[i];
+    host_layers::ConvShape s = b.conv;
+    host_layers::PoolShape p = b.pool;
+    s.batch = p.batch = batch;
+    // Lesson 06's backward runs on the default stream: FastNetwork uses that stream (fast_network.hpp).
+    pooling::maxpool_backward_argmax(p, b.argmax.data(), b.d_pooled.data(), b.d_conv_out.data());
+    const float* in = i > 0 ? conv_[i - 1].pooled.data() : x;
+    conv2d_backward_weight_implicit(s, in, b.d_conv_out.data(), params_.grad(b.weight), params_.grad(b.weight + 1),
+                                    conv_workspace_.data(), stream_);
+    if (i > 0)
+      conv2d_backward_data_implicit(s, params_.value(b.weight), b.d_conv_out.data(), conv_[i - 1].d_pooled.data(),
+                                    conv_workspace_.data(), stream_);
+  }
+}
+
+}  // namespace fast_training
