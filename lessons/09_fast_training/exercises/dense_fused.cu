@@ -1,5 +1,5 @@
 // Lesson 09, step 09.7: the dense layer's GEMMs with their neighbours in the epilogue. YOUR FILE:
-// the three `finish` functions marked TODO(09.7). The operands (plain row-major matrices), the
+// the three `finish` functions marked TODO. The operands (plain row-major matrices), the
 // tiles, the split and the launchers are written for you.
 #include <algorithm>
 #include <string>
