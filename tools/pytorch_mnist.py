@@ -7,6 +7,18 @@ Same recipe as `train_mnist`: each epoch shuffles the training set, steps throug
 minibatches, then evaluates the test set. Only the training part of an epoch is timed
 (CUDA-synchronised before and after), as train_mnist does.
 
+--mode picks how PyTorch runs each training step:
+  eager          one Python call per operation, as people first write it (the default)
+  graph          the whole step (gather of the shuffled batch, forward, loss, backward, SGD
+                 update, loss sum) captured once in a CUDA graph and replayed: no Python and no
+                 launch overhead per step. The last, smaller batch of an epoch has its own graph.
+  compile-graph  the same whole-step graph around torch.compile's kernels
+                 (mode="max-autotune-no-cudagraphs": Triton kernels, autotuned, no graphs of its
+                 own). Compiling and autotuning happen before the first timed epoch; their
+                 seconds are reported (setup_seconds) but not timed.
+Warm-up and capture run before the first timed epoch and change no parameter: the parameters,
+the optimizer state and the random state are restored after them.
+
 With --check-npy DIR it trains nothing: it loads the .npy files that `train_mnist --save DIR`
 wrote into this file's PyTorch model (so their names and shapes must be PyTorch's), runs the
 test set through it and compares the logits with DIR/test_logits.npy.
@@ -103,6 +115,70 @@ def check_saved(args, device):
         raise SystemExit("error: the logits disagree: the saved layout is not PyTorch's")
 
 
+def eager_step(model, opt, x_train, y_train, loss_sum):
+    """One training step on the examples `idx`, op by op."""
+    def step(idx):
+        loss = F.cross_entropy(model(x_train[idx]), y_train[idx])
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        loss_sum.add_(loss.detach() * idx.numel())
+    return step
+
+
+def graph_step(net, model, opt, x_train, y_train, loss_sum, sizes, device):
+    """The whole step captured in a CUDA graph per batch size in `sizes`; returns a function that
+    copies the batch's indices into the graph's input and replays it. `net` runs the forward pass
+    (the model, or torch.compile's version of it); `model` owns the parameters."""
+    saved_params = [p.detach().clone() for p in model.parameters()]
+    saved_loss = loss_sum.clone()
+    rng = torch.cuda.get_rng_state()
+    static_idx = {b: torch.zeros(b, dtype=torch.int64, device=device) for b in sizes}
+
+    def body(b):
+        idx = static_idx[b]
+        loss = F.cross_entropy(net(x_train[idx]), y_train[idx])
+        loss.backward()
+        opt.step()
+        loss_sum.add_(loss.detach() * b)
+
+    # Warm-up on a side stream, as CUDA graph capture requires: compiles (compile-graph), creates
+    # the momentum buffers, lets cuDNN and cuBLAS pick their algorithms and workspaces.
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for b in sizes:
+            for _ in range(3):
+                opt.zero_grad(set_to_none=True)
+                body(b)
+    torch.cuda.current_stream().wait_stream(side)
+    graphs, pool = {}, None
+    for b in sizes:
+        opt.zero_grad(set_to_none=True)  # the graph's backward allocates its gradients from its pool
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g, pool=pool):
+            body(b)
+        pool = g.pool()
+        graphs[b] = g
+    torch.cuda.synchronize()
+    # Undo what warm-up and capture did to the parameters, the momentum and the loss sum.
+    with torch.no_grad():
+        for p, v in zip(model.parameters(), saved_params):
+            p.copy_(v)
+        for state in opt.state.values():
+            for t in state.values():
+                if torch.is_tensor(t):
+                    t.zero_()
+    loss_sum.copy_(saved_loss)
+    torch.cuda.set_rng_state(rng)
+    torch.cuda.synchronize()
+
+    def step(idx):
+        static_idx[idx.numel()].copy_(idx)
+        graphs[idx.numel()].replay()
+    return step
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--data", default=os.path.join(os.path.dirname(__file__), "..", "data", "mnist"))
@@ -113,6 +189,8 @@ def main():
     ap.add_argument("--momentum", type=float, default=0.9)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--cudnn-benchmark", action="store_true", help="let cuDNN pick algorithms by timing")
+    ap.add_argument("--mode", choices=["eager", "graph", "compile-graph"], default="eager",
+                    help="eager ops, the whole step in one CUDA graph, or torch.compile's kernels in that graph")
     ap.add_argument("--json", help="write results here")
     ap.add_argument("--check-npy", metavar="DIR", help="check the .npy files of `train_mnist --save DIR` instead")
     args = ap.parse_args()
@@ -132,21 +210,28 @@ def main():
     opt = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=args.momentum)
 
     n = x_train.shape[0]
-    results = {"device": torch.cuda.get_device_name(0), "torch": torch.__version__,
-               "cudnn_benchmark": args.cudnn_benchmark, "epoch_seconds": [], "test_accuracy": [], "train_loss": []}
+    results = {"device": torch.cuda.get_device_name(0), "torch": torch.__version__, "mode": args.mode,
+               "cudnn_benchmark": args.cudnn_benchmark, "epoch_seconds": [], "test_accuracy": [], "train_loss": [],
+               "setup_seconds": 0.0}
+    loss_sum = torch.zeros((), device=device)
+    run_step = eager_step(model, opt, x_train, y_train, loss_sum)
+    if args.mode != "eager":
+        setup = time.perf_counter()
+        net = torch.compile(model, mode="max-autotune-no-cudagraphs") if args.mode == "compile-graph" else model
+        sizes = sorted({args.batch, n % args.batch} - {0})
+        run_step = graph_step(net, model, opt, x_train, y_train, loss_sum, sizes, device)
+        torch.cuda.synchronize()
+        results["setup_seconds"] = time.perf_counter() - setup
+        print(f"pytorch {args.mode}: compiled, warmed up and captured in {results['setup_seconds']:.1f} s "
+              f"(not timed)", flush=True)
     for epoch in range(args.epochs):
         model.train()
         order = torch.randperm(n, device=device)
+        loss_sum.zero_()
         torch.cuda.synchronize()
         start = time.perf_counter()
-        loss_sum = torch.zeros((), device=device)
         for first in range(0, n, args.batch):
-            idx = order[first:first + args.batch]
-            loss = F.cross_entropy(model(x_train[idx]), y_train[idx])
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            opt.step()
-            loss_sum += loss.detach() * idx.numel()
+            run_step(order[first:first + args.batch])
         torch.cuda.synchronize()
         seconds = time.perf_counter() - start
         model.eval()
