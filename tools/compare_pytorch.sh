@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Lesson 08's speed bar, in one run: model A on MNIST, batch 128, SGD momentum 0.9, lr 0.05,
 # seed 1, FP32 (TF32 off), the data on the GPU, trained
-#   1. by train_mnist (the course's own kernels), and
+#   1. by train_mnist (lesson 08: the course's own kernels) and train_fast (lesson 09: the fast
+#      network, steps replayed from CUDA graphs; skipped when not built), and
 #   2. by PyTorch (tools/pytorch_mnist.py) as people run it, from plain to fastest:
 #      eager with cuDNN's default algorithms; eager with torch.backends.cudnn.benchmark = True;
 #      the whole training step in one CUDA graph (cudnn.benchmark on); and torch.compile's
@@ -14,7 +15,7 @@
 #
 # usage: tools/compare_pytorch.sh [--epochs N] [--build DIR] [--data DIR] [--conv auto|im2col|direct]
 #                                 [--no-compile] [--fast-only]
-#   --build  the build folder holding bin/train_mnist (default build/solutions)
+#   --build  the build folder holding bin/train_mnist and bin/train_fast (default build/solutions)
 # Outputs (logs, JSON, train_mnist's metrics and pictures) go to $OUT or out/compare_pytorch.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,6 +50,13 @@ mkdir -p "$LOG"
 RECIPE=(--model a --batch 128 --optimizer sgd --lr 0.05 --seed 1 --epochs "$EPOCHS")
 echo "== train_mnist ${RECIPE[*]} --conv $CONV"
 "$TRAIN" "${RECIPE[@]}" --conv "$CONV" --device gpu --data "$DATA" --out "$LOG/train_mnist" 2>&1 | tee "$LOG/train_mnist.txt"
+FAST=$BUILD/bin/train_fast
+if [ -x "$FAST" ]; then
+  echo "== train_fast ${RECIPE[*]}"
+  "$FAST" "${RECIPE[@]}" --data "$DATA" --out "$LOG/train_fast" 2>&1 | tee "$LOG/train_fast.txt"
+else
+  rm -f "$LOG/train_fast.txt"
+fi
 TORCH=(--model a --batch 128 --lr 0.05 --momentum 0.9 --seed 1 --epochs "$EPOCHS" --data "$DATA")
 CONFIGS=()
 [ $FAST_ONLY = 1 ] || CONFIGS+=("eager|eager (cuDNN default algorithms)|--mode eager"
@@ -67,16 +75,21 @@ done
 GPU=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1 || echo unknown)
 NVCC=$(nvcc --version 2>/dev/null | sed -n 's/.*release \([0-9.]*\).*/\1/p' || true)
 python3 - "$LOG" "$EPOCHS" "$GPU" "${NVCC:-unknown}" "$CONV" <<'PY' | tee "$LOG/table.md"
-import json, re, statistics, sys
+import json, os, re, statistics, sys
 log, epochs, gpu, nvcc, conv = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
-ours = []
-for line in open(f"{log}/train_mnist.txt"):
-    m = re.match(r"epoch (\d+)/\d+\s+train loss .*test acc ([0-9.]+) %\s+([0-9.]+) s", line)
-    if m:
-        ours.append((float(m.group(3)), float(m.group(2)) / 100))
+def epochs_of(path):
+    rows = []
+    for line in open(path):
+        m = re.match(r"epoch (\d+)/\d+\s+train loss .*test acc ([0-9.]+) %\s+([0-9.]+) s", line)
+        if m:
+            rows.append((float(m.group(3)), float(m.group(2)) / 100))
+    return rows
+ours = {"train_mnist": epochs_of(f"{log}/train_mnist.txt")}
+if os.path.exists(f"{log}/train_fast.txt"):
+    ours["train_fast"] = epochs_of(f"{log}/train_fast.txt")
 configs = [line.rstrip("\n").split("|", 1) for line in open(f"{log}/configs.txt")]
 runs = {key: json.load(open(f"{log}/pytorch_{key}.json")) for key, _ in configs}
-if len(ours) != epochs or any(len(r["epoch_seconds"]) != epochs for r in runs.values()):
+if any(len(r) != epochs for r in ours.values()) or any(len(r["epoch_seconds"]) != epochs for r in runs.values()):
     sys.exit("error: a run did not report every epoch")
 torch_version = next(iter(runs.values()))["torch"]
 print(f"\nGPU: {gpu}; PyTorch {torch_version}; nvcc {nvcc}; model A, batch 128, SGD momentum 0.9, lr 0.05, "
@@ -85,26 +98,31 @@ for i, (key, title) in enumerate(configs):
     setup = runs[key].get("setup_seconds", 0.0)
     print(f"PyTorch {i + 1}: {title}" + (f" (set-up before timing: {setup:.1f} s)" if setup else ""))
 print()
-print("| epoch | train_mnist s | " + " | ".join(f"PyTorch {i + 1} s | ratio" for i in range(len(configs))) +
-      " | train_mnist test acc | " + " | ".join(f"PyTorch {i + 1} test acc" for i in range(len(configs))) + " |")
-print("|---:|---:|" + "---:|---:|" * len(configs) + "---:|" + "---:|" * len(configs))
+names = list(ours)
+print("| epoch | " + " | ".join(f"{n} s" for n in names) + " | " + " | ".join(f"PyTorch {i + 1} s" for i in range(len(configs))) +
+      " | " + " | ".join(f"{n} test acc" for n in names) + " | " +
+      " | ".join(f"PyTorch {i + 1} test acc" for i in range(len(configs))) + " |")
+print("|---:|" + "---:|" * (2 * (len(names) + len(configs))))
 for e in range(epochs):
-    t, acc = ours[e]
-    cells = [f"{runs[k]['epoch_seconds'][e]:.3f} | {t / runs[k]['epoch_seconds'][e]:.2f}" for k, _ in configs]
-    accs = [f"{100 * runs[k]['test_accuracy'][e]:.2f} %" for k, _ in configs]
-    print(f"| {e + 1} | {t:.3f} | " + " | ".join(cells) + f" | {100 * acc:.2f} % | " + " | ".join(accs) + " |")
+    cells = [f"{ours[n][e][0]:.3f}" for n in names] + [f"{runs[k]['epoch_seconds'][e]:.3f}" for k, _ in configs]
+    accs = [f"{100 * ours[n][e][1]:.2f} %" for n in names] + [f"{100 * runs[k]['test_accuracy'][e]:.2f} %" for k, _ in configs]
+    print(f"| {e + 1} | " + " | ".join(cells) + " | " + " | ".join(accs) + " |")
 # Epoch 1 carries one-time costs on both sides (set-up, first launches): the verdicts use the
 # median of the later epochs when there are any.
 later = slice(1, None) if epochs > 1 else slice(0, None)
-mo = statistics.median([t for t, _ in ours][later])
+mine = {n: statistics.median([t for t, _ in ours[n]][later]) for n in names}
 medians = {k: statistics.median(runs[k]["epoch_seconds"][later]) for k, _ in configs}
-print(f"\nmedian epoch{' (2..)' if epochs > 1 else ''}: train_mnist {mo:.3f} s; " +
-      "; ".join(f"PyTorch {i + 1} {medians[k]:.3f} s (ratio {mo / medians[k]:.2f})" for i, (k, _) in enumerate(configs)))
+print(f"\nmedian epoch{' (2..)' if epochs > 1 else ''}: " + "; ".join(f"{n} {mine[n]:.3f} s" for n in names) + "; " +
+      "; ".join(f"PyTorch {i + 1} {medians[k]:.3f} s" for i, (k, _) in enumerate(configs)))
+print("ratios (course trainer's median epoch / PyTorch's; below 1: the course is faster):")
+for n in names:
+    print(f"  {n}: " + "; ".join(f"PyTorch {i + 1} {mine[n] / medians[k]:.2f}" for i, (k, _) in enumerate(configs)))
 if "eager" in medians:
     print("bar of lesson 08 (train_mnist epoch time <= PyTorch eager's): " +
-          ("MET" if mo <= medians["eager"] else "NOT MET"))
+          ("MET" if mine["train_mnist"] <= medians["eager"] else "NOT MET"))
 fastest = min(medians, key=medians.get)
 title = dict(configs)[fastest]
-print(f"bar of lesson 09 (<= the fastest PyTorch configuration, {title}: {medians[fastest]:.3f} s): " +
-      ("MET" if mo <= medians[fastest] else f"NOT MET ({mo / medians[fastest]:.2f}x its time)"))
+best = "train_fast" if "train_fast" in mine else "train_mnist"
+print(f"bar of lesson 09 ({best} <= the fastest PyTorch configuration, {title}: {medians[fastest]:.3f} s): " +
+      ("MET" if mine[best] <= medians[fastest] else f"NOT MET ({mine[best] / medians[fastest]:.2f}x its time)"))
 PY

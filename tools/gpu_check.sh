@@ -5,7 +5,8 @@
 #   sanitize  every GPU test program under compute-sanitizer memcheck and racecheck
 #   stubs     the learner build: the course check with GPU steps (stubs must fail)
 #   bench     each lesson's benchmark program (lessons 03-07 and 09)
-#   train     lesson 08: train_mnist defaults + --save checked in PyTorch, --profile, compare_pytorch.sh
+#   train     lesson 08: train_mnist defaults + --save checked in PyTorch, --profile; lesson 09: train_fast
+#             the same, --profile --graph off; then compare_pytorch.sh (both trainers against PyTorch)
 # Logs go to $OUT (the device tool's output folder) or out/gpu_check.
 # usage: tools/gpu_check.sh [stage...]
 set -uo pipefail
@@ -98,6 +99,18 @@ for stage in "${stages[@]}"; do
       "$TRAIN" --device gpu --profile --epochs 1 --conv "$conv" --out "$LOG/profile_$conv" > "$LOG/profile_$conv.txt" 2>&1 || status=1
       grep -v '\] *[0-9]*% ' "$LOG/profile_$conv.txt" | tee -a "$LOG/summary.txt"
     done
+    FAST=build/solutions/bin/train_fast
+    if [ -x "$FAST" ]; then
+      note "lesson 09: train_fast with its defaults (CUDA graphs), --save, then the .npy files in PyTorch"
+      "$FAST" --save "$LOG/fast_npy" --out "$LOG/fast" > "$LOG/train_fast.txt" 2>&1 || status=1
+      grep -v '\] *[0-9]*% ' "$LOG/train_fast.txt" | tee -a "$LOG/summary.txt"
+      python3 tools/pytorch_mnist.py --check-npy "$LOG/fast_npy" 2>&1 | tee -a "$LOG/summary.txt"
+      [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+      rm -rf "$LOG/fast_npy"
+      note "lesson 09: train_fast --profile --graph off, one epoch"
+      "$FAST" --profile --graph off --epochs 1 --out "$LOG/fast_profile" > "$LOG/train_fast_profile.txt" 2>&1 || status=1
+      grep -v '\] *[0-9]*% ' "$LOG/train_fast_profile.txt" | tee -a "$LOG/summary.txt"
+    fi
     if [ -x tools/compare_pytorch.sh ]; then
       note "lesson 08: trainer vs PyTorch"
       tools/compare_pytorch.sh > "$LOG/train.txt" 2>&1 || status=1

@@ -2,12 +2,14 @@
 // Lesson 03: first CUDA kernels. Plain C++ header: the kernels live in exercises/*.cu.
 //
 // Every pointer below is a DEVICE pointer (from course::DeviceBuffer<float>::data()).
-// Every function launches its kernel on the default stream and returns at once (a launch
-// is asynchronous); it checks the launch configuration with CUDA_CHECK_LAUNCH, so a bad
+// Every function launches its kernel on the default stream (sgd_momentum_update on the stream it
+// is given) and returns at once (a launch is asynchronous); it checks the launch configuration with CUDA_CHECK_LAUNCH, so a bad
 // launch throws course::CudaError. n == 0 (or an empty shape) launches nothing.
 // Lesson 08 calls these from the GPU trainer: keep the signatures.
 #include <algorithm>
 #include <cstddef>
+
+#include <cuda_runtime_api.h>  // cudaStream_t
 
 namespace first_kernels {
 
@@ -48,7 +50,8 @@ void bias_add_nchw(float* y, const float* bias, int batch, int channels, int pla
 // In place, for every i < n:
 //   velocity[i] = momentum * velocity[i] + (g[i] + weight_decay * w[i])
 //   w[i]       -= lr * velocity[i]
+// Launches on `stream` (the default stream unless given; lesson 09 captures it into a CUDA graph).
 void sgd_momentum_update(float* w, const float* g, float* velocity, size_t n, float lr, float momentum,
-                         float weight_decay);
+                         float weight_decay, cudaStream_t stream = nullptr);
 
 }  // namespace first_kernels

@@ -34,6 +34,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <cuda_runtime_api.h>  // cudaStream_t
+
 #include "host_layers.hpp"
 
 namespace pooling {
@@ -46,7 +48,9 @@ using host_layers::PoolShape;
 // argmax may be nullptr: then only y is written (the forward pass of the recompute variant).
 void maxpool_forward_argmax(const PoolShape& s, const float* x, float* y, int* argmax);
 // dx [N, C, H, W]: dx[i] = sum of dy[o] over the outputs o with argmax[o] == i (0 if none).
-void maxpool_backward_argmax(const PoolShape& s, const int* argmax, const float* dy, float* dx);
+// Launches on `stream` (the default stream unless given; lesson 09 captures it into a CUDA graph).
+void maxpool_backward_argmax(const PoolShape& s, const int* argmax, const float* dy, float* dx,
+                             cudaStream_t stream = nullptr);
 
 // ---- 06.2 mask (non-overlapping windows only) --------------------------------------------------
 // With stride < window one input can be the first maximum of one window and not of another

@@ -10,10 +10,22 @@
 namespace mnist_gpu {
 
 GpuEvaluation evaluate_on_gpu(GpuNetwork& net, const DeviceDataset& data) {
-  const int n = data.count, classes = net.classes(), chunk = net.max_batch();
-  if (size_t(data.per_example) != net.input_size())
+  EvaluationTarget target;
+  target.classes = net.classes(), target.max_batch = net.max_batch(), target.input_size = net.input_size();
+  target.forward_and_loss = [&net](const float* x, const int* labels, int count) {
+    net.forward(x, count);
+    net.loss().forward(net.logits(), labels, count);
+  };
+  target.logits = [&net] { return net.logits(); };
+  target.row_loss = [&net] { return net.loss().row_loss(); };
+  return evaluate_on_gpu(target, data);
+}
+
+GpuEvaluation evaluate_on_gpu(const EvaluationTarget& net, const DeviceDataset& data) {
+  const int n = data.count, classes = net.classes, chunk = net.max_batch;
+  if (size_t(data.per_example) != net.input_size)
     throw course::Error("evaluate: the data set's examples have " + std::to_string(data.per_example) +
-                        " values, the network takes " + std::to_string(net.input_size()));
+                        " values, the network takes " + std::to_string(net.input_size));
   GpuEvaluation result;
   result.confusion.assign(size_t(classes) * classes, 0);
   if (n == 0) return result;
@@ -27,9 +39,8 @@ GpuEvaluation evaluate_on_gpu(GpuNetwork& net, const DeviceDataset& data) {
     const int count = std::min(chunk, n - first);
     const float* x = data.images.data() + size_t(first) * data.per_example;  // in order: no gather
     const int* labels = data.labels.data() + first;
-    net.forward(x, count);
-    net.loss().forward(net.logits(), labels, count);
-    accumulate_loss(net.loss().row_loss(), count, first / chunk + 1, loss_sum.data(), counters.data() + 1);
+    net.forward_and_loss(x, labels, count);
+    accumulate_loss(net.row_loss(), count, first / chunk + 1, loss_sum.data(), counters.data() + 1);
     predict_and_count(net.logits(), labels, count, classes, predictions.data() + first, counters.data());
     CUDA_CHECK(cudaMemcpyAsync(logits.data() + size_t(first) * classes, net.logits(),
                                size_t(count) * classes * sizeof(float), cudaMemcpyDeviceToDevice));

@@ -9,11 +9,14 @@
 //   08.9 predict_and_count  argmax per row and the number of right answers
 //        accumulate_loss    the step's loss added up on the device, with a NaN/Inf flag
 //
-// Every pointer is a DEVICE pointer. Every function launches on the default stream, checks the
-// launch with CUDA_CHECK_LAUNCH and returns without waiting for the GPU: a training step never
-// makes the host wait, so the host can queue the next step while the GPU runs this one.
+// Every pointer is a DEVICE pointer. Every function launches on `stream` (the default stream
+// unless given; lesson 09 captures whole training steps into a CUDA graph on its own stream),
+// checks the launch with CUDA_CHECK_LAUNCH and returns without waiting for the GPU: a training step
+// never makes the host wait, so the host can queue the next step while the GPU runs this one.
 // Bad arguments (negative sizes, a range outside the order) throw course::Error.
 #include <cstddef>
+
+#include <cuda_runtime_api.h>  // cudaStream_t
 
 namespace mnist_gpu {
 
@@ -26,7 +29,7 @@ namespace mnist_gpu {
 // t = 1, 2, ... is the number of the step (t < 1 throws). The two bias corrections are computed
 // once on the host, in double, as lesson 02 does, and passed to the kernel.
 void adam_update(float* w, const float* grad, float* m, float* v, size_t n, float lr, float beta1, float beta2,
-                 float eps, float weight_decay, int t);
+                 float eps, float weight_decay, int t, cudaStream_t stream = nullptr);
 
 // ---- 08.7 minibatch gather -----------------------------------------------------------------------
 // The data set lives on the GPU: images [n x per_example] floats, labels [n] ints. order [n] is
@@ -36,19 +39,20 @@ void adam_update(float* w, const float* grad, float* m, float* v, size_t n, floa
 // An index in order outside 0..n-1 gives that example NaN pixels and label -1 (so the loss turns
 // NaN and training stops) instead of reading out of bounds. Needs 0 <= first, first + count <= n.
 void gather_batch(const float* images, const int* labels, int n, int per_example, const int* order, int first,
-                  int count, float* x, int* batch_labels);
+                  int count, float* x, int* batch_labels, cudaStream_t stream = nullptr);
 
 // ---- 08.9 evaluation on the device ---------------------------------------------------------------
 // predictions[b] = the index of the largest of logits[b][0..classes) (the FIRST one on ties, as
 // lesson 01 and std::max_element), for b < batch; *correct += the number of b with
 // predictions[b] == labels[b]. *correct accumulates: zero it before the first batch.
 void predict_and_count(const float* logits, const int* labels, int batch, int classes, int* predictions,
-                       int* correct);
+                       int* correct, cudaStream_t stream = nullptr);
 
 // *loss_sum += row_loss[0] + ... + row_loss[batch - 1], added up in double (the SUM, not the mean:
 // divide by the number of examples at the end). When that batch sum is NaN or Inf and *bad_step
 // is still negative, *bad_step = step: the host reads it at its next report and stops with
 // "loss became NaN at step K". Start with *loss_sum = 0 and *bad_step = -1.
-void accumulate_loss(const float* row_loss, int batch, int step, double* loss_sum, int* bad_step);
+void accumulate_loss(const float* row_loss, int batch, int step, double* loss_sum, int* bad_step,
+                     cudaStream_t stream = nullptr);
 
 }  // namespace mnist_gpu

@@ -21,7 +21,7 @@ DeviceOptimizer::DeviceOptimizer(host_training::OptimizerConfig config, Paramete
 
 void DeviceOptimizer::begin_step() { ++steps_; }
 
-void DeviceOptimizer::update_range(size_t offset, size_t count) {
+void DeviceOptimizer::update_range(size_t offset, size_t count, cudaStream_t stream) {
   if (steps_ < 1) throw course::Error("DeviceOptimizer::update_range before begin_step");
   if (offset > params_.total() || count > params_.total() - offset)
     throw course::Error("DeviceOptimizer::update_range: range outside the parameters");
@@ -29,18 +29,18 @@ void DeviceOptimizer::update_range(size_t offset, size_t count) {
   const float* g = params_.grads() + offset;
   if (config_.kind == "sgd") {
     first_kernels::sgd_momentum_update(w, g, state_.data() + offset, count, config_.lr, config_.momentum,
-                                       config_.weight_decay);
+                                       config_.weight_decay, stream);
   } else {
     float* m = state_.data() + offset;
     float* v = state_.data() + params_.total() + offset;
     adam_update(w, g, m, v, count, config_.lr, config_.beta1, config_.beta2, config_.eps, config_.weight_decay,
-                steps_);
+                steps_, stream);
   }
 }
 
-void DeviceOptimizer::step() {
+void DeviceOptimizer::step(cudaStream_t stream) {
   begin_step();
-  update_range(0, params_.total());
+  update_range(0, params_.total(), stream);
 }
 
 std::vector<float> DeviceOptimizer::download_state() const { return state_.to_host(); }

@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <vector>
 
+#include <cuda_runtime_api.h>  // cudaStream_t
+
 #include "course/device_buffer.hpp"
 #include "host_training.hpp"
 #include "parameters.hpp"
@@ -15,12 +17,12 @@ class DeviceOptimizer {
  public:
   DeviceOptimizer(host_training::OptimizerConfig config, ParameterStore& params);
 
-  // One update of every parameter from its gradient: ONE kernel launch, no waiting.
-  void step();
+  // One update of every parameter from its gradient: ONE kernel launch on `stream`, no waiting.
+  void step(cudaStream_t stream = nullptr);
   // For the profile: count the step (Adam's t) without updating, then update pieces by hand
   // with update_range. step() == begin_step() + update_range(0, total).
   void begin_step();
-  void update_range(size_t offset, size_t count);
+  void update_range(size_t offset, size_t count, cudaStream_t stream = nullptr);
 
   int steps() const { return steps_; }
   const host_training::OptimizerConfig& config() const { return config_; }

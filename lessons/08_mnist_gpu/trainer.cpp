@@ -10,6 +10,7 @@
 #include "course/progress.hpp"
 #include "course/timer.hpp"
 #include "device_data.hpp"
+#include "epoch_counters.hpp"
 #include "epoch_log.hpp"
 #include "evaluation.hpp"
 #include "host_training.hpp"
@@ -24,43 +25,6 @@
 
 namespace mnist_gpu {
 
-namespace {
-
-// The device-side counters of one epoch, read by the host at report points only.
-struct EpochCounters {
-  course::DeviceBuffer<double> loss_sum{1};
-  course::DeviceBuffer<int> ints{2};  // [0] right answers this epoch, [1] first bad step (-1: none)
-  EpochCounters() {
-    ints.upload(std::vector<int>{0, -1});
-    loss_sum.zero();
-  }
-  void new_epoch() {  // keeps the bad-step flag
-    loss_sum.zero();
-    CUDA_CHECK(cudaMemset(ints.data(), 0, sizeof(int)));
-  }
-  int* correct() { return ints.data(); }
-  int* bad_step() { return ints.data() + 1; }
-};
-
-struct Report {
-  double loss_sum = 0;
-  int correct = 0, bad_step = -1;
-};
-
-// A report point: waits for the GPU (the copies do), then stops on a NaN loss.
-Report read_report(const EpochCounters& c, int steps_per_epoch) {
-  Report r;
-  c.loss_sum.download(&r.loss_sum, 1);
-  int ints[2];
-  c.ints.download(ints, 2);
-  r.correct = ints[0], r.bad_step = ints[1];
-  if (r.bad_step >= 0)
-    throw course::Error("loss became NaN at step " + std::to_string(r.bad_step) + " (epoch " +
-                        std::to_string((r.bad_step - 1) / steps_per_epoch + 1) + "); try a smaller --lr");
-  return r;
-}
-
-}  // namespace
 
 host_training::TrainSummary train_on_gpu(const GpuTrainConfig& config, const host_training::TrainingData& data) {
   if (config.epochs < 1 || config.batch < 1) throw course::Error("epochs and batch must be >= 1");

@@ -11,8 +11,8 @@
 //
 // Parameters live in lesson 08's ParameterStore (the same layout, so lesson 08's one-launch
 // optimizer updates them and the same initial values give the same steps), every activation in
-// a buffer sized for max_batch: a step allocates nothing. All work goes to one stream: for now the
-// default stream (lesson 06's pool backward takes no stream), so `stream` must be null.
+// a buffer sized for max_batch: a step allocates nothing. Every launch goes to `stream` (step 09.9
+// captures whole training steps from it into a CUDA graph).
 #include <cuda_runtime.h>
 
 #include <vector>
@@ -28,7 +28,7 @@ class FastNetwork {
  public:
   // Throws course::Error when spec is not of the supported shape or params do not fit it.
   FastNetwork(const host_training::ModelSpec& spec, const std::vector<host_training::Parameter>& params, int max_batch,
-              cudaStream_t stream = nullptr);  // stream: null (see above)
+              cudaStream_t stream = nullptr);
 
   // ---- step 09.8 -------------------------------------------------------------------------------
   // x: batch x C x H x W on the device; logits() holds the result.
@@ -38,11 +38,14 @@ class FastNetwork {
   void forward_backward(const float* x, const int* labels, int batch);
 
   // ---- given -----------------------------------------------------------------------------------
+  // forward, then the loss on `labels` into row_loss() (for evaluation).
+  void forward_and_loss(const float* x, const int* labels, int batch);
   mnist_gpu::ParameterStore& parameters() { return params_; }
   const float* logits() const { return dense_.back().out_buf.data(); }
   const float* row_loss() const { return row_loss_.data(); }
   int classes() const { return spec_.classes; }
   int max_batch() const { return max_batch_; }
+  size_t input_size() const { return input_size_; }  // values per example
   cudaStream_t stream() const { return stream_; }
 
   struct ConvBlock {
@@ -63,6 +66,7 @@ class FastNetwork {
   void check_batch(int batch, const char* what) const;
   host_training::ModelSpec spec_;
   int max_batch_;
+  size_t input_size_ = 0;
   cudaStream_t stream_;
   mnist_gpu::ParameterStore params_;
   std::vector<ConvBlock> conv_;

@@ -22,6 +22,7 @@ FastNetwork::FastNetwork(const host_training::ModelSpec& spec, const std::vector
     : spec_(spec), max_batch_(max_batch), stream_(stream), params_(params) {
   if (max_batch < 1) throw course::Error("FastNetwork: max_batch must be >= 1, got " + std::to_string(max_batch));
   const std::vector<host_training::LayerPlan> plan = host_training::plan_layers(spec_);
+  input_size_ = size_t(spec_.in_channels) * spec_.height * spec_.width;
   const std::vector<host_training::Parameter> expected = host_training::init_parameters(spec_, 0);
   if (params.size() != expected.size())
     throw course::Error("model '" + spec_.name + "' needs " + std::to_string(expected.size()) + " parameters, got " +
@@ -71,6 +72,11 @@ FastNetwork::FastNetwork(const host_training::ModelSpec& spec, const std::vector
   dense_workspace_ = course::DeviceBuffer<float>(dense_work);
   row_loss_ = course::DeviceBuffer<float>(size_t(max_batch));
   dlogits_ = course::DeviceBuffer<float>(size_t(max_batch) * spec_.classes);
+}
+
+void FastNetwork::forward_and_loss(const float* x, const int* labels, int batch) {
+  forward(x, batch);
+  softmax_cross_entropy_fused(logits(), labels, row_loss_.data(), dlogits_.data(), batch, spec_.classes, stream_);
 }
 
 void FastNetwork::check_batch(int batch, const char* what) const {

@@ -22,9 +22,9 @@ __global__ void sgd_momentum_kernel(float* w, const float* g, float* velocity, s
 }  // namespace
 
 void sgd_momentum_update(float* w, const float* g, float* velocity, size_t n, float lr, float momentum,
-                         float weight_decay) {
+                         float weight_decay, cudaStream_t stream) {
   if (n == 0) return;
-  sgd_momentum_kernel<<<blocks_for(n), kThreadsPerBlock>>>(w, g, velocity, n, lr, momentum, weight_decay);
+  sgd_momentum_kernel<<<blocks_for(n), kThreadsPerBlock, 0, stream>>>(w, g, velocity, n, lr, momentum, weight_decay);
   CUDA_CHECK_LAUNCH();
 }
 

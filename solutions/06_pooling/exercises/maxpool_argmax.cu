@@ -67,11 +67,12 @@ void maxpool_forward_argmax(const PoolShape& s, const float* x, float* y, int* a
   CUDA_CHECK_LAUNCH();
 }
 
-void maxpool_backward_argmax(const PoolShape& s, const int* argmax, const float* dy, float* dx) {
+void maxpool_backward_argmax(const PoolShape& s, const int* argmax, const float* dy, float* dx,
+                             cudaStream_t stream) {
   check_shape(s, "maxpool_backward_argmax");
   const int64_t inputs = static_cast<int64_t>(s.input_size());
-  backward_argmax_kernel<<<blocks_for(inputs), kThreads>>>(argmax, dy, dx, inputs, s.height, s.width, s.out_h(),
-                                                           s.out_w(), s.window, s.stride);
+  backward_argmax_kernel<<<blocks_for(inputs), kThreads, 0, stream>>>(argmax, dy, dx, inputs, s.height, s.width,
+                                                                      s.out_h(), s.out_w(), s.window, s.stride);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -35,13 +35,13 @@ __global__ void adam_kernel(float* __restrict__ w, const float* __restrict__ gra
 }  // namespace
 
 void adam_update(float* w, const float* grad, float* m, float* v, size_t n, float lr, float beta1, float beta2,
-                 float eps, float weight_decay, int t) {
+                 float eps, float weight_decay, int t, cudaStream_t stream) {
   if (t < 1) throw course::Error("adam_update: the step number t must be >= 1, got " + std::to_string(t));
   if (n == 0) return;
   // In double, as lesson 02: beta2^t is close to 1 for small t, and 1 - it loses digits in float.
   const float correction1 = static_cast<float>(1.0 - std::pow(double(beta1), t));
   const float correction2 = static_cast<float>(1.0 - std::pow(double(beta2), t));
-  adam_kernel<<<first_kernels::blocks_for(n), first_kernels::kThreadsPerBlock>>>(
+  adam_kernel<<<first_kernels::blocks_for(n), first_kernels::kThreadsPerBlock, 0, stream>>>(
       w, grad, m, v, n, lr, beta1, beta2, eps, weight_decay, correction1, correction2);
   CUDA_CHECK_LAUNCH();
 }

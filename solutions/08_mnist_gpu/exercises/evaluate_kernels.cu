@@ -68,19 +68,20 @@ void check_batch(const char* what, int batch) {
 }  // namespace
 
 void predict_and_count(const float* logits, const int* labels, int batch, int classes, int* predictions,
-                       int* correct) {
+                       int* correct, cudaStream_t stream) {
   check_batch("predict_and_count", batch);
   if (classes < 1) throw course::Error("predict_and_count: classes must be >= 1, got " + std::to_string(classes));
   if (batch == 0) return;
-  predict_count_kernel<<<(batch + kThreads - 1) / kThreads, kThreads>>>(logits, labels, batch, classes, predictions,
-                                                                          correct);
+  predict_count_kernel<<<(batch + kThreads - 1) / kThreads, kThreads, 0, stream>>>(logits, labels, batch, classes,
+                                                                                     predictions, correct);
   CUDA_CHECK_LAUNCH();
 }
 
-void accumulate_loss(const float* row_loss, int batch, int step, double* loss_sum, int* bad_step) {
+void accumulate_loss(const float* row_loss, int batch, int step, double* loss_sum, int* bad_step,
+                     cudaStream_t stream) {
   check_batch("accumulate_loss", batch);
   if (batch == 0) return;
-  accumulate_loss_kernel<<<1, kThreads>>>(row_loss, batch, step, loss_sum, bad_step);
+  accumulate_loss_kernel<<<1, kThreads, 0, stream>>>(row_loss, batch, step, loss_sum, bad_step);
   CUDA_CHECK_LAUNCH();
 }
 

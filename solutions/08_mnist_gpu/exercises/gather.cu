@@ -31,14 +31,14 @@ __global__ void gather_kernel(const float* __restrict__ images, const int* __res
 }  // namespace
 
 void gather_batch(const float* images, const int* labels, int n, int per_example, const int* order, int first,
-                  int count, float* x, int* batch_labels) {
+                  int count, float* x, int* batch_labels, cudaStream_t stream) {
   if (n < 0 || per_example < 1 || first < 0 || count < 0 || first > n || count > n - first)
     throw course::Error("gather_batch: examples " + std::to_string(first) + " .. " + std::to_string(first + count) +
                         " of an order of " + std::to_string(n) + " (per_example " + std::to_string(per_example) +
                         ") are out of range");
   if (count == 0) return;
   const size_t total = size_t(count) * per_example;
-  gather_kernel<<<first_kernels::blocks_for(total), first_kernels::kThreadsPerBlock>>>(
+  gather_kernel<<<first_kernels::blocks_for(total), first_kernels::kThreadsPerBlock, 0, stream>>>(
       images, labels, n, per_example, order, first, count, x, batch_labels);
   CUDA_CHECK_LAUNCH();
 }

@@ -50,8 +50,7 @@ void FastNetwork::forward_backward(const float* x, const int* labels, int batch)
     host_layers::ConvShape s = b.conv;
     host_layers::PoolShape p = b.pool;
     s.batch = p.batch = batch;
-    // Lesson 06's backward runs on the default stream: FastNetwork uses that stream (fast_network.hpp).
-    pooling::maxpool_backward_argmax(p, b.argmax.data(), b.d_pooled.data(), b.d_conv_out.data());
+    pooling::maxpool_backward_argmax(p, b.argmax.data(), b.d_pooled.data(), b.d_conv_out.data(), stream_);
     const float* in = i > 0 ? conv_[i - 1].pooled.data() : x;
     conv2d_backward_weight_implicit(s, in, b.d_conv_out.data(), params_.grad(b.weight), params_.grad(b.weight + 1),
                                     conv_workspace_.data(), stream_);

@@ -1,0 +1,180 @@
+// Lesson 09 (given): the fast trainer (fast_trainer.hpp).
+#include "fast_trainer.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+
+#include "course/atomic_file.hpp"
+#include "course/cuda_check.hpp"
+#include "course/device_info.hpp"
+#include "course/error.hpp"
+#include "course/progress.hpp"
+#include "course/timer.hpp"
+#include "device_data.hpp"
+#include "epoch_counters.hpp"
+#include "epoch_log.hpp"
+#include "evaluation.hpp"
+#include "fast_network.hpp"
+#include "loss_watch.hpp"
+#include "mnist_gpu.hpp"
+#include "optimizer.hpp"
+#include "step_graph.hpp"
+#include "step_profile.hpp"
+#include "saved_model.hpp"
+#include "training_pictures.hpp"
+
+namespace fast_training {
+
+namespace {
+
+mnist_gpu::EvaluationTarget evaluation_target(FastNetwork& net) {
+  mnist_gpu::EvaluationTarget t;
+  t.classes = net.classes(), t.max_batch = net.max_batch(), t.input_size = net.input_size();
+  t.forward_and_loss = [&net](const float* x, const int* labels, int count) { net.forward_and_loss(x, labels, count); };
+  t.logits = [&net] { return net.logits(); };
+  t.row_loss = [&net] { return net.row_loss(); };
+  return t;
+}
+
+}  // namespace
+
+host_training::TrainSummary train_fast(const FastTrainConfig& config, const host_training::TrainingData& data) {
+  using namespace mnist_gpu;
+  if (config.epochs < 1 || config.batch < 1) throw course::Error("epochs and batch must be >= 1");
+  course::require_gpu("train_fast");
+  const course::Dataset& train_set = data.train;
+  const course::Dataset& test_set = data.test;
+  const host_training::ModelSpec spec = host_training::model_for_data(config.model, data);
+  const int batch = std::min(config.batch, train_set.count());
+  const bool use_graph = config.graph && config.optimizer == "sgd";
+
+  Stream stream;  // every step's launch goes here (the default stream cannot be captured)
+  FastNetwork net(spec, host_training::init_parameters(spec, config.seed), std::max(batch, kEvalBatch), stream.get());
+  host_training::OptimizerConfig opt_config;  // lesson 02's defaults, as train_mnist
+  opt_config.kind = config.optimizer;
+  opt_config.lr = config.learning_rate();
+  DeviceOptimizer optimizer(opt_config, net.parameters());
+  const DeviceDataset train(train_set), test(test_set);
+
+  std::printf("device: %s; %s\n", course::device_summary().c_str(), course::cuda_versions().c_str());
+  std::printf("model %s (%zu parameters), fast network (lesson 09), %s lr %g%s, batch %d, %d epoch(s), seed %llu\n",
+              spec.name.c_str(), net.parameters().parameter_count(), config.optimizer.c_str(), double(opt_config.lr),
+              config.optimizer == "sgd" ? " momentum 0.9" : "", batch, config.epochs,
+              static_cast<unsigned long long>(config.seed));
+  std::printf("steps: %s\n", use_graph ? "replayed from CUDA graphs"
+                             : config.graph ? "launched one by one (--optimizer adam: its step number changes every step)"
+                                            : "launched one by one (--graph off)");
+  std::fflush(stdout);
+
+  // Everything a step touches exists before the first step and keeps its address: graphs hold the
+  // pointers.
+  const int n = train.count, classes = spec.classes;
+  const int steps_per_epoch = (n + batch - 1) / batch;
+  course::DeviceBuffer<float> x(size_t(batch) * train.per_example);
+  course::DeviceBuffer<int> labels{size_t(batch)}, predictions{size_t(batch)}, order{size_t(n)};
+  EpochCounters counters;
+
+  // The steps first .. last-1 of an epoch; the loss flag gets the step's number within the epoch
+  // (a graph cannot know the epoch).
+  auto enqueue_steps = [&](int first_step, int last_step) {
+    for (int step = first_step; step < last_step; ++step) {
+      const int first = step * batch, count = std::min(batch, n - first);
+      gather_batch(train.images.data(), train.labels.data(), n, train.per_example, order.data(), first, count,
+                   x.data(), labels.data(), stream.get());
+      net.forward_backward(x.data(), labels.data(), count);
+      accumulate_loss(net.row_loss(), count, step + 1, counters.loss_sum.data(), counters.bad_step(), stream.get());
+      predict_and_count(net.logits(), labels.data(), count, classes, predictions.data(), counters.correct(),
+                        stream.get());
+      optimizer.step(stream.get());
+    }
+  };
+
+  if (config.profile) {
+    // Real steps change the weights and the optimizer's state: save them, profile, restore.
+    const std::vector<host_training::Parameter> saved = net.parameters().download();
+    const std::vector<float> saved_state = optimizer.download_state();
+    const int saved_steps = optimizer.steps();
+    order.upload(host_training::epoch_order(n, config.seed, 0));
+    const int full = std::max(1, n / batch - 1);  // a full batch: every profiled step has the same shape
+    const StepProfile p = profile_step(stream.get(), [&] { enqueue_steps(full - 1, full); }, 3, config.profile_steps);
+    net.parameters().upload(saved);
+    optimizer.restore(saved_state, saved_steps);
+    counters.ints.upload(std::vector<int>{0, -1});  // the profile's steps counted too
+    CUDA_CHECK(cudaDeviceSynchronize());
+    std::printf("\nprofile: model %s, batch %d, one training step (gather, forward, loss, backward, update)\n",
+                spec.name.c_str(), batch);
+    print_step_profile(stdout, p);
+    std::fflush(stdout);
+  }
+
+  // Both folders exist before the first step: a bad --out or --save stops the run before it trains.
+  if (!config.out_dir.empty()) course::create_folder(config.out_dir, "for --out");
+  if (!config.save_dir.empty()) course::create_folder(config.save_dir, "for --save");
+  auto out_path = [&](const char* name) { return config.out_dir.empty() ? std::string() : config.out_dir + "/" + name; };
+  host_training::EpochLog log(out_path("metrics.csv"), config.epochs);
+
+  // The epoch in stretches of kReportEvery steps; with graphs, one graph per stretch.
+  std::vector<std::pair<int, int>> stretches;
+  for (int s = 0; s < steps_per_epoch; s += kReportEvery) stretches.push_back({s, std::min(s + kReportEvery, steps_per_epoch)});
+  std::vector<GraphExec> graphs;
+  if (use_graph) {
+    course::HostTimer capture;
+    for (const auto& [first, last] : stretches)
+      graphs.emplace_back(capture_graph(stream.get(), [&, first = first, last = last] { enqueue_steps(first, last); }));
+    std::printf("captured %zu graph(s) of up to %d steps (%d steps an epoch) in %.1f ms\n", graphs.size(), kReportEvery,
+                steps_per_epoch, capture.milliseconds());
+  }
+
+  GpuEvaluation eval;
+  const mnist_gpu::EvaluationTarget target = evaluation_target(net);
+  host_training::LossWatch watch(opt_config.lr, classes);
+  for (int epoch = 0; epoch < config.epochs; ++epoch) {
+    order.upload(host_training::epoch_order(n, config.seed, epoch));  // same buffer: the graphs read it
+    counters.new_epoch();
+    const int first_step = epoch * steps_per_epoch;  // the loss flag's step + this = the step of the run
+    course::ProgressBar bar("epoch " + std::to_string(epoch + 1) + "/" + std::to_string(config.epochs), n, "img");
+    CUDA_CHECK(cudaDeviceSynchronize());
+    course::HostTimer timer;
+    for (size_t k = 0; k < stretches.size(); ++k) {
+      const auto [first, last] = stretches[k];
+      if (use_graph)
+        graphs[k].launch(stream.get());
+      else
+        enqueue_steps(first, last);
+      if (last < steps_per_epoch) {
+        const Report r = read_report(counters, steps_per_epoch, first_step);
+        const int seen = std::min(n, last * batch);
+        watch.at_step(first_step + last, r.loss_sum / seen);
+        char status[64];
+        std::snprintf(status, sizeof status, "loss %.4f", r.loss_sum / seen);
+        bar.update(seen, status);
+      }
+    }
+    CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+    const double seconds = timer.seconds();
+    const Report r = read_report(counters, steps_per_epoch, first_step);
+    const double train_loss = r.loss_sum / n, train_acc = double(r.correct) / n;
+    watch.at_step(first_step + steps_per_epoch, train_loss);
+    char status[64];
+    std::snprintf(status, sizeof status, "loss %.4f", train_loss);
+    bar.finish(status);
+
+    eval = evaluate_on_gpu(target, test);
+    log.add({train_loss, train_acc, eval.loss, eval.accuracy, seconds});
+  }
+
+  if (!config.out_dir.empty()) {
+    host_training::write_misclassified_png(out_path("misclassified.png"), test_set, eval.predictions);
+    host_training::write_confusion_png(out_path("confusion.png"), eval.confusion, classes);
+    std::printf("wrote %s/{metrics.csv, misclassified.png, confusion.png}\n", config.out_dir.c_str());
+  }
+  if (!config.save_dir.empty()) {
+    host_training::save_npy(config.save_dir, net.parameters().download(), eval.logits, classes);  // lesson 02's layout
+    std::printf("saved %zu parameter tensors and test_logits.npy to %s\n", net.parameters().tensors(),
+                config.save_dir.c_str());
+  }
+  return log.summary();
+}
+
+}  // namespace fast_training

@@ -1,0 +1,26 @@
+#pragma once
+// Lesson 09's trainer (train_fast): lesson 08's training loop on the fast network (09.8), every
+// step on a stream of its own, and with --graph (the default for SGD) the steps replayed from CUDA
+// graphs (09.9) instead of launched one by one.
+//
+// A graph bakes in every launch's arguments, the batch's first example included, so the epoch is
+// captured once as graphs of kReportEvery steps each (one per stretch between two progress
+// reports, the last one shorter): about 10 graphs for MNIST at batch 128. Each epoch uploads its
+// new order into the same buffer and replays them. Adam's bias corrections change every step, so
+// with --optimizer adam the steps are launched one by one.
+#include "host_training.hpp"
+#include "trainer.hpp"
+#include "training_data.hpp"
+
+namespace fast_training {
+
+struct FastTrainConfig : mnist_gpu::GpuTrainConfig {
+  bool graph = true;  // replay the steps from CUDA graphs (SGD only)
+};
+
+// Trains on `data` as mnist_gpu::train_on_gpu does (same recipe, same order of batches, same
+// reports), evaluates after every epoch, writes metrics.csv and the pictures of the results, and
+// with --save the weights and test logits as .npy files (lesson 02's layout).
+host_training::TrainSummary train_fast(const FastTrainConfig& config, const host_training::TrainingData& data);
+
+}  // namespace fast_training

@@ -1,0 +1,31 @@
+// Lesson 09 (given): the owners of a graph and of a stream (step_graph.hpp). Capturing is step
+// 09.9 (exercises/step_graph.cpp).
+#include "course/cuda_check.hpp"
+#include "step_graph.hpp"
+
+namespace fast_training {
+
+GraphExec::~GraphExec() {
+  if (exec_) cudaGraphExecDestroy(exec_);
+}
+
+GraphExec& GraphExec::operator=(GraphExec&& other) noexcept {
+  if (this != &other) {
+    if (exec_) cudaGraphExecDestroy(exec_);
+    exec_ = other.exec_;
+    other.exec_ = nullptr;
+  }
+  return *this;
+}
+
+void GraphExec::launch(cudaStream_t stream) const {
+  if (!exec_) throw course::Error("GraphExec::launch: no graph (capture_graph returned none)");
+  CUDA_CHECK(cudaGraphLaunch(exec_, stream));
+}
+
+Stream::Stream() { CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
+Stream::~Stream() {
+  if (stream_) cudaStreamDestroy(stream_);
+}
+
+}  // namespace fast_training
