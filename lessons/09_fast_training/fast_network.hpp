@@ -5,9 +5,9 @@
 //
 //   x -> [implicit conv (09.2) -> ReLU + max-pool (09.5)] x blocks -> [dense + ReLU (09.7)] ... -> dense
 //     -> softmax-CE forward and backward in one kernel (09.6)
-//   backward: dense dW (09.7), dense dx with the ReLU mask (09.7), max-pool backward through the
-//   argmax (lesson 06: the ReLU's mask rides in it), conv dW (09.4), conv dx (09.3), except for the
-//   FIRST conv, whose dx nobody needs: skipped.
+//   backward: dense dW (09.7), dense dx with the ReLU mask (09.7), ReLU + max-pool backward through
+//   the argmax (09.5: the ReLU's mask rides in it), conv dW (09.4), conv dx (09.3), except for the
+//   FIRST conv, whose dx nobody needs: skipped. Pool windows must not overlap (stride == window).
 //
 // Parameters live in lesson 08's ParameterStore (the same layout, so lesson 08's one-launch
 // optimizer updates them and the same initial values give the same steps), every activation in

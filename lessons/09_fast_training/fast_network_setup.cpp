@@ -39,6 +39,8 @@ FastNetwork::FastNetwork(const host_training::ModelSpec& spec, const std::vector
     ConvBlock b;
     b.conv = host_training::conv_shape_of(plan[i], max_batch);
     b.pool = host_training::pool_shape_of(plan[i + 2], max_batch);
+    if (b.pool.stride != b.pool.window)
+      unsupported(spec_, "layer " + std::to_string(i + 2) + " (maxpool) has overlapping windows (stride != window)");
     b.weight = size_t(plan[i].weight);
     b.conv_out = course::DeviceBuffer<float>(b.conv.output_size());
     b.d_conv_out = course::DeviceBuffer<float>(b.conv.output_size());

@@ -83,11 +83,19 @@ size_t conv_implicit_workspace_floats(const ConvShape& s);
 //   y[o] = max(0, the maximum of x over o's window)
 //   argmax[o] = the flat index into x of the window's FIRST maximum (lesson 06's tie rule) when
 //               that maximum is > 0, else -1: the ReLU's gradient is 0 there, no input gets dy[o]
-// The backward is lesson 06's pooling::maxpool_backward_argmax on this argmax: it gives dx of the
-// pair with the ReLU's mask already in it, without reading x again. Shapes as lesson 06 (bad ones
-// throw course::Error).
+// The backward needs only this argmax: it gives dx of the pair with the ReLU's mask already in
+// it, without reading x again. Shapes as lesson 06 (bad ones throw course::Error).
 void relu_maxpool_forward(const host_layers::PoolShape& s, const float* x, float* y, int* argmax,
                           cudaStream_t stream = nullptr);
+// dx [N, C, H, W] of the pair, from dy [N, C, OH, OW] and the forward's argmax, for windows that
+// do not overlap (stride == window, as model A's pools): an input lies in at most one window, so
+//   dx[i] = dy[o]  where o is the window holding i and argmax[o] == i
+//   dx[i] = 0      otherwise (argmax -1, another input of the window, or in no window at all)
+// Every input is written. Lesson 06's maxpool_backward_argmax gives the same for any window and
+// stride, at the price of searching every window that could hold i, in 64-bit arithmetic.
+// Overlapping windows (stride != window) and more than 2^31 - 1 inputs throw course::Error.
+void relu_maxpool_backward(const host_layers::PoolShape& s, const int* argmax, const float* dy, float* dx,
+                           cudaStream_t stream = nullptr);
 
 // ---- 09.6 softmax-cross-entropy, forward and backward in one kernel ------------------------------
 // For every row b of logits [batch x classes] (one block per row), with m its maximum:

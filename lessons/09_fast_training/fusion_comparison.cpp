@@ -46,7 +46,7 @@ void relu_pool(const char* name, const host_layers::PoolShape& s, int warmup, in
     first_kernels::relu_backward(x.data(), d_relu.data(), dx.data(), in);
   };
   auto fused_forward = [&] { fast_training::relu_maxpool_forward(s, x.data(), y2.data(), argmax2.data()); };
-  auto fused_backward = [&] { pooling::maxpool_backward_argmax(s, argmax2.data(), dy.data(), dx2.data()); };
+  auto fused_backward = [&] { fast_training::relu_maxpool_backward(s, argmax2.data(), dy.data(), dx2.data()); };
   for (auto* buf : {&y, &dx, &y2, &dx2}) buf->poison();
   separate_forward(), separate_backward(), fused_forward(), fused_backward();
   CUDA_CHECK(cudaDeviceSynchronize());
@@ -57,7 +57,7 @@ void relu_pool(const char* name, const host_layers::PoolShape& s, int warmup, in
   print_row(std::string(name) + " forward", "relu + maxpool", median_ms(separate_forward, warmup, repeats),
             "relu_maxpool", median_ms(fused_forward, warmup, repeats));
   print_row(std::string(name) + " backward", "maxpool + relu", median_ms(separate_backward, warmup, repeats),
-            "maxpool (argmax -1)", median_ms(fused_backward, warmup, repeats));
+            "relu_maxpool_backward", median_ms(fused_backward, warmup, repeats));
 }
 
 // Lesson 04's softmax-CE forward, then backward, against 09.6.

@@ -43,6 +43,9 @@ class GraphExec {
 };
 
 // A stream of its own (not the default stream, so it can be captured), destroyed with the object.
+// It synchronises with the default stream both ways, so code that uses the default stream (an
+// upload, an evaluation) sees the stream's work done before it, and the stream sees theirs. And a
+// launch on the default stream while this stream captures is an error, not a silent gap in the graph.
 class Stream {
  public:
   Stream();

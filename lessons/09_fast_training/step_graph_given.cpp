@@ -23,7 +23,9 @@ void GraphExec::launch(cudaStream_t stream) const {
   CUDA_CHECK(cudaGraphLaunch(exec_, stream));
 }
 
-Stream::Stream() { CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
+// A blocking stream: work on the default stream (copies, lesson 08's evaluation kernels) waits
+// for it and it for them, as if everything ran on one stream.
+Stream::Stream() { CUDA_CHECK(cudaStreamCreate(&stream_)); }
 Stream::~Stream() {
   if (stream_) cudaStreamDestroy(stream_);
 }

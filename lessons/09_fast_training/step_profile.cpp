@@ -28,6 +28,9 @@ std::string short_name(const void* func) {
   int status = 0;
   std::unique_ptr<char, void (*)(void*)> demangled(abi::__cxa_demangle(raw, nullptr, nullptr, &status), std::free);
   std::string name = status == 0 && demangled ? demangled.get() : raw;
+  for (const std::string anonymous : {"(anonymous namespace)::", "(anonymous namespace)"})
+    for (size_t at = name.find(anonymous); at != std::string::npos; at = name.find(anonymous))
+      name.erase(at, anonymous.size());
   // Drop the parameter list: the last '(' at template depth 0.
   int depth = 0;
   for (size_t i = 0; i < name.size(); ++i) {

@@ -39,6 +39,7 @@ std::vector<PoolCase> pool_cases() {
       {"3x3 stride 2: overlapping windows", {2, 3, 11, 9, 3, 2}},
       {"3x3 stride 1: every input in up to 9 windows", {1, 2, 7, 8, 3, 1}},
       {"2x2 stride 3: inputs in no window", {2, 2, 8, 8, 2, 3}},
+      {"3x3 stride 3, 11x10 image: the last rows and column in no window", {2, 3, 11, 10, 3, 3}},
       {"1x1 window", {2, 2, 3, 5, 1, 1}},
       {"model A pool1 (batch 4)", {4, 32, 28, 28, 2, 2}},
   };
@@ -108,6 +109,38 @@ TEST_CASE("relu_maxpool_forward's argmax with lesson 06's backward gives relu an
     const double terms = std::pow(std::ceil(double(s.window) / s.stride), 2);
     REQUIRE_TENSOR_CLOSE(dx, dx_ref, course::test::input_shape(s), course::float_sum_atol(terms), 0.0);
   }
+}
+
+TEST_CASE("relu_maxpool_backward equals lesson 06's backward on the same argmax; every input written", "[09.5]") {
+  uint64_t seed = 990;
+  int checked = 0;
+  for (const auto& c : pool_cases()) {
+    const PoolShape& s = c.s;
+    if (s.stride != s.window) continue;  // overlapping windows: its own test below
+    ++checked;
+    CAPTURE(c.name, ++seed);
+    const std::vector<float> x = coarse_values(s.input_size(), seed), dy = random_vector(s.output_size(), seed + 1);
+    DeviceBuffer<float> d_x(x), d_y(s.output_size()), d_dy(dy), d_ref(s.input_size()), d_dx(s.input_size());
+    DeviceBuffer<int> d_argmax(s.output_size());
+    fast_training::relu_maxpool_forward(s, d_x.data(), d_y.data(), d_argmax.data());
+    pooling::maxpool_backward_argmax(s, d_argmax.data(), d_dy.data(), d_ref.data());  // lesson 06: the reference
+    for (int run = 0; run < 2; ++run) {  // twice: it overwrites, it does not add
+      CAPTURE(run);
+      d_dx.poison();
+      fast_training::relu_maxpool_backward(s, d_argmax.data(), d_dy.data(), d_dx.data());
+      CUDA_CHECK(cudaDeviceSynchronize());
+      // Non-overlapping windows: each dx is one dy or 0 on both sides, no sum: exact.
+      REQUIRE_TENSOR_CLOSE(d_dx.to_host(), d_ref.to_host(), course::test::input_shape(s), 0.0, 0.0);
+    }
+  }
+  REQUIRE(checked >= 4);
+}
+
+TEST_CASE("relu_maxpool_backward: overlapping windows and bad shapes throw before any work", "[09.5]") {
+  REQUIRE_THROWS_AS(fast_training::relu_maxpool_backward({2, 3, 11, 9, 3, 2}, nullptr, nullptr, nullptr),
+                    course::Error);
+  REQUIRE_THROWS_AS(fast_training::relu_maxpool_backward({1, 1, 3, 3, 4, 4}, nullptr, nullptr, nullptr),
+                    course::Error);
 }
 
 TEST_CASE("relu_maxpool_forward: a window larger than the image throws before any work", "[09.5]") {

@@ -2,7 +2,6 @@
 // each a chain of this lesson's functions (fast_training.hpp) over the buffers of fast_network.hpp.
 #include "course/error.hpp"
 #include "fast_network.hpp"
-#include "pooling.hpp"
 
 namespace fast_training {
 
@@ -20,8 +19,8 @@ void FastNetwork::forward_backward(const float* x, const int* labels, int batch)
   // TODO(09.8): forward; 09.6's fused loss into row_loss_ and dlogits_; then backward in reverse:
   // each dense stage's dW and dbias (09.7) and, unless it reads the network's input, its dx (09.7),
   // masked by the previous stage's output when that is a ReLU output (the first stage reads the
-  // last pool's output: no mask, the argmax holds it); each conv block: lesson 06's argmax backward
-  // (pooling::maxpool_backward_argmax) into d_conv_out, 09.4's dW and dbias, and 09.3's dx into
+  // last pool's output: no mask, the argmax holds it); each conv block: 09.5's backward through the
+  // argmax (relu_maxpool_backward) into d_conv_out, 09.4's dW and dbias, and 09.3's dx into
   // the block before, except for the first block (nobody needs the input's gradient).
   (void)x, (void)labels, (void)batch;
   course::todo("09.8", "FastNetwork::forward_backward");

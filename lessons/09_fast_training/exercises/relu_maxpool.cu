@@ -1,9 +1,13 @@
-// Lesson 09, step 09.5: ReLU folded into max-pool. YOUR FILE: the kernel body marked TODO;
-// the launcher is written for you.
+// Lesson 09, step 09.5: ReLU folded into max-pool, forward and backward. YOUR FILE: the two kernel
+// bodies marked TODO; the launchers are written for you.
 #include <algorithm>
+#include <climits>
 #include <cstdint>
+#include <string>
 
 #include "course/cuda_check.hpp"
+#include "course/error.hpp"
+#include "fast_div.cuh"
 #include "fast_training.hpp"
 #include "pooling.hpp"
 
@@ -21,6 +25,17 @@ __global__ void relu_maxpool_kernel(const float* __restrict__ x, float* __restri
   (void)x, (void)y, (void)argmax, (void)outputs, (void)H, (void)W, (void)OH, (void)OW, (void)window, (void)stride;
 }
 
+// Launched with any grid: every input i < inputs must be written by some thread. W, H and stride
+// divide by multiply and shift (fast_div.cuh): W.div(n) == n / W.d.
+__global__ void relu_maxpool_backward_kernel(const int* __restrict__ argmax, const float* __restrict__ dy,
+                                             float* __restrict__ dx, int inputs, FastDiv W, FastDiv H,
+                                             FastDiv stride, int OH, int OW) {
+  // TODO(09.5): for input i = ((plane * H + h) * W + w): its window is oh = h / stride, ow = w / stride
+  // (none when oh >= OH or ow >= OW); o = (plane * OH + oh) * OW + ow. dx[i] = dy[o] if argmax[o] == i,
+  // else 0. Write every dx[i].
+  (void)argmax, (void)dy, (void)dx, (void)inputs, (void)W, (void)H, (void)stride, (void)OH, (void)OW;
+}
+
 }  // namespace
 
 // Given: the shape check (lesson 06's) and the launch.
@@ -32,6 +47,23 @@ void relu_maxpool_forward(const host_layers::PoolShape& s, const float* x, float
   const unsigned blocks = unsigned(std::min<int64_t>((outputs + 255) / 256, 4096));
   relu_maxpool_kernel<<<blocks, 256, 0, stream>>>(x, y, argmax, outputs, s.height, s.width, s.out_h(), s.out_w(),
                                                   s.window, s.stride);
+  CUDA_CHECK_LAUNCH();
+}
+
+// Given: the checks and the launch.
+void relu_maxpool_backward(const host_layers::PoolShape& s, const int* argmax, const float* dy, float* dx,
+                           cudaStream_t stream) {
+  pooling::check_shape(s, "relu_maxpool_backward");
+  if (s.stride != s.window)
+    throw course::Error("relu_maxpool_backward: windows must not overlap (stride " + std::to_string(s.stride) +
+                        " != window " + std::to_string(s.window) + "); use lesson 06's maxpool_backward_argmax");
+  if (s.input_size() > size_t(INT32_MAX))
+    throw course::Error("relu_maxpool_backward: " + std::to_string(s.input_size()) + " inputs exceed 2^31 - 1");
+  const int inputs = int(s.input_size());
+  if (inputs == 0) return;
+  const unsigned blocks = unsigned(std::min((inputs + 255) / 256, 8192));
+  relu_maxpool_backward_kernel<<<blocks, 256, 0, stream>>>(argmax, dy, dx, inputs, FastDiv(s.width), FastDiv(s.height),
+                                                           FastDiv(s.stride), s.out_h(), s.out_w());
   CUDA_CHECK_LAUNCH();
 }
 

@@ -1,6 +1,5 @@
 // Lesson 09, step 09.8: the fast network's passes, chained from this lesson's pieces.
 #include "fast_network.hpp"
-#include "pooling.hpp"
 
 namespace fast_training {
 
@@ -50,7 +49,7 @@ void FastNetwork::forward_backward(const float* x, const int* labels, int batch)
     host_layers::ConvShape s = b.conv;
     host_layers::PoolShape p = b.pool;
     s.batch = p.batch = batch;
-    pooling::maxpool_backward_argmax(p, b.argmax.data(), b.d_pooled.data(), b.d_conv_out.data(), stream_);
+    relu_maxpool_backward(p, b.argmax.data(), b.d_pooled.data(), b.d_conv_out.data(), stream_);
     const float* in = i > 0 ? conv_[i - 1].pooled.data() : x;
     conv2d_backward_weight_implicit(s, in, b.d_conv_out.data(), params_.grad(b.weight), params_.grad(b.weight + 1),
                                     conv_workspace_.data(), stream_);
