@@ -34,13 +34,14 @@ using ForwardTileNarrow = Tile<32, 64, 16, 4, 4, false>;  // M <= 32
 using ForwardTileWide = Tile<64, 64, 16, 4, 8, false>;    // M > 32
 // The weight gradient reads both operands along its reduction (k = image pixel): B along k.
 using WeightTileNarrow = Tile<32, 32, 16, 4, 4, true>;    // 64 threads
-using WeightTileWide = Tile<64, 32, 16, 8, 4, true>;
+using WeightTileWide = Tile<64, 64, 16, 4, 8, true>;     // 128 threads
 static_assert(WeightTileNarrow::BK == WeightTileWide::BK, "one slice length for both");
 
 // How many slices to cut a reduction of length K into when the output has `tiles` tiles: about
-// kTargetBlocks blocks (four per SM of an H100), each slice at least kMinSlice long, at most
-// kMaxSlices. A rule of the shape alone, not of the GPU: the same slices, the same bits anywhere.
-constexpr int kTargetBlocks = 512, kMinSlice = 256, kMaxSlices = 128;
+// kTargetBlocks blocks (some 8 per SM of an H100: blocks of 64 or 128 threads need that many to
+// keep enough loads in flight), each slice at least kMinSlice long, at most kMaxSlices. A rule of
+// the shape alone, not of the GPU: the same slices, the same bits anywhere.
+constexpr int kTargetBlocks = 1024, kMinSlice = 128, kMaxSlices = 512;
 int split_k_slices(int tiles, int K);
 // The slice length for `slices` slices: a multiple of the tile depth bk.
 inline int slice_length(int K, int slices, int bk) { return ((K + slices - 1) / slices + bk - 1) / bk * bk; }

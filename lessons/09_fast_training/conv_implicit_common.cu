@@ -56,15 +56,27 @@ int weight_gemm_slices(const ConvShape& s) {
 
 namespace {
 
-__global__ void sum_weight_slices_kernel(const float* partial, int slices, int O, int Kc, float* dW, float* dbias) {
+// A block per 32 neighbouring outputs: its 32 x 32 threads read 32 neighbouring floats of a slice
+// at a time (coalesced), row y of threads adding the slices y, y + 32, ...; then row 0 adds the 32
+// rows' sums in order. A thread per output would leave conv1's 832 outputs with ~480 slices each
+// to 832 threads adding one after another. The order is fixed: the same bits on every run.
+constexpr int kSumRows = 32;
+__global__ void sum_weight_slices_kernel(const float* __restrict__ partial, int slices, int O, int Kc,
+                                         float* __restrict__ dW, float* __restrict__ dbias) {
+  __shared__ float rows[kSumRows][33];
   const size_t count = size_t(O) * (Kc + 1);
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count; i += size_t(gridDim.x) * blockDim.x) {
-    float sum = 0.0f;
-    for (int z = 0; z < slices; ++z) sum += partial[z * count + i];
-    const int o = int(i / (Kc + 1)), j = int(i % (Kc + 1));
-    if (j < Kc) dW[size_t(o) * Kc + j] = sum;
-    else dbias[o] = sum;
-  }
+  const size_t i = blockIdx.x * size_t(32) + threadIdx.x;
+  float sum = 0.0f;
+  if (i < count)
+    for (int z = threadIdx.y; z < slices; z += kSumRows) sum += partial[z * count + i];
+  rows[threadIdx.y][threadIdx.x] = sum;
+  __syncthreads();
+  if (threadIdx.y != 0 || i >= count) return;
+  float total = 0.0f;
+  for (int r = 0; r < kSumRows; ++r) total += rows[r][threadIdx.x];
+  const int o = int(i / (Kc + 1)), j = int(i % (Kc + 1));
+  if (j < Kc) dW[size_t(o) * Kc + j] = total;
+  else dbias[o] = total;
 }
 
 }  // namespace
@@ -72,8 +84,7 @@ __global__ void sum_weight_slices_kernel(const float* partial, int slices, int O
 void sum_weight_slices(const float* partial, int slices, int O, int Kc, float* dW, float* dbias,
                        cudaStream_t stream) {
   const size_t count = size_t(O) * (Kc + 1);
-  const unsigned blocks = std::min<unsigned>(blocks_of(count, 256), 4096);
-  sum_weight_slices_kernel<<<blocks, 256, 0, stream>>>(partial, slices, O, Kc, dW, dbias);
+  sum_weight_slices_kernel<<<blocks_of(count, 32), dim3(32, kSumRows), 0, stream>>>(partial, slices, O, Kc, dW, dbias);
   CUDA_CHECK_LAUNCH();
 }
 
