@@ -8,8 +8,6 @@
 //   backward: dense dW (09.7), dense dx with the ReLU mask (09.7), ReLU + max-pool backward through
 //   the argmax (09.5: the ReLU's mask rides in it), conv dW (09.4), conv dx (09.3), except for the
 //   FIRST conv, whose dx nobody needs: skipped. Pool windows must not overlap (stride == window).
-//   A layer's dW and its dx do not depend on each other: dW runs on a side stream (fork()) while
-//   dx runs on the main one, and join() waits for both, so the two small GEMMs share the GPU.
 //
 // Parameters live in lesson 08's ParameterStore (the same layout, so lesson 08's one-launch
 // optimizer updates them and the same initial values give the same steps), every activation in
@@ -23,7 +21,6 @@
 #include "fast_training.hpp"
 #include "host_training.hpp"
 #include "parameters.hpp"
-#include "step_graph.hpp"
 
 namespace fast_training {
 
@@ -48,11 +45,6 @@ class FastNetwork {
   const float* row_loss() const { return row_loss_.data(); }
   int classes() const { return spec_.classes; }
   int max_batch() const { return max_batch_; }
-  // fork(): the side stream, after it has waited for everything launched on stream() so far;
-  // launch a dW pass there. join(): stream() waits for everything launched on the side stream.
-  // Both only order work (events): nothing waits on the host, and a graph capture keeps the branch.
-  cudaStream_t fork();
-  void join();
   size_t input_size() const { return input_size_; }  // values per example
   cudaStream_t stream() const { return stream_; }
 
@@ -79,11 +71,7 @@ class FastNetwork {
   mnist_gpu::ParameterStore params_;
   std::vector<ConvBlock> conv_;
   std::vector<DenseStage> dense_;
-  // Workspaces: the main stream's passes, and the side stream's dW passes (they run at once).
-  course::DeviceBuffer<float> conv_workspace_, conv_dw_workspace_, dense_workspace_, dense_dw_workspace_;
-  course::DeviceBuffer<float> row_loss_, dlogits_;
-  Stream side_{false};
-  Event forked_, joined_;
+  course::DeviceBuffer<float> conv_workspace_, dense_workspace_, row_loss_, dlogits_;
 };
 
 }  // namespace fast_training

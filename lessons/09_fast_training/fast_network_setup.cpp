@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <string>
 
-#include "course/cuda_check.hpp"
 #include "course/error.hpp"
 #include "fast_network.hpp"
 #include "layer_shapes.hpp"
@@ -72,9 +71,7 @@ FastNetwork::FastNetwork(const host_training::ModelSpec& spec, const std::vector
   }
   if (dense_.empty()) unsupported(spec_, "no dense layer at the end");
   conv_workspace_ = course::DeviceBuffer<float>(conv_work);
-  conv_dw_workspace_ = course::DeviceBuffer<float>(conv_work);
   dense_workspace_ = course::DeviceBuffer<float>(dense_work);
-  dense_dw_workspace_ = course::DeviceBuffer<float>(dense_work);
   row_loss_ = course::DeviceBuffer<float>(size_t(max_batch));
   dlogits_ = course::DeviceBuffer<float>(size_t(max_batch) * spec_.classes);
 }
@@ -82,17 +79,6 @@ FastNetwork::FastNetwork(const host_training::ModelSpec& spec, const std::vector
 void FastNetwork::forward_and_loss(const float* x, const int* labels, int batch) {
   forward(x, batch);
   softmax_cross_entropy_fused(logits(), labels, row_loss_.data(), dlogits_.data(), batch, spec_.classes, stream_);
-}
-
-cudaStream_t FastNetwork::fork() {
-  CUDA_CHECK(cudaEventRecord(forked_.get(), stream_));
-  CUDA_CHECK(cudaStreamWaitEvent(side_.get(), forked_.get(), 0));
-  return side_.get();
-}
-
-void FastNetwork::join() {
-  CUDA_CHECK(cudaEventRecord(joined_.get(), side_.get()));
-  CUDA_CHECK(cudaStreamWaitEvent(stream_, joined_.get(), 0));
 }
 
 void FastNetwork::check_batch(int batch, const char* what) const {

@@ -48,9 +48,7 @@ class GraphExec {
 // launch on the default stream while this stream captures is an error, not a silent gap in the graph.
 class Stream {
  public:
-  // blocking false: a stream that does NOT synchronise with the default stream (a side stream that
-  // only ever waits for events).
-  explicit Stream(bool blocking = true);
+  Stream();
   ~Stream();
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
@@ -58,19 +56,6 @@ class Stream {
 
  private:
   cudaStream_t stream_ = nullptr;
-};
-
-// A CUDA event for ordering streams (no timing), destroyed with the object.
-class Event {
- public:
-  Event();
-  ~Event();
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  cudaEvent_t get() const { return event_; }
-
- private:
-  cudaEvent_t event_ = nullptr;
 };
 
 }  // namespace fast_training

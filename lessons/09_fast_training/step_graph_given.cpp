@@ -25,16 +25,9 @@ void GraphExec::launch(cudaStream_t stream) const {
 
 // A blocking stream: work on the default stream (copies, lesson 08's evaluation kernels) waits
 // for it and it for them, as if everything ran on one stream.
-Stream::Stream(bool blocking) {
-  CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, blocking ? cudaStreamDefault : cudaStreamNonBlocking));
-}
+Stream::Stream() { CUDA_CHECK(cudaStreamCreate(&stream_)); }
 Stream::~Stream() {
   if (stream_) cudaStreamDestroy(stream_);
-}
-
-Event::Event() { CUDA_CHECK(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming)); }
-Event::~Event() {
-  if (event_) cudaEventDestroy(event_);
 }
 
 }  // namespace fast_training

@@ -20,10 +20,8 @@ void FastNetwork::forward_backward(const float* x, const int* labels, int batch)
   // each dense stage's dW and dbias (09.7) and, unless it reads the network's input, its dx (09.7),
   // masked by the previous stage's output when that is a ReLU output (the first stage reads the
   // last pool's output: no mask, the argmax holds it); each conv block: 09.5's backward through the
-  // argmax (relu_maxpool_backward) into d_conv_out, 09.4's dW and dbias, and 09.3's dx into the
-  // block before, except for the first block (nobody needs the input's gradient). Every dW pass on
-  // the stream fork() returns (called when its dy is ready) with the *_dw_workspace_, every other
-  // pass on stream_ with the other workspaces; join() once at the end.
+  // argmax (relu_maxpool_backward) into d_conv_out, 09.4's dW and dbias, and 09.3's dx into
+  // the block before, except for the first block (nobody needs the input's gradient).
   (void)x, (void)labels, (void)batch;
   course::todo("09.8", "FastNetwork::forward_backward");
 }

@@ -28,15 +28,13 @@ void FastNetwork::forward_backward(const float* x, const int* labels, int batch)
 
   // Dense layers in reverse. Stage j's input is the previous stage's output (a ReLU output: its
   // positive entries are the mask of dx), or the last pool's output for the first stage (its
-  // ReLU's mask is in the pool's argmax, so no mask here). Each layer's dW runs on the side stream
-  // while its dx runs here: both only read dy, neither reads what the other writes.
+  // ReLU's mask is in the pool's argmax, so no mask here).
   const float* dy = dlogits_.data();
   for (size_t j = dense_.size(); j-- > 0;) {
     DenseStage& d = dense_[j];
     const float* in = j > 0 ? dense_[j - 1].out_buf.data() : conv_.empty() ? x : conv_.back().pooled.data();
-    cudaStream_t side = fork();
     dense_backward_weight_fused(in, dy, params_.grad(d.weight), params_.grad(d.weight + 1), batch, d.in, d.out,
-                                dense_dw_workspace_.data(), side);
+                                dense_workspace_.data(), stream_);
     if (j == 0 && conv_.empty()) break;  // the network's input: nobody needs its gradient
     float* dx = j > 0 ? d.d_in.data() : conv_.back().d_pooled.data();
     const float* mask = j > 0 ? dense_[j - 1].out_buf.data() : nullptr;
@@ -53,14 +51,12 @@ void FastNetwork::forward_backward(const float* x, const int* labels, int batch)
     s.batch = p.batch = batch;
     relu_maxpool_backward(p, b.argmax.data(), b.d_pooled.data(), b.d_conv_out.data(), stream_);
     const float* in = i > 0 ? conv_[i - 1].pooled.data() : x;
-    cudaStream_t side = fork();
     conv2d_backward_weight_implicit(s, in, b.d_conv_out.data(), params_.grad(b.weight), params_.grad(b.weight + 1),
-                                    conv_dw_workspace_.data(), side);
+                                    conv_workspace_.data(), stream_);
     if (i > 0)
       conv2d_backward_data_implicit(s, params_.value(b.weight), b.d_conv_out.data(), conv_[i - 1].d_pooled.data(),
                                     conv_workspace_.data(), stream_);
   }
-  join();  // from here on, every gradient is complete for whatever runs next on stream_
 }
 
 }  // namespace fast_training
