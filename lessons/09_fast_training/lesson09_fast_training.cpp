@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
     const int warmup = quick ? 1 : 3;
     const host_training::ModelSpec spec = host_training::model_by_name("a");
 
-    if (course::announce_cpu_only("09", "09.2-09.8", args.flag("--cpu-only"))) {
+    if (course::announce_cpu_only("09", "09.2-09.9", args.flag("--cpu-only"))) {
       std::printf("== Model A's training step, batch %d: what each pass must compute and move (09.1)\n", batch);
       lesson09::print_step_costs(spec, batch, nullptr);
       std::printf("\ncost table done\n");
