@@ -11,6 +11,8 @@
 //   * train(): the whole training loop with progress bar, CSV and pictures (given).
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -90,11 +92,18 @@ struct Parameter {
 // course::Rng(seed, 0) with Rng::uniform(-b, b); biases draw nothing.
 std::vector<Parameter> init_parameters(const ModelSpec& spec, uint64_t seed);
 
-// A network on the host: a ModelSpec and its parameters, run with lesson 01's layers.
+// A network on the host: a ModelSpec and its parameters, run with lesson 01's layers. Lesson 11
+// derives a faster one (its own layers, threads) that overrides the two passes; the trainer,
+// evaluation and pictures work on either.
 class HostNetwork {
  public:
   // Throws course::Error when params do not match the spec (their count and shapes).
   HostNetwork(ModelSpec spec, std::vector<Parameter> params);
+  virtual ~HostNetwork() = default;
+  HostNetwork(const HostNetwork&) = default;
+  HostNetwork& operator=(const HostNetwork&) = default;
+  HostNetwork(HostNetwork&&) = default;
+  HostNetwork& operator=(HostNetwork&&) = default;
 
   const ModelSpec& spec() const;
   std::vector<Parameter>& parameters();
@@ -102,17 +111,17 @@ class HostNetwork {
   const std::vector<LayerPlan>& plan() const;
 
   // x: batch x C x H x W -> logits: batch x classes. Keeps nothing for a backward pass.
-  void forward(const float* x, int batch, float* logits);
+  virtual void forward(const float* x, int batch, float* logits);
 
   // Step 02.3: forward pass keeping what backward needs, mean softmax-cross-entropy loss,
   // backward pass. Returns the mean loss over the batch and OVERWRITES every Parameter::grad
   // with d(mean loss)/d(value). probabilities() then holds the batch's softmax output.
-  float forward_backward(const float* x, const int* labels, int batch);
+  virtual float forward_backward(const float* x, const int* labels, int batch);
 
   // batch x classes softmax probabilities of the last forward_backward.
   const std::vector<float>& probabilities() const;
 
- private:
+ protected:  // a derived network (lesson 11) reuses the buffers and the layer lookups
   // Sizes the training buffers below for exactly `batch` examples (the memory is reused).
   void prepare(int batch);
   host_layers::ConvShape conv_shape(size_t layer, int batch) const;
@@ -208,5 +217,10 @@ TrainSummary train(const TrainConfig& config);
 // The same on data already loaded and checked (training_data.hpp's load_training_data).
 struct TrainingData;
 TrainSummary train(const TrainConfig& config, const TrainingData& data);
+// The same with another network than HostNetwork (lesson 11's): `make` builds it from the spec
+// and the initial parameters, and `what` names it in the first line of the run.
+using NetworkMaker = std::function<std::unique_ptr<HostNetwork>(const ModelSpec&, std::vector<Parameter>)>;
+TrainSummary train(const TrainConfig& config, const TrainingData& data, const NetworkMaker& make,
+                   const std::string& what);
 
 }  // namespace host_training

@@ -3,6 +3,7 @@
 // evaluate the test set (02.5), print one line and append one CSV row.
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <string>
 
 #include "course/atomic_file.hpp"
@@ -37,12 +38,19 @@ TrainSummary train(const TrainConfig& config) {
 }
 
 TrainSummary train(const TrainConfig& config, const TrainingData& data) {
+  return train(config, data, nullptr, "");
+}
+
+TrainSummary train(const TrainConfig& config, const TrainingData& data, const NetworkMaker& make,
+                   const std::string& what) {
   check_config(config);
   const course::Dataset& train_set = data.train;
   const course::Dataset& test_set = data.test;
   const std::string& dir = data.dir;
   const ModelSpec spec = model_for_data(config.model, data);
-  HostNetwork net(spec, init_parameters(spec, config.seed));
+  std::unique_ptr<HostNetwork> network = make ? make(spec, init_parameters(spec, config.seed))
+                                              : std::make_unique<HostNetwork>(spec, init_parameters(spec, config.seed));
+  HostNetwork& net = *network;
   OptimizerConfig opt_config;  // momentum 0.9, Adam's betas and eps: OptimizerConfig's defaults
   opt_config.kind = config.optimizer;
   opt_config.lr = config.learning_rate();
@@ -60,6 +68,7 @@ TrainSummary train(const TrainConfig& config, const TrainingData& data) {
               parameter_count, optimizer_text, config.batch, config.epochs,
               static_cast<unsigned long long>(config.seed));
   std::printf("data: %d training and %d test images from %s\n", train_set.count(), test_set.count(), dir.c_str());
+  if (!what.empty()) std::printf("network: %s\n", what.c_str());
 
   // Both folders exist before the first step: a bad --out or --save stops the run before it trains.
   if (!config.out_dir.empty()) course::create_folder(config.out_dir, "for --out");

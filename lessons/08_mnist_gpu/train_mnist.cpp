@@ -1,6 +1,7 @@
 // train_mnist: trains a CNN on MNIST (or Fashion-MNIST) on the GPU with the course's own kernels
 // (lessons 03-07 and this lesson's exercises). Without a GPU, --device auto falls back to lesson
-// 02's CPU trainer and says so.
+// 02's CPU trainer and says so; when lesson 11 is built, that trainer runs on lesson 11's layers
+// (threaded, vectorised GEMMs) with --threads threads.
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -19,6 +20,12 @@
 
 #ifndef COURSE_LEARNER_BUILD  // 1 when lesson 08's exercises are built from lessons/ (your work)
 #define COURSE_LEARNER_BUILD 0
+#endif
+#ifndef COURSE_FAST_CPU  // 1 when lesson 11 is built: the CPU trainer uses its layers
+#define COURSE_FAST_CPU 0
+#endif
+#if COURSE_FAST_CPU
+#include "fast_host_network.hpp"
 #endif
 #ifndef COURSE_OUTPUT_DIR
 #define COURSE_OUTPUT_DIR "out"
@@ -58,8 +65,15 @@ host_training::TrainSummary train_on_cpu(const course::ArgParser& args, const ho
   host_training::apply_given_flags(args, config);
   std::printf("CPU run: model %s, %d epoch(s), batch %d, lr %g%s\n", config.model.c_str(), config.epochs,
               config.batch, static_cast<double>(config.learning_rate()),
-              args.given("--model") ? "" : " (lesson 02's defaults; --model a is about 30 min per epoch here)");
+              args.given("--model") ? "" : " (lesson 02's defaults; --model a takes minutes per epoch here)");
+#if COURSE_FAST_CPU
+  const int threads = args.get_int("--threads") > 0 ? static_cast<int>(args.get_int("--threads"))
+                                                     : fast_cpu::default_threads();
+  return host_training::train(config, data, fast_cpu::network_maker(threads), fast_cpu::network_description(threads));
+#else
+  if (args.given("--threads")) std::printf("note: --threads needs lesson 11's layers (not built); ignored\n");
   return host_training::train(config, data);
+#endif
 }
 
 }  // namespace
@@ -96,6 +110,13 @@ int main(int argc, char** argv) {
     args.add_string("--save", defaults.save_dir, "also write every parameter and the test logits as .npy files into this folder");
     args.add_flag("--profile", "before training, time every layer's forward, backward and update (CUDA events)");
     args.add_int("--profile-steps", defaults.profile_steps, 1, 100000, "steps the profile averages over");
+#if COURSE_FAST_CPU
+    const std::string threads_help = "CPU trainer only: threads of lesson 11's layers (0: all cores, " +
+                                     std::to_string(fast_cpu::default_threads()) + " here)";
+#else
+    const std::string threads_help = "CPU trainer only: threads of lesson 11's layers (lesson 11 is not built)";
+#endif
+    args.add_int("--threads", 0, 0, 1024, threads_help);
     args.add_int("--train-limit", defaults.train_limit, 0, 1 << 30, "use only the first N training images (0: all)");
     args.add_int("--test-limit", defaults.test_limit, 0, 1 << 30, "use only the first N test images (0: all)");
     if (!args.parse(argc, argv)) return 0;
@@ -122,10 +143,12 @@ int main(int argc, char** argv) {
       else
         std::printf("--device cpu: training on the CPU with lesson 02's trainer\n");
       const host_training::TrainSummary s = train_on_cpu(args, data);
-      print_summary(s.epoch_seconds, s.test_accuracy, "CPU, lesson 02");
+      print_summary(s.epoch_seconds, s.test_accuracy, COURSE_FAST_CPU ? "CPU, lesson 02's trainer on lesson 11's layers"
+                                                                      : "CPU, lesson 02");
       return 0;
     }
 
+    if (args.given("--threads")) std::printf("note: --threads applies to the CPU trainer only; ignored\n");
     const host_training::TrainSummary s = mnist_gpu::train_on_gpu(config, data);
     print_summary(s.epoch_seconds, s.test_accuracy, "GPU");
     return 0;

@@ -1,0 +1,36 @@
+#pragma once
+// Lesson 11 (given): lesson 02's HostNetwork on this lesson's layers. Conv and dense run on 11.4's
+// functions (11.3's threaded GEMMs), the first layer's input gradient is not computed (nobody reads
+// it), and ReLU, max-pool and softmax-cross-entropy stay lesson 01's (they move memory and do
+// little arithmetic). Lesson 02's trainer, evaluation and pictures take it as they take a
+// HostNetwork: train_mnist's CPU path trains with it.
+#include <string>
+#include <vector>
+
+#include "host_training.hpp"
+
+namespace fast_cpu {
+
+class FastHostNetwork : public host_training::HostNetwork {
+ public:
+  // threads >= 1 (else course::Error): the threads of every conv and dense product.
+  FastHostNetwork(host_training::ModelSpec spec, std::vector<host_training::Parameter> params, int threads);
+
+  void forward(const float* x, int batch, float* logits) override;
+  float forward_backward(const float* x, const int* labels, int batch) override;
+  int threads() const { return threads_; }
+
+ private:
+  void forward_layers(int batch);  // acts_[0] -> acts_.back(), keeping every layer's input
+  int threads_;
+  std::vector<float> workspace_;   // the convolutions' im2col scratch, grown on demand
+};
+
+// All the cores this machine reports (at least 1).
+int default_threads();
+// For host_training::train: makes FastHostNetworks with `threads` threads; and the words the
+// trainer prints for them.
+host_training::NetworkMaker network_maker(int threads);
+std::string network_description(int threads);
+
+}  // namespace fast_cpu

@@ -1,0 +1,90 @@
+// Lesson 11 (given code): the host network on lesson 11's layers against lesson 02's HostNetwork on
+// lesson 01's, from the same parameters on the same batch: loss, probabilities, every gradient and
+// the inference logits; and the same bits for every thread count.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "course_test.hpp"
+#include "fast_host_network.hpp"
+#include "host_training.hpp"
+
+using host_training::HostNetwork;
+using host_training::Parameter;
+
+namespace {
+
+struct NetCase {
+  const char* model;
+  int height, width, batch;
+};
+
+host_training::ModelSpec spec_of(const NetCase& c) {
+  host_training::ModelSpec spec = host_training::model_by_name(c.model);
+  spec.height = c.height, spec.width = c.width;
+  return spec;
+}
+
+std::vector<float> all_grads(const HostNetwork& net) {
+  std::vector<float> g;
+  for (const Parameter& p : net.parameters()) g.insert(g.end(), p.grad.begin(), p.grad.end());
+  return g;
+}
+
+}  // namespace
+
+// Both sides compute in float and sum in other orders: values differ by rounding only.
+//   loss, probabilities, logits: atol 1e-5 + rtol 1e-4;  gradients: atol 1e-5 * the tensor's largest + rtol 1e-3
+TEST_CASE("FastHostNetwork equals lesson 02's HostNetwork: loss, probabilities, gradients, logits", "[11-network]") {
+  uint64_t seed = 4100;
+  for (const NetCase& c : {NetCase{"small", 28, 28, 5}, NetCase{"a", 12, 12, 3}}) {
+    const host_training::ModelSpec spec = spec_of(c);
+    CAPTURE(c.model, ++seed);
+    const std::vector<Parameter> init = host_training::init_parameters(spec, seed);
+    const size_t per_example = size_t(spec.in_channels) * spec.height * spec.width;
+    const std::vector<float> x = course::test::random_vector(size_t(c.batch) * per_example, seed + 1, 0.0f, 1.0f);
+    std::vector<int> labels(size_t(c.batch));
+    for (int b = 0; b < c.batch; ++b) labels[size_t(b)] = int((seed + 7 * b) % spec.classes);
+
+    HostNetwork reference(spec, init);
+    const float ref_loss = reference.forward_backward(x.data(), labels.data(), c.batch);
+    fast_cpu::FastHostNetwork net(spec, init, 2);
+    for (Parameter& p : net.parameters()) std::fill(p.grad.begin(), p.grad.end(), NAN);  // must be overwritten
+    const float loss = net.forward_backward(x.data(), labels.data(), c.batch);
+    REQUIRE(std::isfinite(loss));
+    REQUIRE(std::fabs(loss - ref_loss) <= 1e-5 + 1e-4 * std::fabs(ref_loss));
+    REQUIRE_ALL_CLOSE(net.probabilities(), reference.probabilities(), 1e-5, 1e-4);
+    for (size_t t = 0; t < init.size(); ++t) {
+      CAPTURE(init[t].name);
+      const std::vector<float>& want = reference.parameters()[t].grad;
+      double largest = 0;
+      for (float g : want) largest = std::max(largest, double(std::fabs(g)));
+      REQUIRE_ALL_CLOSE(net.parameters()[t].grad, want, 1e-5 * largest, 1e-3);
+    }
+
+    std::vector<float> logits(size_t(c.batch) * spec.classes, NAN), ref_logits(logits.size());
+    reference.forward(x.data(), c.batch, ref_logits.data());
+    net.forward(x.data(), c.batch, logits.data());
+    REQUIRE_ALL_CLOSE(logits, ref_logits, 1e-5, 1e-4);
+  }
+}
+
+TEST_CASE("FastHostNetwork: the same bits for 1, 2 and 3 threads; threads < 1 throws", "[11-network]") {
+  const host_training::ModelSpec spec = spec_of({"a", 12, 12, 4});
+  const std::vector<Parameter> init = host_training::init_parameters(spec, 42);
+  const std::vector<float> x = course::test::random_vector(size_t(4) * 144, 43, 0.0f, 1.0f);
+  const std::vector<int> labels = {3, 1, 4, 1};
+  std::vector<float> first_grads, first_probs;
+  for (int threads : {1, 2, 3}) {
+    CAPTURE(threads);
+    fast_cpu::FastHostNetwork net(spec, init, threads);
+    net.forward_backward(x.data(), labels.data(), 4);
+    if (threads == 1) {
+      first_grads = all_grads(net), first_probs = net.probabilities();
+      continue;
+    }
+    REQUIRE(all_grads(net) == first_grads);
+    REQUIRE(net.probabilities() == first_probs);
+  }
+  REQUIRE_THROWS_AS(fast_cpu::FastHostNetwork(spec, init, 0), course::Error);
+}
