@@ -1,9 +1,11 @@
 // Lesson 02 (given code): see epoch_log.hpp.
 #include "epoch_log.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "course/atomic_file.hpp"
+#include "course/timer.hpp"
 
 namespace host_training {
 
@@ -33,6 +35,18 @@ void EpochLog::add(const EpochResult& r) {
                 r.test_accuracy, r.seconds);
   csv_ += row;
   course::write_file_atomically(path_, csv_);
+}
+
+void print_summary(const TrainSummary& s, const std::string& where) {
+  if (s.epoch_seconds.empty()) return;
+  const std::vector<double>& acc = s.test_accuracy;
+  const size_t best = size_t(std::max_element(acc.begin(), acc.end()) - acc.begin());
+  double total = 0;
+  for (double t : s.epoch_seconds) total += t;
+  std::printf("summary (%s): %zu epoch(s), final test accuracy %.2f %%, best %.2f %% (epoch %zu), "
+              "training time %.3f s (median epoch %.3f s)\n",
+              where.c_str(), s.epoch_seconds.size(), 100 * acc.back(), 100 * acc[best], best + 1, total,
+              course::median(s.epoch_seconds));
 }
 
 }  // namespace host_training

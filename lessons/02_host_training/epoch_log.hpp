@@ -32,4 +32,8 @@ class EpochLog {
   TrainSummary summary_;
 };
 
+// One line for the end of a run: "summary (<where>): N epoch(s), final test accuracy ..., best
+// ... (epoch E), training time ... s (median epoch ... s)". Prints nothing for an empty summary.
+void print_summary(const TrainSummary& s, const std::string& where);
+
 }  // namespace host_training

@@ -2,17 +2,15 @@
 // (lessons 03-07 and this lesson's exercises). Without a GPU, --device auto falls back to lesson
 // 02's CPU trainer and says so; when lesson 11 is built, that trainer runs on lesson 11's layers
 // (threaded, vectorised GEMMs) with --threads threads.
-#include <algorithm>
 #include <cstdio>
 #include <string>
-#include <vector>
 
 #include "course/cli.hpp"
 #include "course/device_info.hpp"
 #include "course/error.hpp"
 #include "course/idx.hpp"
 #include "course/main.hpp"
-#include "course/timer.hpp"
+#include "epoch_log.hpp"
 #include "host_training.hpp"
 #include "train_flags.hpp"
 #include "trainer.hpp"
@@ -32,18 +30,6 @@
 #endif
 
 namespace {
-
-void print_summary(const std::vector<double>& seconds, const std::vector<double>& test_accuracy,
-                   const char* where) {
-  if (seconds.empty()) return;
-  const size_t best = size_t(std::max_element(test_accuracy.begin(), test_accuracy.end()) - test_accuracy.begin());
-  double total = 0;
-  for (double s : seconds) total += s;
-  std::printf("summary (%s): %zu epoch(s), final test accuracy %.2f %%, best %.2f %% (epoch %zu), "
-              "training time %.3f s (median epoch %.3f s)\n",
-              where, seconds.size(), 100 * test_accuracy.back(), 100 * test_accuracy[best], best + 1, total,
-              course::median(seconds));
-}
 
 // The GPU trainer's config: lesson 02's flags read the same way as lesson02_host_training reads
 // them, then the GPU's own. Flags not given keep GpuTrainConfig's defaults.
@@ -143,14 +129,13 @@ int main(int argc, char** argv) {
       else
         std::printf("--device cpu: training on the CPU with lesson 02's trainer\n");
       const host_training::TrainSummary s = train_on_cpu(args, data);
-      print_summary(s.epoch_seconds, s.test_accuracy, COURSE_FAST_CPU ? "CPU, lesson 02's trainer on lesson 11's layers"
-                                                                      : "CPU, lesson 02");
+      host_training::print_summary(s, COURSE_FAST_CPU ? "CPU, lesson 02's trainer on lesson 11's layers" : "CPU, lesson 02");
       return 0;
     }
 
     if (args.given("--threads")) std::printf("note: --threads applies to the CPU trainer only; ignored\n");
     const host_training::TrainSummary s = mnist_gpu::train_on_gpu(config, data);
-    print_summary(s.epoch_seconds, s.test_accuracy, "GPU");
+    host_training::print_summary(s, "GPU");
     return 0;
   });
 }

@@ -1,14 +1,12 @@
 // train_fast: lesson 09's trainer. Lesson 08's recipe and loop on the fast network (09.2-09.8),
 // its steps replayed from CUDA graphs (09.9). Needs a GPU.
-#include <algorithm>
-#include <cstdio>
 #include <string>
 #include <vector>
 
 #include "course/cli.hpp"
 #include "course/device_info.hpp"
 #include "course/main.hpp"
-#include "course/timer.hpp"
+#include "epoch_log.hpp"
 #include "fast_trainer.hpp"
 #include "host_training.hpp"
 #include "train_flags.hpp"
@@ -52,15 +50,7 @@ int main(int argc, char** argv) {
     if (args.given("--profile-steps")) config.profile_steps = static_cast<int>(args.get_int("--profile-steps"));
     const host_training::TrainingData data = host_training::load_training_data(config);
 
-    const host_training::TrainSummary s = fast_training::train_fast(config, data);
-    if (s.epoch_seconds.empty()) return 0;
-    const size_t best = size_t(std::max_element(s.test_accuracy.begin(), s.test_accuracy.end()) - s.test_accuracy.begin());
-    double total = 0;
-    for (double t : s.epoch_seconds) total += t;
-    std::printf("summary (GPU, fast): %zu epoch(s), final test accuracy %.2f %%, best %.2f %% (epoch %zu), "
-                "training time %.3f s (median epoch %.3f s)\n",
-                s.epoch_seconds.size(), 100 * s.test_accuracy.back(), 100 * s.test_accuracy[best], best + 1, total,
-                course::median(s.epoch_seconds));
+    host_training::print_summary(fast_training::train_fast(config, data), "GPU, fast");
     return 0;
   });
 }
