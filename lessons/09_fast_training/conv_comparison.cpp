@@ -107,6 +107,24 @@ void compare_conv(const NamedConv& layer, const fast_training::Ceilings& ceiling
          fast_training::conv2d_backward_weight_implicit(s, t.x.data(), t.dy.data(), t.dW.data(), t.db.data(), iw);
        },
        nullptr});
+  // 09.10 and 09.11 where they run: the forward includes writing the weights in the kernel's order
+  // (once per weight update in a trainer), dx reads them.
+  const bool tiled = fast_training::conv_tiled_problem(s).empty();
+  DeviceBuffer<float> tiled_weights(tiled ? fast_training::conv_tiled_weights_size(s) : 1);
+  DeviceBuffer<float> tiled_work(tiled ? fast_training::conv_tiled_dw_workspace_floats(s) : 1);
+  float *tw = tiled_weights.data(), *tdw = tiled_work.data();
+  if (tiled)
+    algos.push_back(
+        {"tiled (09.10, 09.11)",
+         [s, tw](Tensors& t) {
+           fast_training::conv_tiled_weights(s, t.W.data(), tw);
+           fast_training::conv2d_forward_tiled(s, t.x.data(), tw, t.b.data(), t.y.data());
+         },
+         [s, tw](Tensors& t) { fast_training::conv2d_backward_data_tiled(s, tw, t.dy.data(), t.dx.data()); },
+         [s, tdw](Tensors& t) {
+           fast_training::conv2d_backward_weight_tiled(s, t.x.data(), t.dy.data(), t.dW.data(), t.db.data(), tdw);
+         },
+         nullptr});
   algos.push_back({"im2col + GEMM",
                    [s, gw](Tensors& t) { im2col::conv2d_forward_gemm(s, t.x.data(), t.W.data(), t.b.data(), t.y.data(), gw); },
                    nullptr, nullptr, [s, gw](Tensors& t) {

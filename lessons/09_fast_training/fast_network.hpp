@@ -3,11 +3,17 @@
 // It runs models made of blocks conv -> ReLU -> max-pool, then dense layers with a ReLU between
 // two of them (model A, the small CNN):
 //
-//   x -> [implicit conv (09.2) -> ReLU + max-pool (09.5)] x blocks -> [dense + ReLU (09.7)] ... -> dense
+//   x -> [conv (09.2's implicit GEMM or 09.10's tiled kernel) -> ReLU + max-pool (09.5)] x blocks -> [dense + ReLU (09.7)] ... -> dense
 //     -> softmax-CE forward and backward in one kernel (09.6)
 //   backward: dense dW (09.7), dense dx with the ReLU mask (09.7), ReLU + max-pool backward through
-//   the argmax (09.5: the ReLU's mask rides in it), conv dW (09.4), conv dx (09.3), except for the
-//   FIRST conv, whose dx nobody needs: skipped. Pool windows must not overlap (stride == window).
+//   the argmax (09.5: the ReLU's mask rides in it), conv dW (09.4 or 09.11), conv dx (09.3 or 09.10), except
+//   for the FIRST conv, whose dx nobody needs: skipped. Pool windows must not overlap (stride == window).
+//
+// Which kernels run a conv is the network's choice, made once here (conv_forward,
+// conv_backward_weight and conv_backward_data below hide it from the passes):
+// ConvEngine::implicit_gemm everywhere (09.2-09.4), or ConvEngine::tiled (09.10, 09.11) for every
+// conv they run (conv_tiled_problem is "") that has at least kTiledMinChannels input channels:
+// with fewer, most of a chunk would be zeros (model A's conv1 has one), so those stay implicit GEMMs.
 //
 // Parameters live in lesson 08's ParameterStore (the same layout, so lesson 08's one-launch
 // optimizer updates them and the same initial values give the same steps), every activation in
@@ -24,11 +30,14 @@
 
 namespace fast_training {
 
+enum class ConvEngine { implicit_gemm, tiled };
+constexpr int kTiledMinChannels = 8;
+
 class FastNetwork {
  public:
   // Throws course::Error when spec is not of the supported shape or params do not fit it.
   FastNetwork(const host_training::ModelSpec& spec, const std::vector<host_training::Parameter>& params, int max_batch,
-              cudaStream_t stream = nullptr);
+              cudaStream_t stream = nullptr, ConvEngine engine = ConvEngine::implicit_gemm);
 
   // ---- step 09.8 -------------------------------------------------------------------------------
   // x: batch x C x H x W on the device; logits() holds the result.
@@ -47,6 +56,8 @@ class FastNetwork {
   int max_batch() const { return max_batch_; }
   size_t input_size() const { return input_size_; }  // values per example
   cudaStream_t stream() const { return stream_; }
+  int conv_blocks() const { return int(conv_.size()); }
+  int tiled_convs() const;  // how many of them run 09.10's kernel
 
   struct ConvBlock {
     host_layers::ConvShape conv;      // at max_batch; .batch is set per call
@@ -54,6 +65,8 @@ class FastNetwork {
     size_t weight = 0;                // index of the weight in the ParameterStore; its bias is weight + 1
     course::DeviceBuffer<float> conv_out, pooled, d_conv_out, d_pooled;  // d_pooled: dL/d(pooled)
     course::DeviceBuffer<int> argmax;
+    bool tiled = false;                        // forward and dx by 09.10's kernel, dW by 09.11's
+    course::DeviceBuffer<float> tiled_weights;  // the weights in its order (written by conv_forward)
   };
   struct DenseStage {
     int in = 0, out = 0;
@@ -64,6 +77,13 @@ class FastNetwork {
 
  private:
   void check_batch(int batch, const char* what) const;
+  // Given: block b's conv forward (bias included) from `in` into b.conv_out; its dW and dbias
+  // from `in` and b.d_conv_out; its dx from b.d_conv_out into dx; each by the block's kernels.
+  // conv_backward_data reads the tiled weights the last conv_forward wrote: call it after a
+  // forward with the same weights (as a step does).
+  void conv_forward(ConvBlock& b, const float* in, int batch);
+  void conv_backward_weight(ConvBlock& b, const float* in, int batch);
+  void conv_backward_data(ConvBlock& b, float* dx, int batch);
   host_training::ModelSpec spec_;
   int max_batch_;
   size_t input_size_ = 0;

@@ -18,7 +18,7 @@ using host_training::LayerKind;
 }  // namespace
 
 FastNetwork::FastNetwork(const host_training::ModelSpec& spec, const std::vector<host_training::Parameter>& params,
-                         int max_batch, cudaStream_t stream)
+                         int max_batch, cudaStream_t stream, ConvEngine engine)
     : spec_(spec), max_batch_(max_batch), stream_(stream), params_(params) {
   if (max_batch < 1) throw course::Error("FastNetwork: max_batch must be >= 1, got " + std::to_string(max_batch));
   const std::vector<host_training::LayerPlan> plan = host_training::plan_layers(spec_);
@@ -47,8 +47,13 @@ FastNetwork::FastNetwork(const host_training::ModelSpec& spec, const std::vector
     b.pooled = course::DeviceBuffer<float>(b.pool.output_size());
     b.d_pooled = course::DeviceBuffer<float>(b.pool.output_size());
     b.argmax = course::DeviceBuffer<int>(b.pool.output_size());
-    for (int batch = 1; batch <= max_batch; ++batch)  // the split-K rule is not monotonic in the batch
-      conv_work = std::max(conv_work, conv_implicit_workspace_floats(host_training::conv_shape_of(plan[i], batch)));
+    // The tiled kernel's rules do not depend on the batch: max_batch decides for every batch.
+    b.tiled = engine == ConvEngine::tiled && b.conv.in_channels >= kTiledMinChannels && conv_tiled_problem(b.conv).empty();
+    if (b.tiled) b.tiled_weights = course::DeviceBuffer<float>(conv_tiled_weights_size(b.conv));
+    for (int batch = 1; batch <= max_batch; ++batch) {  // the split-K rule is not monotonic in the batch
+      const host_layers::ConvShape s = host_training::conv_shape_of(plan[i], batch);
+      conv_work = std::max(conv_work, b.tiled ? conv_tiled_dw_workspace_floats(s) : conv_implicit_workspace_floats(s));
+    }
     conv_.push_back(std::move(b));
     i += 3;
   }
@@ -79,6 +84,43 @@ FastNetwork::FastNetwork(const host_training::ModelSpec& spec, const std::vector
 void FastNetwork::forward_and_loss(const float* x, const int* labels, int batch) {
   forward(x, batch);
   softmax_cross_entropy_fused(logits(), labels, row_loss_.data(), dlogits_.data(), batch, spec_.classes, stream_);
+}
+
+int FastNetwork::tiled_convs() const {
+  return int(std::count_if(conv_.begin(), conv_.end(), [](const ConvBlock& b) { return b.tiled; }));
+}
+
+void FastNetwork::conv_forward(ConvBlock& b, const float* in, int batch) {
+  host_layers::ConvShape s = b.conv;
+  s.batch = batch;
+  const float* W = params_.value(b.weight);
+  const float* bias = params_.value(b.weight + 1);
+  if (!b.tiled) {
+    conv2d_forward_implicit(s, in, W, bias, b.conv_out.data(), stream_);
+    return;
+  }
+  conv_tiled_weights(s, W, b.tiled_weights.data(), stream_);  // both layouts: the backward's too
+  conv2d_forward_tiled(s, in, b.tiled_weights.data(), bias, b.conv_out.data(), stream_);
+}
+
+void FastNetwork::conv_backward_weight(ConvBlock& b, const float* in, int batch) {
+  host_layers::ConvShape s = b.conv;
+  s.batch = batch;
+  float* dW = params_.grad(b.weight);
+  float* dbias = params_.grad(b.weight + 1);
+  if (b.tiled)
+    conv2d_backward_weight_tiled(s, in, b.d_conv_out.data(), dW, dbias, conv_workspace_.data(), stream_);
+  else
+    conv2d_backward_weight_implicit(s, in, b.d_conv_out.data(), dW, dbias, conv_workspace_.data(), stream_);
+}
+
+void FastNetwork::conv_backward_data(ConvBlock& b, float* dx, int batch) {
+  host_layers::ConvShape s = b.conv;
+  s.batch = batch;
+  if (b.tiled)
+    conv2d_backward_data_tiled(s, b.tiled_weights.data(), b.d_conv_out.data(), dx, stream_);
+  else
+    conv2d_backward_data_implicit(s, params_.value(b.weight), b.d_conv_out.data(), dx, conv_workspace_.data(), stream_);
 }
 
 void FastNetwork::check_batch(int batch, const char* what) const {

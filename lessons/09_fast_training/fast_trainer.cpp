@@ -50,7 +50,8 @@ host_training::TrainSummary train_fast(const FastTrainConfig& config, const host
   const bool use_graph = config.graph && config.optimizer == "sgd";
 
   Stream stream;  // every step's launch goes here (the default stream cannot be captured)
-  FastNetwork net(spec, host_training::init_parameters(spec, config.seed), std::max(batch, kEvalBatch), stream.get());
+  FastNetwork net(spec, host_training::init_parameters(spec, config.seed), std::max(batch, kEvalBatch), stream.get(),
+                  config.conv);
   host_training::OptimizerConfig opt_config;  // lesson 02's defaults, as train_mnist
   opt_config.kind = config.optimizer;
   opt_config.lr = config.learning_rate();
@@ -62,6 +63,8 @@ host_training::TrainSummary train_fast(const FastTrainConfig& config, const host
               spec.name.c_str(), net.parameters().parameter_count(), config.optimizer.c_str(), double(opt_config.lr),
               config.optimizer == "sgd" ? " momentum 0.9" : "", batch, config.epochs,
               static_cast<unsigned long long>(config.seed));
+  std::printf("convolutions: %d of %d by the tiled kernel (09.10), the others implicit GEMMs (09.2-09.4)%s\n",
+              net.tiled_convs(), net.conv_blocks(), config.conv == ConvEngine::tiled ? "" : " (--conv implicit)");
   std::printf("steps: %s\n", use_graph ? "replayed from CUDA graphs"
                              : config.graph ? "launched one by one (--optimizer adam: its step number changes every step)"
                                             : "launched one by one (--graph off)");

@@ -8,6 +8,7 @@
 // reports, the last one shorter): about 10 graphs for MNIST at batch 128. Each epoch uploads its
 // new order into the same buffer and replays them. Adam's bias corrections change every step, so
 // with --optimizer adam the steps are launched one by one.
+#include "fast_network.hpp"
 #include "host_training.hpp"
 #include "trainer.hpp"
 #include "training_data.hpp"
@@ -16,6 +17,7 @@ namespace fast_training {
 
 struct FastTrainConfig : mnist_gpu::GpuTrainConfig {
   bool graph = true;  // replay the steps from CUDA graphs (SGD only)
+  ConvEngine conv = ConvEngine::tiled;  // 09.10's kernel where it runs (FastNetwork says which convs)
 };
 
 // Trains on `data` as mnist_gpu::train_on_gpu does (same recipe, same order of batches, same

@@ -131,4 +131,42 @@ void dense_backward_weight_fused(const float* x, const float* dy, float* dW, flo
                                  float* workspace, cudaStream_t stream = nullptr);
 size_t dense_fused_workspace_floats(int batch, int in, int out);
 
+// ---- 09.10 the tiled direct convolution: small images in shared memory ------------------------
+// A 14 x 14 image with its padding is 18 x 18 floats per channel: a block can hold a chunk of
+// channels of one image in shared memory, with the weights of 32 output channels, and compute
+// every output pixel from there. Each thread keeps 4 output channels x 7 neighbouring outputs of
+// one row in registers; a row of 7 + k - 1 inputs read once from shared memory feeds all
+// 4 x 7 x k multiply-adds of a kernel row (the window slides over registers). No index
+// arithmetic per multiply-add, no im2col, and while a chunk computes the next one is on its way
+// from global memory. Stride 1, square 3x3 or 5x5 kernels, pad <= k - 1, images up to a few
+// dozen pixels wide (conv_tiled_problem says what does not fit, for 09.10 and 09.11 alike; the
+// functions throw course::Error with that text).
+//
+// The kernel reads the weights in its own order, written once per weight update by
+// conv_tiled_weights (one launch, both layouts, each row padded with zeros to 4 floats):
+//   forward   [C][k][k][O]  = W[o][c][i][j]
+//   backward  [O][k][k][C]  = W[o][c][k-1-i][k-1-j]   (09.3's flipped kernel: dx = conv(dy, W'))
+std::string conv_tiled_problem(const ConvShape& s);  // "" when the tiled kernel runs s, else why not
+size_t conv_tiled_weights_size(const ConvShape& s);  // floats of both layouts
+void conv_tiled_weights(const ConvShape& s, const float* W, float* tiled_weights, cudaStream_t stream = nullptr);
+// 09.10: y = conv(x, W) + bias (bias may be null) from conv_tiled_weights' layouts of W.
+void conv2d_forward_tiled(const ConvShape& s, const float* x, const float* tiled_weights, const float* bias, float* y,
+                          cudaStream_t stream = nullptr);
+// dx = conv(dy, W'), the same kernel on the backward layout (given).
+void conv2d_backward_data_tiled(const ConvShape& s, const float* tiled_weights, const float* dy, float* dx,
+                                cudaStream_t stream = nullptr);
+
+// ---- 09.11 the tiled weight gradient -------------------------------------------------------
+// 09.4's GEMM reads x and dy through gathers, its reduction (over every output pixel of every
+// image) cut into slices. Here a block holds 32 output channels x 8 input channels of dW, and goes
+// through a slice of the images a unit (one image, a band of rows) at a time, x and dy in shared
+// memory; thread (c, i, o-group) keeps dW[4 channels][c][i][0 .. k-1] in registers: along a row of
+// 7 outputs, 7 + k - 1 inputs and 7 float4 of dy feed 4 x 7 x k multiply-adds (the window slides
+// the other way round: over dy). Each slice writes its sums; 09.4's slice sum adds them in a fixed
+// order: the same bits on every run. dbias rides along (the sum of dy). Both overwritten.
+// workspace: conv_tiled_dw_workspace_floats(s) floats. Shapes as 09.10 (conv_tiled_problem).
+size_t conv_tiled_dw_workspace_floats(const ConvShape& s);
+void conv2d_backward_weight_tiled(const ConvShape& s, const float* x, const float* dy, float* dW, float* dbias,
+                                  float* workspace, cudaStream_t stream = nullptr);
+
 }  // namespace fast_training

@@ -36,6 +36,8 @@ int main(int argc, char** argv) {
     args.add_string("--out", std::string(COURSE_OUTPUT_DIR) + "/lesson09", "where metrics.csv and the PNGs go");
     args.add_string("--save", defaults.save_dir, "also write every parameter and the test logits as .npy files into this folder");
     args.add_choice("--graph", "on", {"on", "off"}, "on: replay the steps from CUDA graphs (SGD only); off: launch them one by one");
+    args.add_choice("--conv", "tiled", {"tiled", "implicit"},
+                    "tiled: 09.10's kernel for the convs it runs (forward and dx), implicit: 09.2-09.4 everywhere");
     args.add_flag("--profile", "before training, time every kernel of one step, and the step with and without a graph");
     args.add_int("--profile-steps", defaults.profile_steps, 1, 100000, "steps the profile averages over");
     args.add_int("--train-limit", defaults.train_limit, 0, 1 << 30, "use only the first N training images (0: all)");
@@ -46,6 +48,7 @@ int main(int argc, char** argv) {
     fast_training::FastTrainConfig config;
     host_training::apply_given_flags(args, config);
     config.graph = args.get_string("--graph") == "on";
+    config.conv = args.get_string("--conv") == "tiled" ? fast_training::ConvEngine::tiled : fast_training::ConvEngine::implicit_gemm;
     config.profile = args.flag("--profile");
     if (args.given("--profile-steps")) config.profile_steps = static_cast<int>(args.get_int("--profile-steps"));
     const host_training::TrainingData data = host_training::load_training_data(config);

@@ -7,7 +7,7 @@ namespace fast_training {
 
 void FastNetwork::forward(const float* x, int batch) {
   check_batch(batch, "forward");  // given
-  // TODO(09.8): each conv block: 09.2's forward (bias included) into conv_out, then 09.5's fused
+  // TODO(09.8): each conv block: its forward (given: conv_forward, bias included) into conv_out, then 09.5's fused
   // ReLU + max-pool into pooled and argmax; then each dense stage: 09.7's forward (with the ReLU
   // when d.relu) into out_buf. Shapes for this batch: copy b.conv / b.pool and set .batch. Every
   // call on stream_.
@@ -20,8 +20,9 @@ void FastNetwork::forward_backward(const float* x, const int* labels, int batch)
   // each dense stage's dW and dbias (09.7) and, unless it reads the network's input, its dx (09.7),
   // masked by the previous stage's output when that is a ReLU output (the first stage reads the
   // last pool's output: no mask, the argmax holds it); each conv block: 09.5's backward through the
-  // argmax (relu_maxpool_backward) into d_conv_out, 09.4's dW and dbias, and 09.3's dx into
-  // the block before, except for the first block (nobody needs the input's gradient).
+  // argmax (relu_maxpool_backward) into d_conv_out, its dW and dbias (given: conv_backward_weight),
+  // and its dx (given: conv_backward_data) into the block before, except for the first block
+  // (nobody needs the input's gradient).
   (void)x, (void)labels, (void)batch;
   course::todo("09.8", "FastNetwork::forward_backward");
 }

@@ -7,10 +7,9 @@ void FastNetwork::forward(const float* x, int batch) {
   check_batch(batch, "forward");
   const float* in = x;
   for (ConvBlock& b : conv_) {
-    host_layers::ConvShape s = b.conv;
     host_layers::PoolShape p = b.pool;
-    s.batch = p.batch = batch;
-    conv2d_forward_implicit(s, in, params_.value(b.weight), params_.value(b.weight + 1), b.conv_out.data(), stream_);
+    p.batch = batch;
+    conv_forward(b, in, batch);  // 09.2's implicit GEMM or 09.10's tiled kernel, bias included
     // ReLU and max-pool in one pass; the argmax keeps the ReLU's mask for the backward pass.
     relu_maxpool_forward(p, b.conv_out.data(), b.pooled.data(), b.argmax.data(), stream_);
     in = b.pooled.data();
@@ -46,16 +45,12 @@ void FastNetwork::forward_backward(const float* x, const int* labels, int batch)
   // and dbias, then its dx into the block before, except for the first block.
   for (size_t i = conv_.size(); i-- > 0;) {
     ConvBlock& b = conv_[i];
-    host_layers::ConvShape s = b.conv;
     host_layers::PoolShape p = b.pool;
-    s.batch = p.batch = batch;
+    p.batch = batch;
     relu_maxpool_backward(p, b.argmax.data(), b.d_pooled.data(), b.d_conv_out.data(), stream_);
     const float* in = i > 0 ? conv_[i - 1].pooled.data() : x;
-    conv2d_backward_weight_implicit(s, in, b.d_conv_out.data(), params_.grad(b.weight), params_.grad(b.weight + 1),
-                                    conv_workspace_.data(), stream_);
-    if (i > 0)
-      conv2d_backward_data_implicit(s, params_.value(b.weight), b.d_conv_out.data(), conv_[i - 1].d_pooled.data(),
-                                    conv_workspace_.data(), stream_);
+    conv_backward_weight(b, in, batch);                                      // 09.4 or 09.11
+    if (i > 0) conv_backward_data(b, conv_[i - 1].d_pooled.data(), batch);  // 09.3 or 09.10
   }
 }
 

@@ -1,0 +1,81 @@
+// Lesson 09, step 09.10: the tiled direct convolution's multiply-adds.
+//   out[o][oh][ow] += sum over the chunk's channels cc and i, j < k of
+//                     ws[cc][i][j][o] * xs[cc][oh + i][ow + j]
+// The block (conv_tiled.cuh) has put a chunk of the image, padding included, and of the weights
+// into shared memory; this adds the chunk to the thread's kTileO x kTileP outputs in registers.
+#include "conv_tiled.cuh"
+#include "course/cuda_check.hpp"
+#include "course/error.hpp"
+
+namespace fast_training {
+
+namespace detail {
+
+template <int KS>
+__device__ void accumulate_chunk(const float* ws, const float* xs, int sh, int sw, int oh, int ow0, int og,
+                                 float (&acc)[kTileO][kTileP]) {
+#pragma unroll 1
+  for (int cc = 0; cc < kChunkC; ++cc) {
+#pragma unroll
+    for (int i = 0; i < KS; ++i) {
+      // The kTileP outputs' windows overlap: kTileP + KS - 1 inputs of this row serve all of them.
+      float x[kTileP + KS - 1];
+      const float* row = xs + (cc * sh + oh + i) * sw + ow0;
+#pragma unroll
+      for (int p = 0; p < kTileP + KS - 1; ++p) x[p] = row[p];
+#pragma unroll
+      for (int j = 0; j < KS; ++j) {
+        // The thread's kTileO weights of (cc, i, j): one float4, the same for a whole group.
+        const float4 w = *reinterpret_cast<const float4*>(ws + ((cc * KS + i) * KS + j) * kBlockO + og * kTileO);
+        const float wo[kTileO] = {w.x, w.y, w.z, w.w};
+#pragma unroll
+        for (int o = 0; o < kTileO; ++o)
+#pragma unroll
+          for (int p = 0; p < kTileP; ++p) acc[o][p] = fmaf(wo[o], x[p + j], acc[o][p]);
+      }
+    }
+  }
+}
+
+}  // namespace detail
+
+// ---- given: the launches ------------------------------------------------------------------------
+namespace {
+
+void launch_tiled(detail::TiledPlan plan, int k, const float* in, const float* wt, const float* bias, float* out,
+                  cudaStream_t stream) {
+  plan.args.in = in, plan.args.wt = wt, plan.args.bias = bias, plan.args.out = out;
+  const auto kernel = k == 3 ? detail::conv_tiled_kernel<3> : detail::conv_tiled_kernel<5>;
+  // Above 48 KiB a kernel must ask for its dynamic shared memory (conv_tiled_problem checked the GPU has it).
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(plan.smem_bytes)));
+  kernel<<<plan.grid, detail::kTiledThreads, plan.smem_bytes, stream>>>(plan.args);
+  CUDA_CHECK_LAUNCH();
+}
+
+void check_tiled(const ConvShape& s, const char* what) {
+  const std::string why = conv_tiled_problem(s);
+  if (!why.empty()) throw course::Error(std::string(what) + ": " + why);
+}
+
+}  // namespace
+
+void conv2d_forward_tiled(const ConvShape& s, const float* x, const float* tiled_weights, const float* bias, float* y,
+                          cudaStream_t stream) {
+  check_tiled(s, "conv2d_forward_tiled");
+  const int k = s.kernel_h;
+  launch_tiled(detail::tiled_plan(s.batch, s.in_channels, s.height, s.width, s.out_channels, k, s.pad, s.out_h(),
+                                  s.out_w()),
+               k, x, tiled_weights, bias, y, stream);
+}
+
+void conv2d_backward_data_tiled(const ConvShape& s, const float* tiled_weights, const float* dy, float* dx,
+                                cudaStream_t stream) {
+  check_tiled(s, "conv2d_backward_data_tiled");
+  const int k = s.kernel_h;
+  const size_t forward_floats = size_t(s.in_channels) * k * k * ((s.out_channels + 3) / 4 * 4);
+  launch_tiled(detail::tiled_plan(s.batch, s.out_channels, s.out_h(), s.out_w(), s.in_channels, k, k - 1 - s.pad,
+                                  s.height, s.width),
+               k, dy, tiled_weights + forward_floats, nullptr, dx, stream);
+}
+
+}  // namespace fast_training
