@@ -122,7 +122,9 @@ void softmax_cross_entropy_fused(const float* logits, const int* labels, float* 
 // forward: 128 x 512 outputs summed over 3136) splits its reduction; the slices are added in a
 // fixed order by a second kernel, which then applies the epilogue (the same bits every run).
 // workspace: dense_fused_workspace_floats(batch, in, out) floats, shared by the three.
-// Sizes < 1 throw course::Error.
+// Sizes < 1 throw course::Error. Given: a product whose output rows are short (out <= 16, as
+// model A's fc2 with 10) runs on dense_small.cuh's kernels instead: a 64-wide tile would leave
+// most of its columns idle.
 void dense_forward_fused(const float* x, const float* W, const float* bias, float* y, int batch, int in, int out,
                          bool relu, float* workspace, cudaStream_t stream = nullptr);
 void dense_backward_data_fused(const float* W, const float* dy, const float* mask, float* dx, int batch, int in,
