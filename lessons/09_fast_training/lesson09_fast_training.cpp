@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
     const int warmup = quick ? 1 : 3;
     const host_training::ModelSpec spec = host_training::model_by_name("a");
 
-    if (course::announce_cpu_only("09", "09.2-09.9", args.flag("--cpu-only"))) {
+    if (course::announce_cpu_only("09", "09.2-09.11", args.flag("--cpu-only"))) {
       std::printf("== Model A's training step, batch %d: what each pass must compute and move (09.1)\n", batch);
       lesson09::print_step_costs(spec, batch, nullptr);
       std::printf("\ncost table done\n");
@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
     const double least = lesson09::print_step_costs(spec, batch, &ceilings);
     std::printf("no step of model A at batch %d can take less than %.0f us on this GPU in FP32\n", batch, least * 1e6);
 
-    std::printf("\n== 2. The convolutions as implicit GEMMs (09.2-09.4): ms (TFLOP/s), median of %d, CUDA events\n",
+    std::printf("\n== 2. The convolutions: implicit GEMMs (09.2-09.4) and tiled (09.10, 09.11): ms (TFLOP/s), median of %d, CUDA events\n",
                 repeats);
     const std::vector<lesson09::NamedConv> layers = {
         {"conv1", {batch, 1, 28, 28, 32, 5, 5, 1, 2}},
