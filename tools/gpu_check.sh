@@ -4,7 +4,8 @@
 #   test      every CTest test (GPU tests included), then lesson 00's device report
 #   sanitize  every GPU test program under compute-sanitizer memcheck and racecheck
 #   stubs     the learner build: the course check with GPU steps (stubs must fail)
-#   bench     each lesson's benchmark program (lessons 03-07 and 09)
+#   bench     each lesson's benchmark program (lessons 03-07 and 09); with ncu, one step of train_fast
+#             under Nsight Compute against lesson 09.1's counts (tools/ncu_step.py)
 #   train     lesson 08: train_mnist defaults + --save checked in PyTorch, --profile; lesson 09: train_fast
 #             the same, --profile --graph off; then compare_pytorch.sh (both trainers against PyTorch)
 # Logs go to $OUT (the device tool's output folder) or out/gpu_check.
@@ -85,6 +86,11 @@ for stage in "${stages[@]}"; do
       timeout 300 "build/solutions/bin/$exe" > "$LOG/bench_$exe.txt" 2>&1 || { echo "  exit $?"; status=1; }
       tail -40 "$LOG/bench_$exe.txt" | tee -a "$LOG/summary.txt"
     done
+    if command -v ncu > /dev/null && [ -x build/solutions/bin/train_fast ]; then
+      note "lesson 09: one step of train_fast under Nsight Compute (executed flops and bytes against 09.1's counts)"
+      python3 tools/ncu_step.py > "$LOG/ncu_step.txt" 2>&1 || status=1
+      cat "$LOG/ncu_step.txt" | tee -a "$LOG/summary.txt"
+    fi
     ;;
   train)
     TRAIN=build/solutions/bin/train_mnist
