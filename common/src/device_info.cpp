@@ -47,6 +47,17 @@ std::string cuda_versions() {
          ", built with toolkit " + version_text(CUDART_VERSION);
 }
 
+int compute_capability(int device) {
+  if (!gpu_available()) return 0;
+  int major = 0, minor = 0;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return major * 10 + minor;
+}
+
 std::string device_summary(int device) {
   cudaDeviceProp p{};
   if (cudaGetDeviceProperties(&p, device) != cudaSuccess) {

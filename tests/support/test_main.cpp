@@ -16,6 +16,12 @@ int main(int argc, char** argv) {
       std::printf("SKIPPED: these tests need a CUDA GPU; none is usable (%s)\n", status.reason.c_str());
       return 77;
     }
+    const int cc = course::compute_capability(0);
+    if (cc < COURSE_TEST_MIN_CC) {
+      std::printf("SKIPPED: these tests need a GPU of compute capability %d.%d or newer; this one is %d.%d\n",
+                  COURSE_TEST_MIN_CC / 10, COURSE_TEST_MIN_CC % 10, cc / 10, cc % 10);
+      return 77;
+    }
   }
   if (COURSE_TEST_NEEDS_MNIST) {
     const std::string dir = course::default_data_dir("mnist");

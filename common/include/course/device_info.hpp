@@ -23,6 +23,9 @@ void require_gpu(const std::string& what);
 // "Lesson 05: no usable CUDA GPU (...): steps 05.1-05.4 run on the GPU and are skipped here; ...".
 bool announce_cpu_only(const std::string& lesson, const std::string& gpu_steps, bool cpu_only_flag);
 
+// major * 10 + minor (90 for an H100), or 0 without a usable GPU.
+int compute_capability(int device = 0);
+
 // "NVIDIA H100 80GB HBM3, sm_90, 132 SMs, 79.1 GiB"
 std::string device_summary(int device = 0);
 // Runtime and driver versions, e.g. "CUDA runtime 13.0, driver 13.0"

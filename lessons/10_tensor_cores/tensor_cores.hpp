@@ -1,0 +1,65 @@
+#pragma once
+// Lesson 10: Tensor Cores and mixed precision. The same matrix product as lesson 04, on the units
+// that multiply small matrices of narrow numbers in one instruction: first what those numbers are
+// (10.1), then a GEMM that feeds them (10.2).
+//
+// Conventions: matrices are row-major and dense (element (r, c) of an R x C matrix at r*C + c);
+// C [M x N] = A [M x K] * B [K x N]; every GEMM OVERWRITES C; M, N or K below 1 throw
+// course::Error before anything runs. Device pointers for the GPU functions, which run on the
+// stream given (default: the default stream) and return without waiting.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace tensor_cores {
+
+// ---- 10.1 number formats -------------------------------------------------------------------------
+// A float (FP32) is 1 sign bit, 8 exponent bits and 23 mantissa bits. The Tensor Cores read
+// narrower numbers:
+//   BF16  1 + 8 + 7 bits: FP32's range, 8 significant bits (stored in 16 bits: FP32's top half)
+//   TF32  1 + 8 + 10 bits: FP32's range, 11 significant bits (held in a 32-bit float whose low
+//         13 mantissa bits are zero)
+//   FP16  1 + 5 + 10 bits: 11 significant bits, but a range that ends at 65504
+// Rounding a float to one of them, to nearest with ties to EVEN (the IEEE default, and what
+// cuda_bf16.h's __float2bfloat16_rn does):
+//   * a value between two representable ones goes to the nearer; exactly halfway, to the one whose
+//     last kept bit is 0;
+//   * a value that rounds past the largest finite one becomes +-Inf; +-Inf stay +-Inf; subnormal
+//     inputs round by the same rule (the bits below the kept ones are dropped the same way);
+//   * a NaN stays a NaN of the same sign (quiet: the top mantissa bit set), whatever its payload:
+//     dropping low bits must never turn a NaN into an Inf.
+// (The GPU's own float-to-TF32 instruction, cvt.rna.tf32.f32, rounds ties AWAY from zero: on a
+// tie it can differ from round_to_tf32 by one unit in the last place.)
+uint16_t float_to_bf16(float x);  // the 16 bits of the BF16 nearest to x
+float bf16_to_float(uint16_t b);  // exact: b's bits on top, 16 zero bits below
+float round_to_tf32(float x);     // the TF32 nearest to x, as a float
+// The same on the GPU, element by element: y[i] = float_to_bf16(x[i]) (y[i] = round_to_tf32(x[i])).
+void to_bf16_gpu(const float* x, uint16_t* y, size_t n, cudaStream_t stream = nullptr);
+void to_tf32_gpu(const float* x, float* y, size_t n, cudaStream_t stream = nullptr);
+
+// What a format keeps: for the program's table (given).
+struct FormatInfo {
+  std::string name;
+  int bits = 0, exponent_bits = 0, mantissa_bits = 0;  // stored mantissa bits (without the leading 1)
+  double largest = 0, smallest_normal = 0, epsilon = 0;  // epsilon: 1's distance to the next number
+};
+FormatInfo format_info(const std::string& name);  // "fp32", "tf32", "bf16" or "fp16"; others throw
+
+// ---- 10.2 a GEMM on the Tensor Cores: WMMA ------------------------------------------------------
+// C = A * B with the products on the Tensor Cores and their sums in FP32. Each warp holds 16 x 16
+// tiles ("fragments") of A, B and C; one warp-wide instruction multiplies a 16 x k fragment of A by
+// a k x 16 fragment of B and adds the result to a 16 x 16 fragment of C (k = 8 for TF32, 16 for
+// BF16). Any M, N, K >= 1 (the tiles past the edges are zeros).
+//   gemm_wmma_tf32: A, B floats; the Tensor Cores see them rounded to TF32 (the GPU's instruction,
+//                   ties away from zero)
+//   gemm_wmma_bf16: A, B the 16 bits of BF16 numbers (float_to_bf16's output)
+// Need compute capability 8.0 or newer; anything else throws course::Error before any work.
+void gemm_wmma_tf32(const float* A, const float* B, float* C, int M, int N, int K, cudaStream_t stream = nullptr);
+void gemm_wmma_bf16(const uint16_t* A, const uint16_t* B, float* C, int M, int N, int K,
+                    cudaStream_t stream = nullptr);
+// "" when this machine's GPU 0 has TF32 and BF16 Tensor Cores, else why not (given).
+std::string tensor_core_problem();
+
+}  // namespace tensor_cores

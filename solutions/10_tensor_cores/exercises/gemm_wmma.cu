@@ -1,0 +1,82 @@
+// Lesson 10, step 10.2: a GEMM on the Tensor Cores through WMMA: each warp loads 16 x 16 (x k)
+// fragments of A and B from shared memory and lets the Tensor Cores multiply-add them into its
+// accumulators. The block's tiles, the staging and the stores are given (wmma_gemm.cuh).
+#include <string>
+#include <type_traits>
+
+#include "course/cuda_check.hpp"
+#include "course/device_info.hpp"
+#include "course/error.hpp"
+#include "tensor_cores.hpp"
+#include "wmma_gemm.cuh"
+
+namespace tensor_cores {
+
+namespace detail {
+
+#if COURSE_WMMA  // (compiled only for GPUs with TF32 and BF16 Tensor Cores: see wmma_gemm.cuh)
+template <class F>
+__device__ void warp_tile_mma(const typename F::Element* as, int lda, const typename F::Element* bs, int ldb,
+                              Accumulator<F> (&acc)[2][2]) {
+  namespace wmma = nvcuda::wmma;
+  for (int kk = 0; kk < kStageK; kk += F::kFragK) {
+    FragmentA<F> a[2];
+    FragmentB<F> b[2];
+    for (int i = 0; i < 2; ++i) wmma::load_matrix_sync(a[i], as + 16 * i * lda + kk, lda);
+    for (int j = 0; j < 2; ++j) wmma::load_matrix_sync(b[j], bs + kk * ldb + 16 * j, ldb);
+    if constexpr (std::is_same_v<F, Tf32>) {  // floats in, TF32 into the Tensor Cores
+      for (int i = 0; i < 2; ++i)
+        for (int t = 0; t < a[i].num_elements; ++t) a[i].x[t] = wmma::__float_to_tf32(a[i].x[t]);
+      for (int j = 0; j < 2; ++j)
+        for (int t = 0; t < b[j].num_elements; ++t) b[j].x[t] = wmma::__float_to_tf32(b[j].x[t]);
+    }
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 2; ++j) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
+  }
+}
+#endif
+
+}  // namespace detail
+
+// ---- given: checks and launches ------------------------------------------------------------------
+std::string tensor_core_problem() {
+  const int cc = course::compute_capability(0);
+  if (cc == 0) return "no usable CUDA GPU";
+  if (cc < 80)
+    return "TF32 and BF16 Tensor Cores need compute capability 8.0 (Ampere) or newer; this GPU is " +
+           std::to_string(cc / 10) + "." + std::to_string(cc % 10);
+  return "";
+}
+
+namespace {
+
+void check_gemm(const char* what, int M, int N, int K) {
+  if (M < 1 || N < 1 || K < 1)
+    throw course::Error(std::string(what) + ": M, N and K must be >= 1, got " + std::to_string(M) + ", " +
+                        std::to_string(N) + ", " + std::to_string(K));
+  const std::string why = tensor_core_problem();
+  if (!why.empty()) throw course::Error(std::string(what) + ": " + why);
+}
+
+template <class F>
+void launch(const typename F::Element* A, const typename F::Element* B, float* C, int M, int N, int K,
+            cudaStream_t stream) {
+  const dim3 grid(unsigned((N + detail::kBlockN - 1) / detail::kBlockN), unsigned((M + detail::kBlockM - 1) / detail::kBlockM));
+  detail::gemm_wmma_kernel<F><<<grid, detail::kThreads, 0, stream>>>(A, B, C, M, N, K);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+void gemm_wmma_tf32(const float* A, const float* B, float* C, int M, int N, int K, cudaStream_t stream) {
+  check_gemm("gemm_wmma_tf32", M, N, K);
+  launch<detail::Tf32>(A, B, C, M, N, K, stream);
+}
+
+void gemm_wmma_bf16(const uint16_t* A, const uint16_t* B, float* C, int M, int N, int K, cudaStream_t stream) {
+  check_gemm("gemm_wmma_bf16", M, N, K);
+  launch<detail::Bf16>(reinterpret_cast<const __nv_bfloat16*>(A), reinterpret_cast<const __nv_bfloat16*>(B), C, M,
+                       N, K, stream);
+}
+
+}  // namespace tensor_cores

@@ -1,0 +1,79 @@
+// Lesson 10, step 10.1: rounding a float to BF16 and to TF32, to nearest, ties to even.
+// One __host__ __device__ function per format serves the host functions and the kernels alike.
+#include <cstring>
+
+#include "course/cuda_check.hpp"
+#include "course/error.hpp"
+#include "tensor_cores.hpp"
+
+namespace tensor_cores {
+
+namespace {
+
+__host__ __device__ inline uint32_t bits_of(float x) {
+#ifdef __CUDA_ARCH__
+  return __float_as_uint(x);
+#else
+  uint32_t u;
+  std::memcpy(&u, &x, sizeof u);
+  return u;
+#endif
+}
+__host__ __device__ inline float float_of(uint32_t u) {
+#ifdef __CUDA_ARCH__
+  return __uint_as_float(u);
+#else
+  float x;
+  std::memcpy(&x, &u, sizeof x);
+  return x;
+#endif
+}
+
+[[maybe_unused]] constexpr uint32_t kExponent = 0x7f800000u, kMantissa = 0x007fffffu;
+
+// Keeps the top (32 - drop) bits of x's pattern, rounded to nearest, ties to even; NaN stays a
+// quiet NaN of the same sign.
+__host__ __device__ inline uint32_t round_bits(uint32_t u, int drop) {
+  if ((u & kExponent) == kExponent && (u & kMantissa) != 0)  // NaN: keep the sign, set the quiet bit
+    return (u | 0x00400000u) & ~((1u << drop) - 1);
+  const uint32_t lsb = (u >> drop) & 1u;             // the last bit kept: 1 means odd
+  u += ((1u << (drop - 1)) - 1) + lsb;                // below half: no carry; above: carry; half: carry if odd
+  return u & ~((1u << drop) - 1);                     // a carry out of the mantissa raises the exponent
+}
+
+__host__ __device__ inline uint16_t bf16_round(float x) { return uint16_t(round_bits(bits_of(x), 16) >> 16); }
+__host__ __device__ inline float tf32_round(float x) { return float_of(round_bits(bits_of(x), 13)); }
+
+}  // namespace
+
+uint16_t float_to_bf16(float x) { return bf16_round(x); }
+float round_to_tf32(float x) { return tf32_round(x); }
+
+// ---- given --------------------------------------------------------------------------------------
+float bf16_to_float(uint16_t b) { return float_of(uint32_t(b) << 16); }
+
+namespace {
+__global__ void to_bf16_kernel(const float* __restrict__ x, uint16_t* __restrict__ y, size_t n) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+    y[i] = bf16_round(x[i]);
+}
+__global__ void to_tf32_kernel(const float* __restrict__ x, float* __restrict__ y, size_t n) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+    y[i] = tf32_round(x[i]);
+}
+unsigned blocks_for(size_t n) { return unsigned(n / 256 + 1 < 4096 ? n / 256 + 1 : 4096); }
+}  // namespace
+
+void to_bf16_gpu(const float* x, uint16_t* y, size_t n, cudaStream_t stream) {
+  if (n == 0) return;
+  to_bf16_kernel<<<blocks_for(n), 256, 0, stream>>>(x, y, n);
+  CUDA_CHECK_LAUNCH();
+}
+
+void to_tf32_gpu(const float* x, float* y, size_t n, cudaStream_t stream) {
+  if (n == 0) return;
+  to_tf32_kernel<<<blocks_for(n), 256, 0, stream>>>(x, y, n);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace tensor_cores

@@ -1,0 +1,122 @@
+// Lesson 10 on the GPU: 10.1's conversion kernels bit for bit against the test's reference, and
+// 10.2's WMMA GEMMs against a GEMM in double of the same inputs, within a bound derived from the
+// formats (see bound_factor), on odd sizes, C poisoned (NaN) before every call.
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "course/cuda_check.hpp"
+#include "course/device_buffer.hpp"
+#include "course_test.hpp"
+#include "format_reference.hpp"
+#include "tensor_cores.hpp"
+
+using course::DeviceBuffer;
+using course::test::bits_float;
+using course::test::float_bits;
+
+namespace {
+
+struct Size {
+  int M, N, K;
+};
+// Edges of every tile: 1, below and above the 64 x 64 block and the 16-deep stage, long K.
+std::vector<Size> sizes() {
+  return {{1, 1, 1}, {17, 33, 5}, {64, 64, 16}, {65, 129, 31}, {128, 96, 200}, {300, 17, 513}, {33, 300, 8},
+          {3, 70, 1000}};
+}
+
+// |C - C_exact| <= bound_factor * sum_k |a_ik| |b_kj|, with C_exact the product of the FP32
+// inputs in double:
+//   * each product a*b of inputs rounded to a format with unit roundoff u is off by at most
+//     (2u + u^2) |a||b|: u = 2^-11 for TF32 (10 stored bits), 2^-8 for BF16 (7);
+//   * K products summed in FP32 add at most about K * 2^-24 of the sum of their magnitudes (the
+//     Tensor Cores' internal sums may round less kindly: 2 K * 2^-24).
+double bound_factor(double u, int K) { return 2 * u + u * u + 2.0 * K * 0x1p-24; }
+
+void check_gemm(const std::vector<float>& got, const std::vector<float>& a, const std::vector<float>& b, Size s,
+                double u) {
+  size_t bad = 0, worst = 0;
+  double worst_ratio = 0;
+  for (int i = 0; i < s.M; ++i)
+    for (int j = 0; j < s.N; ++j) {
+      double exact = 0, scale = 0;
+      for (int k = 0; k < s.K; ++k) {
+        exact += double(a[size_t(i) * s.K + k]) * b[size_t(k) * s.N + j];
+        scale += std::fabs(double(a[size_t(i) * s.K + k]) * b[size_t(k) * s.N + j]);
+      }
+      const size_t e = size_t(i) * s.N + j;
+      const double err = std::fabs(double(got[e]) - exact), bound = bound_factor(u, s.K) * scale + 1e-30;
+      if (!(err <= bound)) ++bad;
+      const double ratio = std::isnan(err) ? 1e30 : err / bound;
+      if (ratio > worst_ratio) worst_ratio = ratio, worst = e;
+    }
+  INFO("M=" << s.M << " N=" << s.N << " K=" << s.K << ": " << bad << " of " << got.size()
+            << " elements beyond the bound; the worst C[" << worst / s.N << "][" << worst % s.N << "] = " << got[worst]
+            << " at " << worst_ratio << " x the bound");
+  REQUIRE(bad == 0);
+}
+
+}  // namespace
+
+TEST_CASE("to_bf16_gpu and to_tf32_gpu equal the host reference bit for bit", "[10.1]") {
+  const size_t n = 1 << 20;
+  std::vector<float> x(n);
+  course::Rng rng(202);
+  for (float& v : x) {
+    v = bits_float(uint32_t(rng.uniform01() * 4294967296.0));
+    if (std::isnan(v)) v = 1.0f;  // NaNs: checked on the host
+  }
+  DeviceBuffer<float> dx(x), dt(n);
+  DeviceBuffer<uint16_t> db(n);
+  dt.poison();
+  db.poison();
+  tensor_cores::to_bf16_gpu(dx.data(), db.data(), n);
+  tensor_cores::to_tf32_gpu(dx.data(), dt.data(), n);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const std::vector<uint16_t> b = db.to_host();
+  const std::vector<float> t = dt.to_host();
+  size_t wrong = 0;
+  for (size_t i = 0; i < n; ++i)
+    wrong += b[i] != course::test::reference_bf16(x[i]) ||
+             float_bits(t[i]) != float_bits(course::test::reference_tf32(x[i]));
+  INFO(wrong << " of " << n << " elements differ from the reference");
+  REQUIRE(wrong == 0);
+}
+
+TEST_CASE("gemm_wmma_tf32 equals A*B within TF32's bound on odd sizes", "[10.2]") {
+  uint64_t seed = 300;
+  for (Size s : sizes()) {
+    const std::vector<float> a = course::test::random_vector(size_t(s.M) * s.K, ++seed, -1.0f, 1.0f);
+    const std::vector<float> b = course::test::random_vector(size_t(s.K) * s.N, ++seed, -2.0f, 0.5f);
+    DeviceBuffer<float> dA(a), dB(b), dC(size_t(s.M) * s.N);
+    dC.poison();
+    tensor_cores::gemm_wmma_tf32(dA.data(), dB.data(), dC.data(), s.M, s.N, s.K);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    check_gemm(dC.to_host(), a, b, s, 0x1p-11);
+  }
+}
+
+TEST_CASE("gemm_wmma_bf16 equals A*B within BF16's bound on odd sizes", "[10.2]") {
+  uint64_t seed = 400;
+  for (Size s : sizes()) {
+    std::vector<float> a = course::test::random_vector(size_t(s.M) * s.K, ++seed, -1.0f, 1.0f);
+    std::vector<float> b = course::test::random_vector(size_t(s.K) * s.N, ++seed, -0.5f, 2.0f);
+    std::vector<uint16_t> ha(a.size()), hb(b.size());
+    for (size_t i = 0; i < a.size(); ++i) ha[i] = course::test::reference_bf16(a[i]);
+    for (size_t i = 0; i < b.size(); ++i) hb[i] = course::test::reference_bf16(b[i]);
+    DeviceBuffer<uint16_t> dA(ha), dB(hb);
+    DeviceBuffer<float> dC(size_t(s.M) * s.N);
+    dC.poison();
+    tensor_cores::gemm_wmma_bf16(dA.data(), dB.data(), dC.data(), s.M, s.N, s.K);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    // Against the FP32 inputs: the BF16 rounding of the inputs is part of the bound.
+    check_gemm(dC.to_host(), a, b, s, 0x1p-8);
+  }
+}
+
+TEST_CASE("WMMA GEMMs: sizes below 1 throw before any work", "[10.2]") {
+  REQUIRE_THROWS_AS(tensor_cores::gemm_wmma_tf32(nullptr, nullptr, nullptr, 0, 4, 4), course::Error);
+  REQUIRE_THROWS_AS(tensor_cores::gemm_wmma_bf16(nullptr, nullptr, nullptr, 4, 4, -1), course::Error);
+}
