@@ -1,7 +1,7 @@
 #pragma once
 // Lesson 10: Tensor Cores and mixed precision. The same matrix product as lesson 04, on the units
 // that multiply small matrices of narrow numbers in one instruction: first what those numbers are
-// (10.1), then a GEMM that feeds them (10.2).
+// (10.1), then a GEMM that feeds them (10.2), and one that keeps them fed (10.3).
 //
 // Conventions: matrices are row-major and dense (element (r, c) of an R x C matrix at r*C + c);
 // C [M x N] = A [M x K] * B [K x N]; every GEMM OVERWRITES C; M, N or K below 1 throw
@@ -61,5 +61,14 @@ void gemm_wmma_bf16(const uint16_t* A, const uint16_t* B, float* C, int M, int N
                     cudaStream_t stream = nullptr);
 // "" when this machine's GPU 0 has TF32 and BF16 Tensor Cores, else why not (given).
 std::string tensor_core_problem();
+
+// ---- 10.3 keeping the Tensor Cores fed: a pipeline of asynchronous copies --------------------------
+// The same products as 10.2 (same inputs, same rounding, same contract), by a block of 8 warps
+// owning 128 x 128 of C, whose tiles of A and B arrive in shared memory by asynchronous copies
+// (cp.async) kStages = 3 tiles ahead of the multiplies.
+void gemm_pipelined_tf32(const float* A, const float* B, float* C, int M, int N, int K,
+                         cudaStream_t stream = nullptr);
+void gemm_pipelined_bf16(const uint16_t* A, const uint16_t* B, float* C, int M, int N, int K,
+                         cudaStream_t stream = nullptr);
 
 }  // namespace tensor_cores

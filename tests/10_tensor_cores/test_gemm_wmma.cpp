@@ -1,6 +1,6 @@
 // Lesson 10 on the GPU: 10.1's conversion kernels bit for bit against the test's reference, and
-// 10.2's WMMA GEMMs against a GEMM in double of the same inputs, within a bound derived from the
-// formats (see bound_factor), on odd sizes, C poisoned (NaN) before every call.
+// the Tensor Core GEMMs of 10.2 and 10.3 against a GEMM in double of the same inputs, within a
+// bound derived from the formats (see bound_factor), on odd sizes, C poisoned (NaN) before every call.
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -114,6 +114,58 @@ TEST_CASE("gemm_wmma_bf16 equals A*B within BF16's bound on odd sizes", "[10.2]"
     // Against the FP32 inputs: the BF16 rounding of the inputs is part of the bound.
     check_gemm(dC.to_host(), a, b, s, 0x1p-8);
   }
+}
+
+// 10.3's sizes: rows whose starts are 16-byte aligned (K and N multiples of 8: the asynchronous
+// copies) with edges inside the 128 x 128 tiles and K not a multiple of a stage, more tiles of K
+// than stages, and odd sizes (element-by-element loads).
+std::vector<Size> pipelined_sizes() {
+  return {{130, 72, 64}, {256, 264, 520}, {1, 8, 8}, {8, 16, 1000}, {200, 136, 48}, {65, 129, 31}, {17, 33, 5},
+          {300, 17, 513}};
+}
+
+using GemmF32 = void (*)(const float*, const float*, float*, int, int, int, cudaStream_t);
+using GemmB16 = void (*)(const uint16_t*, const uint16_t*, float*, int, int, int, cudaStream_t);
+
+void check_tf32(GemmF32 gemm, const std::vector<Size>& cases, uint64_t seed) {
+  for (Size s : cases) {
+    const std::vector<float> a = course::test::random_vector(size_t(s.M) * s.K, ++seed, -1.0f, 1.0f);
+    const std::vector<float> b = course::test::random_vector(size_t(s.K) * s.N, ++seed, -2.0f, 0.5f);
+    DeviceBuffer<float> dA(a), dB(b), dC(size_t(s.M) * s.N);
+    dC.poison();
+    gemm(dA.data(), dB.data(), dC.data(), s.M, s.N, s.K, nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    check_gemm(dC.to_host(), a, b, s, 0x1p-11);
+  }
+}
+
+void check_bf16(GemmB16 gemm, const std::vector<Size>& cases, uint64_t seed) {
+  for (Size s : cases) {
+    std::vector<float> a = course::test::random_vector(size_t(s.M) * s.K, ++seed, -1.0f, 1.0f);
+    std::vector<float> b = course::test::random_vector(size_t(s.K) * s.N, ++seed, -0.5f, 2.0f);
+    std::vector<uint16_t> ha(a.size()), hb(b.size());
+    for (size_t i = 0; i < a.size(); ++i) ha[i] = course::test::reference_bf16(a[i]);
+    for (size_t i = 0; i < b.size(); ++i) hb[i] = course::test::reference_bf16(b[i]);
+    DeviceBuffer<uint16_t> dA(ha), dB(hb);
+    DeviceBuffer<float> dC(size_t(s.M) * s.N);
+    dC.poison();
+    gemm(dA.data(), dB.data(), dC.data(), s.M, s.N, s.K, nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    check_gemm(dC.to_host(), a, b, s, 0x1p-8);
+  }
+}
+
+TEST_CASE("gemm_pipelined_tf32 equals A*B within TF32's bound, aligned and odd sizes", "[10.3]") {
+  check_tf32(tensor_cores::gemm_pipelined_tf32, pipelined_sizes(), 500);
+}
+
+TEST_CASE("gemm_pipelined_bf16 equals A*B within BF16's bound, aligned and odd sizes", "[10.3]") {
+  check_bf16(tensor_cores::gemm_pipelined_bf16, pipelined_sizes(), 600);
+}
+
+TEST_CASE("pipelined GEMMs: sizes below 1 throw before any work", "[10.3]") {
+  REQUIRE_THROWS_AS(tensor_cores::gemm_pipelined_tf32(nullptr, nullptr, nullptr, 4, 0, 4), course::Error);
+  REQUIRE_THROWS_AS(tensor_cores::gemm_pipelined_bf16(nullptr, nullptr, nullptr, -2, 4, 4), course::Error);
 }
 
 TEST_CASE("WMMA GEMMs: sizes below 1 throw before any work", "[10.2]") {
