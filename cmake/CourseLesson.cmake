@@ -55,6 +55,8 @@ function(course_exercise_library name)
       list(APPEND sources ${root}/${f})
     endforeach()
     add_library(${target} STATIC ${sources})
+    # "exercises/x.cuh" (an exercise header) resolves to this build's copy: solutions/ or lessons/.
+    target_include_directories(${target} BEFORE PRIVATE ${root})
     target_include_directories(${target} PUBLIC ${lesson_dir})
     target_link_libraries(${target} PUBLIC course_common ${ARG_DEPS})
     set_target_properties(${target} PROPERTIES CUDA_SEPARABLE_COMPILATION OFF

@@ -1,6 +1,6 @@
 #pragma once
 // Lesson 10 (given, read-only): the pipelined Tensor Core GEMM of step 10.3 around the part you
-// write (run_pipeline in exercises/gemm_pipelined.cu).
+// write (run_pipeline in exercises/pipeline_loop.cuh).
 //
 // 10.2's kernel waits for every stage's loads before its warps multiply. Here a block (8 warps,
 // 128 x 128 of C; each warp 64 x 32: 4 x 2 fragments) keeps kStages stages of A and B in shared
@@ -30,34 +30,40 @@ constexpr int kPipeWarpsM = 2, kPipeWarpsN = 4, kPipeThreads = kPipeWarpsM * kPi
 constexpr int kPipeWarpM = kTileM / kPipeWarpsM, kPipeWarpN = kTileN / kPipeWarpsN;  // 64 x 32
 constexpr int kFragsM = kPipeWarpM / 16, kFragsN = kPipeWarpN / 16;                   // 4 x 2
 
+// The shared-memory stages of a block's tiles of A (TM x kTileK) and B (kTileK x TN), kTileK = 64
+// bytes of elements; rows padded by 16 bytes (fragment alignment, and ldmatrix without bank
+// conflicts: 8 rows of 80 or 272 bytes fall into 8 different groups of banks).
+template <class E, int TM, int TN, int NS>
+struct StageShape {
+  static constexpr int kVec = 16 / int(sizeof(E));   // elements per 16-byte copy
+  static constexpr int kTileK = 64 / int(sizeof(E));  // 32 BF16 or 16 floats
+  static constexpr int lda = kTileK + kVec, ldb = TN + kVec;
+  static constexpr int kStageElements = TM * lda + kTileK * ldb;
+  static constexpr size_t kBytes = size_t(NS) * kStageElements * sizeof(E);
+};
+
 template <class F>
-struct PipeShape {
-  using E = typename F::Element;
-  static constexpr int kVec = 16 / int(sizeof(E));           // elements per 16-byte copy
-  static constexpr int kTileK = 64 / int(sizeof(E));          // 32 BF16 or 16 floats
-  static constexpr int lda = kTileK + kVec, ldb = kTileN + kVec, ldc = kTileN + 4;
-  static constexpr int kStageElements = kTileM * lda + kTileK * ldb;
-  static constexpr size_t kPipeBytes = size_t(kStages) * kStageElements * sizeof(E);
+struct PipeShape : StageShape<typename F::Element, kTileM, kTileN, kStages> {
+  using Base = StageShape<typename F::Element, kTileM, kTileN, kStages>;
+  static constexpr int ldc = kTileN + 4;
   static constexpr size_t kCBytes = size_t(kTileM) * ldc * sizeof(float);
-  static constexpr size_t kSmemBytes = kPipeBytes > kCBytes ? kPipeBytes : kCBytes;
+  static constexpr size_t kSmemBytes = Base::kBytes > kCBytes ? Base::kBytes : kCBytes;
 };
 
 #if COURSE_WMMA
-// One block's view of the pipeline: what run_pipeline calls.
-template <class F>
-struct Pipeline {
-  using E = typename F::Element;
-  using S = PipeShape<F>;
-  static constexpr int kStages = detail::kStages;
+// The copies of a block's tiles into NS stages: what run_pipeline calls (besides compute).
+template <class E, int TM, int TN, int NS, int NT>
+struct Stages {
+  using S = StageShape<E, TM, TN, NS>;
+  static constexpr int kStages = NS;
   const E* A;
   const E* B;
   int M, N, K, m0, n0;
   bool async_a, async_b;  // rows 16-byte aligned: cp.async; else element by element
   E* smem;
-  Accumulator<F> (&acc)[kFragsM][kFragsN];
 
   __device__ E* as(int buffer) const { return smem + buffer * S::kStageElements; }
-  __device__ E* bs(int buffer) const { return as(buffer) + kTileM * S::lda; }
+  __device__ E* bs(int buffer) const { return as(buffer) + TM * S::lda; }
 
   // Issues the copies of k-tile `tile` (k = tile * kTileK ...) into `buffer`; zeros past A's and
   // B's edges. Every thread of the block calls it.
@@ -65,13 +71,13 @@ struct Pipeline {
     const int k0 = tile * S::kTileK;
     E* a_dst = as(buffer);
     E* b_dst = bs(buffer);
-    constexpr int a_chunks = kTileM * S::kTileK / S::kVec, b_chunks = S::kTileK * kTileN / S::kVec;
-    for (int c = threadIdx.x; c < a_chunks; c += kPipeThreads) {
+    constexpr int a_chunks = TM * S::kTileK / S::kVec, b_chunks = S::kTileK * TN / S::kVec;
+    for (int c = threadIdx.x; c < a_chunks; c += NT) {
       const int r = c / (S::kTileK / S::kVec), col = (c % (S::kTileK / S::kVec)) * S::kVec;
       copy(a_dst + r * S::lda + col, A, m0 + r, M, k0 + col, K, async_a);
     }
-    for (int c = threadIdx.x; c < b_chunks; c += kPipeThreads) {
-      const int r = c / (kTileN / S::kVec), col = (c % (kTileN / S::kVec)) * S::kVec;
+    for (int c = threadIdx.x; c < b_chunks; c += NT) {
+      const int r = c / (TN / S::kVec), col = (c % (TN / S::kVec)) * S::kVec;
       copy(b_dst + r * S::ldb + col, B, k0 + r, K, n0 + col, N, async_b);
     }
   }
@@ -79,28 +85,6 @@ struct Pipeline {
   template <int n>
   __device__ void wait() const { asm volatile("cp.async.wait_group %0;\n" ::"n"(n)); }
   __device__ void sync() const { __syncthreads(); }
-
-  // The warp's 4 x 2 fragments += its rows of As(buffer) x its columns of Bs(buffer).
-  __device__ void compute(int buffer) const {
-    namespace wmma = nvcuda::wmma;
-    const int warp = threadIdx.x / 32, wm = warp / kPipeWarpsN, wn = warp % kPipeWarpsN;
-    const E* a = as(buffer) + wm * kPipeWarpM * S::lda;
-    const E* b = bs(buffer) + wn * kPipeWarpN;
-    for (int kk = 0; kk < S::kTileK; kk += F::kFragK) {
-      FragmentA<F> fa[kFragsM];
-      FragmentB<F> fb[kFragsN];
-      for (int i = 0; i < kFragsM; ++i) wmma::load_matrix_sync(fa[i], a + 16 * i * S::lda + kk, S::lda);
-      for (int j = 0; j < kFragsN; ++j) wmma::load_matrix_sync(fb[j], b + kk * S::ldb + 16 * j, S::ldb);
-      if constexpr (sizeof(E) == 4) {  // TF32: round the floats
-        for (int i = 0; i < kFragsM; ++i)
-          for (int t = 0; t < fa[i].num_elements; ++t) fa[i].x[t] = wmma::__float_to_tf32(fa[i].x[t]);
-        for (int j = 0; j < kFragsN; ++j)
-          for (int t = 0; t < fb[j].num_elements; ++t) fb[j].x[t] = wmma::__float_to_tf32(fb[j].x[t]);
-      }
-      for (int i = 0; i < kFragsM; ++i)
-        for (int j = 0; j < kFragsN; ++j) wmma::mma_sync(acc[i][j], fa[i], fb[j], acc[i][j]);
-    }
-  }
 
  private:
   // kVec elements of row `row` (of `rows`) from column `col` (of `cols`) of a row-major matrix.
@@ -118,7 +102,37 @@ struct Pipeline {
   }
 };
 
-// YOUR PART (exercises/gemm_pipelined.cu): the main loop over the k_tiles tiles of K.
+// 10.3's pipeline: the stages of a 128 x 128 block, and the warps' WMMA multiplies.
+template <class F>
+struct Pipeline : Stages<typename F::Element, kTileM, kTileN, kStages, kPipeThreads> {
+  using E = typename F::Element;
+  using S = PipeShape<F>;
+  Accumulator<F> (&acc)[kFragsM][kFragsN];
+
+  // The warp's 4 x 2 fragments += its rows of As(buffer) x its columns of Bs(buffer).
+  __device__ void compute(int buffer) const {
+    namespace wmma = nvcuda::wmma;
+    const int warp = threadIdx.x / 32, wm = warp / kPipeWarpsN, wn = warp % kPipeWarpsN;
+    const E* a = this->as(buffer) + wm * kPipeWarpM * S::lda;
+    const E* b = this->bs(buffer) + wn * kPipeWarpN;
+    for (int kk = 0; kk < S::kTileK; kk += F::kFragK) {
+      FragmentA<F> fa[kFragsM];
+      FragmentB<F> fb[kFragsN];
+      for (int i = 0; i < kFragsM; ++i) wmma::load_matrix_sync(fa[i], a + 16 * i * S::lda + kk, S::lda);
+      for (int j = 0; j < kFragsN; ++j) wmma::load_matrix_sync(fb[j], b + kk * S::ldb + 16 * j, S::ldb);
+      if constexpr (sizeof(E) == 4) {  // TF32: round the floats
+        for (int i = 0; i < kFragsM; ++i)
+          for (int t = 0; t < fa[i].num_elements; ++t) fa[i].x[t] = wmma::__float_to_tf32(fa[i].x[t]);
+        for (int j = 0; j < kFragsN; ++j)
+          for (int t = 0; t < fb[j].num_elements; ++t) fb[j].x[t] = wmma::__float_to_tf32(fb[j].x[t]);
+      }
+      for (int i = 0; i < kFragsM; ++i)
+        for (int j = 0; j < kFragsN; ++j) wmma::mma_sync(acc[i][j], fa[i], fb[j], acc[i][j]);
+    }
+  }
+};
+
+// YOUR PART (exercises/pipeline_loop.cuh): the main loop over the k_tiles tiles of K.
 template <class P>
 __device__ void run_pipeline(const P& p, int k_tiles);
 #endif
@@ -135,8 +149,8 @@ __global__ void __launch_bounds__(kPipeThreads) gemm_pipelined_kernel(const type
   for (int i = 0; i < kFragsM; ++i)
     for (int j = 0; j < kFragsN; ++j) nvcuda::wmma::fill_fragment(acc[i][j], 0.0f);
   const int m0 = blockIdx.y * kTileM, n0 = blockIdx.x * kTileN;
-  const Pipeline<F> p{A, B, M, N, K, m0, n0, async_a, async_b,
-                      reinterpret_cast<typename F::Element*>(pipe_smem), acc};
+  const Pipeline<F> p{{A, B, M, N, K, m0, n0, async_a, async_b, reinterpret_cast<typename F::Element*>(pipe_smem)},
+                      acc};
   run_pipeline(p, (K + S::kTileK - 1) / S::kTileK);
   p.template wait<0>();
   __syncthreads();  // every warp is done with the stages: Cs may reuse their memory

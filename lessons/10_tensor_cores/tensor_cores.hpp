@@ -1,7 +1,8 @@
 #pragma once
 // Lesson 10: Tensor Cores and mixed precision. The same matrix product as lesson 04, on the units
 // that multiply small matrices of narrow numbers in one instruction: first what those numbers are
-// (10.1), then a GEMM that feeds them (10.2), and one that keeps them fed (10.3).
+// (10.1), then a GEMM that feeds them (10.2), one that keeps them fed (10.3), and one that
+// drives them with the instruction under WMMA (10.4).
 //
 // Conventions: matrices are row-major and dense (element (r, c) of an R x C matrix at r*C + c);
 // C [M x N] = A [M x K] * B [K x N]; every GEMM OVERWRITES C; M, N or K below 1 throw
@@ -70,5 +71,11 @@ void gemm_pipelined_tf32(const float* A, const float* B, float* C, int M, int N,
                          cudaStream_t stream = nullptr);
 void gemm_pipelined_bf16(const uint16_t* A, const uint16_t* B, float* C, int M, int N, int K,
                          cudaStream_t stream = nullptr);
+
+// ---- 10.4 under WMMA: mma.sync and ldmatrix ---------------------------------------------------------
+// The BF16 product of 10.2 (same contract) by a block of 8 warps owning 128 x 256 of C, each warp
+// 64 x 64 held as 4 x 8 m16 x n8 tiles in registers, multiplied by mma.sync.m16n8k16 with operands
+// loaded by ldmatrix; the tiles arrive through 10.3's pipeline, 4 stages deep.
+void gemm_mma_bf16(const uint16_t* A, const uint16_t* B, float* C, int M, int N, int K, cudaStream_t stream = nullptr);
 
 }  // namespace tensor_cores

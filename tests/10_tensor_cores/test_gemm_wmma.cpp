@@ -1,5 +1,5 @@
 // Lesson 10 on the GPU: 10.1's conversion kernels bit for bit against the test's reference, and
-// the Tensor Core GEMMs of 10.2 and 10.3 against a GEMM in double of the same inputs, within a
+// the Tensor Core GEMMs of 10.2-10.4 against a GEMM in double of the same inputs, within a
 // bound derived from the formats (see bound_factor), on odd sizes, C poisoned (NaN) before every call.
 #include <cmath>
 #include <cstdint>
@@ -166,6 +166,20 @@ TEST_CASE("gemm_pipelined_bf16 equals A*B within BF16's bound, aligned and odd s
 TEST_CASE("pipelined GEMMs: sizes below 1 throw before any work", "[10.3]") {
   REQUIRE_THROWS_AS(tensor_cores::gemm_pipelined_tf32(nullptr, nullptr, nullptr, 4, 0, 4), course::Error);
   REQUIRE_THROWS_AS(tensor_cores::gemm_pipelined_bf16(nullptr, nullptr, nullptr, -2, 4, 4), course::Error);
+}
+
+// 10.4's sizes: edges inside the 128 x 256 tiles, more tiles of K than its 4 stages, odd sizes.
+std::vector<Size> mma_sizes() {
+  return {{130, 264, 64}, {256, 512, 520}, {1, 8, 8}, {8, 16, 1000}, {200, 136, 48}, {65, 129, 31}, {17, 33, 5},
+          {300, 17, 513}};
+}
+
+TEST_CASE("gemm_mma_bf16 equals A*B within BF16's bound, aligned and odd sizes", "[10.4]") {
+  check_bf16(tensor_cores::gemm_mma_bf16, mma_sizes(), 700);
+}
+
+TEST_CASE("gemm_mma_bf16: sizes below 1 throw before any work", "[10.4]") {
+  REQUIRE_THROWS_AS(tensor_cores::gemm_mma_bf16(nullptr, nullptr, nullptr, 4, 4, 0), course::Error);
 }
 
 TEST_CASE("WMMA GEMMs: sizes below 1 throw before any work", "[10.2]") {

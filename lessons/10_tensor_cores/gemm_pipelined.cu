@@ -1,33 +1,15 @@
-// Lesson 10, step 10.3: keeping the Tensor Cores fed. The main loop of a pipelined GEMM: while the
-// warps multiply one stage, the asynchronous copies of the next kStages - 1 stages are in flight.
-// YOUR FILE: run_pipeline (marked TODO); the block, the copies, the multiplies and the stores are
-// given (pipelined_gemm.cuh), and so are the checks and launches below.
+// Lesson 10 (given): the launches of 10.3's pipelined GEMMs; their main loop is yours
+// (exercises/pipeline_loop.cuh).
 #include <string>
 
 #include "course/cuda_check.hpp"
 #include "course/error.hpp"
+#include "exercises/pipeline_loop.cuh"
 #include "pipelined_gemm.cuh"
 #include "tensor_cores.hpp"
 
 namespace tensor_cores {
 
-namespace detail {
-
-#if COURSE_WMMA  // (compiled only for GPUs with TF32 and BF16 Tensor Cores: see wmma_gemm.cuh)
-template <class P>
-__device__ void run_pipeline(const P& p, int k_tiles) {
-  // TODO(10.3): first put the tiles 0 .. P::kStages - 2 on their way: p.load(buffer, tile) for each
-  // that exists, then p.commit() (one group per tile, even past the last one). Then for each tile
-  // t: wait until it has landed (p.template wait<P::kStages - 2>(), then p.sync() so that every
-  // thread's copies have), multiply it (p.compute(t % P::kStages)), and send the tile
-  // t + P::kStages - 1 into the buffer tile t - 1 used (if it exists), then p.commit().
-  (void)p, (void)k_tiles;
-}
-#endif
-
-}  // namespace detail
-
-// ---- given: checks and launches ------------------------------------------------------------------
 namespace {
 
 template <class F>

@@ -1,0 +1,77 @@
+// Lesson 10, step 10.4: under WMMA: mma.sync with operands loaded by ldmatrix. A warp's 64 x 64 of
+// C is 4 x 8 tiles of m16 x n8 in registers; per 16 values of k it loads 4 A operands and 8 B
+// operands (4 ldmatrix of each kind) and issues 32 mma.sync. YOUR FILE: warp_mma_bf16 (marked
+// TODO); the block, the pipeline (your 10.3) and the stores are given (mma_gemm.cuh, and the
+// kernel and launch below).
+#include <string>
+
+#include "course/cuda_check.hpp"
+#include "course/error.hpp"
+#include "exercises/pipeline_loop.cuh"
+#include "mma_gemm.cuh"
+#include "tensor_cores.hpp"
+
+namespace tensor_cores {
+
+namespace detail {
+
+#if COURSE_WMMA  // (compiled only for GPUs with TF32 and BF16 Tensor Cores: see wmma_gemm.cuh)
+__device__ void warp_mma_bf16(const __nv_bfloat16* as, int lda, const __nv_bfloat16* bs, int ldb,
+                              float (&acc)[kMmaTilesM][kMmaTilesN][4]) {
+  // TODO(10.4): for kk = 0, 16 (the stage's 32 values of k, 16 per mma): load the warp's 4 A
+  // operands (ldmatrix_x4; rows 16 i .. of as, columns kk ..) and its 8 B operands (4 times
+  // ldmatrix_x4_trans: rows kk .. of bs, columns 16 jj ..: two n8 tiles each), then
+  // acc[i][j] += A_i * B_j with mma_bf16_16816 for i < 4, j < 8. Which lane gives which row
+  // address: see mma_gemm.cuh.
+  (void)as, (void)lda, (void)bs, (void)ldb, (void)acc;
+}
+#endif
+
+// Given: the kernel (10.3's loop on this block's stages), then C from the registers.
+__global__ void __launch_bounds__(kMmaThreads) gemm_mma_kernel(const __nv_bfloat16* __restrict__ A,
+                                                               const __nv_bfloat16* __restrict__ B,
+                                                               float* __restrict__ C, int M, int N, int K,
+                                                               bool async_a, bool async_b) {
+#if COURSE_WMMA
+  extern __shared__ __align__(128) unsigned char mma_smem[];
+  float acc[kMmaTilesM][kMmaTilesN][4] = {};
+  const int m0 = blockIdx.y * kMmaTileM, n0 = blockIdx.x * kMmaTileN;
+  const MmaPipeline p{{A, B, M, N, K, m0, n0, async_a, async_b, reinterpret_cast<__nv_bfloat16*>(mma_smem)}, acc};
+  run_pipeline(p, (K + MmaShape::kTileK - 1) / MmaShape::kTileK);
+  p.wait<0>();
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int row0 = m0 + (warp / kMmaWarpsN) * kMmaWarpM + lane / 4;
+  const int col0 = n0 + (warp % kMmaWarpsN) * kMmaWarpN + 2 * (lane % 4);
+  for (int i = 0; i < kMmaTilesM; ++i)
+    for (int j = 0; j < kMmaTilesN; ++j)
+      for (int half = 0; half < 2; ++half) {  // c0, c1: row g; c2, c3: row g + 8
+        const int r = row0 + 16 * i + 8 * half, c = col0 + 8 * j;
+        if (r >= M) continue;
+        if (c < N) C[size_t(r) * N + c] = acc[i][j][2 * half];
+        if (c + 1 < N) C[size_t(r) * N + c + 1] = acc[i][j][2 * half + 1];
+      }
+#endif
+}
+
+}  // namespace detail
+
+// ---- given: checks and launch --------------------------------------------------------------------
+void gemm_mma_bf16(const uint16_t* A, const uint16_t* B, float* C, int M, int N, int K, cudaStream_t stream) {
+  if (M < 1 || N < 1 || K < 1)
+    throw course::Error("gemm_mma_bf16: M, N and K must be >= 1, got " + std::to_string(M) + ", " + std::to_string(N) +
+                        ", " + std::to_string(K));
+  const std::string why = tensor_core_problem();
+  if (!why.empty()) throw course::Error("gemm_mma_bf16: " + why);
+  using S = detail::MmaShape;
+  const auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
+  const bool async_a = K % S::kVec == 0 && aligned(A), async_b = N % S::kVec == 0 && aligned(B);
+  CUDA_CHECK(cudaFuncSetAttribute(detail::gemm_mma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(S::kBytes)));
+  const dim3 grid(unsigned((N + detail::kMmaTileN - 1) / detail::kMmaTileN),
+                  unsigned((M + detail::kMmaTileM - 1) / detail::kMmaTileM));
+  detail::gemm_mma_kernel<<<grid, detail::kMmaThreads, S::kBytes, stream>>>(
+      reinterpret_cast<const __nv_bfloat16*>(A), reinterpret_cast<const __nv_bfloat16*>(B), C, M, N, K, async_a,
+      async_b);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace tensor_cores
