@@ -55,7 +55,8 @@ function(course_exercise_library name)
       list(APPEND sources ${root}/${f})
     endforeach()
     add_library(${target} STATIC ${sources})
-    # "exercises/x.cuh" (an exercise header) resolves to this build's copy: solutions/ or lessons/.
+    # <exercises/x.cuh> (an exercise header, included with <>) resolves to this build's copy:
+    # solutions/ or lessons/ ("" would look next to the including file first).
     target_include_directories(${target} BEFORE PRIVATE ${root})
     target_include_directories(${target} PUBLIC ${lesson_dir})
     target_link_libraries(${target} PUBLIC course_common ${ARG_DEPS})

@@ -4,7 +4,7 @@
 
 #include "course/cuda_check.hpp"
 #include "course/error.hpp"
-#include "exercises/pipeline_loop.cuh"
+#include <exercises/pipeline_loop.cuh>  // <>: this build's copy (solutions/ or yours), never a neighbour's
 #include "pipelined_gemm.cuh"
 #include "tensor_cores.hpp"
 
