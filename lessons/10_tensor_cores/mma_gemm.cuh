@@ -4,7 +4,7 @@
 // by mma.sync, the instruction under WMMA, with operands loaded by ldmatrix.
 //
 // Block: 128 x 256 of C, 8 warps in 2 x 4, each warp 64 x 64: 4 x 8 tiles of m16 x n8, each held
-// in 4 FP32 registers per lane. Stages of kTileK = 32 along K, 4 of them in flight.
+// in 4 FP32 registers per lane. Stages of kTileK = 64 along K (128 bytes a row), 3 of them.
 //
 // The registers of one mma.sync.m16n8k16 (lane = 0..31, g = lane / 4, t = lane % 4):
 //   A 16 x 16 (4 registers, 2 BF16 each)   a0: (g, 2t..2t+1)  a1: (g+8, 2t..)  a2: (g, 2t+8..)  a3: (g+8, 2t+8..)
@@ -22,11 +22,11 @@
 
 namespace tensor_cores::detail {
 
-constexpr int kMmaTileM = 128, kMmaTileN = 256, kMmaStages = 4;
+constexpr int kMmaTileM = 128, kMmaTileN = 256, kMmaStages = 3, kMmaTileKBytes = 128;
 constexpr int kMmaWarpsM = 2, kMmaWarpsN = 4, kMmaThreads = kMmaWarpsM * kMmaWarpsN * 32;
 constexpr int kMmaWarpM = kMmaTileM / kMmaWarpsM, kMmaWarpN = kMmaTileN / kMmaWarpsN;  // 64 x 64
 constexpr int kMmaTilesM = kMmaWarpM / 16, kMmaTilesN = kMmaWarpN / 8;                  // 4 x 8
-using MmaShape = StageShape<__nv_bfloat16, kMmaTileM, kMmaTileN, kMmaStages>;
+using MmaShape = StageShape<__nv_bfloat16, kMmaTileM, kMmaTileN, kMmaStages, kMmaTileKBytes>;
 
 #if COURSE_WMMA
 // Four 8 x 8 matrices of 16-bit values from shared memory; `row` is this lane's row address.
@@ -53,13 +53,13 @@ __device__ inline void mma_bf16_16816(float (&c)[4], const uint32_t (&a)[4], uin
 }
 
 // YOUR PART (exercises/gemm_mma.cu): acc += the warp's 64 rows of As x its 64 columns of Bs, one
-// stage (kTileK = 32 values of k). as: the warp's first row of As (leading dimension lda), bs: its
+// stage (kTileK = 64 values of k). as: the warp's first row of As (leading dimension lda), bs: its
 // first column of Bs (ldb); acc[i][j]: the m16 x n8 tile of rows 16 i .., columns 8 j ...
 __device__ void warp_mma_bf16(const __nv_bfloat16* as, int lda, const __nv_bfloat16* bs, int ldb,
                               float (&acc)[kMmaTilesM][kMmaTilesN][4]);
 
 // 10.3's stages for this block, and the warps' mma.sync multiplies.
-struct MmaPipeline : Stages<__nv_bfloat16, kMmaTileM, kMmaTileN, kMmaStages, kMmaThreads> {
+struct MmaPipeline : Stages<__nv_bfloat16, kMmaTileM, kMmaTileN, kMmaStages, kMmaThreads, kMmaTileKBytes> {
   float (&acc)[kMmaTilesM][kMmaTilesN][4];
   __device__ void compute(int buffer) const {
     const int warp = threadIdx.x / 32, wm = warp / kMmaWarpsN, wn = warp % kMmaWarpsN;

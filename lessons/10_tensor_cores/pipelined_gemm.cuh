@@ -30,13 +30,14 @@ constexpr int kPipeWarpsM = 2, kPipeWarpsN = 4, kPipeThreads = kPipeWarpsM * kPi
 constexpr int kPipeWarpM = kTileM / kPipeWarpsM, kPipeWarpN = kTileN / kPipeWarpsN;  // 64 x 32
 constexpr int kFragsM = kPipeWarpM / 16, kFragsN = kPipeWarpN / 16;                   // 4 x 2
 
-// The shared-memory stages of a block's tiles of A (TM x kTileK) and B (kTileK x TN), kTileK = 64
-// bytes of elements; rows padded by 16 bytes (fragment alignment, and ldmatrix without bank
-// conflicts: 8 rows of 80 or 272 bytes fall into 8 different groups of banks).
-template <class E, int TM, int TN, int NS>
+// The shared-memory stages of a block's tiles of A (TM x kTileK) and B (kTileK x TN), kTileK =
+// KB bytes of elements (64: 32 BF16 or 16 floats); rows padded by 16 bytes (fragment alignment,
+// and ldmatrix without bank conflicts: 8 rows of 80, 144 or 272 bytes fall into 8 different
+// groups of banks).
+template <class E, int TM, int TN, int NS, int KB = 64>
 struct StageShape {
   static constexpr int kVec = 16 / int(sizeof(E));   // elements per 16-byte copy
-  static constexpr int kTileK = 64 / int(sizeof(E));  // 32 BF16 or 16 floats
+  static constexpr int kTileK = KB / int(sizeof(E));
   static constexpr int lda = kTileK + kVec, ldb = TN + kVec;
   static constexpr int kStageElements = TM * lda + kTileK * ldb;
   static constexpr size_t kBytes = size_t(NS) * kStageElements * sizeof(E);
@@ -52,9 +53,9 @@ struct PipeShape : StageShape<typename F::Element, kTileM, kTileN, kStages> {
 
 #if COURSE_WMMA
 // The copies of a block's tiles into NS stages: what run_pipeline calls (besides compute).
-template <class E, int TM, int TN, int NS, int NT>
+template <class E, int TM, int TN, int NS, int NT, int KB = 64>
 struct Stages {
-  using S = StageShape<E, TM, TN, NS>;
+  using S = StageShape<E, TM, TN, NS, KB>;
   static constexpr int kStages = NS;
   const E* A;
   const E* B;

@@ -75,7 +75,7 @@ void gemm_pipelined_bf16(const uint16_t* A, const uint16_t* B, float* C, int M, 
 // ---- 10.4 under WMMA: mma.sync and ldmatrix ---------------------------------------------------------
 // The BF16 product of 10.2 (same contract) by a block of 8 warps owning 128 x 256 of C, each warp
 // 64 x 64 held as 4 x 8 m16 x n8 tiles in registers, multiplied by mma.sync.m16n8k16 with operands
-// loaded by ldmatrix; the tiles arrive through 10.3's pipeline, 4 stages deep.
+// loaded by ldmatrix; the tiles arrive through 10.3's pipeline, 3 stages of 64 values of k.
 void gemm_mma_bf16(const uint16_t* A, const uint16_t* B, float* C, int M, int N, int K, cudaStream_t stream = nullptr);
 
 }  // namespace tensor_cores

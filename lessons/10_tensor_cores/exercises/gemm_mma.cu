@@ -18,7 +18,7 @@ namespace detail {
 #if COURSE_WMMA  // (compiled only for GPUs with TF32 and BF16 Tensor Cores: see wmma_gemm.cuh)
 __device__ void warp_mma_bf16(const __nv_bfloat16* as, int lda, const __nv_bfloat16* bs, int ldb,
                               float (&acc)[kMmaTilesM][kMmaTilesN][4]) {
-  // TODO(10.4): for kk = 0, 16 (the stage's 32 values of k, 16 per mma): load the warp's 4 A
+  // TODO(10.4): for kk = 0, 16, ... below MmaShape::kTileK (16 values of k per mma): load the warp's 4 A
   // operands (ldmatrix_x4; rows 16 i .. of as, columns kk ..) and its 8 B operands (4 times
   // ldmatrix_x4_trans: rows kk .. of bs, columns 16 jj ..: two n8 tiles each), then
   // acc[i][j] += A_i * B_j with mma_bf16_16816 for i < 4, j < 8. Which lane gives which row
