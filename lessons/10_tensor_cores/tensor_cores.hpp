@@ -36,9 +36,15 @@ namespace tensor_cores {
 uint16_t float_to_bf16(float x);  // the 16 bits of the BF16 nearest to x
 float bf16_to_float(uint16_t b);  // exact: b's bits on top, 16 zero bits below
 float round_to_tf32(float x);     // the TF32 nearest to x, as a float
-// The same on the GPU, element by element: y[i] = float_to_bf16(x[i]) (y[i] = round_to_tf32(x[i])).
+// Given: the 16 bits of the FP16 nearest to x, by the same rule (ties to even, NaN stays NaN), with
+// FP16's smaller exponent: 65520 and beyond become Inf, values below 2^-14 subnormal multiples of
+// 2^-24 or 0.
+uint16_t float_to_fp16(float x);
+// The same on the GPU, element by element: y[i] = float_to_bf16(x[i]) (y[i] = round_to_tf32(x[i]),
+// y[i] = float_to_fp16(x[i])).
 void to_bf16_gpu(const float* x, uint16_t* y, size_t n, cudaStream_t stream = nullptr);
 void to_tf32_gpu(const float* x, float* y, size_t n, cudaStream_t stream = nullptr);
+void to_fp16_gpu(const float* x, uint16_t* y, size_t n, cudaStream_t stream = nullptr);
 
 // What a format keeps: for the program's table (given).
 struct FormatInfo {

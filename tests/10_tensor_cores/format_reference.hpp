@@ -40,6 +40,33 @@ inline uint32_t reference_round(float x, int drop) {
 }
 
 inline uint16_t reference_bf16(float x) { return uint16_t(reference_round(x, 16) >> 16); }
+
+// FP16 by its definition: the value of a pattern, then the nearest pattern by binary search over
+// the positive finite ones (their values grow with their patterns, 0 .. 0x7bff).
+inline double fp16_value(uint16_t h) {
+  const int exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+  const double magnitude = exponent == 0 ? std::ldexp(mantissa, -24)
+                                         : exponent == 31 ? (mantissa ? NAN : INFINITY)
+                                                          : std::ldexp(1024 + mantissa, exponent - 25);
+  return (h & 0x8000) ? -magnitude : magnitude;
+}
+inline uint16_t reference_fp16(float x) {
+  const uint16_t sign = std::signbit(x) ? 0x8000 : 0;
+  if (std::isnan(x)) return sign | 0x7e00;
+  const double a = std::fabs(double(x));
+  uint32_t lo = 0, hi = 0x7bff;  // the largest h with value(h) <= a, capped at the largest finite
+  while (lo < hi) {
+    const uint32_t mid = (lo + hi + 1) / 2;
+    if (fp16_value(uint16_t(mid)) <= a) lo = mid;
+    else hi = mid - 1;
+  }
+  const double below = fp16_value(uint16_t(lo));
+  const double above = lo == 0x7bff ? 65536.0 : fp16_value(uint16_t(lo + 1));  // 0x7c00 stands for 2^16
+  if (a == below) return uint16_t(sign | lo);
+  const double d_below = a - below, d_above = above - a;
+  const uint32_t pick = d_below < d_above ? lo : d_above < d_below ? lo + 1 : ((lo & 1) ? lo + 1 : lo);
+  return uint16_t(sign | (pick > 0x7bff ? 0x7c00 : pick));
+}
 inline float reference_tf32(float x) { return bits_float(reference_round(x, 13)); }
 
 }  // namespace course::test

@@ -60,7 +60,7 @@ void check_gemm(const std::vector<float>& got, const std::vector<float>& a, cons
 
 }  // namespace
 
-TEST_CASE("to_bf16_gpu and to_tf32_gpu equal the host reference bit for bit", "[10.1]") {
+TEST_CASE("to_bf16_gpu, to_tf32_gpu and to_fp16_gpu equal the host reference bit for bit", "[10.1]") {
   const size_t n = 1 << 20;
   std::vector<float> x(n);
   course::Rng rng(202);
@@ -69,18 +69,21 @@ TEST_CASE("to_bf16_gpu and to_tf32_gpu equal the host reference bit for bit", "[
     if (std::isnan(v)) v = 1.0f;  // NaNs: checked on the host
   }
   DeviceBuffer<float> dx(x), dt(n);
-  DeviceBuffer<uint16_t> db(n);
+  DeviceBuffer<uint16_t> db(n), dh(n);
   dt.poison();
   db.poison();
+  dh.poison();
   tensor_cores::to_bf16_gpu(dx.data(), db.data(), n);
   tensor_cores::to_tf32_gpu(dx.data(), dt.data(), n);
+  tensor_cores::to_fp16_gpu(dx.data(), dh.data(), n);
   CUDA_CHECK(cudaDeviceSynchronize());
-  const std::vector<uint16_t> b = db.to_host();
+  const std::vector<uint16_t> b = db.to_host(), h = dh.to_host();
   const std::vector<float> t = dt.to_host();
   size_t wrong = 0;
   for (size_t i = 0; i < n; ++i)
     wrong += b[i] != course::test::reference_bf16(x[i]) ||
-             float_bits(t[i]) != float_bits(course::test::reference_tf32(x[i]));
+             float_bits(t[i]) != float_bits(course::test::reference_tf32(x[i])) ||
+             h[i] != course::test::reference_fp16(x[i]);
   INFO(wrong << " of " << n << " elements differ from the reference");
   REQUIRE(wrong == 0);
 }

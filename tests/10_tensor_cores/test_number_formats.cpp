@@ -88,6 +88,33 @@ TEST_CASE("bf16_to_float is exact and undoes float_to_bf16 on BF16 values", "[10
   }
 }
 
+// Given code (float_to_fp16), checked here too: the same patterns and a million random ones.
+TEST_CASE("float_to_fp16 rounds to nearest, ties to even, with FP16's range and subnormals", "[10.1]") {
+  std::vector<uint32_t> patterns = special_patterns();
+  for (float v : {65504.0f, 65519.99f, 65520.0f, 65535.0f, 0x1p-14f, 0x1p-24f, 0x1p-25f, 0x1.000002p-25f, 0x1.8p-24f,
+                  0x1.4p-24f, 0x1.ffcp-15f, 0x1.ffep-15f, 6.1e-5f, -2.5e-7f})
+    patterns.push_back(float_bits(v));
+  course::Rng rng(303);
+  for (int i = 0; i < 1000000; ++i) {
+    // Half of them near FP16's range, where it differs from BF16's: exponents 2^-30 .. 2^17.
+    const uint32_t u = uint32_t(rng.uniform01() * 4294967296.0);
+    patterns.push_back(i % 2 ? u : (u & 0x807fffffu) | ((97u + uint32_t(rng.uniform_int(48))) << 23));
+  }
+  size_t wrong = 0;
+  uint32_t first = 0;
+  for (uint32_t u : patterns) {
+    const float x = bits_float(u);
+    const uint16_t got = tensor_cores::float_to_fp16(x), want = course::test::reference_fp16(x);
+    const bool ok = std::isnan(x) ? ((got & 0x7c00) == 0x7c00 && (got & 0x3ff) != 0 && (got >> 15) == (want >> 15))
+                                  : got == want;
+    if (!ok && wrong++ == 0) first = u;
+  }
+  INFO(wrong << " of " << patterns.size() << " patterns rounded wrongly; the first: " << hex(first) << " -> "
+              << hex(tensor_cores::float_to_fp16(bits_float(first))) << ", expected "
+              << hex(course::test::reference_fp16(bits_float(first))));
+  REQUIRE(wrong == 0);
+}
+
 TEST_CASE("format_info: what each format keeps", "[10.1]") {
   const auto bf16 = tensor_cores::format_info("bf16");
   CHECK(bf16.mantissa_bits == 7);

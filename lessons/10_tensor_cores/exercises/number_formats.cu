@@ -55,9 +55,36 @@ float round_to_tf32(float x) { return tf32_round(x); }
 float bf16_to_float(uint16_t b) { return float_of(uint32_t(b) << 16); }
 
 namespace {
+// FP16 has 5 exponent bits: besides the same rounding of the mantissa (13 bits dropped), the
+// exponent is rebased from FP32's bias 127 to FP16's 15, values from 65520 up overflow to Inf, and
+// values below 2^-14 become subnormals (multiples of 2^-24) or 0.
+__host__ __device__ inline uint16_t fp16_round(float x) {
+  const uint32_t u = bits_of(x), sign = (u >> 16) & 0x8000u, magnitude = u & 0x7fffffffu;
+  if (magnitude > 0x7f800000u) return uint16_t(sign | 0x7e00u | ((magnitude >> 13) & 0x01ffu));  // NaN, quiet
+  if (magnitude >= 0x477ff000u) return uint16_t(sign | 0x7c00u);  // 65520 and up (Inf too): Inf
+  if (magnitude >= 0x38800000u) {  // normal in FP16: rebias the exponent, round 13 mantissa bits
+    const uint32_t h = magnitude - ((127u - 15u) << 23);
+    return uint16_t(sign | ((h + 0x0fffu + ((h >> 13) & 1u)) >> 13));
+  }
+  if (magnitude <= 0x33000000u) return uint16_t(sign);  // up to 2^-25 (a tie with 0): 0
+  // Subnormal: the significand (with its leading 1) in units of 2^-24, rounded to nearest, even.
+  const uint32_t exponent = magnitude >> 23, significand = (magnitude & 0x007fffffu) | 0x00800000u;
+  const uint32_t shift = 126u - exponent;  // 14 .. 24
+  const uint32_t kept = significand >> shift, rest = significand & ((1u << shift) - 1), half = 1u << (shift - 1);
+  return uint16_t(sign | (kept + (rest > half || (rest == half && (kept & 1u)))));
+}
+}  // namespace
+
+uint16_t float_to_fp16(float x) { return fp16_round(x); }
+
+namespace {
 __global__ void to_bf16_kernel(const float* __restrict__ x, uint16_t* __restrict__ y, size_t n) {
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
     y[i] = bf16_round(x[i]);
+}
+__global__ void to_fp16_kernel(const float* __restrict__ x, uint16_t* __restrict__ y, size_t n) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+    y[i] = fp16_round(x[i]);
 }
 __global__ void to_tf32_kernel(const float* __restrict__ x, float* __restrict__ y, size_t n) {
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
@@ -69,6 +96,12 @@ unsigned blocks_for(size_t n) { return unsigned(n / 256 + 1 < 4096 ? n / 256 + 1
 void to_bf16_gpu(const float* x, uint16_t* y, size_t n, cudaStream_t stream) {
   if (n == 0) return;
   to_bf16_kernel<<<blocks_for(n), 256, 0, stream>>>(x, y, n);
+  CUDA_CHECK_LAUNCH();
+}
+
+void to_fp16_gpu(const float* x, uint16_t* y, size_t n, cudaStream_t stream) {
+  if (n == 0) return;
+  to_fp16_kernel<<<blocks_for(n), 256, 0, stream>>>(x, y, n);
   CUDA_CHECK_LAUNCH();
 }
 
