@@ -51,6 +51,9 @@ struct TiledPlan {
 };
 TiledPlan tiled_plan(int N, int C, int H, int W, int O, int k, int pad, int OH, int OW);
 
+// Throws course::Error("<what>: <conv_tiled_problem(s)>") when the tiled kernels cannot run s.
+void require_tiled(const ConvShape& s, const char* what);
+
 // YOUR PART (exercises/conv_tiled.cu): adds the chunk's kChunkC input channels to acc.
 //   ws, xs: this chunk's buffers (layout above); sh, sw: xs's row count and row length;
 //   oh, ow0: the thread's output row inside the block and its first output column;

@@ -132,6 +132,11 @@ std::string conv_tiled_problem(const ConvShape& s) {
   return detail::shared_memory_problem("weight gradient:", w.smem_bytes);
 }
 
+void detail::require_tiled(const ConvShape& s, const char* what) {
+  const std::string why = conv_tiled_problem(s);
+  if (!why.empty()) throw course::Error(std::string(what) + ": " + why);
+}
+
 size_t conv_tiled_weights_size(const ConvShape& s) {
   const size_t area = size_t(s.kernel_h) * s.kernel_w;
   return area * (size_t(s.in_channels) * detail::round_up4(s.out_channels) +
@@ -139,15 +144,13 @@ size_t conv_tiled_weights_size(const ConvShape& s) {
 }
 
 size_t conv_tiled_dw_workspace_floats(const ConvShape& s) {
-  const std::string why = conv_tiled_problem(s);
-  if (!why.empty()) throw course::Error("conv_tiled_dw_workspace_floats: " + why);
+  detail::require_tiled(s, "conv_tiled_dw_workspace_floats");
   const detail::TiledWeightPlan p = detail::tiled_weight_plan(s);
   return size_t(p.slices) * s.out_channels * (size_t(s.in_channels) * s.kernel_h * s.kernel_w + 1);
 }
 
 void conv_tiled_weights(const ConvShape& s, const float* W, float* tiled_weights, cudaStream_t stream) {
-  const std::string why = conv_tiled_problem(s);
-  if (!why.empty()) throw course::Error("conv_tiled_weights: " + why);
+  detail::require_tiled(s, "conv_tiled_weights");
   const size_t total = conv_tiled_weights_size(s);
   const unsigned blocks = unsigned(std::min<size_t>((total + 255) / 256, 1024));
   detail::tiled_weights_kernel<<<blocks, 256, 0, stream>>>(W, tiled_weights, s.out_channels, s.in_channels,

@@ -6,7 +6,6 @@
 #include "conv_implicit.cuh"
 #include "conv_tiled_weight.cuh"
 #include "course/cuda_check.hpp"
-#include "course/error.hpp"
 
 namespace fast_training {
 
@@ -28,8 +27,7 @@ __device__ void accumulate_weight_unit(const float* xs, const float* dys, int sh
 // ---- given: the launches ------------------------------------------------------------------------
 void conv2d_backward_weight_tiled(const ConvShape& s, const float* x, const float* dy, float* dW, float* dbias,
                                   float* workspace, cudaStream_t stream) {
-  const std::string why = conv_tiled_problem(s);
-  if (!why.empty()) throw course::Error("conv2d_backward_weight_tiled: " + why);
+  detail::require_tiled(s, "conv2d_backward_weight_tiled");
   detail::TiledWeightPlan plan = detail::tiled_weight_plan(s);
   plan.args.x = x, plan.args.dy = dy, plan.args.partial = workspace;
   const auto kernel = s.kernel_h == 3 ? detail::conv_tiled_weight_kernel<3> : detail::conv_tiled_weight_kernel<5>;

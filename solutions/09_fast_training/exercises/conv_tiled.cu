@@ -5,7 +5,6 @@
 // into shared memory; this adds the chunk to the thread's kTileO x kTileP outputs in registers.
 #include "conv_tiled.cuh"
 #include "course/cuda_check.hpp"
-#include "course/error.hpp"
 
 namespace fast_training {
 
@@ -52,16 +51,11 @@ void launch_tiled(detail::TiledPlan plan, int k, const float* in, const float* w
   CUDA_CHECK_LAUNCH();
 }
 
-void check_tiled(const ConvShape& s, const char* what) {
-  const std::string why = conv_tiled_problem(s);
-  if (!why.empty()) throw course::Error(std::string(what) + ": " + why);
-}
-
 }  // namespace
 
 void conv2d_forward_tiled(const ConvShape& s, const float* x, const float* tiled_weights, const float* bias, float* y,
                           cudaStream_t stream) {
-  check_tiled(s, "conv2d_forward_tiled");
+  detail::require_tiled(s, "conv2d_forward_tiled");
   const int k = s.kernel_h;
   launch_tiled(detail::tiled_plan(s.batch, s.in_channels, s.height, s.width, s.out_channels, k, s.pad, s.out_h(),
                                   s.out_w()),
@@ -70,7 +64,7 @@ void conv2d_forward_tiled(const ConvShape& s, const float* x, const float* tiled
 
 void conv2d_backward_data_tiled(const ConvShape& s, const float* tiled_weights, const float* dy, float* dx,
                                 cudaStream_t stream) {
-  check_tiled(s, "conv2d_backward_data_tiled");
+  detail::require_tiled(s, "conv2d_backward_data_tiled");
   const int k = s.kernel_h;
   const size_t forward_floats = size_t(s.in_channels) * k * k * ((s.out_channels + 3) / 4 * 4);
   launch_tiled(detail::tiled_plan(s.batch, s.out_channels, s.out_h(), s.out_w(), s.in_channels, k, k - 1 - s.pad,
