@@ -1,9 +1,7 @@
 // Lesson 10 (given): the launches of 10.3's pipelined GEMMs; their main loop is yours
 // (exercises/pipeline_loop.cuh).
-#include <string>
-
 #include "course/cuda_check.hpp"
-#include "course/error.hpp"
+#include "gemm_checks.hpp"
 #include <exercises/pipeline_loop.cuh>  // <>: this build's copy (solutions/ or yours), never a neighbour's
 #include "pipelined_gemm.cuh"
 #include "tensor_cores.hpp"
@@ -15,14 +13,10 @@ namespace {
 template <class F>
 void launch_pipelined(const char* what, const typename F::Element* A, const typename F::Element* B, float* C, int M,
                       int N, int K, cudaStream_t stream) {
-  if (M < 1 || N < 1 || K < 1)
-    throw course::Error(std::string(what) + ": M, N and K must be >= 1, got " + std::to_string(M) + ", " +
-                        std::to_string(N) + ", " + std::to_string(K));
-  const std::string why = tensor_core_problem();
-  if (!why.empty()) throw course::Error(std::string(what) + ": " + why);
+  detail::check_tensor_core_gemm(what, M, N, K);
   using S = detail::PipeShape<F>;
-  const auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
-  const bool async_a = K % S::kVec == 0 && aligned(A), async_b = N % S::kVec == 0 && aligned(B);
+  constexpr int bytes = int(sizeof(typename F::Element));
+  const bool async_a = detail::rows_16_byte_aligned(A, K, bytes), async_b = detail::rows_16_byte_aligned(B, N, bytes);
   const auto kernel = detail::gemm_pipelined_kernel<F>;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(S::kSmemBytes)));
   const dim3 grid(unsigned((N + detail::kTileN - 1) / detail::kTileN), unsigned((M + detail::kTileM - 1) / detail::kTileM));

@@ -3,10 +3,8 @@
 // operands (4 ldmatrix of each kind) and issues 32 mma.sync. YOUR FILE: warp_mma_bf16 (marked
 // TODO); the block, the pipeline (your 10.3) and the stores are given (mma_gemm.cuh, and the
 // kernel and launch below).
-#include <string>
-
 #include "course/cuda_check.hpp"
-#include "course/error.hpp"
+#include "gemm_checks.hpp"
 #include <exercises/pipeline_loop.cuh>  // <>: this build's copy (solutions/ or yours), never a neighbour's
 #include "mma_gemm.cuh"
 #include "tensor_cores.hpp"
@@ -57,14 +55,9 @@ __global__ void __launch_bounds__(kMmaThreads) gemm_mma_kernel(const __nv_bfloat
 
 // ---- given: checks and launch --------------------------------------------------------------------
 void gemm_mma_bf16(const uint16_t* A, const uint16_t* B, float* C, int M, int N, int K, cudaStream_t stream) {
-  if (M < 1 || N < 1 || K < 1)
-    throw course::Error("gemm_mma_bf16: M, N and K must be >= 1, got " + std::to_string(M) + ", " + std::to_string(N) +
-                        ", " + std::to_string(K));
-  const std::string why = tensor_core_problem();
-  if (!why.empty()) throw course::Error("gemm_mma_bf16: " + why);
+  detail::check_tensor_core_gemm("gemm_mma_bf16", M, N, K);
   using S = detail::MmaShape;
-  const auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
-  const bool async_a = K % S::kVec == 0 && aligned(A), async_b = N % S::kVec == 0 && aligned(B);
+  const bool async_a = detail::rows_16_byte_aligned(A, K, 2), async_b = detail::rows_16_byte_aligned(B, N, 2);
   CUDA_CHECK(cudaFuncSetAttribute(detail::gemm_mma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(S::kBytes)));
   const dim3 grid(unsigned((N + detail::kMmaTileN - 1) / detail::kMmaTileN),
                   unsigned((M + detail::kMmaTileM - 1) / detail::kMmaTileM));

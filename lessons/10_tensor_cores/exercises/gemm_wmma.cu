@@ -2,12 +2,10 @@
 // fragments of A and B from shared memory and lets the Tensor Cores multiply-add them into its
 // accumulators. YOUR FILE: warp_tile_mma (marked TODO); the block's tiles, the staging and the
 // stores are given (wmma_gemm.cuh), and so are the checks and launches below.
-#include <string>
 #include <type_traits>
 
 #include "course/cuda_check.hpp"
-#include "course/device_info.hpp"
-#include "course/error.hpp"
+#include "gemm_checks.hpp"
 #include "tensor_cores.hpp"
 #include "wmma_gemm.cuh"
 
@@ -30,24 +28,7 @@ __device__ void warp_tile_mma(const typename F::Element* as, int lda, const type
 }  // namespace detail
 
 // ---- given: checks and launches ------------------------------------------------------------------
-std::string tensor_core_problem() {
-  const int cc = course::compute_capability(0);
-  if (cc == 0) return "no usable CUDA GPU";
-  if (cc < 80)
-    return "TF32 and BF16 Tensor Cores need compute capability 8.0 (Ampere) or newer; this GPU is " +
-           std::to_string(cc / 10) + "." + std::to_string(cc % 10);
-  return "";
-}
-
 namespace {
-
-void check_gemm(const char* what, int M, int N, int K) {
-  if (M < 1 || N < 1 || K < 1)
-    throw course::Error(std::string(what) + ": M, N and K must be >= 1, got " + std::to_string(M) + ", " +
-                        std::to_string(N) + ", " + std::to_string(K));
-  const std::string why = tensor_core_problem();
-  if (!why.empty()) throw course::Error(std::string(what) + ": " + why);
-}
 
 template <class F>
 void launch(const typename F::Element* A, const typename F::Element* B, float* C, int M, int N, int K,
@@ -60,12 +41,12 @@ void launch(const typename F::Element* A, const typename F::Element* B, float* C
 }  // namespace
 
 void gemm_wmma_tf32(const float* A, const float* B, float* C, int M, int N, int K, cudaStream_t stream) {
-  check_gemm("gemm_wmma_tf32", M, N, K);
+  detail::check_tensor_core_gemm("gemm_wmma_tf32", M, N, K);
   launch<detail::Tf32>(A, B, C, M, N, K, stream);
 }
 
 void gemm_wmma_bf16(const uint16_t* A, const uint16_t* B, float* C, int M, int N, int K, cudaStream_t stream) {
-  check_gemm("gemm_wmma_bf16", M, N, K);
+  detail::check_tensor_core_gemm("gemm_wmma_bf16", M, N, K);
   launch<detail::Bf16>(reinterpret_cast<const __nv_bfloat16*>(A), reinterpret_cast<const __nv_bfloat16*>(B), C, M,
                        N, K, stream);
 }
