@@ -14,6 +14,7 @@
 #include "fast_network.hpp"
 #include "fast_training.hpp"
 #include "network.hpp"
+#include "weight_gradients.hpp"
 
 using course::DeviceBuffer;
 using course::float_sum_atol;
@@ -21,6 +22,7 @@ using course::test::conv_reference;
 using course::test::ConvInputs;
 using course::test::describe;
 using course::test::random_conv_inputs;
+using course::test::WeightGrads;
 using host_layers::ConvShape;
 
 namespace {
@@ -72,19 +74,12 @@ std::vector<float> backward_data(const ConvShape& s, const ConvInputs& in) {
   return dx.to_host();
 }
 
-struct WeightGrads {
-  std::vector<float> dW, dbias;
-};
-// The workspace is exactly the size asked for (memcheck catches a write past it) and NaN.
 WeightGrads backward_weight(const ConvShape& s, const ConvInputs& in) {
-  DeviceBuffer<float> x(in.x), dy(in.dy), dW(s.weight_size()), db(s.out_channels),
-      work(fast_training::conv_tiled_dw_workspace_floats(s));
-  dW.poison();
-  db.poison();
-  work.poison();
-  fast_training::conv2d_backward_weight_tiled(s, x.data(), dy.data(), dW.data(), db.data(), work.data());
-  CUDA_CHECK(cudaDeviceSynchronize());
-  return {dW.to_host(), db.to_host()};
+  return course::test::run_weight_gradient(
+      s, in, fast_training::conv_tiled_dw_workspace_floats(s), [&](const float* x, const float* dy, float* dW,
+                                                                    float* db, float* work) {
+        fast_training::conv2d_backward_weight_tiled(s, x, dy, dW, db, work);
+      });
 }
 
 std::vector<float> download(const float* device, size_t n) {
@@ -168,9 +163,7 @@ TEST_CASE("tiled backward weight: the same bits on every run; a refused shape th
   const ConvShape s{16, 32, 14, 14, 64, 5, 5, 1, 2};
   const ConvInputs in = random_conv_inputs(s, 4343);
   const WeightGrads first = backward_weight(s, in), second = backward_weight(s, in);
-  size_t differ = 0;  // NaN != NaN: an unwritten element fails here too
-  for (size_t i = 0; i < first.dW.size(); ++i) differ += !(first.dW[i] == second.dW[i]);
-  for (size_t i = 0; i < first.dbias.size(); ++i) differ += !(first.dbias[i] == second.dbias[i]);
+  const size_t differ = course::test::bits_differing(first, second);
   INFO(differ << " of " << first.dW.size() + first.dbias.size() << " values differ between two runs");
   REQUIRE(differ == 0);
   const ConvShape strided{1, 3, 17, 17, 4, 3, 3, 2, 1};

@@ -88,44 +88,7 @@ TEST_CASE("to_bf16_gpu, to_tf32_gpu and to_fp16_gpu equal the host reference bit
   REQUIRE(wrong == 0);
 }
 
-TEST_CASE("gemm_wmma_tf32 equals A*B within TF32's bound on odd sizes", "[10.2]") {
-  uint64_t seed = 300;
-  for (Size s : sizes()) {
-    const std::vector<float> a = course::test::random_vector(size_t(s.M) * s.K, ++seed, -1.0f, 1.0f);
-    const std::vector<float> b = course::test::random_vector(size_t(s.K) * s.N, ++seed, -2.0f, 0.5f);
-    DeviceBuffer<float> dA(a), dB(b), dC(size_t(s.M) * s.N);
-    dC.poison();
-    tensor_cores::gemm_wmma_tf32(dA.data(), dB.data(), dC.data(), s.M, s.N, s.K);
-    CUDA_CHECK(cudaDeviceSynchronize());
-    check_gemm(dC.to_host(), a, b, s, 0x1p-11);
-  }
-}
-
-TEST_CASE("gemm_wmma_bf16 equals A*B within BF16's bound on odd sizes", "[10.2]") {
-  uint64_t seed = 400;
-  for (Size s : sizes()) {
-    std::vector<float> a = course::test::random_vector(size_t(s.M) * s.K, ++seed, -1.0f, 1.0f);
-    std::vector<float> b = course::test::random_vector(size_t(s.K) * s.N, ++seed, -0.5f, 2.0f);
-    std::vector<uint16_t> ha(a.size()), hb(b.size());
-    for (size_t i = 0; i < a.size(); ++i) ha[i] = course::test::reference_bf16(a[i]);
-    for (size_t i = 0; i < b.size(); ++i) hb[i] = course::test::reference_bf16(b[i]);
-    DeviceBuffer<uint16_t> dA(ha), dB(hb);
-    DeviceBuffer<float> dC(size_t(s.M) * s.N);
-    dC.poison();
-    tensor_cores::gemm_wmma_bf16(dA.data(), dB.data(), dC.data(), s.M, s.N, s.K);
-    CUDA_CHECK(cudaDeviceSynchronize());
-    // Against the FP32 inputs: the BF16 rounding of the inputs is part of the bound.
-    check_gemm(dC.to_host(), a, b, s, 0x1p-8);
-  }
-}
-
-// 10.3's sizes: rows whose starts are 16-byte aligned (K and N multiples of 8: the asynchronous
-// copies) with edges inside the 128 x 128 tiles and K not a multiple of a stage, more tiles of K
-// than stages, and odd sizes (element-by-element loads).
-std::vector<Size> pipelined_sizes() {
-  return {{130, 72, 64}, {256, 264, 520}, {1, 8, 8}, {8, 16, 1000}, {200, 136, 48}, {65, 129, 31}, {17, 33, 5},
-          {300, 17, 513}};
-}
+namespace {
 
 using GemmF32 = void (*)(const float*, const float*, float*, int, int, int, cudaStream_t);
 using GemmB16 = void (*)(const uint16_t*, const uint16_t*, float*, int, int, int, cudaStream_t);
@@ -156,6 +119,24 @@ void check_bf16(GemmB16 gemm, const std::vector<Size>& cases, uint64_t seed) {
     CUDA_CHECK(cudaDeviceSynchronize());
     check_gemm(dC.to_host(), a, b, s, 0x1p-8);
   }
+}
+
+}  // namespace
+
+TEST_CASE("gemm_wmma_tf32 equals A*B within TF32's bound on odd sizes", "[10.2]") {
+  check_tf32(tensor_cores::gemm_wmma_tf32, sizes(), 300);
+}
+
+TEST_CASE("gemm_wmma_bf16 equals A*B within BF16's bound on odd sizes", "[10.2]") {
+  check_bf16(tensor_cores::gemm_wmma_bf16, sizes(), 400);
+}
+
+// 10.3's sizes: rows whose starts are 16-byte aligned (K and N multiples of 8: the asynchronous
+// copies) with edges inside the 128 x 128 tiles and K not a multiple of a stage, more tiles of K
+// than stages, and odd sizes (element-by-element loads).
+std::vector<Size> pipelined_sizes() {
+  return {{130, 72, 64}, {256, 264, 520}, {1, 8, 8}, {8, 16, 1000}, {200, 136, 48}, {65, 129, 31}, {17, 33, 5},
+          {300, 17, 513}};
 }
 
 TEST_CASE("gemm_pipelined_tf32 equals A*B within TF32's bound, aligned and odd sizes", "[10.3]") {
