@@ -78,3 +78,19 @@ else()
     set(Catch2_DIR "downloaded: ${catch2_SOURCE_DIR}")
   endif()
 endif()
+
+# ---- NCCL (lesson 13) ----------------------------------------------------------------
+# Beside the CUDA toolkit (its include and lib folders), in the system's folders (Debian's
+# libnccl-dev), or where NCCL_ROOT points. Without it lesson 13 is left out, with a warning.
+set(NCCL_ROOT "" CACHE PATH "Folder holding include/nccl.h and lib/libnccl.so (default: beside the CUDA toolkit)")
+find_path(COURSE_NCCL_INCLUDE_DIR nccl.h HINTS ${NCCL_ROOT}/include ${CUDAToolkit_INCLUDE_DIRS})
+find_library(COURSE_NCCL_LIBRARY nccl HINTS ${NCCL_ROOT}/lib ${NCCL_ROOT}/lib64 ${CUDAToolkit_LIBRARY_DIR})
+if(COURSE_NCCL_INCLUDE_DIR AND COURSE_NCCL_LIBRARY)
+  add_library(course_nccl INTERFACE IMPORTED)
+  target_include_directories(course_nccl INTERFACE ${COURSE_NCCL_INCLUDE_DIR})
+  target_link_libraries(course_nccl INTERFACE ${COURSE_NCCL_LIBRARY})
+  message(STATUS "NCCL: ${COURSE_NCCL_LIBRARY}")
+else()
+  set(COURSE_NCCL_MISSING "no NCCL found (nccl.h: ${COURSE_NCCL_INCLUDE_DIR}, libnccl: ${COURSE_NCCL_LIBRARY}); "
+                          "install it (Debian: libnccl-dev) or pass -DNCCL_ROOT=<folder with include/ and lib/>")
+endif()

@@ -81,19 +81,24 @@ endfunction()
 #                                       the test is called NN.k-name
 #     [CASES <tag:name ...>]            other CTest tests (not exercise steps): tag [tag], named NN-name
 #     [GPU]                             needs a CUDA device: reported SKIPPED without one
+#     [MIN_CC <NN>] [MIN_GPUS <n>]      ... of compute capability NN or newer, n of them
 #     [MNIST])                          needs the real MNIST files: SKIPPED without them
 function(course_add_tests exe)
   # MIN_CC 80: the GPU tests need compute capability 8.0 or newer (SKIPPED on an older GPU).
-  cmake_parse_arguments(ARG "GPU;MNIST" "LESSON;MIN_CC" "SOURCES;LIBS;STEPS;CASES" ${ARGN})
+  # MIN_GPUS 2: the GPU tests need two GPUs or more (SKIPPED with fewer).
+  cmake_parse_arguments(ARG "GPU;MNIST" "LESSON;MIN_CC;MIN_GPUS" "SOURCES;LIBS;STEPS;CASES" ${ARGN})
   if(NOT ARG_MIN_CC)
     set(ARG_MIN_CC 0)
+  endif()
+  if(NOT ARG_MIN_GPUS)
+    set(ARG_MIN_GPUS 1)
   endif()
   # test_main.cpp is tiny (no Catch2 in it): it checks what the tests need, then runs them.
   add_executable(${exe} ${ARG_SOURCES} ${CMAKE_SOURCE_DIR}/tests/support/test_main.cpp)
   target_link_libraries(${exe} PRIVATE course_test_support ${ARG_LIBS})
   target_compile_definitions(${exe} PRIVATE
       COURSE_TEST_NEEDS_GPU=$<BOOL:${ARG_GPU}> COURSE_TEST_NEEDS_MNIST=$<BOOL:${ARG_MNIST}>
-      COURSE_TEST_MIN_CC=${ARG_MIN_CC})
+      COURSE_TEST_MIN_CC=${ARG_MIN_CC} COURSE_TEST_MIN_GPUS=${ARG_MIN_GPUS})
   set(labels ${ARG_LESSON})
   if(ARG_GPU)
     list(APPEND labels gpu)

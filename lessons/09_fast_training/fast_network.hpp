@@ -5,7 +5,7 @@
 //
 //   x -> [conv (09.2's implicit GEMM or 09.10's tiled kernel) -> ReLU + max-pool (09.5)] x blocks -> [dense + ReLU (09.7)] ... -> dense
 //     -> softmax-CE forward and backward in one kernel (09.6)
-//   backward: dense dW (09.7), dense dx with the ReLU mask (09.7), ReLU + max-pool backward through
+//   backward: dense dW (09.7, given: dense_backward_weight), dense dx with the ReLU mask (09.7), ReLU + max-pool backward through
 //   the argmax (09.5: the ReLU's mask rides in it), conv dW (09.4 or 09.11), conv dx (09.3 or 09.10), except
 //   for the FIRST conv, whose dx nobody needs: skipped. Pool windows must not overlap (stride == window).
 //
@@ -21,9 +21,11 @@
 // captures whole training steps from it into a CUDA graph).
 #include <cuda_runtime.h>
 
+#include <functional>
 #include <vector>
 
 #include "course/device_buffer.hpp"
+#include "evaluation.hpp"
 #include "fast_training.hpp"
 #include "host_training.hpp"
 #include "parameters.hpp"
@@ -59,6 +61,13 @@ class FastNetwork {
   int conv_blocks() const { return int(conv_.size()); }
   int tiled_convs() const;  // how many of them run 09.10's kernel
 
+  // Lesson 13 listens to the backward pass: the hook is called while forward_backward enqueues its
+  // launches, right after those that write one layer's dW and dbias (the tensors `weight` and
+  // weight + 1 of parameters()) went to stream(), so an event recorded on stream() inside the hook
+  // marks that layer's gradients done. Layers report in backward order, each once per call.
+  using GradientHook = std::function<void(size_t weight)>;
+  void set_gradient_hook(GradientHook hook) { gradient_hook_ = std::move(hook); }
+
   struct ConvBlock {
     host_layers::ConvShape conv;      // at max_batch; .batch is set per call
     host_layers::PoolShape pool;
@@ -84,6 +93,11 @@ class FastNetwork {
   void conv_forward(ConvBlock& b, const float* in, int batch);
   void conv_backward_weight(ConvBlock& b, const float* in, int batch);
   void conv_backward_data(ConvBlock& b, float* dx, int batch);
+  // Given: dense stage d's dW and dbias by 09.7's kernels, from its input `in` and dL/d(its output).
+  void dense_backward_weight(DenseStage& d, const float* in, const float* dy, int batch);
+  void gradients_ready(size_t weight) const {
+    if (gradient_hook_) gradient_hook_(weight);
+  }
   host_training::ModelSpec spec_;
   int max_batch_;
   size_t input_size_ = 0;
@@ -92,6 +106,10 @@ class FastNetwork {
   std::vector<ConvBlock> conv_;
   std::vector<DenseStage> dense_;
   course::DeviceBuffer<float> conv_workspace_, dense_workspace_, row_loss_, dlogits_;
+  GradientHook gradient_hook_;
 };
+
+// What lesson 08's evaluation runs of the network: its forward pass and loss, batch by batch.
+mnist_gpu::EvaluationTarget evaluation_target(FastNetwork& net);
 
 }  // namespace fast_training

@@ -86,6 +86,15 @@ void FastNetwork::forward_and_loss(const float* x, const int* labels, int batch)
   softmax_cross_entropy_fused(logits(), labels, row_loss_.data(), dlogits_.data(), batch, spec_.classes, stream_);
 }
 
+mnist_gpu::EvaluationTarget evaluation_target(FastNetwork& net) {
+  mnist_gpu::EvaluationTarget t;
+  t.classes = net.classes(), t.max_batch = net.max_batch(), t.input_size = net.input_size();
+  t.forward_and_loss = [&net](const float* x, const int* labels, int count) { net.forward_and_loss(x, labels, count); };
+  t.logits = [&net] { return net.logits(); };
+  t.row_loss = [&net] { return net.row_loss(); };
+  return t;
+}
+
 int FastNetwork::tiled_convs() const {
   return int(std::count_if(conv_.begin(), conv_.end(), [](const ConvBlock& b) { return b.tiled; }));
 }
@@ -112,6 +121,13 @@ void FastNetwork::conv_backward_weight(ConvBlock& b, const float* in, int batch)
     conv2d_backward_weight_tiled(s, in, b.d_conv_out.data(), dW, dbias, conv_workspace_.data(), stream_);
   else
     conv2d_backward_weight_implicit(s, in, b.d_conv_out.data(), dW, dbias, conv_workspace_.data(), stream_);
+  gradients_ready(b.weight);
+}
+
+void FastNetwork::dense_backward_weight(DenseStage& d, const float* in, const float* dy, int batch) {
+  dense_backward_weight_fused(in, dy, params_.grad(d.weight), params_.grad(d.weight + 1), batch, d.in, d.out,
+                              dense_workspace_.data(), stream_);
+  gradients_ready(d.weight);
 }
 
 void FastNetwork::conv_backward_data(ConvBlock& b, float* dx, int batch) {

@@ -26,18 +26,6 @@
 
 namespace fast_training {
 
-namespace {
-
-mnist_gpu::EvaluationTarget evaluation_target(FastNetwork& net) {
-  mnist_gpu::EvaluationTarget t;
-  t.classes = net.classes(), t.max_batch = net.max_batch(), t.input_size = net.input_size();
-  t.forward_and_loss = [&net](const float* x, const int* labels, int count) { net.forward_and_loss(x, labels, count); };
-  t.logits = [&net] { return net.logits(); };
-  t.row_loss = [&net] { return net.row_loss(); };
-  return t;
-}
-
-}  // namespace
 
 host_training::TrainSummary train_fast(const FastTrainConfig& config, const host_training::TrainingData& data) {
   using namespace mnist_gpu;

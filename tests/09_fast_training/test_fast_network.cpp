@@ -95,3 +95,40 @@ TEST_CASE("FastNetwork: a batch outside 1..max_batch throws; an unsupported mode
                 host_training::dense_layer(10)};  // no ReLU between conv and pool
   REQUIRE_THROWS_AS(fast_training::FastNetwork(odd, host_training::init_parameters(odd, 1), 4), course::Error);
 }
+
+// Lesson 13 overlaps the all-reduce of each layer's gradients with the rest of the backward pass,
+// so the network must say when each layer's dW and dbias are written: the given helpers
+// (conv_backward_weight, dense_backward_weight) call the hook; a pass that launches 09.7's kernels
+// directly leaves it silent. Each report copies the layer's gradients on the network's stream
+// right then: every copy must already hold the final values (the stream runs in order).
+TEST_CASE("FastNetwork reports each layer's gradients once, in backward order, once they are written", "[09.8]") {
+  const host_training::ModelSpec spec = spec_of({"a", 15, 15, 5, 8});
+  const std::vector<Parameter> init = host_training::init_parameters(spec, 1601);
+  const size_t per_example = size_t(spec.in_channels) * spec.height * spec.width;
+  DeviceBuffer<float> d_x(course::test::random_vector(5 * per_example, 1602, 0.0f, 1.0f));
+  DeviceBuffer<int> d_labels(std::vector<int>{3, 1, 4, 1, 5});
+  fast_training::FastNetwork net(spec, init, 8);
+  mnist_gpu::ParameterStore& p = net.parameters();
+  CUDA_CHECK(cudaMemset(p.grads(), 0xff, p.total() * sizeof(float)));
+  DeviceBuffer<float> snapshot(p.total());
+  CUDA_CHECK(cudaMemset(snapshot.data(), 0xff, p.total() * sizeof(float)));
+  std::vector<size_t> reported;
+  net.set_gradient_hook([&](size_t weight) {
+    reported.push_back(weight);
+    const size_t first = p.offset(weight), end = p.offset(weight + 1) + p.size(weight + 1);
+    CUDA_CHECK(cudaMemcpyAsync(snapshot.data() + first, p.grads() + first, (end - first) * sizeof(float),
+                               cudaMemcpyDeviceToDevice, net.stream()));
+  });
+  net.forward_backward(d_x.data(), d_labels.data(), 5);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  // Model A: conv1, conv2, fc1, fc2 are the tensors 0, 2, 4, 6 (each weight followed by its bias).
+  REQUIRE(reported == std::vector<size_t>{6, 4, 2, 0});
+  const std::vector<Parameter> grads = p.download();
+  for (size_t t = 0; t < p.tensors(); ++t) {
+    CAPTURE(p.name(t));
+    std::vector<float> copy(p.size(t));
+    CUDA_CHECK(cudaMemcpy(copy.data(), snapshot.data() + p.offset(t), copy.size() * sizeof(float),
+                          cudaMemcpyDeviceToHost));
+    REQUIRE_ALL_CLOSE(copy, grads[t].grad, 0.0, 0.0);  // the same bits: nothing wrote them later
+  }
+}

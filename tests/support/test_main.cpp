@@ -16,6 +16,10 @@ int main(int argc, char** argv) {
       std::printf("SKIPPED: these tests need a CUDA GPU; none is usable (%s)\n", status.reason.c_str());
       return 77;
     }
+    if (status.count < COURSE_TEST_MIN_GPUS) {
+      std::printf("SKIPPED: these tests need %d GPUs; this machine has %d\n", COURSE_TEST_MIN_GPUS, status.count);
+      return 77;
+    }
     const int cc = course::compute_capability(0);
     if (cc < COURSE_TEST_MIN_CC) {
       std::printf("SKIPPED: these tests need a GPU of compute capability %d.%d or newer; this one is %d.%d\n",

@@ -17,7 +17,7 @@ void FastNetwork::forward(const float* x, int batch) {
 
 void FastNetwork::forward_backward(const float* x, const int* labels, int batch) {
   // TODO(09.8): forward; 09.6's fused loss into row_loss_ and dlogits_; then backward in reverse:
-  // each dense stage's dW and dbias (09.7) and, unless it reads the network's input, its dx (09.7),
+  // each dense stage's dW and dbias (given: dense_backward_weight, 09.7's kernels) and, unless it reads the network's input, its dx (09.7),
   // masked by the previous stage's output when that is a ReLU output (the first stage reads the
   // last pool's output: no mask, the argmax holds it); each conv block: 09.5's backward through the
   // argmax (relu_maxpool_backward) into d_conv_out, its dW and dbias (given: conv_backward_weight),

@@ -32,8 +32,7 @@ void FastNetwork::forward_backward(const float* x, const int* labels, int batch)
   for (size_t j = dense_.size(); j-- > 0;) {
     DenseStage& d = dense_[j];
     const float* in = j > 0 ? dense_[j - 1].out_buf.data() : conv_.empty() ? x : conv_.back().pooled.data();
-    dense_backward_weight_fused(in, dy, params_.grad(d.weight), params_.grad(d.weight + 1), batch, d.in, d.out,
-                                dense_workspace_.data(), stream_);
+    dense_backward_weight(d, in, dy, batch);  // 09.7's kernels (given helper)
     if (j == 0 && conv_.empty()) break;  // the network's input: nobody needs its gradient
     float* dx = j > 0 ? d.d_in.data() : conv_.back().d_pooled.data();
     const float* mask = j > 0 ? dense_[j - 1].out_buf.data() : nullptr;

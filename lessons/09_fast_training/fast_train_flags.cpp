@@ -1,0 +1,42 @@
+// Lesson 09 (given): the trainer's flags (fast_train_flags.hpp).
+#include "fast_train_flags.hpp"
+
+#include "train_flags.hpp"
+
+namespace fast_training {
+
+void add_fast_train_flags(course::ArgParser& args, const std::string& out_default) {
+  const FastTrainConfig defaults;
+  args.add_choice("--model", defaults.model, {"small", "a"},
+                  "network: a (two 5x5 convs, 3136->512->10) or small (conv 3x3x10, dense 100)");
+  args.add_int("--epochs", defaults.epochs, 1, 1000, "passes over the training set");
+  args.add_int("--batch", defaults.batch, 1, 8192, "minibatch size");
+  args.add_float("--lr", host_training::flag_default(defaults.default_lr("sgd")), 1e-7, 10.0,
+                 "learning rate (default " + host_training::number_text(defaults.default_lr("sgd")) + " for sgd, " +
+                     host_training::number_text(defaults.default_lr("adam")) + " for adam)");
+  args.add_choice("--optimizer", defaults.optimizer, {"sgd", "adam"}, "sgd (momentum 0.9) or adam");
+  args.add_int("--seed", static_cast<long long>(defaults.seed), 0, 1LL << 62, "seed of the weight init and the shuffling");
+  args.add_choice("--dataset", defaults.dataset, {"mnist", "fashion"}, "data set");
+  args.add_string("--data", defaults.data_dir, "folder with the four IDX files (default: the data set's folder under data/)");
+  args.add_string("--out", out_default, "where metrics.csv and the PNGs go");
+  args.add_string("--save", defaults.save_dir, "also write every parameter and the test logits as .npy files into this folder");
+  args.add_choice("--graph", "on", {"on", "off"}, "on: replay the steps from CUDA graphs (SGD only); off: launch them one by one");
+  args.add_choice("--conv", "tiled", {"tiled", "implicit"},
+                  "tiled: 09.10's kernel for the convs it runs (forward and dx), implicit: 09.2-09.4 everywhere");
+  args.add_flag("--profile", "before training, time every kernel of one step, and the step with and without a graph");
+  args.add_int("--profile-steps", defaults.profile_steps, 1, 100000, "steps the profile averages over");
+  args.add_int("--train-limit", defaults.train_limit, 0, 1 << 30, "use only the first N training images (0: all)");
+  args.add_int("--test-limit", defaults.test_limit, 0, 1 << 30, "use only the first N test images (0: all)");
+}
+
+FastTrainConfig fast_train_config(const course::ArgParser& args) {
+  FastTrainConfig config;
+  host_training::apply_given_flags(args, config);
+  config.graph = args.get_string("--graph") == "on";
+  config.conv = args.get_string("--conv") == "tiled" ? ConvEngine::tiled : ConvEngine::implicit_gemm;
+  config.profile = args.flag("--profile");
+  if (args.given("--profile-steps")) config.profile_steps = static_cast<int>(args.get_int("--profile-steps"));
+  return config;
+}
+
+}  // namespace fast_training

@@ -1,0 +1,18 @@
+#pragma once
+// The command line of lesson 09's trainer (given), shared with the trainers built on it (lesson 13's
+// train_parallel): lesson 08's recipe flags and the fast network's own, each default taken from
+// FastTrainConfig.
+#include <string>
+
+#include "course/cli.hpp"
+#include "fast_trainer.hpp"
+
+namespace fast_training {
+
+// Declares --model --epochs --batch --lr --optimizer --seed --dataset --data --out --save --graph
+// --conv --profile --profile-steps --train-limit --test-limit; --out defaults to out_default.
+void add_fast_train_flags(course::ArgParser& args, const std::string& out_default);
+// The config those flags give (flags not given keep FastTrainConfig's defaults).
+FastTrainConfig fast_train_config(const course::ArgParser& args);
+
+}  // namespace fast_training

@@ -1,0 +1,62 @@
+// Lesson 13's program: data parallelism, measured. The networks' costs (counted: any machine),
+// then on the GPUs: NCCL's all-reduce bandwidth, and the data-parallel step of 13.1-13.3 on one
+// and on N GPUs for every network and batch: the scaling table, scaling.csv and scaling.png.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "course/cli.hpp"
+#include "course/device_info.hpp"
+#include "course/main.hpp"
+#include "ranks.hpp"
+#include "scaling.hpp"
+
+#ifndef COURSE_OUTPUT_DIR
+#define COURSE_OUTPUT_DIR "out"
+#endif
+
+int main(int argc, char** argv) {
+  return course::run_main([&] {
+    course::ArgParser args("lesson13_data_parallel",
+                           "Lesson 13: training on several GPUs, measured: NCCL's all-reduce, then images per second of\n"
+                           "the data-parallel step on one and on N GPUs for four networks and six batch sizes.");
+    args.add_int("--gpus", 0, 0, 64, "GPUs to use: 0 takes every usable GPU");
+    args.add_int("--steps", 20, 1, 10000, "steps in each timed graph");
+    args.add_int("--repeats", 5, 1, 1000, "timed replays of each graph (the median is reported)");
+    args.add_flag("--quick", "two networks, two batch sizes, fewer all-reduce sizes");
+    args.add_flag("--cpu-only", "only the counted table of the networks (no GPU needed)");
+    args.add_string("--out", std::string(COURSE_OUTPUT_DIR) + "/lesson13", "where scaling.csv, scaling.png and allreduce.csv go");
+    if (!args.parse(argc, argv)) return 0;
+    const bool quick = args.flag("--quick");
+
+    std::vector<data_parallel::StudyNetwork> networks = data_parallel::study_networks();
+    if (quick) networks = {networks[0], networks[1]};
+    const int asked = static_cast<int>(args.get_int("--gpus"));
+    if (course::announce_cpu_only("13", "13.1-13.3 (the broadcast, the all-reduce, the overlap) and the scaling study", args.flag("--cpu-only"))) {
+      data_parallel::print_network_table(networks, std::max(asked, 2));
+      std::printf("\nnetwork table done\n");
+      return 0;
+    }
+    const int ranks = asked > 0 ? asked : data_parallel::usable_gpus();
+    data_parallel::first_devices(ranks);  // says so when the machine has fewer
+    const std::string gpu = course::device_summary(0);
+    std::printf("devices: %d x %s; %s; NCCL %s\n", ranks, gpu.c_str(), course::cuda_versions().c_str(),
+                data_parallel::nccl_version().c_str());
+    data_parallel::print_network_table(networks, std::max(ranks, 2));
+    const std::string out = args.get_string("--out");
+    if (ranks >= 2)
+      data_parallel::print_allreduce_table(ranks, out + "/allreduce.csv", quick);
+    else
+      std::printf("\none GPU: nothing to all-reduce with. Only lesson 09's step is timed; the N-GPU columns need two GPUs.\n");
+
+    const std::vector<int> batches = quick ? std::vector<int>{64, 128} : std::vector<int>{32, 64, 128, 256, 512, 1024};
+    std::printf("\ntiming (graphs of %d steps, median of %d replays; synthetic data):\n", int(args.get_int("--steps")),
+                int(args.get_int("--repeats")));
+    const std::vector<data_parallel::ScalingRow> rows = data_parallel::measure_scaling(
+        networks, batches, ranks, static_cast<int>(args.get_int("--steps")), static_cast<int>(args.get_int("--repeats")));
+    data_parallel::report_scaling(rows, out, gpu);
+    std::printf("scaling done\n");
+    return 0;
+  });
+}

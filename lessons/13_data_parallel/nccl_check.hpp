@@ -1,0 +1,12 @@
+#pragma once
+// NCCL_CHECK(call): an NCCL call whose failure becomes a course::Error naming the call, where it is,
+// NCCL's reason and NCCL's last message (e.g. "Duplicate GPU detected").
+#include <nccl.h>
+
+namespace data_parallel {
+
+void nccl_check(ncclResult_t result, const char* call, const char* file, int line);
+
+}  // namespace data_parallel
+
+#define NCCL_CHECK(call) ::data_parallel::nccl_check((call), #call, __FILE__, __LINE__)

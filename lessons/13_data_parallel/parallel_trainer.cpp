@@ -1,0 +1,173 @@
+// Lesson 13 (given): the data-parallel trainer (parallel_trainer.hpp).
+#include "parallel_trainer.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "course/atomic_file.hpp"
+#include "course/cuda_check.hpp"
+#include "course/device_info.hpp"
+#include "course/error.hpp"
+#include "course/progress.hpp"
+#include "course/timer.hpp"
+#include "device_data.hpp"
+#include "epoch_counters.hpp"
+#include "epoch_log.hpp"
+#include "evaluation.hpp"
+#include "loss_watch.hpp"
+#include "mnist_gpu.hpp"
+#include "replica.hpp"
+#include "saved_model.hpp"
+#include "step_graph.hpp"
+#include "training_pictures.hpp"
+
+namespace data_parallel {
+
+host_training::TrainSummary train_parallel(const ParallelTrainConfig& config, const host_training::TrainingData& data) {
+  using namespace mnist_gpu;
+  if (config.epochs < 1 || config.batch < 1) throw course::Error("epochs and batch must be >= 1");
+  course::require_gpu("train_parallel");
+  const std::vector<int> devices = first_devices(config.gpus > 0 ? config.gpus : usable_gpus());
+  const int ranks = int(devices.size());
+  const course::Dataset& train_set = data.train;
+  const host_training::ModelSpec spec = host_training::model_for_data(config.model, data);
+  const int n = train_set.count();
+  const int batch = std::min(config.batch * ranks, n);  // over all ranks
+  const int steps_per_epoch = (n + batch - 1) / batch;
+  const bool use_graph = config.graph && config.optimizer == "sgd";
+  host_training::OptimizerConfig opt;  // lesson 02's defaults, as train_mnist
+  opt.kind = config.optimizer;
+  opt.lr = config.learning_rate();
+
+  // Both folders exist before the first step: a bad --out or --save stops the run before it trains.
+  if (!config.out_dir.empty()) course::create_folder(config.out_dir, "for --out");
+  if (!config.save_dir.empty()) course::create_folder(config.save_dir, "for --save");
+  auto out_path = [&](const char* name) { return config.out_dir.empty() ? std::string() : config.out_dir + "/" + name; };
+  host_training::EpochLog log(out_path("metrics.csv"), config.epochs);
+
+  std::printf("devices: %d x %s; %s; NCCL %s\n", ranks, course::device_summary(devices[0]).c_str(),
+              course::cuda_versions().c_str(), nccl_version().c_str());
+  std::printf("model %s, fast network (lesson 09), %s lr %g%s, batch %d (%d a GPU), %d epoch(s), seed %llu\n",
+              spec.name.c_str(), config.optimizer.c_str(), double(opt.lr), config.optimizer == "sgd" ? " momentum 0.9" : "",
+              batch, shard_of(batch, ranks, 0).count, config.epochs, static_cast<unsigned long long>(config.seed));
+  std::printf("gradients: averaged over %d rank(s) by NCCL all-reduce%s; steps %s\n", ranks,
+              config.overlap ? ", bucket by bucket during the backward pass" : " after the backward pass",
+              use_graph ? "replayed from CUDA graphs" : "launched one by one");
+  std::fflush(stdout);
+
+  HostBarrier barrier(ranks);
+  std::vector<Report> reports(ranks);
+  GpuEvaluation eval;
+  std::vector<host_training::Parameter> final_params;
+  run_ranks(devices, [&](const Rank& rank) {
+    const bool lead = rank.rank == 0;  // evaluates, prints, writes
+    ReplicaOptions options;
+    options.batch = batch, options.optimizer = opt, options.overlap = config.overlap;
+    options.bucket_floats = config.bucket_floats, options.conv = config.conv;
+    options.eval_batch = lead ? kEvalBatch : 0;
+    Replica replica(rank, spec, host_training::init_parameters(spec, config.seed), options);
+    const DeviceDataset train(train_set);  // every GPU its own copy: each gathers its own shards
+    std::unique_ptr<DeviceDataset> test;
+    if (lead) test = std::make_unique<DeviceDataset>(data.test);
+    course::DeviceBuffer<int> order{size_t(n)}, predictions{size_t(std::max(1, replica.shard(batch).count))};
+    EpochCounters counters;
+    const cudaStream_t stream = replica.stream();
+
+    auto enqueue_steps = [&](int first_step, int last_step) {
+      for (int step = first_step; step < last_step; ++step) {
+        const int first = step * batch, count = std::min(batch, n - first);
+        replica.step(train, order.data(), first, count);
+        const int mine = replica.shard(count).count;  // this rank's loss and right answers
+        if (mine == 0) continue;
+        accumulate_loss(replica.net().row_loss(), mine, step + 1, counters.loss_sum.data(), counters.bad_step(), stream);
+        predict_and_count(replica.net().logits(), replica.shard_labels(), mine, spec.classes, predictions.data(),
+                          counters.correct(), stream);
+      }
+    };
+    // A report point: every rank's counters, added up on the host (the ranks' threads share it).
+    auto gather_report = [&](int first_step) {
+      reports[rank.rank] = read_report(counters, steps_per_epoch, first_step);
+      barrier.arrive_and_wait();
+      Report sum;
+      for (const Report& r : reports) sum.loss_sum += r.loss_sum, sum.correct += r.correct;
+      barrier.arrive_and_wait();  // nobody overwrites its report before everyone has read them all
+      return sum;
+    };
+
+    std::vector<std::pair<int, int>> stretches;
+    for (int s = 0; s < steps_per_epoch; s += kReportEvery)
+      stretches.push_back({s, std::min(s + kReportEvery, steps_per_epoch)});
+    std::vector<fast_training::GraphExec> graphs;
+    if (use_graph) {
+      course::HostTimer capture;
+      for (const auto& [first, last] : stretches)
+        graphs.emplace_back(fast_training::capture_graph(stream, [&, first = first, last = last] { enqueue_steps(first, last); }));
+      if (lead)
+        std::printf("captured %zu graph(s) of up to %d steps on each GPU (%d steps an epoch) in %.1f ms\n", graphs.size(),
+                    kReportEvery, steps_per_epoch, capture.milliseconds());
+    }
+
+    const mnist_gpu::EvaluationTarget target = fast_training::evaluation_target(replica.net());
+    host_training::LossWatch watch(opt.lr, spec.classes);
+    for (int epoch = 0; epoch < config.epochs; ++epoch) {
+      order.upload(host_training::epoch_order(n, config.seed, epoch));  // the same order on every rank
+      counters.new_epoch();
+      const int first_step = epoch * steps_per_epoch;
+      std::unique_ptr<course::ProgressBar> bar;
+      if (lead)
+        bar = std::make_unique<course::ProgressBar>("epoch " + std::to_string(epoch + 1) + "/" + std::to_string(config.epochs), n, "img");
+      CUDA_CHECK(cudaDeviceSynchronize());
+      barrier.arrive_and_wait();  // the clock starts with every GPU idle
+      course::HostTimer timer;
+      for (size_t k = 0; k < stretches.size(); ++k) {
+        const auto [first, last] = stretches[k];
+        if (use_graph)
+          graphs[k].launch(stream);
+        else
+          enqueue_steps(first, last);
+        if (last < steps_per_epoch) {
+          const Report r = gather_report(first_step);
+          const int seen = std::min(n, last * batch);
+          if (lead) {
+            watch.at_step(first_step + last, r.loss_sum / seen);
+            char status[64];
+            std::snprintf(status, sizeof status, "loss %.4f", r.loss_sum / seen);
+            bar->update(seen, status);
+          }
+        }
+      }
+      CUDA_CHECK(cudaStreamSynchronize(stream));
+      const Report r = gather_report(first_step);  // waits for every rank: the epoch ends with the last
+      const double seconds = timer.seconds();
+      if (!lead) {
+        barrier.arrive_and_wait();  // rank 0 evaluates meanwhile
+        continue;
+      }
+      const double train_loss = r.loss_sum / n, train_acc = double(r.correct) / n;
+      watch.at_step(first_step + steps_per_epoch, train_loss);
+      char status[64];
+      std::snprintf(status, sizeof status, "loss %.4f", train_loss);
+      bar->finish(status);
+      eval = evaluate_on_gpu(target, *test);
+      log.add({train_loss, train_acc, eval.loss, eval.accuracy, seconds});
+      barrier.arrive_and_wait();
+    }
+    if (lead) final_params = replica.parameters().download();
+  });
+
+  if (!config.out_dir.empty()) {
+    host_training::write_misclassified_png(out_path("misclassified.png"), data.test, eval.predictions);
+    host_training::write_confusion_png(out_path("confusion.png"), eval.confusion, spec.classes);
+    std::printf("wrote %s/{metrics.csv, misclassified.png, confusion.png}\n", config.out_dir.c_str());
+  }
+  if (!config.save_dir.empty()) {
+    host_training::save_npy(config.save_dir, final_params, eval.logits, spec.classes);  // lesson 02's layout
+    std::printf("saved %zu parameter tensors and test_logits.npy to %s\n", final_params.size(), config.save_dir.c_str());
+  }
+  return log.summary();
+}
+
+}  // namespace data_parallel

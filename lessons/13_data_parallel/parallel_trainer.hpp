@@ -1,0 +1,23 @@
+#pragma once
+// Lesson 13's trainer (train_parallel): lesson 09's trainer on one rank per GPU. --batch is the
+// batch of EACH GPU, as with PyTorch's DistributedDataParallel: N GPUs take N * batch examples a
+// step, the step one GPU would take with that batch (same learning rate: more GPUs, fewer and
+// larger steps per epoch). Every rank holds the training set on its GPU and gathers its own shard
+// of each batch; rank 0 also evaluates, prints and writes the files.
+#include <cstddef>
+
+#include "fast_trainer.hpp"
+#include "host_training.hpp"
+#include "training_data.hpp"
+
+namespace data_parallel {
+
+struct ParallelTrainConfig : fast_training::FastTrainConfig {
+  int gpus = 0;                     // 0: every usable GPU
+  bool overlap = true;              // 13.3: all-reduce bucket by bucket during the backward pass
+  size_t bucket_floats = 1u << 20;  // gradients per bucket at most (whole layers)
+};
+
+host_training::TrainSummary train_parallel(const ParallelTrainConfig& config, const host_training::TrainingData& data);
+
+}  // namespace data_parallel

@@ -1,0 +1,64 @@
+#pragma once
+// Lesson 13 (given): one rank's whole training state (a replica): lesson 09's fast network on this
+// rank's GPU, lesson 08's optimizer, buffers for this rank's shard, and the data-parallel step made
+// of 13.1-13.3. The trainer, the scaling program and the tests all train through it.
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "data_parallel.hpp"
+#include "device_data.hpp"
+#include "fast_network.hpp"
+#include "host_training.hpp"
+#include "optimizer.hpp"
+#include "step_graph.hpp"
+
+namespace data_parallel {
+
+struct ReplicaOptions {
+  int batch = 128;  // the most examples one step takes over ALL ranks (each rank gets its shard)
+  host_training::OptimizerConfig optimizer;
+  bool overlap = true;               // 13.3: reduce bucket by bucket during the backward pass
+  size_t bucket_floats = 1u << 20;   // 4 MiB of gradients a bucket at most (whole layers)
+  fast_training::ConvEngine conv = fast_training::ConvEngine::tiled;
+  int eval_batch = 0;                // the network also evaluates batches of up to this many
+};
+
+class Replica {
+ public:
+  // Builds the network from `init` and makes every rank's parameters rank 0's (13.1's broadcast):
+  // a collective, so every rank constructs its replica. Throws course::Error on bad options.
+  Replica(const Rank& rank, const host_training::ModelSpec& spec, const std::vector<host_training::Parameter>& init,
+          const ReplicaOptions& options);
+
+  // One step over examples first .. first+count-1 of `order` (the epoch's order, on this rank's
+  // GPU): this rank gathers only its shard (13.1) from its own copy of the data (08.7); forward and
+  // backward on it; the gradients averaged over all ranks (13.2, bucket by bucket during the
+  // backward pass with overlap: 13.3); the optimizer's step. Everything on stream(), no host wait.
+  // A rank with an empty shard still takes part in every all-reduce, with zero gradients.
+  void step(const mnist_gpu::DeviceDataset& data, const int* order, int first, int count);
+  // The same step on a batch already on this rank's GPU (count examples; this rank reads its shard).
+  void step_on_batch(const float* x, const int* labels, int count);
+
+  Shard shard(int count) const { return shard_of(count, rank_.ranks, rank_.rank); }
+  const Rank& rank() const { return rank_; }
+  fast_training::FastNetwork& net() { return *net_; }
+  mnist_gpu::ParameterStore& parameters() { return net_->parameters(); }
+  cudaStream_t stream() const { return stream_.get(); }
+  const float* shard_x() const { return x_.data(); }
+  const int* shard_labels() const { return labels_.data(); }
+  size_t buckets() const { return overlap_ ? overlap_->buckets().size() : 1; }
+
+ private:
+  void train_shard(const float* x, const int* labels, int shard, int count);
+  Rank rank_;
+  ReplicaOptions options_;
+  fast_training::Stream stream_;
+  std::unique_ptr<fast_training::FastNetwork> net_;
+  std::unique_ptr<mnist_gpu::DeviceOptimizer> optimizer_;
+  std::unique_ptr<OverlappedBackward> overlap_;
+  course::DeviceBuffer<float> x_;
+  course::DeviceBuffer<int> labels_;
+};
+
+}  // namespace data_parallel

@@ -1,0 +1,285 @@
+// Lesson 13 (given): the measurements of lesson13_data_parallel (scaling.hpp).
+#include "scaling.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <memory>
+
+#include "course/atomic_file.hpp"
+#include "course/chart.hpp"
+#include "course/cuda_check.hpp"
+#include "course/device_buffer.hpp"
+#include "course/error.hpp"
+#include "course/rng.hpp"
+#include "course/timer.hpp"
+#include "data_parallel.hpp"
+#include "fast_training.hpp"
+#include "nccl_check.hpp"
+#include "optimizer.hpp"
+#include "replica.hpp"
+#include "step_graph.hpp"
+
+namespace data_parallel {
+
+namespace hs = host_training;
+
+std::vector<StudyNetwork> study_networks() {
+  auto spec = [](const std::string& name, std::vector<hs::LayerSpec> layers) {
+    hs::ModelSpec s;
+    s.name = name;
+    s.layers = std::move(layers);
+    return s;
+  };
+  using hs::conv_layer, hs::dense_layer, hs::maxpool_layer, hs::relu_layer;
+  return {
+      {"mlp", "784-512-512-10, ReLU",
+       spec("mlp", {dense_layer(512), relu_layer(), dense_layer(512), relu_layer(), dense_layer(10)})},
+      {"a", "model A: 5x5x32, 5x5x64, 3136-512-10", hs::model_a()},
+      {"a_wide", "model A twice as wide: 5x5x64, 5x5x128, 6272-1024-10",
+       spec("a_wide", {conv_layer(64, 5, 2), relu_layer(), maxpool_layer(), conv_layer(128, 5, 2), relu_layer(),
+                       maxpool_layer(), dense_layer(1024), relu_layer(), dense_layer(10)})},
+      {"conv3", "three convs: 5x5x64, 5x5x128, 3x3x256, 2304-10",
+       spec("conv3", {conv_layer(64, 5, 2), relu_layer(), maxpool_layer(), conv_layer(128, 5, 2), relu_layer(),
+                      maxpool_layer(), conv_layer(256, 3, 1), relu_layer(), maxpool_layer(), dense_layer(10)})},
+  };
+}
+
+NetworkCost network_cost(const hs::ModelSpec& spec) {
+  NetworkCost c;
+  for (const hs::Parameter& p : hs::init_parameters(spec, 0)) c.parameters += p.value.size();
+  const std::vector<hs::LayerPlan> plan = hs::plan_layers(spec);
+  for (size_t i = 0; i < plan.size(); ++i)
+    c.step_flops_per_example += fast_training::layer_pass_cost(plan[i], 1, false).flops +
+                                fast_training::layer_pass_cost(plan[i], 1, true, i > 0).flops;
+  return c;
+}
+
+namespace {
+
+// What one all-reduce moves through each GPU's links (ring algorithm): 2 (N-1)/N times the data.
+double bus_factor(int ranks) { return 2.0 * (ranks - 1) / ranks; }
+
+}  // namespace
+
+void print_network_table(const std::vector<StudyNetwork>& networks, int ranks) {
+  std::printf("\n## The networks (counted, not timed)\n\n");
+  std::printf("| network | layers | parameters | gradients (MB) | GFLOP per example (step) | all-reduce through each GPU, %d GPUs (MB per step) | flops per byte all-reduced, 128 a GPU |\n",
+              ranks);
+  std::printf("|---|---|---:|---:|---:|---:|---:|\n");
+  for (const StudyNetwork& n : networks) {
+    const NetworkCost c = network_cost(n.spec);
+    const double grad_mb = c.parameters * 4e-6, moved = grad_mb * bus_factor(ranks);
+    std::printf("| %s | %s | %zu | %.2f | %.4f | %.2f | %.0f |\n", n.name.c_str(), n.description.c_str(), c.parameters,
+                grad_mb, c.step_flops_per_example * 1e-9, moved,
+                moved > 0 ? 128 * c.step_flops_per_example / (moved * 1e6) : 0.0);
+  }
+  std::fflush(stdout);
+}
+
+void print_allreduce_table(int ranks, const std::string& csv_path, bool quick) {
+  std::vector<size_t> sizes;  // bytes
+  for (size_t b = 4096; b <= (size_t(256) << 20); b *= quick ? 16 : 4) sizes.push_back(b);
+  std::vector<double> ms(sizes.size());
+  run_ranks(first_devices(ranks), [&](const Rank& rank) {
+    course::DeviceBuffer<float> data(sizes.back() / sizeof(float));
+    data.zero();
+    fast_training::Stream stream;
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      const size_t count = sizes[i] / sizeof(float);
+      for (int w = 0; w < 3; ++w)
+        NCCL_CHECK(ncclAllReduce(data.data(), data.data(), count, ncclFloat, ncclSum, rank.comm, stream.get()));
+      std::vector<double> times;
+      for (int r = 0; r < 10; ++r) {
+        course::CudaEventTimer timer;
+        timer.start(stream.get());
+        NCCL_CHECK(ncclAllReduce(data.data(), data.data(), count, ncclFloat, ncclSum, rank.comm, stream.get()));
+        timer.stop(stream.get());
+        times.push_back(timer.milliseconds());
+      }
+      if (rank.rank == 0) ms[i] = course::median(times);
+    }
+  });
+  std::printf("\n## NCCL all-reduce on %d GPUs (float, sum, in place; median of 10)\n\n", ranks);
+  std::printf("| size | time (us) | algorithm bandwidth (GB/s) | bus bandwidth (GB/s) |\n|---:|---:|---:|---:|\n");
+  std::string csv = "bytes,microseconds,algbw_gb_per_s,busbw_gb_per_s\n";
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const double alg = sizes[i] / (ms[i] * 1e-3) * 1e-9, bus = alg * bus_factor(ranks);
+    char size_text[32];
+    if (sizes[i] >= (size_t(1) << 20))
+      std::snprintf(size_text, sizeof size_text, "%zu MiB", sizes[i] >> 20);
+    else
+      std::snprintf(size_text, sizeof size_text, "%zu KiB", sizes[i] >> 10);
+    std::printf("| %s | %.1f | %.1f | %.1f |\n", size_text, ms[i] * 1e3, alg, bus);
+    char line[128];
+    std::snprintf(line, sizeof line, "%zu,%.3f,%.3f,%.3f\n", sizes[i], ms[i] * 1e3, alg, bus);
+    csv += line;
+  }
+  course::write_file_atomically(csv_path, csv);
+  std::printf("wrote %s\n", csv_path.c_str());
+  std::fflush(stdout);
+}
+
+namespace {
+
+// A batch of synthetic MNIST-shaped data on the current GPU: values in [0, 1), labels 0..9.
+struct SyntheticBatch {
+  course::DeviceBuffer<float> x;
+  course::DeviceBuffer<int> labels;
+  SyntheticBatch(const hs::ModelSpec& spec, int count, uint64_t seed) {
+    course::Rng rng(seed);
+    std::vector<float> hx(size_t(count) * spec.in_channels * spec.height * spec.width);
+    for (float& v : hx) v = rng.uniform(0.0f, 1.0f);
+    std::vector<int> hl(count);
+    for (int& l : hl) l = rng.uniform_int(spec.classes);
+    x = course::DeviceBuffer<float>(hx);
+    labels = course::DeviceBuffer<int>(hl);
+  }
+};
+
+// The median time of one step: `repeats` replays of a graph of `steps` steps, each between events.
+double time_graph(const fast_training::GraphExec& graph, cudaStream_t stream, int steps, int repeats,
+                  HostBarrier* barrier) {
+  graph.launch(stream);  // warm-up: first-launch costs, caches
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::vector<double> times;
+  for (int r = 0; r < repeats; ++r) {
+    if (barrier) barrier->arrive_and_wait();  // every rank starts together
+    course::CudaEventTimer timer;
+    timer.start(stream);
+    graph.launch(stream);
+    timer.stop(stream);
+    times.push_back(timer.milliseconds() / steps);
+  }
+  return course::median(times);
+}
+
+// Lesson 09's step on one GPU: the baseline, with no NCCL in it.
+double time_one_gpu(const hs::ModelSpec& spec, int batch, int steps, int repeats) {
+  CUDA_CHECK(cudaSetDevice(0));
+  fast_training::Stream stream;
+  fast_training::FastNetwork net(spec, hs::init_parameters(spec, 13), batch, stream.get(), fast_training::ConvEngine::tiled);
+  hs::OptimizerConfig opt;
+  mnist_gpu::DeviceOptimizer optimizer(opt, net.parameters());
+  const SyntheticBatch data(spec, batch, 1301);
+  const fast_training::GraphExec graph(fast_training::capture_graph(stream.get(), [&] {
+    for (int s = 0; s < steps; ++s) {
+      net.forward_backward(data.x.data(), data.labels.data(), batch);
+      optimizer.step(stream.get());
+    }
+  }));
+  return time_graph(graph, stream.get(), steps, repeats, nullptr);
+}
+
+}  // namespace
+
+std::vector<ScalingRow> measure_scaling(const std::vector<StudyNetwork>& networks, const std::vector<int>& batches,
+                                        int ranks, int steps, int repeats) {
+  std::vector<ScalingRow> rows;
+  for (const StudyNetwork& n : networks) {
+    const NetworkCost c = network_cost(n.spec);
+    for (int b : batches) {
+      ScalingRow row;
+      row.network = n.name, row.parameters = c.parameters, row.batch_per_gpu = b, row.ranks = ranks;
+      row.gflop_per_gpu_step = c.step_flops_per_example * b * 1e-9;
+      row.one_gpu_ms = time_one_gpu(n.spec, b, steps, repeats);
+      rows.push_back(row);
+      std::printf("  %-7s batch %4d: one GPU %.3f ms a step\n", n.name.c_str(), b, row.one_gpu_ms);
+      std::fflush(stdout);
+    }
+  }
+  if (ranks < 2) return rows;
+  HostBarrier barrier(ranks);
+  run_ranks(first_devices(ranks), [&](const Rank& rank) {
+    for (ScalingRow& row : rows) {
+      const StudyNetwork& n = *std::find_if(networks.begin(), networks.end(),
+                                            [&](const StudyNetwork& s) { return s.name == row.network; });
+      const int count = row.batch_per_gpu * ranks;
+      const SyntheticBatch data(n.spec, count, 1302);  // the same on every rank: each reads its shard
+      for (const bool overlap : {false, true}) {
+        ReplicaOptions options;
+        options.batch = count, options.overlap = overlap;
+        Replica replica(rank, n.spec, hs::init_parameters(n.spec, 13), options);
+        const fast_training::GraphExec graph(fast_training::capture_graph(replica.stream(), [&] {
+          for (int s = 0; s < steps; ++s) replica.step_on_batch(data.x.data(), data.labels.data(), count);
+        }));
+        const double ms = time_graph(graph, replica.stream(), steps, repeats, &barrier);
+        if (rank.rank == 0) (overlap ? row.overlap_ms : row.no_overlap_ms) = ms;
+      }
+      if (rank.rank == 0) {
+        std::printf("  %-7s batch %4d a GPU: %d GPUs %.3f ms a step, %.3f ms with overlap\n", row.network.c_str(),
+                    row.batch_per_gpu, ranks, row.no_overlap_ms, row.overlap_ms);
+        std::fflush(stdout);
+      }
+    }
+  });
+  return rows;
+}
+
+void report_scaling(const std::vector<ScalingRow>& rows, const std::string& out_dir, const std::string& gpu) {
+  if (rows.empty()) return;
+  const int ranks = rows.front().ranks;
+  // One GPU's step at a batch, to compare N GPUs with one GPU taking the same (N times larger) batch.
+  std::map<std::pair<std::string, int>, double> one_gpu;
+  for (const ScalingRow& r : rows) one_gpu[{r.network, r.batch_per_gpu}] = r.one_gpu_ms;
+  std::printf("\n## Data-parallel training: images per second, %d GPU(s) (%s)\n\n", ranks, gpu.c_str());
+  std::printf("Speed-up: N GPUs with overlap against one GPU with the same batch per GPU; \"same step\": against one GPU\n"
+              "taking the whole batch of all N (the same training, one GPU). Epoch: 60000 images at that rate.\n\n");
+  std::printf("| network | parameters | batch a GPU | GFLOP a GPU a step | 1 GPU (img/s) | %d GPUs, all-reduce after backward (img/s) | %d GPUs, overlapped (img/s) | overlap gain | speed-up | speed-up, same step | epoch 1 GPU -> %d GPUs (s) |\n",
+              ranks, ranks, ranks);
+  std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  std::string csv = "network,parameters,batch_per_gpu,ranks,gflop_per_gpu_step,one_gpu_ms,no_overlap_ms,overlap_ms,"
+                    "one_gpu_images_per_s,no_overlap_images_per_s,overlap_images_per_s,speedup,speedup_same_step\n";
+  course::ChartSpec chart;
+  chart.title = "DATA PARALLEL ON " + std::to_string(ranks) + " GPUS: SPEED-UP OVER ONE GPU, SAME BATCH A GPU";
+  chart.x_label = "GFLOP A GPU A STEP";
+  chart.y_label = "SPEED-UP";
+  chart.log_x = true;
+  chart.y_lines = {{1.0, "NO GAIN"}, {double(ranks), std::to_string(ranks) + "X: PERFECT"}};
+  std::map<std::string, size_t> series_of;
+  for (const ScalingRow& r : rows) {
+    const double one = r.images_per_s(r.one_gpu_ms) / r.ranks;  // one GPU: batch_per_gpu a step
+    char line[512];
+    if (ranks < 2) {
+      std::printf("| %s | %zu | %d | %.3f | %.0f | | | | | | %.2f |\n", r.network.c_str(), r.parameters, r.batch_per_gpu,
+                  r.gflop_per_gpu_step, one, 60000 / one);
+      std::snprintf(line, sizeof line, "%s,%zu,%d,%d,%.6f,%.6f,,,%.1f,,,,\n", r.network.c_str(), r.parameters,
+                    r.batch_per_gpu, r.ranks, r.gflop_per_gpu_step, r.one_gpu_ms, one);
+      csv += line;
+      continue;
+    }
+    const double after = r.images_per_s(r.no_overlap_ms), overlapped = r.images_per_s(r.overlap_ms);
+    const double speedup = overlapped / one;
+    const auto same = one_gpu.find({r.network, r.batch_per_gpu * ranks});
+    const double same_step = same == one_gpu.end() ? 0 : same->second / r.overlap_ms;
+    char same_text[32] = "";
+    if (same_step > 0) std::snprintf(same_text, sizeof same_text, "%.2f", same_step);
+    std::printf("| %s | %zu | %d | %.3f | %.0f | %.0f | %.0f | %.2f | %.2f | %s | %.2f -> %.2f |\n", r.network.c_str(),
+                r.parameters, r.batch_per_gpu, r.gflop_per_gpu_step, one, after, overlapped, r.no_overlap_ms / r.overlap_ms,
+                speedup, same_text, 60000 / one, 60000 / overlapped);
+    std::snprintf(line, sizeof line, "%s,%zu,%d,%d,%.6f,%.6f,%.6f,%.6f,%.1f,%.1f,%.1f,%.4f,%s\n", r.network.c_str(),
+                  r.parameters, r.batch_per_gpu, r.ranks, r.gflop_per_gpu_step, r.one_gpu_ms, r.no_overlap_ms,
+                  r.overlap_ms, one, after, overlapped, speedup, same_text);
+    csv += line;
+    if (!series_of.count(r.network)) {
+      series_of[r.network] = chart.series.size();
+      chart.series.push_back({r.network, {}, {}});
+    }
+    course::ChartSeries& s = chart.series[series_of[r.network]];
+    s.x.push_back(r.gflop_per_gpu_step);
+    s.y.push_back(speedup);
+  }
+  const std::string csv_path = out_dir + "/scaling.csv";
+  course::write_file_atomically(csv_path, csv);
+  std::printf("\nwrote %s", csv_path.c_str());
+  if (ranks >= 2) {
+    const std::string png_path = out_dir + "/scaling.png";
+    course::write_png(png_path, course::line_chart(chart));
+    std::printf(" and %s", png_path.c_str());
+  }
+  std::printf("\n");
+  std::fflush(stdout);
+}
+
+}  // namespace data_parallel

@@ -1,0 +1,52 @@
+#pragma once
+// Lesson 13 (given): the measurements of lesson13_data_parallel. Every figure is timed in this run
+// on this machine; the one-GPU figures are lesson 09's step (no NCCL at all), the N-GPU figures
+// the data-parallel step of 13.1-13.3 on N ranks.
+#include <string>
+#include <vector>
+
+#include "host_training.hpp"
+
+namespace data_parallel {
+
+// The networks of the study, from little computation per parameter to much.
+struct StudyNetwork {
+  std::string name, description;
+  host_training::ModelSpec spec;
+};
+std::vector<StudyNetwork> study_networks();
+
+struct NetworkCost {
+  size_t parameters = 0;
+  double step_flops_per_example = 0;  // forward + backward, 09.1's counts (first layer: no dx)
+};
+NetworkCost network_cost(const host_training::ModelSpec& spec);
+
+// Prints, for each network: parameters, gradient bytes, GFLOP per example, and the bytes an
+// all-reduce moves through each GPU per step with `ranks` GPUs.
+void print_network_table(const std::vector<StudyNetwork>& networks, int ranks);
+
+// NCCL all-reduce of float buffers from 4 KiB to 256 MiB on `ranks` GPUs: time, algorithm bandwidth
+// (bytes / time) and bus bandwidth (x 2 (N-1) / N: what each GPU's links carry). Also written
+// to csv_path.
+void print_allreduce_table(int ranks, const std::string& csv_path, bool quick);
+
+struct ScalingRow {
+  std::string network;
+  size_t parameters = 0;
+  int batch_per_gpu = 0, ranks = 1;
+  double gflop_per_gpu_step = 0;
+  double one_gpu_ms = 0;          // lesson 09's step on one GPU, batch_per_gpu examples
+  double no_overlap_ms = 0;       // the data-parallel step on `ranks` GPUs, all-reduce after backward
+  double overlap_ms = 0;          // ... bucket by bucket during backward (13.3)
+  double images_per_s(double ms) const { return ranks * batch_per_gpu / (ms * 1e-3); }
+};
+
+// Every network at every per-GPU batch: steps replayed from CUDA graphs on synthetic data (the
+// kernels do not depend on the values), the median of `repeats` replays of `steps` steps.
+std::vector<ScalingRow> measure_scaling(const std::vector<StudyNetwork>& networks, const std::vector<int>& batches,
+                                        int ranks, int steps, int repeats);
+// The table (markdown), scaling.csv and scaling.png (speed-up against GFLOP per GPU per step).
+void report_scaling(const std::vector<ScalingRow>& rows, const std::string& out_dir, const std::string& gpu);
+
+}  // namespace data_parallel

@@ -1,0 +1,42 @@
+// train_parallel: lesson 13's trainer. Lesson 09's trainer with one rank per GPU: each GPU trains
+// on its shard of every batch, NCCL averages the gradients. Needs a GPU (one works: one rank).
+#include <string>
+
+#include "course/cli.hpp"
+#include "course/device_info.hpp"
+#include "course/main.hpp"
+#include "epoch_log.hpp"
+#include "fast_train_flags.hpp"
+#include "parallel_trainer.hpp"
+#include "training_data.hpp"
+
+#ifndef COURSE_OUTPUT_DIR
+#define COURSE_OUTPUT_DIR "out"
+#endif
+
+int main(int argc, char** argv) {
+  return course::run_main([&] {
+    course::ArgParser args("train_parallel",
+                           "Lesson 13: train a CNN on MNIST on several GPUs: one rank per GPU, each its shard of every\n"
+                           "batch, gradients averaged by NCCL. lesson 09's recipe and flags; --batch is per GPU.");
+    fast_training::add_fast_train_flags(args, std::string(COURSE_OUTPUT_DIR) + "/lesson13");
+    args.add_int("--gpus", 0, 0, 64, "how many GPUs (ranks): 0 takes every usable GPU");
+    args.add_choice("--overlap", "on", {"on", "off"},
+                    "on: all-reduce bucket by bucket during the backward pass (13.3); off: once after it");
+    args.add_int("--bucket-kb", 4096, 1, 1 << 20, "gradients per bucket at most, in KiB (whole layers)");
+    if (!args.parse(argc, argv)) return 0;
+
+    course::require_gpu("train_parallel");  // before the data: the clearest message on a machine without one
+    data_parallel::ParallelTrainConfig config;
+    static_cast<fast_training::FastTrainConfig&>(config) = fast_training::fast_train_config(args);
+    config.gpus = static_cast<int>(args.get_int("--gpus"));
+    config.overlap = args.get_string("--overlap") == "on";
+    config.bucket_floats = size_t(args.get_int("--bucket-kb")) * 1024 / sizeof(float);
+    const host_training::TrainingData data = host_training::load_training_data(config);
+
+    const int ranks = config.gpus > 0 ? config.gpus : course::query_devices().count;
+    host_training::print_summary(data_parallel::train_parallel(config, data),
+                                 "GPU x" + std::to_string(ranks) + ", data parallel");
+    return 0;
+  });
+}

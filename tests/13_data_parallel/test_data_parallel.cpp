@@ -1,0 +1,128 @@
+// Lesson 13, steps 13.1 and 13.2 with one rank on one GPU: the broadcast leaves rank 0's values
+// as they are, the weighted all-reduce scales by shard / batch, and the data-parallel step of one
+// rank is lesson 09's step on one GPU. (Two ranks: test_two_gpus.cpp, on a machine with two GPUs.)
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "course/cuda_check.hpp"
+#include "course/device_buffer.hpp"
+#include "course_test.hpp"
+#include "data_parallel.hpp"
+#include "optimizer.hpp"
+#include "replica.hpp"
+
+using course::DeviceBuffer;
+using data_parallel::Rank;
+
+namespace {
+
+std::vector<float> download(const float* device, size_t n) {
+  std::vector<float> host(n);
+  CUDA_CHECK(cudaMemcpy(host.data(), device, n * sizeof(float), cudaMemcpyDeviceToHost));
+  return host;
+}
+
+}  // namespace
+
+TEST_CASE("broadcast_parameters with one rank: the values stay rank 0's, the gradients untouched", "[13.1]") {
+  const host_training::ModelSpec spec = host_training::model_by_name("small");
+  mnist_gpu::ParameterStore store(host_training::init_parameters(spec, 1301));
+  const std::vector<float> grads = course::test::random_vector(store.total(), 1302, -1.0f, 1.0f);
+  CUDA_CHECK(cudaMemcpy(store.grads(), grads.data(), grads.size() * sizeof(float), cudaMemcpyHostToDevice));
+  const std::vector<float> values = download(store.values(), store.total());
+  data_parallel::run_ranks({0}, [&](const Rank& rank) {
+    data_parallel::broadcast_parameters(rank, store, nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());
+  });
+  REQUIRE_ALL_CLOSE(download(store.values(), store.total()), values, 0.0, 0.0);
+  REQUIRE_ALL_CLOSE(download(store.grads(), store.total()), grads, 0.0, 0.0);
+}
+
+// One rank: the sum over ranks has one term, fl(fl(shard / batch) * x): within half an ulp of the
+// product in double of the float weight and x, so rtol 2^-23 (one ulp) covers it; the wrong weight
+// (1, batch / shard, a sum over shards) is off by far more.
+TEST_CASE("allreduce_mean with one rank multiplies by shard / batch, in place; count 0 works", "[13.2]") {
+  const size_t n = 1000003;  // odd, and several of NCCL's chunks
+  const std::vector<float> x = course::test::random_vector(n, 1310, -3.0f, 3.0f);
+  struct Case {
+    int shard, batch;
+  };
+  for (const Case c : {Case{3, 7}, Case{7, 7}, Case{0, 5}, Case{1, 128}}) {
+    CAPTURE(c.shard, c.batch);
+    DeviceBuffer<float> d(x);
+    data_parallel::run_ranks({0}, [&](const Rank& rank) {
+      data_parallel::allreduce_mean(rank, d.data(), n, c.shard, c.batch, nullptr);
+      data_parallel::allreduce_mean(rank, d.data(), 0, c.shard, c.batch, nullptr);  // nothing to do
+      CUDA_CHECK(cudaDeviceSynchronize());
+    });
+    const double weight = double(float(c.shard) / float(c.batch));
+    std::vector<double> expected(n);
+    for (size_t i = 0; i < n; ++i) expected[i] = weight * x[i];
+    REQUIRE_ALL_CLOSE(download(d.data(), n), expected, 0.0, 1.0 / (1 << 23));
+  }
+}
+
+TEST_CASE("allreduce_mean refuses a shard outside 0..batch and a batch below 1", "[13.2]") {
+  DeviceBuffer<float> d(std::vector<float>{1.0f});
+  struct Case {
+    int shard, batch;
+  };
+  const std::vector<Case> bad = {{3, 2}, {-1, 2}, {0, 0}};
+  std::vector<int> refused(bad.size(), 0);  // checked here: a test's checks belong to the main thread
+  data_parallel::run_ranks({0}, [&](const Rank& rank) {
+    for (size_t i = 0; i < bad.size(); ++i) {
+      try {
+        data_parallel::allreduce_mean(rank, d.data(), 1, bad[i].shard, bad[i].batch, nullptr);
+      } catch (const course::Error&) {
+        refused[i] = 1;
+      }
+    }
+  });
+  REQUIRE(refused == std::vector<int>{1, 1, 1});
+}
+
+// One rank takes the whole batch with weight 1 (exact): its step must be lesson 09's, bit for bit,
+// with and without overlap (three buckets: fc2, fc1, then both convs).
+TEST_CASE("the data-parallel step of one rank is lesson 09's step on one GPU, bit for bit", "[13.2]") {
+  host_training::ModelSpec spec = host_training::model_by_name("a");
+  spec.height = spec.width = 15;
+  const int batch = 23;
+  const std::vector<host_training::Parameter> init = host_training::init_parameters(spec, 1320);
+  const size_t per_example = 15 * 15;
+  DeviceBuffer<float> x(course::test::random_vector(size_t(batch) * per_example, 1321, 0.0f, 1.0f));
+  std::vector<int> labels(batch);
+  for (int b = 0; b < batch; ++b) labels[b] = (7 * b + 3) % 10;
+  DeviceBuffer<int> d_labels(labels);
+  host_training::OptimizerConfig opt;
+  opt.lr = 0.05f;
+
+  fast_training::FastNetwork reference(spec, init, batch);
+  mnist_gpu::DeviceOptimizer ref_opt(opt, reference.parameters());
+  for (int s = 0; s < 3; ++s) {
+    reference.forward_backward(x.data(), d_labels.data(), batch);
+    ref_opt.step();
+  }
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const std::vector<host_training::Parameter> expected = reference.parameters().download();
+
+  for (const bool overlap : {false, true}) {
+    CAPTURE(overlap);
+    std::vector<host_training::Parameter> got;
+    data_parallel::run_ranks({0}, [&](const Rank& rank) {
+      data_parallel::ReplicaOptions options;
+      options.batch = batch, options.optimizer = opt, options.overlap = overlap;
+      options.bucket_floats = 200000;  // fc1's 1.6M floats alone, then the rest
+      data_parallel::Replica replica(rank, spec, init, options);
+      for (int s = 0; s < 3; ++s) replica.step_on_batch(x.data(), d_labels.data(), batch);
+      CUDA_CHECK(cudaStreamSynchronize(replica.stream()));
+      got = replica.parameters().download();
+    });
+    REQUIRE(got.size() == expected.size());
+    for (size_t t = 0; t < got.size(); ++t) {
+      CAPTURE(got[t].name);
+      REQUIRE_ALL_CLOSE(got[t].value, expected[t].value, 0.0, 0.0);
+      REQUIRE_ALL_CLOSE(got[t].grad, expected[t].grad, 0.0, 0.0);
+    }
+  }
+}
