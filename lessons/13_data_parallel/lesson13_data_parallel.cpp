@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "course/atomic_file.hpp"
 #include "course/cli.hpp"
 #include "course/device_info.hpp"
 #include "course/main.hpp"
@@ -45,6 +46,7 @@ int main(int argc, char** argv) {
                 data_parallel::nccl_version().c_str());
     data_parallel::print_network_table(networks, std::max(ranks, 2));
     const std::string out = args.get_string("--out");
+    course::create_folder(out, "for --out");
     if (ranks >= 2)
       data_parallel::print_allreduce_table(ranks, out + "/allreduce.csv", quick);
     else

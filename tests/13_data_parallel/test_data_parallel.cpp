@@ -97,7 +97,7 @@ TEST_CASE("the data-parallel step of one rank is lesson 09's step on one GPU, bi
   host_training::OptimizerConfig opt;
   opt.lr = 0.05f;
 
-  fast_training::FastNetwork reference(spec, init, batch);
+  fast_training::FastNetwork reference(spec, init, batch, nullptr, fast_training::ConvEngine::tiled);  // the replica's
   mnist_gpu::DeviceOptimizer ref_opt(opt, reference.parameters());
   for (int s = 0; s < 3; ++s) {
     reference.forward_backward(x.data(), d_labels.data(), batch);

@@ -95,7 +95,7 @@ struct StepResult {
 // lesson 08's optimizer), and on two ranks (each its shard).
 StepResult one_gpu(const host_training::ModelSpec& spec, const std::vector<Parameter>& init, const float* x,
                    const int* labels, int count, int steps, const host_training::OptimizerConfig& opt) {
-  fast_training::FastNetwork net(spec, init, count);
+  fast_training::FastNetwork net(spec, init, count, nullptr, fast_training::ConvEngine::tiled);  // the replica's
   mnist_gpu::DeviceOptimizer optimizer(opt, net.parameters());
   StepResult r;
   for (int s = 0; s < steps; ++s) {
