@@ -102,16 +102,12 @@ host_training::TrainSummary train_parallel(const ParallelTrainConfig& config, co
       stretches.push_back({s, std::min(s + kReportEvery, steps_per_epoch)});
     std::vector<fast_training::GraphExec> graphs;
     if (use_graph) {
-      // A capture forbids allocations anywhere in the process while it runs (cudaStreamCaptureModeGlobal):
-      // every rank has finished setting up before any starts capturing, and ends before any goes on.
-      barrier.arrive_and_wait();
       course::HostTimer capture;
       for (const auto& [first, last] : stretches)
         graphs.emplace_back(fast_training::capture_graph(stream, [&, first = first, last = last] { enqueue_steps(first, last); }));
       if (lead)
         std::printf("captured %zu graph(s) of up to %d steps on each GPU (%d steps an epoch) in %.1f ms\n", graphs.size(),
                     kReportEvery, steps_per_epoch, capture.milliseconds());
-      barrier.arrive_and_wait();
     }
 
     const mnist_gpu::EvaluationTarget target = fast_training::evaluation_target(replica.net());

@@ -68,6 +68,12 @@ void run_ranks(const std::vector<int>& devices, const std::function<void(const R
       ncclComm_t comm = nullptr;
       try {
         CUDA_CHECK(cudaSetDevice(devices[r]));
+        // The ranks capture their CUDA graphs at the same time. A capture forbids allocations and
+        // graph instantiations in EVERY thread of the process by default (lesson 09's capture_graph
+        // uses cudaStreamCaptureModeGlobal); the ranks share nothing on the GPU side, so each rank's
+        // thread is exempt from the others' captures. Its own capture still catches its own mistakes.
+        cudaStreamCaptureMode relaxed = cudaStreamCaptureModeRelaxed;
+        CUDA_CHECK(cudaThreadExchangeStreamCaptureMode(&relaxed));
         NCCL_CHECK(ncclCommInitRank(&comm, ranks, id, r));
         body(Rank{r, ranks, devices[r], comm});
         CUDA_CHECK(cudaDeviceSynchronize());

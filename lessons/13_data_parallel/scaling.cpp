@@ -201,12 +201,9 @@ std::vector<ScalingRow> measure_scaling(const std::vector<StudyNetwork>& network
         ReplicaOptions options;
         options.batch = count, options.overlap = overlap;
         Replica replica(rank, n.spec, hs::init_parameters(n.spec, 13), options);
-        // No rank allocates while another captures (a capture forbids it process-wide).
-        barrier.arrive_and_wait();
         const fast_training::GraphExec graph(fast_training::capture_graph(replica.stream(), [&] {
           for (int s = 0; s < steps; ++s) replica.step_on_batch(data.x.data(), data.labels.data(), count);
         }));
-        barrier.arrive_and_wait();
         const double ms = time_graph(graph, replica.stream(), steps, repeats, &barrier);
         if (rank.rank == 0) (overlap ? row.overlap_ms : row.no_overlap_ms) = ms;
       }

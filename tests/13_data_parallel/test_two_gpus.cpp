@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "course/cuda_check.hpp"
@@ -12,6 +13,7 @@
 #include "data_parallel.hpp"
 #include "optimizer.hpp"
 #include "replica.hpp"
+#include "step_graph.hpp"
 
 using course::DeviceBuffer;
 using data_parallel::Rank;
@@ -109,7 +111,7 @@ StepResult one_gpu(const host_training::ModelSpec& spec, const std::vector<Param
 
 std::vector<StepResult> two_ranks(const host_training::ModelSpec& spec, const std::vector<Parameter>& init,
                                   const std::vector<float>& x, const std::vector<int>& labels, int count, int steps,
-                                  const host_training::OptimizerConfig& opt, bool overlap) {
+                                  const host_training::OptimizerConfig& opt, bool overlap, bool graph) {
   std::vector<StepResult> results(2);
   data_parallel::run_ranks(kTwo, [&](const Rank& rank) {
     // Rank 1 starts from other weights: the replica's broadcast must replace them with rank 0's.
@@ -119,8 +121,17 @@ std::vector<StepResult> two_ranks(const host_training::ModelSpec& spec, const st
     data_parallel::Replica replica(rank, spec, start, options);
     DeviceBuffer<float> d_x(x);  // every rank holds the batch on its own GPU and reads its shard
     DeviceBuffer<int> d_labels(labels);
+    // With graph: the step captured once (NCCL's collectives inside it) and replayed, as the trainer does.
+    fast_training::GraphExec exec;
+    if (graph)
+      exec = fast_training::GraphExec(fast_training::capture_graph(
+          replica.stream(), [&] { replica.step_on_batch(d_x.data(), d_labels.data(), count); }));
     for (int s = 0; s < steps; ++s) {
-      replica.step_on_batch(d_x.data(), d_labels.data(), count);
+      if (graph)
+        exec.launch(replica.stream());
+      else
+        replica.step_on_batch(d_x.data(), d_labels.data(), count);
+      CUDA_CHECK(cudaStreamSynchronize(replica.stream()));
       if (s == 0) results[rank.rank].after_first = replica.parameters().download();
     }
     results[rank.rank].after_last = replica.parameters().download();
@@ -150,9 +161,9 @@ TEST_CASE("two ranks: the data-parallel step equals one GPU's step on the whole 
     DeviceBuffer<float> d_x(x);
     DeviceBuffer<int> d_labels(labels);
     const StepResult ref = one_gpu(spec, init, d_x.data(), d_labels.data(), count, steps, opt);
-    for (const bool overlap : {false, true}) {
-      CAPTURE(count, overlap);
-      const std::vector<StepResult> got = two_ranks(spec, init, x, labels, count, steps, opt, overlap);
+    for (const auto [overlap, graph] : {std::pair{false, false}, {true, false}, {false, true}, {true, true}}) {
+      CAPTURE(count, overlap, graph);
+      const std::vector<StepResult> got = two_ranks(spec, init, x, labels, count, steps, opt, overlap, graph);
       for (size_t t = 0; t < ref.after_last.size(); ++t) {
         CAPTURE(ref.after_last[t].name);
         double largest = 0;
