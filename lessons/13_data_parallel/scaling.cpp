@@ -2,6 +2,7 @@
 #include "scaling.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -101,7 +102,8 @@ void print_allreduce_table(int ranks, const std::string& csv_path, bool quick) {
       if (rank.rank == 0) ms[i] = course::median(times);
     }
   });
-  std::printf("\n## NCCL all-reduce on %d GPUs (float, sum, in place; median of 10)\n\n", ranks);
+  std::printf("\n## NCCL all-reduce on %d GPUs (float, sum, in place; median of 10)%s\n\n", ranks,
+              link_note().empty() ? "" : ", NCCL_P2P_DISABLE=1: through host memory");
   std::printf("| size | time (us) | algorithm bandwidth (GB/s) | bus bandwidth (GB/s) |\n|---:|---:|---:|---:|\n");
   std::string csv = "bytes,microseconds,algbw_gb_per_s,busbw_gb_per_s\n";
   for (size_t i = 0; i < sizes.size(); ++i) {
@@ -217,13 +219,41 @@ std::vector<ScalingRow> measure_scaling(const std::vector<StudyNetwork>& network
   return rows;
 }
 
+std::string link_note() {
+  const char* p2p = std::getenv("NCCL_P2P_DISABLE");
+  return p2p != nullptr && std::string(p2p) == "1" ? "NO P2P" : "";
+}
+
+course::ChartSpec scaling_chart(const std::vector<ScalingRow>& rows, const std::string& link) {
+  const int ranks = rows.empty() ? 2 : rows.front().ranks;
+  course::ChartSpec chart;
+  chart.title = "DATA PARALLEL ON " + std::to_string(ranks) + " GPUS" + (link.empty() ? "" : ", " + link) +
+                ": SPEED-UP OVER ONE GPU, SAME BATCH A GPU";
+  chart.x_label = "GFLOP A GPU A STEP";
+  chart.y_label = "SPEED-UP";
+  chart.log_x = true;
+  chart.y_lines = {{1.0, "NO GAIN"}, {double(ranks), std::to_string(ranks) + "X: PERFECT"}};
+  std::map<std::string, size_t> series_of;
+  for (const ScalingRow& r : rows) {
+    if (!series_of.count(r.network)) {
+      series_of[r.network] = chart.series.size();
+      chart.series.push_back({r.network, {}, {}});
+    }
+    course::ChartSeries& s = chart.series[series_of[r.network]];
+    s.x.push_back(r.gflop_per_gpu_step);
+    s.y.push_back(r.images_per_s(r.overlap_ms) / (r.images_per_s(r.one_gpu_ms) / r.ranks));
+  }
+  return chart;
+}
+
 void report_scaling(const std::vector<ScalingRow>& rows, const std::string& out_dir, const std::string& gpu) {
   if (rows.empty()) return;
   const int ranks = rows.front().ranks;
   // One GPU's step at a batch, to compare N GPUs with one GPU taking the same (N times larger) batch.
   std::map<std::pair<std::string, int>, double> one_gpu;
   for (const ScalingRow& r : rows) one_gpu[{r.network, r.batch_per_gpu}] = r.one_gpu_ms;
-  std::printf("\n## Data-parallel training: images per second, %d GPU(s) (%s)\n\n", ranks, gpu.c_str());
+  const std::string link = link_note().empty() ? "" : ", NCCL_P2P_DISABLE=1: through host memory";
+  std::printf("\n## Data-parallel training: images per second, %d GPU(s) (%s%s)\n\n", ranks, gpu.c_str(), link.c_str());
   std::printf("Speed-up: N GPUs with overlap against one GPU with the same batch per GPU; \"same step\": against one GPU\n"
               "taking the whole batch of all N (the same training, one GPU). Epoch: 60000 images at that rate.\n\n");
   std::printf("| network | parameters | batch a GPU | GFLOP a GPU a step | 1 GPU (img/s) | %d GPUs, all-reduce after backward (img/s) | %d GPUs, overlapped (img/s) | overlap gain | speed-up | speed-up, same step | epoch 1 GPU -> %d GPUs (s) |\n",
@@ -231,13 +261,6 @@ void report_scaling(const std::vector<ScalingRow>& rows, const std::string& out_
   std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   std::string csv = "network,parameters,batch_per_gpu,ranks,gflop_per_gpu_step,one_gpu_ms,no_overlap_ms,overlap_ms,"
                     "one_gpu_images_per_s,no_overlap_images_per_s,overlap_images_per_s,speedup,speedup_same_step\n";
-  course::ChartSpec chart;
-  chart.title = "DATA PARALLEL ON " + std::to_string(ranks) + " GPUS: SPEED-UP OVER ONE GPU, SAME BATCH A GPU";
-  chart.x_label = "GFLOP A GPU A STEP";
-  chart.y_label = "SPEED-UP";
-  chart.log_x = true;
-  chart.y_lines = {{1.0, "NO GAIN"}, {double(ranks), std::to_string(ranks) + "X: PERFECT"}};
-  std::map<std::string, size_t> series_of;
   for (const ScalingRow& r : rows) {
     const double one = r.images_per_s(r.one_gpu_ms) / r.ranks;  // one GPU: batch_per_gpu a step
     char line[512];
@@ -262,20 +285,13 @@ void report_scaling(const std::vector<ScalingRow>& rows, const std::string& out_
                   r.parameters, r.batch_per_gpu, r.ranks, r.gflop_per_gpu_step, r.one_gpu_ms, r.no_overlap_ms,
                   r.overlap_ms, one, after, overlapped, speedup, same_text);
     csv += line;
-    if (!series_of.count(r.network)) {
-      series_of[r.network] = chart.series.size();
-      chart.series.push_back({r.network, {}, {}});
-    }
-    course::ChartSeries& s = chart.series[series_of[r.network]];
-    s.x.push_back(r.gflop_per_gpu_step);
-    s.y.push_back(speedup);
   }
   const std::string csv_path = out_dir + "/scaling.csv";
   course::write_file_atomically(csv_path, csv);
   std::printf("\nwrote %s", csv_path.c_str());
   if (ranks >= 2) {
     const std::string png_path = out_dir + "/scaling.png";
-    course::write_png(png_path, course::line_chart(chart));
+    course::write_png(png_path, course::line_chart(scaling_chart(rows, link_note())));
     std::printf(" and %s", png_path.c_str());
   }
   std::printf("\n");

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "course/chart.hpp"
 #include "host_training.hpp"
 
 namespace data_parallel {
@@ -46,7 +47,14 @@ struct ScalingRow {
 // kernels do not depend on the values), the median of `repeats` replays of `steps` steps.
 std::vector<ScalingRow> measure_scaling(const std::vector<StudyNetwork>& networks, const std::vector<int>& batches,
                                         int ranks, int steps, int repeats);
-// The table (markdown), scaling.csv and scaling.png (speed-up against GFLOP per GPU per step).
+// The picture: speed-up of N GPUs (overlapped) over one GPU at the same batch a GPU, against the
+// GFLOP each GPU computes a step, one line per network, log x.
+// `link` names the way the gradients travel when it is not the default (e.g. "NO P2P").
+course::ChartSpec scaling_chart(const std::vector<ScalingRow>& rows, const std::string& link = "");
+// "" normally; "NO P2P" when NCCL_P2P_DISABLE=1 keeps NCCL off the GPUs' direct links (NVLink):
+// the gradients then go through host memory, a much slower link.
+std::string link_note();
+// The table (markdown), scaling.csv and scaling.png (scaling_chart).
 void report_scaling(const std::vector<ScalingRow>& rows, const std::string& out_dir, const std::string& gpu);
 
 }  // namespace data_parallel

@@ -78,7 +78,7 @@ Image filter_panel(const float* weights, int out_channels, int in_channels, int 
 // The title the training programs give it, e.g. "CONV1.WEIGHT: 10 FILTERS 3X3, 1 INPUT CHANNEL".
 std::string filter_panel_title(const std::string& layer, int out_channels, int in_channels, int kh, int kw);
 
-// Small 3x5 pixel font: digits, upper-case letters, space and . , : - + / % > < ? ( ) =
+// Small 3x5 pixel font: digits, upper-case letters, space and . , : - _ + / % > < ? ( ) =
 // (lower case is drawn as upper case). scale multiplies the glyph size.
 void draw_text(Image& image, int x, int y, const std::string& text, Rgb color, int scale = 1);
 int text_width(const std::string& text, int scale = 1);
