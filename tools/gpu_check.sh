@@ -4,10 +4,10 @@
 #   test      every CTest test (GPU tests included), then lesson 00's device report
 #   sanitize  every GPU test program under compute-sanitizer memcheck and racecheck
 #   stubs     the learner build: the course check with GPU steps (stubs must fail)
-#   bench     each lesson's benchmark program (lessons 03-07 and 09); with ncu, one step of train_fast
+#   bench     each lesson's benchmark program (lessons 03-07, 09, 10, 13: on every GPU there is); with ncu, one step of train_fast
 #             under Nsight Compute against lesson 09.1's counts (tools/ncu_step.py)
 #   train     lesson 08: train_mnist defaults + --save checked in PyTorch, --profile; lesson 09: train_fast
-#             the same, --profile --graph off; then compare_pytorch.sh (both trainers against PyTorch)
+#             the same, --profile --graph off; lesson 13: train_parallel; then compare_pytorch.sh (against PyTorch)
 # Logs go to $OUT (the device tool's output folder) or out/gpu_check.
 # usage: tools/gpu_check.sh [stage...]
 set -uo pipefail
@@ -80,7 +80,8 @@ for stage in "${stages[@]}"; do
     fi
     ;;
   bench)
-    for exe in lesson03_first_kernels lesson04_gemm_dense lesson05_conv_direct lesson06_pooling lesson07_im2col lesson09_fast_training; do
+    for exe in lesson03_first_kernels lesson04_gemm_dense lesson05_conv_direct lesson06_pooling lesson07_im2col lesson09_fast_training \
+               lesson10_tensor_cores lesson13_data_parallel; do
       [ -x "build/solutions/bin/$exe" ] || continue
       note "benchmark $exe"
       timeout 300 "build/solutions/bin/$exe" > "$LOG/bench_$exe.txt" 2>&1 || { echo "  exit $?"; status=1; }
@@ -116,6 +117,14 @@ for stage in "${stages[@]}"; do
       note "lesson 09: train_fast --profile --graph off, one epoch"
       "$FAST" --profile --graph off --epochs 1 --out "$LOG/fast_profile" > "$LOG/train_fast_profile.txt" 2>&1 || status=1
       grep -v '\] *[0-9]*% ' "$LOG/train_fast_profile.txt" | tee -a "$LOG/summary.txt"
+    fi
+    PARALLEL=build/solutions/bin/train_parallel
+    if [ -x "$PARALLEL" ]; then
+      note "lesson 13: train_parallel on every GPU, with and without overlap (one GPU: one rank)"
+      for overlap in on off; do
+        "$PARALLEL" --overlap $overlap --out "$LOG/parallel_$overlap" > "$LOG/train_parallel_$overlap.txt" 2>&1 || status=1
+        grep -v '\] *[0-9]*% ' "$LOG/train_parallel_$overlap.txt" | tee -a "$LOG/summary.txt"
+      done
     fi
     if [ -x tools/compare_pytorch.sh ]; then
       note "lesson 08: trainer vs PyTorch"
