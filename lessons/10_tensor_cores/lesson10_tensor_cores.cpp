@@ -1,5 +1,6 @@
 // Lesson 10's program: the number formats (10.1, on the host: runs anywhere), then the Tensor Core
-// GEMMs (10.2) checked and timed beside lesson 04's FP32 GEMM and cuBLAS with the same input types.
+// GEMMs (10.2-10.4) checked and timed beside lesson 04's FP32 GEMM and cuBLAS with the same input
+// types, then the Tensor Core convolutions (10.5) beside lesson 09's FP32 ones.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -12,6 +13,9 @@
 #include "course/main.hpp"
 #include "course/rng.hpp"
 #include "gemm_table.hpp"
+#if COURSE_CONV_TABLE
+#include "conv_table.hpp"
+#endif
 #include "tensor_cores.hpp"
 
 namespace {
@@ -114,18 +118,24 @@ int main(int argc, char** argv) {
 
     std::printf("Lesson 10: Tensor Cores and mixed precision\n");
     check_rounding();
-    const bool cpu_only = course::announce_cpu_only("10", "10.2", args.flag("--cpu-only"));
+    const bool cpu_only = course::announce_cpu_only("10", "10.2-10.5", args.flag("--cpu-only"));
     print_formats();
     print_dot_errors();
     if (cpu_only) return 0;
     const std::string why = tensor_core_problem();
     if (!why.empty()) {
-      std::printf("\nstep 10.2 is skipped here: %s\n", why.c_str());
+      std::printf("\nsteps 10.2-10.5 are skipped here: %s\n", why.c_str());
       return 0;
     }
     std::printf("\n%s\n%s\n", course::device_summary().c_str(), course::cuda_versions().c_str());
     const bool quick = args.flag("--quick");
-    lesson10::print_gemm_table(quick, quick ? 3 : static_cast<int>(args.get_int("--repeats")));
+    const int repeats = quick ? 3 : static_cast<int>(args.get_int("--repeats"));
+    lesson10::print_gemm_table(quick, repeats);
+#if COURSE_CONV_TABLE
+    lesson10::print_conv_table(repeats);
+#else
+    std::printf("\n(the convolution table of 10.5 needs lesson 09 in the build: it compares with its FP32 kernels)\n");
+#endif
     return 0;
   });
 }

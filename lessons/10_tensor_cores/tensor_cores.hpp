@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <string>
 
+#include "host_layers.hpp"
+
 namespace tensor_cores {
 
 // ---- 10.1 number formats -------------------------------------------------------------------------
@@ -83,5 +85,20 @@ void gemm_pipelined_bf16(const uint16_t* A, const uint16_t* B, float* C, int M, 
 // 64 x 64 held as 4 x 8 m16 x n8 tiles in registers, multiplied by mma.sync.m16n8k16 with operands
 // loaded by ldmatrix; the tiles arrive through 10.3's pipeline, 3 stages of 64 values of k.
 void gemm_mma_bf16(const uint16_t* A, const uint16_t* B, float* C, int M, int N, int K, cudaStream_t stream = nullptr);
+
+// ---- 10.5 convolution on the Tensor Cores ----------------------------------------------------------
+// Lesson 09's implicit GEMM (rows: output pixels (n, oh, ow); columns: output channels; k: the
+// window (c, i, j)) with its tiles rounded to BF16 on their way into shared memory (to nearest,
+// ties to even) and multiplied by 10.4's mma.sync, sums in FP32. FP32 tensors in and out, lesson
+// 01's layouts (x [N][C][H][W], W [O][C][kh][kw], y [N][O][OH][OW]); every output overwritten.
+//   conv2d_forward_mma:       y = conv(x, W) + bias (bias may be null), any stride and padding
+//   conv2d_backward_data_mma: dx = the input gradient of that convolution for dy (09.3's flipped
+//                             convolution): stride 1, square kernels, pad <= kernel - 1
+// K = C kh kw need not be a multiple of 16 or 32: the tiles past K are zeros (conv1: 25 -> 32).
+// Bad shapes, and GPUs without BF16 Tensor Cores, throw course::Error before any work.
+void conv2d_forward_mma(const host_layers::ConvShape& s, const float* x, const float* W, const float* bias, float* y,
+                        cudaStream_t stream = nullptr);
+void conv2d_backward_data_mma(const host_layers::ConvShape& s, const float* W, const float* dy, float* dx,
+                              cudaStream_t stream = nullptr);
 
 }  // namespace tensor_cores
