@@ -26,7 +26,7 @@ std::vector<float> download(const course::DeviceBuffer<float>& b) {
   return host;
 }
 
-// 10.5 must agree with FP32 before its time means anything: BF16 inputs leave about 2^-8 of each
+// 10.5 and 10.6 must agree with FP32 before their times mean anything: BF16 inputs leave about 2^-8 of each
 // product, so a few parts in a thousand of the largest output; a wrong gather is off by far more.
 void check_close(const course::DeviceBuffer<float>& got, const course::DeviceBuffer<float>& fp32, const char* what) {
   const std::vector<float> g = download(got), r = download(fp32);
@@ -37,7 +37,7 @@ void check_close(const course::DeviceBuffer<float>& got, const course::DeviceBuf
     worst = std::isnan(d) ? INFINITY : std::max(worst, d);
   }
   if (!(worst <= 0.02 * largest))
-    throw course::Error(std::string("step 10.5 is not right yet: ") + what + " differs from lesson 09's FP32 result by " +
+    throw course::Error(std::string("not right yet: ") + what + " differs from lesson 09's FP32 result by " +
                         std::to_string(worst) + " (largest output " + std::to_string(largest) + ")");
 }
 
@@ -53,10 +53,11 @@ void print_conv_table(int repeats) {
     s.batch = 128, s.in_channels = c, s.height = s.width = h, s.out_channels = o, s.kernel_h = s.kernel_w = 5, s.pad = 2;
     return s;
   };
-  std::printf("\n== 3. Convolutions on the Tensor Cores (10.5): model A's layers at batch 128, ms (TFLOP/s), median of %d\n",
+  std::printf("\n== 3. Convolutions on the Tensor Cores (10.5, 10.6): model A's layers at batch 128, ms (TFLOP/s), median of %d\n",
               repeats);
-  std::printf("| layer | pass | GFLOP | lesson 09 implicit GEMM FP32 | lesson 09 tiled FP32 | 10.5 BF16 Tensor Cores | 10.5 vs the faster FP32 |\n");
-  std::printf("|---|---|---:|---:|---:|---:|---:|\n");
+  std::printf("| layer | pass | GFLOP | lesson 09 implicit GEMM FP32 | lesson 09 tiled FP32 | 10.5 BF16 gathered | 10.6 BF16 image in shared memory | "
+              "fastest BF16 vs fastest FP32 |\n");
+  std::printf("|---|---|---:|---:|---:|---:|---:|---:|\n");
   course::Rng rng(1051);
   for (const Layer& l : {Layer{"conv1", shape(1, 28, 32)}, Layer{"conv2", shape(32, 14, 64)}}) {
     const host_layers::ConvShape& s = l.s;
@@ -71,41 +72,55 @@ void print_conv_table(int repeats) {
     const bool tiled = fast_training::conv_tiled_problem(s).empty();
     course::DeviceBuffer<float> tiled_weights(tiled ? fast_training::conv_tiled_weights_size(s) : 1);
     if (tiled) fast_training::conv_tiled_weights(s, W.data(), tiled_weights.data());
+    const bool tiled16 = tensor_cores::conv_mma_tiled_problem(s).empty();
+    course::DeviceBuffer<uint16_t> weights16(tiled16 ? tensor_cores::conv_mma_tiled_weights_size(s) : 1);
+    if (tiled16) tensor_cores::conv_mma_tiled_weights(s, W.data(), weights16.data());
 
     const double gflop = 2.0 * s.output_size() * s.in_channels * s.kernel_h * s.kernel_w * 1e-9;
     struct Pass {
       const char* name;
-      std::function<void()> implicit, tiled, mma;
+      std::function<void()> implicit, tiled, mma, mma_tiled;
     };
     const Pass passes[] = {
         {"forward", [&] { fast_training::conv2d_forward_implicit(s, x.data(), W.data(), bias.data(), y32.data()); },
          [&] { fast_training::conv2d_forward_tiled(s, x.data(), tiled_weights.data(), bias.data(), y32.data()); },
-         [&] { tensor_cores::conv2d_forward_mma(s, x.data(), W.data(), bias.data(), y16.data()); }},
+         [&] { tensor_cores::conv2d_forward_mma(s, x.data(), W.data(), bias.data(), y16.data()); },
+         [&] { tensor_cores::conv2d_forward_mma_tiled(s, x.data(), weights16.data(), bias.data(), y16.data()); }},
         {"dx", [&] { fast_training::conv2d_backward_data_implicit(s, W.data(), dy.data(), dx32.data(), workspace.data()); },
          [&] { fast_training::conv2d_backward_data_tiled(s, tiled_weights.data(), dy.data(), dx32.data()); },
-         [&] { tensor_cores::conv2d_backward_data_mma(s, W.data(), dy.data(), dx16.data()); }},
+         [&] { tensor_cores::conv2d_backward_data_mma(s, W.data(), dy.data(), dx16.data()); },
+         [&] { tensor_cores::conv2d_backward_data_mma_tiled(s, weights16.data(), dy.data(), dx16.data()); }},
     };
     for (const Pass& p : passes) {
       const bool forward = std::string(p.name) == "forward";
+      const std::string what = std::string(l.name) + " " + p.name;
       p.implicit();
       p.mma();
       CUDA_CHECK(cudaDeviceSynchronize());
-      check_close(forward ? y16 : dx16, forward ? y32 : dx32, (std::string(l.name) + " " + p.name).c_str());
+      check_close(forward ? y16 : dx16, forward ? y32 : dx32, (what + " (10.5)").c_str());
+      if (tiled16) {
+        p.mma_tiled();
+        CUDA_CHECK(cudaDeviceSynchronize());
+        check_close(forward ? y16 : dx16, forward ? y32 : dx32, (what + " (10.6)").c_str());
+      }
       const double t_implicit = course::time_gpu(p.implicit, 3, repeats).median_ms;
       const double t_tiled = tiled ? course::time_gpu(p.tiled, 3, repeats).median_ms : 0;
       const double t_mma = course::time_gpu(p.mma, 3, repeats).median_ms;
+      const double t_mma_tiled = tiled16 ? course::time_gpu(p.mma_tiled, 3, repeats).median_ms : 0;
       auto cell = [&](double ms) {
         char text[64];
         std::snprintf(text, sizeof text, "%.4f (%.1f)", ms, gflop / ms);
         return std::string(text);
       };
       const double best32 = tiled ? std::min(t_implicit, t_tiled) : t_implicit;
-      std::printf("| %s | %s | %.3f | %s | %s | %s | %.2fx |\n", l.name, p.name, gflop, cell(t_implicit).c_str(),
-                  tiled ? cell(t_tiled).c_str() : "(does not run it)", cell(t_mma).c_str(), best32 / t_mma);
+      const double best16 = tiled16 ? std::min(t_mma, t_mma_tiled) : t_mma;
+      std::printf("| %s | %s | %.3f | %s | %s | %s | %s | %.2fx |\n", l.name, p.name, gflop, cell(t_implicit).c_str(),
+                  tiled ? cell(t_tiled).c_str() : "(does not run it)", cell(t_mma).c_str(),
+                  tiled16 ? cell(t_mma_tiled).c_str() : "(does not run it)", best32 / best16);
     }
   }
-  std::printf("\nevery 10.5 result checked against lesson 09's FP32 implicit GEMM (within 2 %% of the largest output) "
-              "before timing\nconvolutions done\n");
+  std::printf("\nevery 10.5 and 10.6 result checked against lesson 09's FP32 implicit GEMM (within 2 %% of the largest "
+              "output) before timing\nconvolutions done\n");
 }
 
 }  // namespace lesson10

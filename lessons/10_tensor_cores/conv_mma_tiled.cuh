@@ -1,0 +1,63 @@
+#pragma once
+// Lesson 10 (given, read-only): step 10.6's convolution around the part you write
+// (accumulate_taps in exercises/conv_mma_tiled.cu): the image in shared memory, channels last.
+//
+// 10.5 gathers every input value once for each window position over it (25 times for 5 x 5). Here a
+// block holds ONE IMAGE in shared memory, padded, as BF16, with the channels innermost, and all the
+// weights, and computes every output pixel and channel of that image from there:
+//
+//   img [H + 2 pad][W + 2 pad][kLdc]    kLdc = C + 8: channel c of pixel (h, w) at (h Wp + w) ldc + c
+//   wts [kh kw][O][C + 8]               tap t = i kw + j: wts[t][o][c] = W[o][c][i][j] (BF16)
+//
+// With the channels innermost, the convolution is a sum over the taps (i, j) of small GEMMs:
+//
+//   out[p][o] += sum over c of img[pixel p shifted by (i, j)][c] * wts[(i, j)][o][c]
+//
+// and in one mma.sync.m16n8k16 the 16 values of k are 16 channels of one tap: a lane's operand pair
+// A[g][2t, 2t+1] is two neighbouring channels of one pixel, one 32-bit word of shared memory, and its
+// B pair wts[tap][o][2t, 2t+1] too. The +8 channels of padding put the 8 pixels (or output channels) a
+// fragment load touches in 8 different groups of 4 banks.
+//
+// Block: 8 warps, one image; warp w owns the m16 tiles w and w + 8 of the image's output pixels
+// (row-major, 16 pixels a tile; rows past the last pixel read pixel 0 and are not stored) and all
+// the output channels (up to 64: 8 n8 tiles). The input gradient is the same kernel on 09.3's flipped
+// convolution, with the weights laid out flipped by conv_mma_tiled_weights.
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "mma_gemm.cuh"
+
+namespace tensor_cores::detail {
+
+constexpr int kTiledConvThreads = 256;  // 8 warps
+constexpr int kTiledConvMaxTilesN = 8;  // up to 64 output channels
+constexpr int kTiledConvMaxTilesM = 16;  // up to 256 output pixels an image: two m16 tiles a warp
+
+// One convolution as the kernel sees it (stride 1, square kernel k, `pad` may be 0 .. k - 1).
+struct TiledConv {
+  const float* in;               // [N][C][H][W]
+  const __nv_bfloat16* weights;  // [k k][O][C]: this pass's layout (conv_mma_tiled_weights)
+  const float* bias;             // may be null
+  float* out;                    // [N][O][OH][OW]
+  int N, C, H, W, O, k, pad, OH, OW;
+  int Hp, Wp, ldc;               // the padded image in shared memory: Hp x Wp pixels of ldc channels
+};
+
+#if COURSE_WMMA
+// YOUR PART (exercises/conv_mma_tiled.cu): for every tap (i, j) of the k x k kernel and every 16
+// channels c0 = 0, 16, .. C - 16: acc[mi][nt] += A_mi x B_nt by mma_bf16_16816, for mi < tiles (this
+// warp's m16 tiles) and nt < n_tiles (= O / 8), where
+//   A_mi: rows = the tile's 16 pixels shifted by (i, j): row g of the fragment at
+//         img + pixel[mi][0] + (i Wp + j) ldc, row g + 8 at img + pixel[mi][1] + (i Wp + j) ldc
+//         (pixel[mi][h]: this lane's row g + 8 h of tile mi, as an offset into img), columns
+//         c0 + 2t, 2t + 1 (a0, a1) and c0 + 2t + 8, 2t + 9 (a2, a3)
+//   B_nt: wts + ((i k + j) O + 8 nt + g) ldc + c0 + 2t, 2t + 1 (b0) and + 8 (b1)
+// (g = lane / 4, t = lane % 4, each pair one 32-bit word: see mma_gemm.cuh for the registers).
+__device__ void accumulate_taps(const TiledConv& g, const __nv_bfloat16* img, const __nv_bfloat16* wts,
+                                const int (&pixel)[2][2], int tiles, int n_tiles,
+                                float (&acc)[2][kTiledConvMaxTilesN][4]);
+#endif
+
+}  // namespace tensor_cores::detail

@@ -1,0 +1,213 @@
+// Lesson 10, step 10.6: the image in shared memory, channels last: a convolution as a sum over the
+// kernel's taps of channel GEMMs on the Tensor Cores. The staging, the stores, the weights' layout
+// and the launches are given below (conv_mma_tiled.cuh).
+#include <string>
+
+#include "conv_mma_tiled.cuh"
+#include "course/cuda_check.hpp"
+#include "course/error.hpp"
+#include "gemm_checks.hpp"
+#include "tensor_cores.hpp"
+
+namespace tensor_cores {
+
+namespace detail {
+
+#if COURSE_WMMA
+__device__ void accumulate_taps(const TiledConv& g, const __nv_bfloat16* img, const __nv_bfloat16* wts,
+                                const int (&pixel)[2][2], int tiles, int n_tiles,
+                                float (&acc)[2][kTiledConvMaxTilesN][4]) {
+  const int lane = threadIdx.x % 32, gq = lane / 4, t = lane % 4;
+  auto word = [](const __nv_bfloat16* p) { return *reinterpret_cast<const uint32_t*>(p); };
+  for (int i = 0; i < g.k; ++i)
+    for (int j = 0; j < g.k; ++j) {
+      const int shift = (i * g.Wp + j) * g.ldc;                   // the tap moves every pixel by (i, j)
+      const __nv_bfloat16* w_tap = wts + (i * g.k + j) * g.O * g.ldc;
+      for (int c0 = 0; c0 < g.C; c0 += 16) {
+        uint32_t a[2][4];
+#pragma unroll
+        for (int mi = 0; mi < 2; ++mi) {
+          if (mi >= tiles) break;
+          const __nv_bfloat16* r0 = img + pixel[mi][0] + shift + c0 + 2 * t;
+          const __nv_bfloat16* r1 = img + pixel[mi][1] + shift + c0 + 2 * t;
+          a[mi][0] = word(r0), a[mi][1] = word(r1), a[mi][2] = word(r0 + 8), a[mi][3] = word(r1 + 8);
+        }
+#pragma unroll
+        for (int nt = 0; nt < kTiledConvMaxTilesN; ++nt) {
+          if (nt >= n_tiles) break;
+          const __nv_bfloat16* b = w_tap + (8 * nt + gq) * g.ldc + c0 + 2 * t;
+          const uint32_t b0 = word(b), b1 = word(b + 8);
+#pragma unroll
+          for (int mi = 0; mi < 2; ++mi)
+            if (mi < tiles) mma_bf16_16816(acc[mi][nt], a[mi], b0, b1);
+        }
+      }
+    }
+}
+#endif
+
+// ---- given: the kernel ---------------------------------------------------------------------------
+__global__ void __launch_bounds__(kTiledConvThreads) conv_mma_tiled_kernel(TiledConv g) {
+#if COURSE_WMMA
+  extern __shared__ __align__(16) unsigned char tiled_smem[];
+  __nv_bfloat16* img = reinterpret_cast<__nv_bfloat16*>(tiled_smem);
+  const int img_values = g.Hp * g.Wp * g.ldc;
+  __nv_bfloat16* wts = img + img_values;  // img_values is a multiple of 8: 16-byte aligned
+  const int tid = threadIdx.x, n = blockIdx.x;
+
+  // The image: zeros everywhere (the padding, and the 8 spare channels), then its values, BF16.
+  for (int e = tid; e < img_values / 2; e += kTiledConvThreads) reinterpret_cast<uint32_t*>(img)[e] = 0u;
+  __syncthreads();
+  const float* x = g.in + size_t(n) * g.C * g.H * g.W;
+  for (int e = tid; e < g.C * g.H * g.W; e += kTiledConvThreads) {  // reads along w: coalesced
+    const int c = e / (g.H * g.W), r = e - c * g.H * g.W, h = r / g.W, w = r - h * g.W;
+    img[((h + g.pad) * g.Wp + w + g.pad) * g.ldc + c] = __float2bfloat16_rn(__ldg(x + e));
+  }
+  // The weights: k*k*O rows of C values, 16 bytes at a time, each row to its padded place.
+  const int rows = g.k * g.k * g.O, chunks = g.C / 8;
+  for (int e = tid; e < rows * chunks; e += kTiledConvThreads) {
+    const int row = e / chunks, q = e - row * chunks;
+    *reinterpret_cast<uint4*>(wts + size_t(row) * g.ldc + 8 * q) =
+        __ldg(reinterpret_cast<const uint4*>(g.weights + size_t(row) * g.C + 8 * q));
+  }
+  __syncthreads();
+
+  // This warp's m16 tiles (w and w + 8), and where each of this lane's two rows of each tile starts.
+  const int warp = tid / 32, lane = tid % 32, gq = lane / 4, t = lane % 4;
+  const int P = g.OH * g.OW, m_tiles = (P + 15) / 16, n_tiles = g.O / 8;
+  const int tiles = (warp < m_tiles) + (warp + 8 < m_tiles);
+  int pixel[2][2];
+#pragma unroll
+  for (int mi = 0; mi < 2; ++mi)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      int p = (warp + 8 * mi) * 16 + gq + 8 * h;
+      if (p >= P) p = 0;  // a row past the image: computed from pixel 0, never stored
+      const int oh = p / g.OW, ow = p - oh * g.OW;
+      pixel[mi][h] = (oh * g.Wp + ow) * g.ldc;
+    }
+  float acc[2][kTiledConvMaxTilesN][4] = {};
+  accumulate_taps(g, img, wts, pixel, tiles, n_tiles, acc);
+
+  // out[n][o][p] (+ bias[o]): c0, c1 at row gq, c2, c3 at row gq + 8 of each tile.
+  float* out = g.out + size_t(n) * g.O * P;
+#pragma unroll
+  for (int mi = 0; mi < 2; ++mi) {
+    if (mi >= tiles) break;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int p = (warp + 8 * mi) * 16 + gq + 8 * h;
+      if (p >= P) continue;
+#pragma unroll
+      for (int nt = 0; nt < kTiledConvMaxTilesN; ++nt) {
+        if (nt >= n_tiles) break;
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const int o = 8 * nt + 2 * t + e;
+          out[size_t(o) * P + p] = acc[mi][nt][2 * h + e] + (g.bias ? __ldg(g.bias + o) : 0.0f);
+        }
+      }
+    }
+  }
+#endif
+}
+
+// Both layouts of the weights, BF16, in one launch: forward [k k][O][C] = W[o][c][i][j]; input
+// gradient [k k][C][O] = W[o][c][k-1-i][k-1-j] (09.3's flipped kernel, its channels swapped).
+__global__ void conv_mma_tiled_weights_kernel(const float* __restrict__ W, __nv_bfloat16* __restrict__ out, int O,
+                                              int C, int k) {
+  const int taps = k * k, per_pass = taps * O * C;
+  for (int e = blockIdx.x * blockDim.x + threadIdx.x; e < 2 * per_pass; e += gridDim.x * blockDim.x) {
+    const bool backward = e >= per_pass;
+    const int f = backward ? e - per_pass : e;
+    const int tap = f / (O * C), r = f - tap * O * C;
+    int o, c, i = tap / k, j = tap - (tap / k) * k;
+    if (!backward) {
+      o = r / C, c = r - o * C;
+    } else {
+      c = r / O, o = r - c * O;
+      i = k - 1 - i, j = k - 1 - j;
+    }
+    out[e] = __float2bfloat16_rn(W[((size_t(o) * C + c) * k + i) * k + j]);
+  }
+}
+
+namespace {
+
+// The smem bytes of one block: the padded image and every tap's weights.
+size_t tiled_smem_bytes(int Hp, int Wp, int ldc, int k, int O) {
+  return (size_t(Hp) * Wp * ldc + size_t(k) * k * O * ldc) * sizeof(__nv_bfloat16);
+}
+constexpr size_t kTiledSmemLimit = 200 * 1024;  // below the 227 KiB a block may have on sm_90, 163 on sm_80
+
+// Why the kernel cannot run a pass with `in_c` input channels, `out_c` output channels, images of
+// in_h x in_w in, out_h x out_w out, padding pad ("" when it can).
+std::string pass_problem(int in_c, int out_c, int in_h, int in_w, int out_h, int out_w, int k, int pad) {
+  if (in_c % 16 != 0) return std::to_string(in_c) + " input channels (needs a multiple of 16)";
+  if (out_c % 8 != 0 || out_c > 8 * kTiledConvMaxTilesN)
+    return std::to_string(out_c) + " output channels (needs a multiple of 8, at most 64)";
+  if (out_h * out_w > 16 * kTiledConvMaxTilesM) return "more than 256 output pixels an image";
+  if (tiled_smem_bytes(in_h + 2 * pad, in_w + 2 * pad, in_c + 8, k, out_c) > kTiledSmemLimit)
+    return "the image and the weights need more than 200 KiB of shared memory";
+  return "";
+}
+
+void launch_tiled(const TiledConv& g, cudaStream_t stream) {
+  const size_t bytes = tiled_smem_bytes(g.Hp, g.Wp, g.ldc, g.k, g.O);
+  CUDA_CHECK(cudaFuncSetAttribute(conv_mma_tiled_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+  conv_mma_tiled_kernel<<<g.N, kTiledConvThreads, bytes, stream>>>(g);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void require_tiled(const char* what, const host_layers::ConvShape& s) {
+  check_conv_mma(what, s, true);  // stride 1, square, pad <= k - 1, sizes, Tensor Cores
+  const std::string why = conv_mma_tiled_problem(s);
+  if (!why.empty()) throw course::Error(std::string(what) + ": " + why);
+}
+
+}  // namespace
+
+}  // namespace detail
+
+// ---- given: what runs, the weights' layout and the launches ------------------------------------
+std::string conv_mma_tiled_problem(const host_layers::ConvShape& s) {
+  if (s.stride != 1 || s.kernel_h != s.kernel_w || s.pad < 0 || s.pad > s.kernel_h - 1)
+    return "needs stride 1, a square kernel and 0 <= pad <= kernel - 1";
+  const int k = s.kernel_h, OH = s.out_h(), OW = s.out_w();
+  std::string why = detail::pass_problem(s.in_channels, s.out_channels, s.height, s.width, OH, OW, k, s.pad);
+  if (why.empty()) why = detail::pass_problem(s.out_channels, s.in_channels, OH, OW, s.height, s.width, k, k - 1 - s.pad);
+  return why;
+}
+
+size_t conv_mma_tiled_weights_size(const host_layers::ConvShape& s) { return 2 * s.weight_size(); }
+
+void conv_mma_tiled_weights(const host_layers::ConvShape& s, const float* W, uint16_t* tiled_weights,
+                            cudaStream_t stream) {
+  detail::require_tiled("conv_mma_tiled_weights", s);
+  const int total = int(2 * s.weight_size()), threads = 256;
+  detail::conv_mma_tiled_weights_kernel<<<(total + threads - 1) / threads, threads, 0, stream>>>(
+      W, reinterpret_cast<__nv_bfloat16*>(tiled_weights), s.out_channels, s.in_channels, s.kernel_h);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+void conv2d_forward_mma_tiled(const host_layers::ConvShape& s, const float* x, const uint16_t* tiled_weights,
+                              const float* bias, float* y, cudaStream_t stream) {
+  detail::require_tiled("conv2d_forward_mma_tiled", s);
+  const int k = s.kernel_h;
+  const detail::TiledConv g{x, reinterpret_cast<const __nv_bfloat16*>(tiled_weights), bias, y, s.batch,
+                            s.in_channels, s.height, s.width, s.out_channels, k, s.pad, s.out_h(), s.out_w(),
+                            s.height + 2 * s.pad, s.width + 2 * s.pad, s.in_channels + 8};
+  detail::launch_tiled(g, stream);
+}
+
+void conv2d_backward_data_mma_tiled(const host_layers::ConvShape& s, const uint16_t* tiled_weights, const float* dy,
+                                    float* dx, cudaStream_t stream) {
+  detail::require_tiled("conv2d_backward_data_mma_tiled", s);
+  const int k = s.kernel_h, pad = k - 1 - s.pad, OH = s.out_h(), OW = s.out_w();
+  const detail::TiledConv g{dy, reinterpret_cast<const __nv_bfloat16*>(tiled_weights) + s.weight_size(), nullptr, dx,
+                            s.batch, s.out_channels, OH, OW, s.in_channels, k, pad, s.height, s.width,
+                            OH + 2 * pad, OW + 2 * pad, s.out_channels + 8};
+  detail::launch_tiled(g, stream);
+}
+
+}  // namespace tensor_cores
