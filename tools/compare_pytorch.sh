@@ -13,8 +13,12 @@
 # accuracies, with the GPU and the versions. Compiling, autotuning and capturing happen before
 # the timed epochs; their seconds are printed. Exit 0 when every run finished.
 #
+# With --mixed, lesson 10's bar instead: train_mixed --precision bf16 (the convolutions on the Tensor
+# Cores) beside train_fast, against PyTorch's whole-step graph and torch.compile in it, both with
+# BF16 autocast (the mixed-precision configurations people pick); no FP32 PyTorch run.
+#
 # usage: tools/compare_pytorch.sh [--epochs N] [--build DIR] [--data DIR] [--conv auto|im2col|direct]
-#                                 [--no-compile] [--fast-only]
+#                                 [--no-compile] [--fast-only] [--mixed]
 #   --build  the build folder holding bin/train_mnist and bin/train_fast (default build/solutions)
 # Outputs (logs, JSON, train_mnist's metrics and pictures) go to $OUT or out/compare_pytorch.
 set -euo pipefail
@@ -26,15 +30,17 @@ DATA=$ROOT/data/mnist
 CONV=auto
 COMPILE=1
 FAST_ONLY=0
+MIXED=0
 while [ $# -gt 0 ]; do
   case $1 in
     --no-compile) COMPILE=0; shift ;;
     --fast-only) FAST_ONLY=1; shift ;;
+    --mixed) MIXED=1; shift ;;
     --epochs) EPOCHS=$2; shift 2 ;;
     --build) BUILD=$2; shift 2 ;;
     --data) DATA=$2; shift 2 ;;
     --conv) CONV=$2; shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "error: unknown argument '$1' (see $0 --help)" >&2; exit 2 ;;
   esac
 done
@@ -57,12 +63,24 @@ if [ -x "$FAST" ]; then
 else
   rm -f "$LOG/train_fast.txt"
 fi
+MIXED_EXE=$BUILD/bin/train_mixed
+rm -f "$LOG/train_mixed.txt"
+if [ $MIXED = 1 ]; then
+  [ -x "$MIXED_EXE" ] || { echo "error: $MIXED_EXE not found (built with lessons 09 and 10)" >&2; exit 1; }
+  echo "== train_mixed ${RECIPE[*]} --precision bf16"
+  "$MIXED_EXE" "${RECIPE[@]}" --precision bf16 --data "$DATA" --out "$LOG/train_mixed" 2>&1 | tee "$LOG/train_mixed.txt"
+fi
 TORCH=(--model a --batch 128 --lr 0.05 --momentum 0.9 --seed 1 --epochs "$EPOCHS" --data "$DATA")
 CONFIGS=()
-[ $FAST_ONLY = 1 ] || CONFIGS+=("eager|eager (cuDNN default algorithms)|--mode eager"
-                                "eager_benchmark|eager, cudnn.benchmark|--mode eager --cudnn-benchmark")
-CONFIGS+=("graph|whole step in one CUDA graph, cudnn.benchmark|--mode graph --cudnn-benchmark")
-[ $COMPILE = 0 ] || CONFIGS+=("compile_graph|torch.compile (max-autotune-no-cudagraphs) in the whole-step graph|--mode compile-graph --cudnn-benchmark")
+if [ $MIXED = 1 ]; then
+  CONFIGS+=("graph_bf16|whole step in one CUDA graph, BF16 autocast, cudnn.benchmark|--mode graph --cudnn-benchmark --amp bf16")
+  [ $COMPILE = 0 ] || CONFIGS+=("compile_graph_bf16|torch.compile (max-autotune-no-cudagraphs) in the whole-step graph, BF16 autocast|--mode compile-graph --cudnn-benchmark --amp bf16")
+else
+  [ $FAST_ONLY = 1 ] || CONFIGS+=("eager|eager (cuDNN default algorithms)|--mode eager"
+                                  "eager_benchmark|eager, cudnn.benchmark|--mode eager --cudnn-benchmark")
+  CONFIGS+=("graph|whole step in one CUDA graph, cudnn.benchmark|--mode graph --cudnn-benchmark")
+  [ $COMPILE = 0 ] || CONFIGS+=("compile_graph|torch.compile (max-autotune-no-cudagraphs) in the whole-step graph|--mode compile-graph --cudnn-benchmark")
+fi
 : > "$LOG/configs.txt"
 for config in "${CONFIGS[@]}"; do
   IFS='|' read -r key title flags <<< "$config"
@@ -74,9 +92,9 @@ done
 
 GPU=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1 || echo unknown)
 NVCC=$(nvcc --version 2>/dev/null | sed -n 's/.*release \([0-9.]*\).*/\1/p' || true)
-python3 - "$LOG" "$EPOCHS" "$GPU" "${NVCC:-unknown}" "$CONV" <<'PY' | tee "$LOG/table.md"
+python3 - "$LOG" "$EPOCHS" "$GPU" "${NVCC:-unknown}" "$CONV" "$MIXED" <<'PY' | tee "$LOG/table.md"
 import json, os, re, statistics, sys
-log, epochs, gpu, nvcc, conv = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+log, epochs, gpu, nvcc, conv, mixed = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6] == "1"
 def epochs_of(path):
     rows = []
     for line in open(path):
@@ -87,13 +105,17 @@ def epochs_of(path):
 ours = {"train_mnist": epochs_of(f"{log}/train_mnist.txt")}
 if os.path.exists(f"{log}/train_fast.txt"):
     ours["train_fast"] = epochs_of(f"{log}/train_fast.txt")
+if os.path.exists(f"{log}/train_mixed.txt"):
+    ours["train_mixed"] = epochs_of(f"{log}/train_mixed.txt")
 configs = [line.rstrip("\n").split("|", 1) for line in open(f"{log}/configs.txt")]
 runs = {key: json.load(open(f"{log}/pytorch_{key}.json")) for key, _ in configs}
 if any(len(r) != epochs for r in ours.values()) or any(len(r["epoch_seconds"]) != epochs for r in runs.values()):
     sys.exit("error: a run did not report every epoch")
 torch_version = next(iter(runs.values()))["torch"]
+precision = ("PyTorch with BF16 autocast, train_mixed with BF16 convolutions, train_mnist and train_fast FP32"
+             if mixed else "FP32 (TF32 off)")
 print(f"\nGPU: {gpu}; PyTorch {torch_version}; nvcc {nvcc}; model A, batch 128, SGD momentum 0.9, lr 0.05, "
-      f"FP32 (TF32 off), data on the GPU; train_mnist conv {conv}\n")
+      f"{precision}, data on the GPU; train_mnist conv {conv}\n")
 for i, (key, title) in enumerate(configs):
     setup = runs[key].get("setup_seconds", 0.0)
     print(f"PyTorch {i + 1}: {title}" + (f" (set-up before timing: {setup:.1f} s)" if setup else ""))
@@ -122,7 +144,13 @@ if "eager" in medians:
           ("MET" if mine["train_mnist"] <= medians["eager"] else "NOT MET"))
 fastest = min(medians, key=medians.get)
 title = dict(configs)[fastest]
-best = "train_fast" if "train_fast" in mine else "train_mnist"
-print(f"bar of lesson 09 ({best} <= the fastest PyTorch configuration, {title}: {medians[fastest]:.3f} s): " +
-      ("MET" if mine[best] <= medians[fastest] else f"NOT MET ({mine[best] / medians[fastest]:.2f}x its time)"))
+if mixed:
+    best = "train_mixed"
+    print(f"bar of lesson 10 ({best} <= the fastest mixed-precision PyTorch configuration, {title}: "
+          f"{medians[fastest]:.3f} s): " +
+          ("MET" if mine[best] <= medians[fastest] else f"NOT MET ({mine[best] / medians[fastest]:.2f}x its time)"))
+else:
+    best = "train_fast" if "train_fast" in mine else "train_mnist"
+    print(f"bar of lesson 09 ({best} <= the fastest PyTorch configuration, {title}: {medians[fastest]:.3f} s): " +
+          ("MET" if mine[best] <= medians[fastest] else f"NOT MET ({mine[best] / medians[fastest]:.2f}x its time)"))
 PY

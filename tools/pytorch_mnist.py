@@ -16,6 +16,9 @@ minibatches, then evaluates the test set. Only the training part of an epoch is 
                  (mode="max-autotune-no-cudagraphs": Triton kernels, autotuned, no graphs of its
                  own). Compiling and autotuning happen before the first timed epoch; their
                  seconds are reported (setup_seconds) but not timed.
+--amp bf16 runs the forward pass and the loss under torch.autocast with BF16 (mixed precision:
+BF16 convolutions and matrix products where autocast picks them, FP32 weights, gradients and
+optimizer state), in every mode.
 Warm-up and capture run before the first timed epoch and change no parameter: the parameters,
 the optimizer state and the random state are restored after them.
 
@@ -115,10 +118,16 @@ def check_saved(args, device):
         raise SystemExit("error: the logits disagree: the saved layout is not PyTorch's")
 
 
-def eager_step(model, opt, x_train, y_train, loss_sum):
+def autocast(amp):
+    """BF16 autocast for the forward pass and the loss when amp is 'bf16'; nothing otherwise."""
+    return torch.autocast("cuda", dtype=torch.bfloat16, enabled=amp == "bf16")
+
+
+def eager_step(model, opt, x_train, y_train, loss_sum, amp):
     """One training step on the examples `idx`, op by op."""
     def step(idx):
-        loss = F.cross_entropy(model(x_train[idx]), y_train[idx])
+        with autocast(amp):
+            loss = F.cross_entropy(model(x_train[idx]), y_train[idx])
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
@@ -126,7 +135,7 @@ def eager_step(model, opt, x_train, y_train, loss_sum):
     return step
 
 
-def graph_step(net, model, opt, x_train, y_train, loss_sum, sizes, device):
+def graph_step(net, model, opt, x_train, y_train, loss_sum, sizes, device, amp):
     """The whole step captured in a CUDA graph per batch size in `sizes`; returns a function that
     copies the batch's indices into the graph's input and replays it. `net` runs the forward pass
     (the model, or torch.compile's version of it); `model` owns the parameters."""
@@ -137,7 +146,8 @@ def graph_step(net, model, opt, x_train, y_train, loss_sum, sizes, device):
 
     def body(b):
         idx = static_idx[b]
-        loss = F.cross_entropy(net(x_train[idx]), y_train[idx])
+        with autocast(amp):
+            loss = F.cross_entropy(net(x_train[idx]), y_train[idx])
         loss.backward()
         opt.step()
         loss_sum.add_(loss.detach() * b)
@@ -191,6 +201,8 @@ def main():
     ap.add_argument("--cudnn-benchmark", action="store_true", help="let cuDNN pick algorithms by timing")
     ap.add_argument("--mode", choices=["eager", "graph", "compile-graph"], default="eager",
                     help="eager ops, the whole step in one CUDA graph, or torch.compile's kernels in that graph")
+    ap.add_argument("--amp", choices=["off", "bf16"], default="off",
+                    help="bf16: the forward pass and the loss under BF16 autocast (mixed precision)")
     ap.add_argument("--json", help="write results here")
     ap.add_argument("--check-npy", metavar="DIR", help="check the .npy files of `train_mnist --save DIR` instead")
     args = ap.parse_args()
@@ -210,16 +222,16 @@ def main():
     opt = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=args.momentum)
 
     n = x_train.shape[0]
-    results = {"device": torch.cuda.get_device_name(0), "torch": torch.__version__, "mode": args.mode,
+    results = {"device": torch.cuda.get_device_name(0), "torch": torch.__version__, "mode": args.mode, "amp": args.amp,
                "cudnn_benchmark": args.cudnn_benchmark, "epoch_seconds": [], "test_accuracy": [], "train_loss": [],
                "setup_seconds": 0.0}
     loss_sum = torch.zeros((), device=device)
-    run_step = eager_step(model, opt, x_train, y_train, loss_sum)
+    run_step = eager_step(model, opt, x_train, y_train, loss_sum, args.amp)
     if args.mode != "eager":
         setup = time.perf_counter()
         net = torch.compile(model, mode="max-autotune-no-cudagraphs") if args.mode == "compile-graph" else model
         sizes = sorted({args.batch, n % args.batch} - {0})
-        run_step = graph_step(net, model, opt, x_train, y_train, loss_sum, sizes, device)
+        run_step = graph_step(net, model, opt, x_train, y_train, loss_sum, sizes, device, args.amp)
         torch.cuda.synchronize()
         results["setup_seconds"] = time.perf_counter() - setup
         print(f"pytorch {args.mode}: compiled, warmed up and captured in {results['setup_seconds']:.1f} s "
@@ -235,7 +247,7 @@ def main():
         torch.cuda.synchronize()
         seconds = time.perf_counter() - start
         model.eval()
-        with torch.no_grad():
+        with torch.no_grad(), autocast(args.amp):
             correct = sum(int((model(x_test[i:i + 1000]).argmax(1) == y_test[i:i + 1000]).sum())
                           for i in range(0, x_test.shape[0], 1000))
         acc = correct / x_test.shape[0]

@@ -22,6 +22,8 @@
 #include <cuda_runtime.h>
 
 #include <functional>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "course/device_buffer.hpp"
@@ -35,11 +37,31 @@ namespace fast_training {
 enum class ConvEngine { implicit_gemm, tiled };
 constexpr int kTiledMinChannels = 8;
 
+// Other kernels for the forward pass and the input gradient of some convolutions (lesson 10's
+// Tensor Core convolutions plug in here); the weight gradient stays with the network's engine.
+class ConvKernels {
+ public:
+  virtual ~ConvKernels() = default;
+  virtual std::string name() const = 0;
+  // Whether they run this convolution (its shape at max_batch: they must run every smaller batch).
+  virtual bool runs(const host_layers::ConvShape& s) const = 0;
+  // Bytes of their own copy of the weights (another layout or format), written by every forward.
+  virtual size_t weights_bytes(const host_layers::ConvShape& s) const = 0;
+  // y = conv(x, W) + bias, after writing own_weights from W; all on `stream`.
+  virtual void forward(const host_layers::ConvShape& s, const float* x, const float* W, const float* bias,
+                       void* own_weights, float* y, cudaStream_t stream) const = 0;
+  // dx for dy, from W and the own_weights the last forward wrote.
+  virtual void backward_data(const host_layers::ConvShape& s, const float* W, const void* own_weights, const float* dy,
+                             float* dx, cudaStream_t stream) const = 0;
+};
+
 class FastNetwork {
  public:
   // Throws course::Error when spec is not of the supported shape or params do not fit it.
+  // `kernels` (may be null): other kernels for the forward pass and input gradient of every conv they run.
   FastNetwork(const host_training::ModelSpec& spec, const std::vector<host_training::Parameter>& params, int max_batch,
-              cudaStream_t stream = nullptr, ConvEngine engine = ConvEngine::implicit_gemm);
+              cudaStream_t stream = nullptr, ConvEngine engine = ConvEngine::implicit_gemm,
+              std::shared_ptr<const ConvKernels> kernels = nullptr);
 
   // ---- step 09.8 -------------------------------------------------------------------------------
   // x: batch x C x H x W on the device; logits() holds the result.
@@ -60,6 +82,7 @@ class FastNetwork {
   cudaStream_t stream() const { return stream_; }
   int conv_blocks() const { return int(conv_.size()); }
   int tiled_convs() const;  // how many of them run 09.10's kernel
+  int other_convs() const;  // how many run the ConvKernels given to the constructor (forward and dx)
 
   // Lesson 13 listens to the backward pass: the hook is called while forward_backward enqueues its
   // launches, right after those that write one layer's dW and dbias (the tensors `weight` and
@@ -76,6 +99,8 @@ class FastNetwork {
     course::DeviceBuffer<int> argmax;
     bool tiled = false;                        // forward and dx by 09.10's kernel, dW by 09.11's
     course::DeviceBuffer<float> tiled_weights;  // the weights in its order (written by conv_forward)
+    bool other = false;                         // forward and dx by the ConvKernels (dW stays as above)
+    course::DeviceBuffer<unsigned char> other_weights;  // their own copy of the weights
   };
   struct DenseStage {
     int in = 0, out = 0;
@@ -107,6 +132,7 @@ class FastNetwork {
   std::vector<DenseStage> dense_;
   course::DeviceBuffer<float> conv_workspace_, dense_workspace_, row_loss_, dlogits_;
   GradientHook gradient_hook_;
+  std::shared_ptr<const ConvKernels> kernels_;
 };
 
 // What lesson 08's evaluation runs of the network: its forward pass and loss, batch by batch.

@@ -18,8 +18,9 @@ using host_training::LayerKind;
 }  // namespace
 
 FastNetwork::FastNetwork(const host_training::ModelSpec& spec, const std::vector<host_training::Parameter>& params,
-                         int max_batch, cudaStream_t stream, ConvEngine engine)
-    : spec_(spec), max_batch_(max_batch), stream_(stream), params_(params) {
+                         int max_batch, cudaStream_t stream, ConvEngine engine,
+                         std::shared_ptr<const ConvKernels> kernels)
+    : spec_(spec), max_batch_(max_batch), stream_(stream), params_(params), kernels_(std::move(kernels)) {
   if (max_batch < 1) throw course::Error("FastNetwork: max_batch must be >= 1, got " + std::to_string(max_batch));
   const std::vector<host_training::LayerPlan> plan = host_training::plan_layers(spec_);
   input_size_ = size_t(spec_.in_channels) * spec_.height * spec_.width;
@@ -50,6 +51,8 @@ FastNetwork::FastNetwork(const host_training::ModelSpec& spec, const std::vector
     // The tiled kernel's rules do not depend on the batch: max_batch decides for every batch.
     b.tiled = engine == ConvEngine::tiled && b.conv.in_channels >= kTiledMinChannels && conv_tiled_problem(b.conv).empty();
     if (b.tiled) b.tiled_weights = course::DeviceBuffer<float>(conv_tiled_weights_size(b.conv));
+    b.other = kernels_ && kernels_->runs(b.conv);
+    if (b.other) b.other_weights = course::DeviceBuffer<unsigned char>(std::max<size_t>(1, kernels_->weights_bytes(b.conv)));
     for (int batch = 1; batch <= max_batch; ++batch) {  // the split-K rule is not monotonic in the batch
       const host_layers::ConvShape s = host_training::conv_shape_of(plan[i], batch);
       conv_work = std::max(conv_work, b.tiled ? conv_tiled_dw_workspace_floats(s) : conv_implicit_workspace_floats(s));
@@ -95,6 +98,10 @@ mnist_gpu::EvaluationTarget evaluation_target(FastNetwork& net) {
   return t;
 }
 
+int FastNetwork::other_convs() const {
+  return int(std::count_if(conv_.begin(), conv_.end(), [](const ConvBlock& b) { return b.other; }));
+}
+
 int FastNetwork::tiled_convs() const {
   return int(std::count_if(conv_.begin(), conv_.end(), [](const ConvBlock& b) { return b.tiled; }));
 }
@@ -104,6 +111,10 @@ void FastNetwork::conv_forward(ConvBlock& b, const float* in, int batch) {
   s.batch = batch;
   const float* W = params_.value(b.weight);
   const float* bias = params_.value(b.weight + 1);
+  if (b.other) {
+    kernels_->forward(s, in, W, bias, b.other_weights.data(), b.conv_out.data(), stream_);
+    return;
+  }
   if (!b.tiled) {
     conv2d_forward_implicit(s, in, W, bias, b.conv_out.data(), stream_);
     return;
@@ -133,6 +144,10 @@ void FastNetwork::dense_backward_weight(DenseStage& d, const float* in, const fl
 void FastNetwork::conv_backward_data(ConvBlock& b, float* dx, int batch) {
   host_layers::ConvShape s = b.conv;
   s.batch = batch;
+  if (b.other) {
+    kernels_->backward_data(s, params_.value(b.weight), b.other_weights.data(), b.d_conv_out.data(), dx, stream_);
+    return;
+  }
   if (b.tiled)
     conv2d_backward_data_tiled(s, b.tiled_weights.data(), b.d_conv_out.data(), dx, stream_);
   else

@@ -39,7 +39,7 @@ host_training::TrainSummary train_fast(const FastTrainConfig& config, const host
 
   Stream stream;  // every step's launch goes here (the default stream cannot be captured)
   FastNetwork net(spec, host_training::init_parameters(spec, config.seed), std::max(batch, kEvalBatch), stream.get(),
-                  config.conv);
+                  config.conv, config.conv_kernels);
   host_training::OptimizerConfig opt_config;  // lesson 02's defaults, as train_mnist
   opt_config.kind = config.optimizer;
   opt_config.lr = config.learning_rate();
@@ -53,6 +53,9 @@ host_training::TrainSummary train_fast(const FastTrainConfig& config, const host
               static_cast<unsigned long long>(config.seed));
   std::printf("convolutions: %d of %d by the tiled kernel (09.10), the others implicit GEMMs (09.2-09.4)%s\n",
               net.tiled_convs(), net.conv_blocks(), config.conv == ConvEngine::tiled ? "" : " (--conv implicit)");
+  if (config.conv_kernels)
+    std::printf("  forward and input gradient of %d of %d by %s (the weight gradient as above)\n", net.other_convs(),
+                net.conv_blocks(), config.conv_kernels->name().c_str());
   std::printf("steps: %s\n", use_graph ? "replayed from CUDA graphs"
                              : config.graph ? "launched one by one (--optimizer adam: its step number changes every step)"
                                             : "launched one by one (--graph off)");

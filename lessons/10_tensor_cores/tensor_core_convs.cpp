@@ -1,0 +1,44 @@
+// Lesson 10 (given): the Tensor Core convolutions as the fast network's ConvKernels (tensor_core_convs.hpp).
+#include "tensor_core_convs.hpp"
+
+#include "tensor_cores.hpp"
+
+namespace tensor_cores {
+
+namespace {
+bool tiled(const host_layers::ConvShape& s) { return conv_mma_tiled_problem(s).empty(); }
+}  // namespace
+
+std::string TensorCoreConvs::name() const {
+  return "the Tensor Cores in BF16 (10.6 where it runs, else 10.5)";
+}
+
+bool TensorCoreConvs::runs(const host_layers::ConvShape& s) const {
+  return tensor_core_problem().empty() && s.stride == 1 && s.kernel_h == s.kernel_w && s.pad <= s.kernel_h - 1;
+}
+
+size_t TensorCoreConvs::weights_bytes(const host_layers::ConvShape& s) const {
+  return tiled(s) ? conv_mma_tiled_weights_size(s) * sizeof(uint16_t) : 0;
+}
+
+void TensorCoreConvs::forward(const host_layers::ConvShape& s, const float* x, const float* W, const float* bias,
+                              void* own_weights, float* y, cudaStream_t stream) const {
+  if (!tiled(s)) {
+    conv2d_forward_mma(s, x, W, bias, y, stream);
+    return;
+  }
+  uint16_t* w16 = static_cast<uint16_t*>(own_weights);
+  conv_mma_tiled_weights(s, W, w16, stream);  // the updated weights, in BF16, both layouts
+  conv2d_forward_mma_tiled(s, x, w16, bias, y, stream);
+}
+
+void TensorCoreConvs::backward_data(const host_layers::ConvShape& s, const float* W, const void* own_weights,
+                                    const float* dy, float* dx, cudaStream_t stream) const {
+  if (!tiled(s)) {
+    conv2d_backward_data_mma(s, W, dy, dx, stream);
+    return;
+  }
+  conv2d_backward_data_mma_tiled(s, static_cast<const uint16_t*>(own_weights), dy, dx, stream);
+}
+
+}  // namespace tensor_cores

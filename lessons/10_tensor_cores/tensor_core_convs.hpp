@@ -1,0 +1,26 @@
+#pragma once
+// Lesson 10 (given): the Tensor Core convolutions (10.5, 10.6) as lesson 09's fast network's
+// ConvKernels: mixed precision for the convolutions. For each conv the network gives it, the forward
+// pass and the input gradient run on the Tensor Cores (10.6 where it runs, else 10.5), their
+// products in BF16 and sums in FP32; everything else stays FP32: the activations and gradients
+// between layers, the weight gradient (lesson 09's kernels), the dense layers, the master weights
+// and the optimizer's state. The weights are rounded to BF16 again after every update (10.6 keeps
+// its BF16 layouts in the network's buffer; 10.5 rounds as it loads).
+#include "fast_network.hpp"
+
+namespace tensor_cores {
+
+class TensorCoreConvs : public fast_training::ConvKernels {
+ public:
+  std::string name() const override;
+  // Every convolution whose input gradient is a convolution too (stride 1, square, pad <= k - 1), on
+  // a GPU with BF16 Tensor Cores.
+  bool runs(const host_layers::ConvShape& s) const override;
+  size_t weights_bytes(const host_layers::ConvShape& s) const override;
+  void forward(const host_layers::ConvShape& s, const float* x, const float* W, const float* bias, void* own_weights,
+               float* y, cudaStream_t stream) const override;
+  void backward_data(const host_layers::ConvShape& s, const float* W, const void* own_weights, const float* dy,
+                     float* dx, cudaStream_t stream) const override;
+};
+
+}  // namespace tensor_cores
