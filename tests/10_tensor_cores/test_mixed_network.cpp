@@ -22,7 +22,7 @@ std::vector<float> download(const float* device, size_t n) {
   return host;
 }
 
-double largest(const std::vector<float>& v) {
+double largest(const std::vector<float>& v) {  // of the logits
   double m = 0;
   for (float x : v) m = std::max(m, double(std::fabs(x)));
   return m;
@@ -32,10 +32,12 @@ double largest(const std::vector<float>& v) {
 
 // BF16 keeps 8 significant bits: each product in a convolution is off by up to 2^-7 of |x||w|, and
 // an output by up to 2^-7 sum |x||w|, a few times |y| here (inputs in [0, 1), Kaiming weights). The
-// error passes through two convolutions and into the gradients, so each tensor is compared within
-// 5 % of its largest entry (atol) + 5 % (rtol). A wrong layout, a missing bias or a wrong flip is off
-// by the size of the values themselves. And the results must differ from FP32 somewhere: otherwise
-// the Tensor Core path did not run.
+// logits are compared element by element within 5 % of the largest logit (atol) + 5 % (rtol). The
+// gradients are compared as whole tensors, ||got - ref|| <= 5 % of ||ref|| (2-norms): the BF16 error
+// also flips a few max-pool decisions between near-equal inputs, and a flipped window moves single
+// gradient entries by their own size (element bounds cannot hold there; the norm barely moves). A
+// wrong layout, a missing bias or a wrong flip is off by the size of the values themselves. And the
+// logits must differ from FP32 somewhere: otherwise the Tensor Core path did not run.
 TEST_CASE("the fast network with Tensor Core convolutions matches its FP32 self within BF16's error", "[10-mixed]") {
   const host_training::ModelSpec spec = host_training::model_by_name("a");
   const int batch = 24;
@@ -60,7 +62,13 @@ TEST_CASE("the fast network with Tensor Core convolutions matches its FP32 self 
   REQUIRE(logits != ref_logits);
   const std::vector<Parameter> ref = fp32.parameters().download(), got = mixed.parameters().download();
   for (size_t t = 0; t < ref.size(); ++t) {
-    CAPTURE(ref[t].name);
-    REQUIRE_ALL_CLOSE(got[t].grad, ref[t].grad, 0.05 * largest(ref[t].grad), 0.05);
+    double diff = 0, norm = 0;
+    for (size_t i = 0; i < ref[t].grad.size(); ++i) {
+      const double d = double(got[t].grad[i]) - ref[t].grad[i];
+      diff += d * d, norm += double(ref[t].grad[i]) * ref[t].grad[i];
+    }
+    const double relative = std::sqrt(diff / norm);
+    CAPTURE(ref[t].name, relative);
+    REQUIRE(relative <= 0.05);  // NaN fails too
   }
 }
