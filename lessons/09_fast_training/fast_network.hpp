@@ -53,6 +53,12 @@ class ConvKernels {
   // dx for dy, from W and the own_weights the last forward wrote.
   virtual void backward_data(const host_layers::ConvShape& s, const float* W, const void* own_weights, const float* dy,
                              float* dx, cudaStream_t stream) const = 0;
+  // Whether they also compute this conv's weight gradient (else the network's engine does), with how
+  // many floats of workspace at this batch; then dW and dbias from x and dy, both overwritten.
+  virtual bool runs_weight_gradient(const host_layers::ConvShape&) const { return false; }
+  virtual size_t weight_workspace_floats(const host_layers::ConvShape&) const { return 0; }
+  virtual void backward_weight(const host_layers::ConvShape&, const float* /*x*/, const float* /*dy*/, float* /*dW*/,
+                               float* /*dbias*/, float* /*workspace*/, cudaStream_t) const {}
 };
 
 class FastNetwork {
@@ -83,6 +89,7 @@ class FastNetwork {
   int conv_blocks() const { return int(conv_.size()); }
   int tiled_convs() const;  // how many of them run 09.10's kernel
   int other_convs() const;  // how many run the ConvKernels given to the constructor (forward and dx)
+  int other_weight_gradients() const;  // ... and of those, how many their weight gradient too
 
   // Lesson 13 listens to the backward pass: the hook is called while forward_backward enqueues its
   // launches, right after those that write one layer's dW and dbias (the tensors `weight` and
@@ -99,7 +106,8 @@ class FastNetwork {
     course::DeviceBuffer<int> argmax;
     bool tiled = false;                        // forward and dx by 09.10's kernel, dW by 09.11's
     course::DeviceBuffer<float> tiled_weights;  // the weights in its order (written by conv_forward)
-    bool other = false;                         // forward and dx by the ConvKernels (dW stays as above)
+    bool other = false;                         // forward and dx by the ConvKernels
+    bool other_dw = false;                      // dW and dbias by them too (else as above)
     course::DeviceBuffer<unsigned char> other_weights;  // their own copy of the weights
   };
   struct DenseStage {

@@ -53,9 +53,11 @@ FastNetwork::FastNetwork(const host_training::ModelSpec& spec, const std::vector
     if (b.tiled) b.tiled_weights = course::DeviceBuffer<float>(conv_tiled_weights_size(b.conv));
     b.other = kernels_ && kernels_->runs(b.conv);
     if (b.other) b.other_weights = course::DeviceBuffer<unsigned char>(std::max<size_t>(1, kernels_->weights_bytes(b.conv)));
+    b.other_dw = b.other && kernels_->runs_weight_gradient(b.conv);
     for (int batch = 1; batch <= max_batch; ++batch) {  // the split-K rule is not monotonic in the batch
       const host_layers::ConvShape s = host_training::conv_shape_of(plan[i], batch);
       conv_work = std::max(conv_work, b.tiled ? conv_tiled_dw_workspace_floats(s) : conv_implicit_workspace_floats(s));
+      if (b.other_dw) conv_work = std::max(conv_work, kernels_->weight_workspace_floats(s));
     }
     conv_.push_back(std::move(b));
     i += 3;
@@ -102,6 +104,10 @@ int FastNetwork::other_convs() const {
   return int(std::count_if(conv_.begin(), conv_.end(), [](const ConvBlock& b) { return b.other; }));
 }
 
+int FastNetwork::other_weight_gradients() const {
+  return int(std::count_if(conv_.begin(), conv_.end(), [](const ConvBlock& b) { return b.other_dw; }));
+}
+
 int FastNetwork::tiled_convs() const {
   return int(std::count_if(conv_.begin(), conv_.end(), [](const ConvBlock& b) { return b.tiled; }));
 }
@@ -128,7 +134,9 @@ void FastNetwork::conv_backward_weight(ConvBlock& b, const float* in, int batch)
   s.batch = batch;
   float* dW = params_.grad(b.weight);
   float* dbias = params_.grad(b.weight + 1);
-  if (b.tiled)
+  if (b.other_dw)
+    kernels_->backward_weight(s, in, b.d_conv_out.data(), dW, dbias, conv_workspace_.data(), stream_);
+  else if (b.tiled)
     conv2d_backward_weight_tiled(s, in, b.d_conv_out.data(), dW, dbias, conv_workspace_.data(), stream_);
   else
     conv2d_backward_weight_implicit(s, in, b.d_conv_out.data(), dW, dbias, conv_workspace_.data(), stream_);

@@ -54,8 +54,8 @@ host_training::TrainSummary train_fast(const FastTrainConfig& config, const host
   std::printf("convolutions: %d of %d by the tiled kernel (09.10), the others implicit GEMMs (09.2-09.4)%s\n",
               net.tiled_convs(), net.conv_blocks(), config.conv == ConvEngine::tiled ? "" : " (--conv implicit)");
   if (config.conv_kernels)
-    std::printf("  forward and input gradient of %d of %d by %s (the weight gradient as above)\n", net.other_convs(),
-                net.conv_blocks(), config.conv_kernels->name().c_str());
+    std::printf("  forward and input gradient of %d of %d, weight gradient of %d, by %s\n", net.other_convs(),
+                net.conv_blocks(), net.other_weight_gradients(), config.conv_kernels->name().c_str());
   std::printf("steps: %s\n", use_graph ? "replayed from CUDA graphs"
                              : config.graph ? "launched one by one (--optimizer adam: its step number changes every step)"
                                             : "launched one by one (--graph off)");

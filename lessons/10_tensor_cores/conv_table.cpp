@@ -53,10 +53,10 @@ void print_conv_table(int repeats) {
     s.batch = 128, s.in_channels = c, s.height = s.width = h, s.out_channels = o, s.kernel_h = s.kernel_w = 5, s.pad = 2;
     return s;
   };
-  std::printf("\n== 3. Convolutions on the Tensor Cores (10.5, 10.6): model A's layers at batch 128, ms (TFLOP/s), median of %d\n",
+  std::printf("\n== 3. Convolutions on the Tensor Cores (10.5-10.7): model A's layers at batch 128, ms (TFLOP/s), median of %d\n",
               repeats);
-  std::printf("| layer | pass | GFLOP | lesson 09 implicit GEMM FP32 | lesson 09 tiled FP32 | 10.5 BF16 gathered | 10.6 BF16 image in shared memory | "
-              "fastest BF16 vs fastest FP32 |\n");
+  std::printf("| layer | pass | GFLOP | lesson 09 implicit GEMM FP32 | lesson 09 tiled FP32 | 10.5 BF16 gathered | "
+              "10.6 BF16 image in shared memory (dW: 10.7) | fastest BF16 vs fastest FP32 |\n");
   std::printf("|---|---|---:|---:|---:|---:|---:|---:|\n");
   course::Rng rng(1051);
   for (const Layer& l : {Layer{"conv1", shape(1, 28, 32)}, Layer{"conv2", shape(32, 14, 64)}}) {
@@ -68,7 +68,11 @@ void print_conv_table(int repeats) {
     rng.fill_uniform(hdy, -1e-3f, 1e-3f);
     course::DeviceBuffer<float> x(hx), W(hw), bias(hb), dy(hdy);
     course::DeviceBuffer<float> y32(s.output_size()), y16(s.output_size()), dx32(s.input_size()), dx16(s.input_size());
-    course::DeviceBuffer<float> workspace(fast_training::conv_implicit_workspace_floats(s));
+    course::DeviceBuffer<float> dw32(s.weight_size() + s.out_channels), dw16(s.weight_size() + s.out_channels);
+    course::DeviceBuffer<float> workspace(std::max(fast_training::conv_implicit_workspace_floats(s),
+                                                   fast_training::conv_tiled_dw_workspace_floats(s)));
+    const bool dw16_runs = tensor_cores::conv_mma_weight_problem(s).empty();
+    course::DeviceBuffer<float> workspace16(dw16_runs ? tensor_cores::conv_mma_weight_workspace_floats(s) : 1);
     const bool tiled = fast_training::conv_tiled_problem(s).empty();
     course::DeviceBuffer<float> tiled_weights(tiled ? fast_training::conv_tiled_weights_size(s) : 1);
     if (tiled) fast_training::conv_tiled_weights(s, W.data(), tiled_weights.data());
@@ -79,8 +83,10 @@ void print_conv_table(int repeats) {
     const double gflop = 2.0 * s.output_size() * s.in_channels * s.kernel_h * s.kernel_w * 1e-9;
     struct Pass {
       const char* name;
-      std::function<void()> implicit, tiled, mma, mma_tiled;
+      std::function<void()> implicit, tiled, mma, mma_tiled;  // mma: none for dW
     };
+    float* dW32 = dw32.data();
+    float* dW16 = dw16.data();
     const Pass passes[] = {
         {"forward", [&] { fast_training::conv2d_forward_implicit(s, x.data(), W.data(), bias.data(), y32.data()); },
          [&] { fast_training::conv2d_forward_tiled(s, x.data(), tiled_weights.data(), bias.data(), y32.data()); },
@@ -90,36 +96,52 @@ void print_conv_table(int repeats) {
          [&] { fast_training::conv2d_backward_data_tiled(s, tiled_weights.data(), dy.data(), dx32.data()); },
          [&] { tensor_cores::conv2d_backward_data_mma(s, W.data(), dy.data(), dx16.data()); },
          [&] { tensor_cores::conv2d_backward_data_mma_tiled(s, weights16.data(), dy.data(), dx16.data()); }},
+        {"dW", [&] { fast_training::conv2d_backward_weight_implicit(s, x.data(), dy.data(), dW32, dW32 + s.weight_size(), workspace.data()); },
+         [&] { fast_training::conv2d_backward_weight_tiled(s, x.data(), dy.data(), dW32, dW32 + s.weight_size(), workspace.data()); },
+         nullptr,
+         [&] { tensor_cores::conv2d_backward_weight_mma(s, x.data(), dy.data(), dW16, dW16 + s.weight_size(), workspace16.data()); }},
     };
     for (const Pass& p : passes) {
-      const bool forward = std::string(p.name) == "forward";
+      const std::string name = p.name;
+      const bool dw = name == "dW";
+      const course::DeviceBuffer<float>& got = name == "forward" ? y16 : dw ? dw16 : dx16;
+      const course::DeviceBuffer<float>& ref = name == "forward" ? y32 : dw ? dw32 : dx32;
       const std::string what = std::string(l.name) + " " + p.name;
+      const bool runs16 = dw ? dw16_runs : tiled16;
       p.implicit();
-      p.mma();
-      CUDA_CHECK(cudaDeviceSynchronize());
-      check_close(forward ? y16 : dx16, forward ? y32 : dx32, (what + " (10.5)").c_str());
-      if (tiled16) {
+      if (p.mma) {
+        p.mma();
+        CUDA_CHECK(cudaDeviceSynchronize());
+        check_close(got, ref, (what + " (10.5)").c_str());
+      }
+      if (runs16) {
         p.mma_tiled();
         CUDA_CHECK(cudaDeviceSynchronize());
-        check_close(forward ? y16 : dx16, forward ? y32 : dx32, (what + " (10.6)").c_str());
+        check_close(got, ref, (what + (dw ? " (10.7)" : " (10.6)")).c_str());
       }
+      const bool fp32_tiled = tiled && (!dw || l.s.in_channels >= 8);  // 09.11 where the network uses it
       const double t_implicit = course::time_gpu(p.implicit, 3, repeats).median_ms;
-      const double t_tiled = tiled ? course::time_gpu(p.tiled, 3, repeats).median_ms : 0;
-      const double t_mma = course::time_gpu(p.mma, 3, repeats).median_ms;
-      const double t_mma_tiled = tiled16 ? course::time_gpu(p.mma_tiled, 3, repeats).median_ms : 0;
+      const double t_tiled = fp32_tiled ? course::time_gpu(p.tiled, 3, repeats).median_ms : 0;
+      const double t_mma = p.mma ? course::time_gpu(p.mma, 3, repeats).median_ms : 0;
+      const double t_mma_tiled = runs16 ? course::time_gpu(p.mma_tiled, 3, repeats).median_ms : 0;
       auto cell = [&](double ms) {
         char text[64];
         std::snprintf(text, sizeof text, "%.4f (%.1f)", ms, gflop / ms);
         return std::string(text);
       };
-      const double best32 = tiled ? std::min(t_implicit, t_tiled) : t_implicit;
-      const double best16 = tiled16 ? std::min(t_mma, t_mma_tiled) : t_mma;
-      std::printf("| %s | %s | %.3f | %s | %s | %s | %s | %.2fx |\n", l.name, p.name, gflop, cell(t_implicit).c_str(),
-                  tiled ? cell(t_tiled).c_str() : "(does not run it)", cell(t_mma).c_str(),
-                  tiled16 ? cell(t_mma_tiled).c_str() : "(does not run it)", best32 / best16);
+      const double best32 = fp32_tiled ? std::min(t_implicit, t_tiled) : t_implicit;
+      double best16 = 0;
+      for (double t : {t_mma, t_mma_tiled})
+        if (t > 0 && (best16 == 0 || t < best16)) best16 = t;
+      char ratio[32] = "";
+      if (best16 > 0) std::snprintf(ratio, sizeof ratio, "%.2fx", best32 / best16);
+      std::printf("| %s | %s | %.3f | %s | %s | %s | %s | %s |\n", l.name, p.name, gflop, cell(t_implicit).c_str(),
+                  fp32_tiled ? cell(t_tiled).c_str() : "(does not run it)",
+                  p.mma ? cell(t_mma).c_str() : "(no such kernel)",
+                  runs16 ? cell(t_mma_tiled).c_str() : "(does not run it)", ratio);
     }
   }
-  std::printf("\nevery 10.5 and 10.6 result checked against lesson 09's FP32 implicit GEMM (within 2 %% of the largest "
+  std::printf("\nevery 10.5-10.7 result checked against lesson 09's FP32 implicit GEMM (within 2 %% of the largest "
               "output) before timing\nconvolutions done\n");
 }
 

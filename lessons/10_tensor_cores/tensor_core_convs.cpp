@@ -10,7 +10,7 @@ bool tiled(const host_layers::ConvShape& s) { return conv_mma_tiled_problem(s).e
 }  // namespace
 
 std::string TensorCoreConvs::name() const {
-  return "the Tensor Cores in BF16 (10.6 where it runs, else 10.5)";
+  return "the Tensor Cores in BF16 (10.6 where it runs, else 10.5; the weight gradient by 10.7 where it runs)";
 }
 
 bool TensorCoreConvs::runs(const host_layers::ConvShape& s) const {
@@ -39,6 +39,19 @@ void TensorCoreConvs::backward_data(const host_layers::ConvShape& s, const float
     return;
   }
   conv2d_backward_data_mma_tiled(s, static_cast<const uint16_t*>(own_weights), dy, dx, stream);
+}
+
+bool TensorCoreConvs::runs_weight_gradient(const host_layers::ConvShape& s) const {
+  return runs(s) && conv_mma_weight_problem(s).empty();
+}
+
+size_t TensorCoreConvs::weight_workspace_floats(const host_layers::ConvShape& s) const {
+  return conv_mma_weight_workspace_floats(s);
+}
+
+void TensorCoreConvs::backward_weight(const host_layers::ConvShape& s, const float* x, const float* dy, float* dW,
+                                      float* dbias, float* workspace, cudaStream_t stream) const {
+  conv2d_backward_weight_mma(s, x, dy, dW, dbias, workspace, stream);
 }
 
 }  // namespace tensor_cores

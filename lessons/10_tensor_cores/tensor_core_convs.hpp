@@ -1,10 +1,10 @@
 #pragma once
-// Lesson 10 (given): the Tensor Core convolutions (10.5, 10.6) as lesson 09's fast network's
+// Lesson 10 (given): the Tensor Core convolutions (10.5-10.7) as lesson 09's fast network's
 // ConvKernels: mixed precision for the convolutions. For each conv the network gives it, the forward
-// pass and the input gradient run on the Tensor Cores (10.6 where it runs, else 10.5), their
-// products in BF16 and sums in FP32; everything else stays FP32: the activations and gradients
-// between layers, the weight gradient (lesson 09's kernels), the dense layers, the master weights
-// and the optimizer's state. The weights are rounded to BF16 again after every update (10.6 keeps
+// pass and the input gradient run on the Tensor Cores (10.6 where it runs, else 10.5), and the weight
+// gradient too where 10.7 runs; their products in BF16 and sums in FP32. Everything else stays FP32:
+// the activations and gradients between layers, the other weight gradients (lesson 09's kernels), the
+// dense layers, the master weights and the optimizer's state. The weights are rounded to BF16 again after every update (10.6 keeps
 // its BF16 layouts in the network's buffer; 10.5 rounds as it loads).
 #include "fast_network.hpp"
 
@@ -21,6 +21,11 @@ class TensorCoreConvs : public fast_training::ConvKernels {
                float* y, cudaStream_t stream) const override;
   void backward_data(const host_layers::ConvShape& s, const float* W, const void* own_weights, const float* dy,
                      float* dx, cudaStream_t stream) const override;
+  // 10.7 where it runs (conv2); elsewhere lesson 09's FP32 weight gradient stays.
+  bool runs_weight_gradient(const host_layers::ConvShape& s) const override;
+  size_t weight_workspace_floats(const host_layers::ConvShape& s) const override;
+  void backward_weight(const host_layers::ConvShape& s, const float* x, const float* dy, float* dW, float* dbias,
+                       float* workspace, cudaStream_t stream) const override;
 };
 
 }  // namespace tensor_cores

@@ -119,4 +119,17 @@ void conv2d_forward_mma_tiled(const host_layers::ConvShape& s, const float* x, c
 void conv2d_backward_data_mma_tiled(const host_layers::ConvShape& s, const uint16_t* tiled_weights, const float* dy,
                                     float* dx, cudaStream_t stream = nullptr);
 
+// ---- 10.7 the weight gradient on the Tensor Cores ---------------------------------------------------
+// dW[o][c][i][j] = sum over n, p of dy[n][o][p] x[n][c][p moved by (i, j)] and dbias[o] = sum over
+// n, p of dy[n][o][p] (dbias may be null: not computed), both overwritten: per tap a GEMM of dy and
+// the shifted image over the pixels, BF16 products and FP32 sums, on 10.6's image in shared memory;
+// each block sums 2 images into a slice of `workspace`, and the slices are added in a fixed order (the
+// same bits every run). Runs stride 1, square kernels up to 7 x 7, pad <= kernel - 1, C and O
+// multiples of 16 with (C / 16) (O / 16) <= 8, images of at most 256 output pixels (model A's conv2);
+// conv_mma_weight_problem says why not otherwise, and the function throws course::Error with it.
+std::string conv_mma_weight_problem(const host_layers::ConvShape& s);
+size_t conv_mma_weight_workspace_floats(const host_layers::ConvShape& s);
+void conv2d_backward_weight_mma(const host_layers::ConvShape& s, const float* x, const float* dy, float* dW,
+                                float* dbias, float* workspace, cudaStream_t stream = nullptr);
+
 }  // namespace tensor_cores

@@ -1,4 +1,4 @@
-// Lesson 10, steps 10.5 and 10.6: the convolutions on the Tensor Cores against lesson 01's loops in double,
+// Lesson 10, steps 10.5-10.7: the convolutions on the Tensor Cores against lesson 01's loops in double,
 // within a bound derived from BF16 (below), on model A's shapes and odd ones; outputs poisoned
 // (NaN) before every call.
 #include <cmath>
@@ -192,5 +192,56 @@ TEST_CASE("conv_mma_tiled_problem names what the tiled kernel does not run; the 
     REQUIRE_FALSE(tensor_cores::conv_mma_tiled_problem(s).empty());
     REQUIRE_THROWS_AS(tensor_cores::conv2d_forward_mma_tiled(s, nullptr, nullptr, nullptr, nullptr), course::Error);
     REQUIRE_THROWS_AS(tensor_cores::conv2d_backward_data_mma_tiled(s, nullptr, nullptr, nullptr), course::Error);
+  }
+}
+
+// 10.7 ----------------------------------------------------------------------------------------------
+// |dW - dW_exact| <= (2u + u^2 + 2 K 2^-24) sum |dy||x| with K = N OH OW (the sum over every image's
+// pixels; the slices add in FP32 too), and dbias (FP32 sums of FP32 values) within 2 K 2^-24 sum |dy|.
+// Shapes: conv2 with 5 images (an odd last group), 16 channels in and 16 out with odd sizes, 48 in
+// and 32 out with no padding, a 1 x 1 kernel on 256 pixels, and a 7 x 7 kernel.
+TEST_CASE("conv2d_backward_weight_mma equals lesson 01's weight gradient within BF16's bound", "[10.7]") {
+  uint64_t seed = 1100;
+  for (const ConvShape& s : {shape(5, 32, 14, 14, 64, 5, 2, 1), shape(3, 16, 9, 7, 16, 3, 1, 1),
+                             shape(2, 48, 5, 6, 32, 3, 0, 1), shape(1, 64, 16, 16, 32, 1, 0, 1),
+                             shape(2, 16, 11, 10, 16, 7, 3, 1)}) {
+    CAPTURE(s.batch, s.in_channels, s.height, s.width, s.out_channels, s.kernel_h, s.pad, seed += 10);
+    REQUIRE(tensor_cores::conv_mma_weight_problem(s).empty());
+    const std::vector<float> x = course::test::random_vector(s.input_size(), seed, -1.0f, 1.0f);
+    const std::vector<float> dy = course::test::random_vector(s.output_size(), seed + 1, -1.0f, 1.0f);
+    DeviceBuffer<float> d_x(x), d_dy(dy), d_dW(s.weight_size()), d_db(size_t(s.out_channels));
+    DeviceBuffer<float> work(tensor_cores::conv_mma_weight_workspace_floats(s));
+    CUDA_CHECK(cudaMemset(d_dW.data(), 0xff, s.weight_size() * sizeof(float)));
+    CUDA_CHECK(cudaMemset(d_db.data(), 0xff, size_t(s.out_channels) * sizeof(float)));
+    CUDA_CHECK(cudaMemset(work.data(), 0xff, work.size() * sizeof(float)));
+    tensor_cores::conv2d_backward_weight_mma(s, d_x.data(), d_dy.data(), d_dW.data(), d_db.data(), work.data());
+    CUDA_CHECK(cudaDeviceSynchronize());
+
+    const std::vector<double> zero_w(s.weight_size(), 0.0);
+    std::vector<double> dx(s.input_size()), dW(s.weight_size()), db(size_t(s.out_channels)), dW_scale(s.weight_size()),
+        db_scale(size_t(s.out_channels));
+    host_layers::conv2d_backward<double>(s, widen(x, false).data(), zero_w.data(), widen(dy, false).data(), dx.data(),
+                                         dW.data(), db.data());
+    host_layers::conv2d_backward<double>(s, widen(x, true).data(), zero_w.data(), widen(dy, true).data(), dx.data(),
+                                         dW_scale.data(), db_scale.data());
+    const int K = s.batch * s.out_h() * s.out_w();
+    check(download(d_dW.data(), s.weight_size()), dW, dW_scale, std::vector<double>(s.weight_size(), 0.0), K,
+          "conv2d_backward_weight_mma dW");
+    // dbias: FP32 sums of FP32 values, no BF16 (u = 0 in the bound: check's factor minus its 2u + u^2).
+    const std::vector<float> got_db = download(d_db.data(), size_t(s.out_channels));
+    for (int o = 0; o < s.out_channels; ++o) {
+      CAPTURE(o, got_db[o], db[o]);
+      REQUIRE(std::fabs(got_db[o] - db[o]) <= 2.0 * K * 0x1p-24 * db_scale[o] + 1e-30);
+    }
+  }
+}
+
+TEST_CASE("conv_mma_weight_problem names what 10.7 does not run; conv2d_backward_weight_mma refuses it", "[10.7]") {
+  for (const ConvShape& s : {shape(2, 1, 28, 28, 32, 5, 2, 1), shape(2, 16, 28, 28, 16, 5, 2, 1),
+                             shape(2, 64, 8, 8, 64, 3, 1, 1), shape(2, 16, 9, 9, 16, 3, 1, 2)}) {
+    CAPTURE(s.in_channels, s.height, s.out_channels, s.stride);
+    REQUIRE_FALSE(tensor_cores::conv_mma_weight_problem(s).empty());
+    REQUIRE_THROWS_AS(tensor_cores::conv2d_backward_weight_mma(s, nullptr, nullptr, nullptr, nullptr, nullptr),
+                      course::Error);
   }
 }

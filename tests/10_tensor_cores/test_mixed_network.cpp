@@ -51,7 +51,8 @@ TEST_CASE("the fast network with Tensor Core convolutions matches its FP32 self 
   fp32.forward_backward(x.data(), d_labels.data(), batch);
   fast_training::FastNetwork mixed(spec, init, batch, nullptr, fast_training::ConvEngine::tiled,
                                    std::make_shared<tensor_cores::TensorCoreConvs>());
-  REQUIRE(mixed.other_convs() == 2);  // conv1 by 10.5, conv2 by 10.6
+  REQUIRE(mixed.other_convs() == 2);             // conv1 by 10.5, conv2 by 10.6
+  REQUIRE(mixed.other_weight_gradients() == 1);  // conv2's by 10.7
   CUDA_CHECK(cudaMemset(mixed.parameters().grads(), 0xff, mixed.parameters().total() * sizeof(float)));
   mixed.forward_backward(x.data(), d_labels.data(), batch);
   CUDA_CHECK(cudaDeviceSynchronize());

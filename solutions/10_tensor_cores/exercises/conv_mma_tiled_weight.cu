@@ -1,0 +1,175 @@
+// Lesson 10, step 10.7: the weight gradient on the Tensor Cores: per tap a GEMM of dy and the shifted
+// image over the pixels, on 10.6's image in shared memory. The staging, the slices, their
+// fixed-order sum, dbias and the launches are given below (conv_mma_tiled_weight.cuh).
+#include <string>
+
+#include "conv_mma_tiled_weight.cuh"
+#include "course/cuda_check.hpp"
+#include "course/error.hpp"
+#include "gemm_checks.hpp"
+#include "tensor_cores.hpp"
+
+namespace tensor_cores {
+
+namespace detail {
+
+#if COURSE_WMMA
+__device__ void accumulate_image(const TiledWeightGrad& g, const __nv_bfloat16* img, const __nv_bfloat16* dys, int i,
+                                 int o0, int c0, float (&acc)[kDwMaxKernel][2][4]) {
+  const int lane = threadIdx.x % 32, gq = lane / 4, t = lane % 4, P = g.OH * g.OW;
+  auto word = [](const __nv_bfloat16* p) { return *reinterpret_cast<const uint32_t*>(p); };
+  for (int k0 = 0; k0 < g.P16; k0 += 16) {
+    // A: dy's rows o0 + g and o0 + g + 8, pixels k0 + 2t .. (and + 8): one fragment for every tap.
+    const __nv_bfloat16* r0 = dys + (o0 + gq) * g.ldp + k0 + 2 * t;
+    const __nv_bfloat16* r1 = r0 + 8 * g.ldp;
+    const uint32_t a[4] = {word(r0), word(r1), word(r0 + 8), word(r1 + 8)};
+    // B: this lane's row of the ldmatrix: pixel k0 + lane % 16 (pixel 0 past the image: dy is 0 there).
+    int p = k0 + lane % 16;
+    if (p >= P) p = 0;
+    const int oh = p / g.OW, ow = p - oh * g.OW;
+    const __nv_bfloat16* row = img + ((oh + i) * g.Wp + ow) * g.ldc + c0 + 8 * (lane / 16);
+#pragma unroll
+    for (int j = 0; j < kDwMaxKernel; ++j) {
+      if (j >= g.k) break;
+      uint32_t b[4];
+      ldmatrix_x4_trans(b, row + j * g.ldc);  // the tap moves every pixel j columns right
+      mma_bf16_16816(acc[j][0], a, b[0], b[1]);
+      mma_bf16_16816(acc[j][1], a, b[2], b[3]);
+    }
+  }
+}
+#endif
+
+// ---- given: the kernels --------------------------------------------------------------------------
+__global__ void __launch_bounds__(kDwThreads) conv_mma_dw_kernel(TiledWeightGrad g) {
+#if COURSE_WMMA
+  extern __shared__ __align__(16) unsigned char dw_smem[];
+  __nv_bfloat16* img = reinterpret_cast<__nv_bfloat16*>(dw_smem);
+  const int img_values = g.Hp * g.Wp * g.ldc, dy_values = g.O * g.ldp;
+  __nv_bfloat16* dys = img + img_values;
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, gq = lane / 4, t = lane % 4;
+  const int i = blockIdx.x, group = blockIdx.y, P = g.OH * g.OW;
+  const int o_tiles = g.O / 16, active = warp < o_tiles * (g.C / 16);
+  const int o0 = 16 * (warp % o_tiles), c0 = 16 * (warp / o_tiles);
+
+  // Zeros once: the image's padding and dy's columns past the last pixel stay zero.
+  for (int e = tid; e < (img_values + dy_values) / 2; e += kDwThreads) reinterpret_cast<uint32_t*>(img)[e] = 0u;
+  float acc[kDwMaxKernel][2][4] = {};
+  const int first = group * kDwImagesPerBlock, last = min(g.N, first + kDwImagesPerBlock);
+  for (int n = first; n < last; ++n) {
+    __syncthreads();  // the zeros, or the previous image's multiplies, are done
+    const float* x = g.x + size_t(n) * g.C * g.H * g.W;
+    for (int e = tid; e < g.C * g.H * g.W; e += kDwThreads) {
+      const int c = e / (g.H * g.W), r = e - c * g.H * g.W, h = r / g.W, w = r - h * g.W;
+      img[((h + g.pad) * g.Wp + w + g.pad) * g.ldc + c] = __float2bfloat16_rn(__ldg(x + e));
+    }
+    const float* dy = g.dy + size_t(n) * g.O * P;
+    for (int e = tid; e < g.O * P; e += kDwThreads) {
+      const int o = e / P, p = e - o * P;
+      dys[o * g.ldp + p] = __float2bfloat16_rn(__ldg(dy + e));
+    }
+    __syncthreads();
+    if (active) accumulate_image(g, img, dys, i, o0, c0, acc);
+  }
+  if (!active) return;
+  // This block's slice: partial[group][i k + j][o][c].
+#pragma unroll
+  for (int j = 0; j < kDwMaxKernel; ++j) {
+    if (j >= g.k) break;
+    float* slice = g.partial + (size_t(group) * g.k * g.k + i * g.k + j) * g.O * g.C;
+#pragma unroll
+    for (int nt = 0; nt < 2; ++nt)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int o = o0 + gq + 8 * h, c = c0 + 8 * nt + 2 * t;
+        slice[o * g.C + c] = acc[j][nt][2 * h];
+        slice[o * g.C + c + 1] = acc[j][nt][2 * h + 1];
+      }
+  }
+#endif
+}
+
+// dW[o][c][i][j] = the slices of every group added in the order 0, 1, ... (the same bits every run).
+__global__ void sum_dw_slices_kernel(const float* __restrict__ partial, int groups, int O, int C, int k,
+                                     float* __restrict__ dW) {
+  const int total = O * C * k * k;
+  for (int e = blockIdx.x * blockDim.x + threadIdx.x; e < total; e += gridDim.x * blockDim.x) {
+    const int o = e / (C * k * k), r = e - o * C * k * k, c = r / (k * k), tap = r - c * k * k;
+    float sum = 0.0f;
+    for (int z = 0; z < groups; ++z) sum += partial[((size_t(z) * k * k + tap) * O + o) * C + c];
+    dW[e] = sum;
+  }
+}
+
+// dbias[o] = the sum of dy[n][o][p] over n and p: one block per o, a fixed order of additions.
+__global__ void dbias_kernel(const float* __restrict__ dy, int N, int O, int P, float* __restrict__ dbias) {
+  __shared__ float part[256];
+  const int o = blockIdx.x;
+  float sum = 0.0f;
+  for (int e = threadIdx.x; e < N * P; e += blockDim.x) {
+    const int n = e / P, p = e - n * P;
+    sum += dy[(size_t(n) * O + o) * P + p];
+  }
+  part[threadIdx.x] = sum;
+  __syncthreads();
+  for (int half = blockDim.x / 2; half > 0; half /= 2) {
+    if (int(threadIdx.x) < half) part[threadIdx.x] += part[threadIdx.x + half];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) dbias[o] = part[0];
+}
+
+namespace {
+
+int dw_groups(const host_layers::ConvShape& s) { return (s.batch + kDwImagesPerBlock - 1) / kDwImagesPerBlock; }
+
+size_t dw_smem_bytes(const host_layers::ConvShape& s) {
+  const int P16 = (s.out_h() * s.out_w() + 15) / 16 * 16;
+  return (size_t(s.height + 2 * s.pad) * (s.width + 2 * s.pad) * (s.in_channels + 8) +
+          size_t(s.out_channels) * (P16 + 8)) * sizeof(__nv_bfloat16);
+}
+
+}  // namespace
+
+}  // namespace detail
+
+// ---- given: what runs, the workspace and the launches --------------------------------------------
+std::string conv_mma_weight_problem(const host_layers::ConvShape& s) {
+  if (s.stride != 1 || s.kernel_h != s.kernel_w || s.kernel_h > detail::kDwMaxKernel || s.pad < 0 ||
+      s.pad > s.kernel_h - 1)
+    return "needs stride 1, a square kernel of at most 7 x 7 and 0 <= pad <= kernel - 1";
+  if (s.in_channels % 16 != 0 || s.out_channels % 16 != 0 || (s.in_channels / 16) * (s.out_channels / 16) > 8)
+    return "needs input and output channels in multiples of 16, (C / 16) (O / 16) <= 8";
+  if (s.out_h() * s.out_w() > 256) return "more than 256 output pixels an image";
+  if (detail::dw_smem_bytes(s) > 200 * 1024) return "the image and dy need more than 200 KiB of shared memory";
+  return "";
+}
+
+size_t conv_mma_weight_workspace_floats(const host_layers::ConvShape& s) {
+  return size_t(detail::dw_groups(s)) * s.weight_size();
+}
+
+void conv2d_backward_weight_mma(const host_layers::ConvShape& s, const float* x, const float* dy, float* dW,
+                                float* dbias, float* workspace, cudaStream_t stream) {
+  detail::check_conv_mma("conv2d_backward_weight_mma", s, true);
+  const std::string why = conv_mma_weight_problem(s);
+  if (!why.empty()) throw course::Error("conv2d_backward_weight_mma: " + why);
+  const int OH = s.out_h(), OW = s.out_w(), P16 = (OH * OW + 15) / 16 * 16, groups = detail::dw_groups(s);
+  const detail::TiledWeightGrad g{x, dy, workspace, s.batch, s.in_channels, s.height, s.width, s.out_channels,
+                                  s.kernel_h, s.pad, OH, OW, s.height + 2 * s.pad, s.width + 2 * s.pad,
+                                  s.in_channels + 8, P16, P16 + 8};
+  const size_t bytes = detail::dw_smem_bytes(s);
+  CUDA_CHECK(cudaFuncSetAttribute(detail::conv_mma_dw_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+  detail::conv_mma_dw_kernel<<<dim3(s.kernel_h, groups), detail::kDwThreads, bytes, stream>>>(g);
+  CUDA_CHECK(cudaGetLastError());
+  const int total = int(s.weight_size());
+  detail::sum_dw_slices_kernel<<<(total + 255) / 256, 256, 0, stream>>>(workspace, groups, s.out_channels,
+                                                                        s.in_channels, s.kernel_h, dW);
+  CUDA_CHECK(cudaGetLastError());
+  if (dbias) {
+    detail::dbias_kernel<<<s.out_channels, 256, 0, stream>>>(dy, s.batch, s.out_channels, OH * OW, dbias);
+    CUDA_CHECK(cudaGetLastError());
+  }
+}
+
+}  // namespace tensor_cores
