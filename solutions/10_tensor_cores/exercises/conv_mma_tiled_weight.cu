@@ -1,6 +1,6 @@
 // Lesson 10, step 10.7: the weight gradient on the Tensor Cores: per tap a GEMM of dy and the shifted
 // image over the pixels, on 10.6's image in shared memory. The staging, the slices, their
-// fixed-order sum, dbias and the launches are given below (conv_mma_tiled_weight.cuh).
+// fixed-order sum (dbias's too) and the launches are given below (conv_mma_tiled_weight.cuh).
 #include <string>
 
 #include "conv_mma_tiled_weight.cuh"
@@ -55,6 +55,8 @@ __global__ void __launch_bounds__(kDwThreads) conv_mma_dw_kernel(TiledWeightGrad
   // Zeros once: the image's padding and dy's columns past the last pixel stay zero.
   for (int e = tid; e < (img_values + dy_values) / 2; e += kDwThreads) reinterpret_cast<uint32_t*>(img)[e] = 0u;
   float acc[kDwMaxKernel][2][4] = {};
+  __shared__ float bias_sum[kDwMaxChannels];  // this block's share of dbias (its rows o = i, i + k, ..)
+  for (int o = tid; o < g.O; o += kDwThreads) bias_sum[o] = 0.0f;
   const int first = group * kDwImagesPerBlock, last = min(g.N, first + kDwImagesPerBlock);
   for (int n = first; n < last; ++n) {
     __syncthreads();  // the zeros, or the previous image's multiplies, are done
@@ -68,9 +70,22 @@ __global__ void __launch_bounds__(kDwThreads) conv_mma_dw_kernel(TiledWeightGrad
       const int o = e / P, p = e - o * P;
       dys[o * g.ldp + p] = __float2bfloat16_rn(__ldg(dy + e));
     }
+    {
+      // dbias's share of this image, from dy's FP32 values, spread over the k blocks of the group: the
+      // block of tap row i takes the rows o = i, i + k, ..; its warps take every 8th of them (lanes over
+      // the pixels, then a fixed tree across the lanes); added to the block's sum in image order.
+      for (int o = i + g.k * warp; o < g.O; o += g.k * (kDwThreads / 32)) {
+        float sum = 0.0f;
+        for (int p = lane; p < P; p += 32) sum += __ldg(dy + size_t(o) * P + p);
+        for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+        if (lane == 0) bias_sum[o] += sum;
+      }
+    }
     __syncthreads();
     if (active) accumulate_image(g, img, dys, i, o0, c0, acc);
   }
+  __syncthreads();
+  for (int o = i + g.k * tid; o < g.O; o += g.k * kDwThreads) g.bias_partial[group * g.O + o] = bias_sum[o];
   if (!active) return;
   // This block's slice: partial[group][i k + j][o][c].
 #pragma unroll
@@ -89,34 +104,24 @@ __global__ void __launch_bounds__(kDwThreads) conv_mma_dw_kernel(TiledWeightGrad
 #endif
 }
 
-// dW[o][c][i][j] = the slices of every group added in the order 0, 1, ... (the same bits every run).
-__global__ void sum_dw_slices_kernel(const float* __restrict__ partial, int groups, int O, int C, int k,
-                                     float* __restrict__ dW) {
-  const int total = O * C * k * k;
-  for (int e = blockIdx.x * blockDim.x + threadIdx.x; e < total; e += gridDim.x * blockDim.x) {
-    const int o = e / (C * k * k), r = e - o * C * k * k, c = r / (k * k), tap = r - c * k * k;
+// dW[o][c][i][j] = the slices of every group added in the order 0, 1, ... (the same bits every run);
+// e runs in the slices' order (tap, o, c), so neighbouring threads read neighbouring floats. The
+// threads past the weights add up dbias's slices the same way.
+__global__ void sum_dw_slices_kernel(const float* __restrict__ partial, const float* __restrict__ bias_partial,
+                                     int groups, int O, int C, int k, float* __restrict__ dW, float* __restrict__ dbias) {
+  const int weights = O * C * k * k;
+  for (int e = blockIdx.x * blockDim.x + threadIdx.x; e < weights + O; e += gridDim.x * blockDim.x) {
     float sum = 0.0f;
-    for (int z = 0; z < groups; ++z) sum += partial[((size_t(z) * k * k + tap) * O + o) * C + c];
-    dW[e] = sum;
+    if (e >= weights) {
+      const int o = e - weights;
+      for (int z = 0; z < groups; ++z) sum += bias_partial[z * O + o];
+      if (dbias) dbias[o] = sum;
+      continue;
+    }
+    for (int z = 0; z < groups; ++z) sum += partial[size_t(z) * weights + e];
+    const int tap = e / (O * C), r = e - tap * O * C, o = r / C, c = r - o * C;
+    dW[(size_t(o) * C + c) * k * k + tap] = sum;
   }
-}
-
-// dbias[o] = the sum of dy[n][o][p] over n and p: one block per o, a fixed order of additions.
-__global__ void dbias_kernel(const float* __restrict__ dy, int N, int O, int P, float* __restrict__ dbias) {
-  __shared__ float part[256];
-  const int o = blockIdx.x;
-  float sum = 0.0f;
-  for (int e = threadIdx.x; e < N * P; e += blockDim.x) {
-    const int n = e / P, p = e - n * P;
-    sum += dy[(size_t(n) * O + o) * P + p];
-  }
-  part[threadIdx.x] = sum;
-  __syncthreads();
-  for (int half = blockDim.x / 2; half > 0; half /= 2) {
-    if (int(threadIdx.x) < half) part[threadIdx.x] += part[threadIdx.x + half];
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) dbias[o] = part[0];
 }
 
 namespace {
@@ -146,7 +151,7 @@ std::string conv_mma_weight_problem(const host_layers::ConvShape& s) {
 }
 
 size_t conv_mma_weight_workspace_floats(const host_layers::ConvShape& s) {
-  return size_t(detail::dw_groups(s)) * s.weight_size();
+  return size_t(detail::dw_groups(s)) * (s.weight_size() + s.out_channels);
 }
 
 void conv2d_backward_weight_mma(const host_layers::ConvShape& s, const float* x, const float* dy, float* dW,
@@ -155,21 +160,18 @@ void conv2d_backward_weight_mma(const host_layers::ConvShape& s, const float* x,
   const std::string why = conv_mma_weight_problem(s);
   if (!why.empty()) throw course::Error("conv2d_backward_weight_mma: " + why);
   const int OH = s.out_h(), OW = s.out_w(), P16 = (OH * OW + 15) / 16 * 16, groups = detail::dw_groups(s);
-  const detail::TiledWeightGrad g{x, dy, workspace, s.batch, s.in_channels, s.height, s.width, s.out_channels,
+  const detail::TiledWeightGrad g{x, dy, workspace, workspace + size_t(groups) * s.weight_size(), s.batch, s.in_channels, s.height, s.width, s.out_channels,
                                   s.kernel_h, s.pad, OH, OW, s.height + 2 * s.pad, s.width + 2 * s.pad,
                                   s.in_channels + 8, P16, P16 + 8};
   const size_t bytes = detail::dw_smem_bytes(s);
   CUDA_CHECK(cudaFuncSetAttribute(detail::conv_mma_dw_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
   detail::conv_mma_dw_kernel<<<dim3(s.kernel_h, groups), detail::kDwThreads, bytes, stream>>>(g);
   CUDA_CHECK(cudaGetLastError());
-  const int total = int(s.weight_size());
-  detail::sum_dw_slices_kernel<<<(total + 255) / 256, 256, 0, stream>>>(workspace, groups, s.out_channels,
-                                                                        s.in_channels, s.kernel_h, dW);
+  const int total = int(s.weight_size()) + s.out_channels;
+  detail::sum_dw_slices_kernel<<<(total + 255) / 256, 256, 0, stream>>>(
+      workspace, workspace + size_t(groups) * s.weight_size(), groups, s.out_channels, s.in_channels, s.kernel_h, dW,
+      dbias);
   CUDA_CHECK(cudaGetLastError());
-  if (dbias) {
-    detail::dbias_kernel<<<s.out_channels, 256, 0, stream>>>(dy, s.batch, s.out_channels, OH * OW, dbias);
-    CUDA_CHECK(cudaGetLastError());
-  }
 }
 
 }  // namespace tensor_cores
