@@ -7,7 +7,8 @@
 #   bench     each lesson's benchmark program (lessons 03-07, 09, 10, 13: on every GPU there is); with ncu, one step of train_fast
 #             under Nsight Compute against lesson 09.1's counts (tools/ncu_step.py)
 #   train     lesson 08: train_mnist defaults + --save checked in PyTorch, --profile; lesson 09: train_fast
-#             the same, --profile --graph off; lesson 13: train_parallel; then compare_pytorch.sh (against PyTorch)
+#             the same, --profile --graph off; lesson 10: train_mixed; lesson 13: train_parallel; then
+#             compare_pytorch.sh (against PyTorch; run it with --mixed for lesson 10's BF16 bar)
 # Logs go to $OUT (the device tool's output folder) or out/gpu_check.
 # usage: tools/gpu_check.sh [stage...]
 set -uo pipefail
@@ -117,6 +118,12 @@ for stage in "${stages[@]}"; do
       note "lesson 09: train_fast --profile --graph off, one epoch"
       "$FAST" --profile --graph off --epochs 1 --out "$LOG/fast_profile" > "$LOG/train_fast_profile.txt" 2>&1 || status=1
       grep -v '\] *[0-9]*% ' "$LOG/train_fast_profile.txt" | tee -a "$LOG/summary.txt"
+    fi
+    MIXED=build/solutions/bin/train_mixed
+    if [ -x "$MIXED" ]; then
+      note "lesson 10: train_mixed --precision bf16 (the convolutions on the Tensor Cores)"
+      "$MIXED" --precision bf16 --out "$LOG/mixed" > "$LOG/train_mixed.txt" 2>&1 || status=1
+      grep -v '\] *[0-9]*% ' "$LOG/train_mixed.txt" | tee -a "$LOG/summary.txt"
     fi
     PARALLEL=build/solutions/bin/train_parallel
     if [ -x "$PARALLEL" ]; then
