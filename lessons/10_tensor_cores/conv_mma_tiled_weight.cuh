@@ -17,10 +17,9 @@
 // Each 16 pixels: one A fragment of dy (reused by every tap) and, per tap, the B fragments of its 16
 // channels by one ldmatrix.x4.trans: lane l gives the address of row l % 16 (pixel k0 + l % 16, moved
 // by the tap) at channel c0 + 8 (l / 16) (10.4's pattern for B stored row by row of K).
-// Each image and its dy are written once in these layouts, as BF16, before the blocks start (the rows
-// of dy summed in FP32 on the way, for dbias); a block copies them in 16 bytes at a time. The block's
-// sums go to a slice of its own (partial[group][tap][o][c]); a last kernel adds the slices, and dbias's
-// rows, in a fixed order (the same bits every run).
+// The block's sums go to a slice of its own (partial[group][tap][o][c]; each block also sums dy's FP32
+// values for the dbias rows o = i, i + k, ..); a second kernel adds the slices in a fixed order (the
+// same bits every run).
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -33,14 +32,13 @@ namespace tensor_cores::detail {
 constexpr int kDwThreads = 256;     // 8 warps: (O / 16) x (C / 16) <= 8 of them own a 16 x 16 tile
 constexpr int kDwMaxKernel = 7;     // taps in a row of the kernel
 constexpr int kDwImagesPerBlock = 2;
+constexpr int kDwMaxChannels = 128;  // output channels (O / 16 <= 8)
 
 struct TiledWeightGrad {
   const float* x;   // [N][C][H][W]
   const float* dy;  // [N][O][OH][OW]
-  float* partial;   // [groups][k k][O][C]: each group's sums
-  float* bias_rows;  // [N][O]: each image's row sums of dy, for dbias
-  __nv_bfloat16* x_bf16;   // [N][Hp][Wp][ldc]: each image as the blocks keep it (written first)
-  __nv_bfloat16* dy_bf16;  // [N][O][ldp]: each image's dy as the blocks keep it
+  float* partial;   // [groups][k k][O][C]
+  float* bias_partial;  // [groups][O]: each group's share of dbias (row o by the block of tap row o % k)
   int N, C, H, W, O, k, pad, OH, OW;
   int Hp, Wp, ldc;  // the padded image in shared memory (channels innermost, ldc = C + 8)
   int P16, ldp;     // pixels rounded up to 16; dy's row length in shared memory (P16 + 8)
