@@ -1,8 +1,9 @@
 #pragma once
 // Lesson 10: Tensor Cores and mixed precision. The same matrix product as lesson 04, on the units
 // that multiply small matrices of narrow numbers in one instruction: first what those numbers are
-// (10.1), then a GEMM that feeds them (10.2), one that keeps them fed (10.3), and one that
-// drives them with the instruction under WMMA (10.4).
+// (10.1), then a GEMM that feeds them (10.2), one that keeps them fed (10.3), one that
+// drives them with the instruction under WMMA (10.4), and one with Hopper's own copies and
+// warpgroup instructions (10.8).
 //
 // Conventions: matrices are row-major and dense (element (r, c) of an R x C matrix at r*C + c);
 // C [M x N] = A [M x K] * B [K x N]; every GEMM OVERWRITES C; M, N or K below 1 throw
@@ -131,5 +132,26 @@ std::string conv_mma_weight_problem(const host_layers::ConvShape& s);
 size_t conv_mma_weight_workspace_floats(const host_layers::ConvShape& s);
 void conv2d_backward_weight_mma(const host_layers::ConvShape& s, const float* x, const float* dy, float* dW,
                                 float* dbias, float* workspace, cudaStream_t stream = nullptr);
+
+// ---- 10.8 Hopper: the copy engine, mbarriers and wgmma ---------------------------------------------
+// The same products (same contract: C overwritten, sums in FP32) by a block of 3 warpgroups owning
+// 128 x 256 of C: one producer thread has the tensor memory accelerator (TMA) copy each stage's
+// tiles (4 stages of 128 bytes of k) into shared memory, and 2 consumer warpgroups multiply them
+// with wgmma, asynchronously, straight from shared memory. Tails of M, N and K need no code (the
+// copies fill zeros past the edges), but every row must be a whole number of 16-byte units (the
+// copy engine's rule): K a multiple of 8 (BF16) or 4 (TF32), and for BF16 N a multiple of 8.
+//   gemm_wgmma_bf16: BF16 inputs as in 10.2
+//   gemm_wgmma_tf32: FP32 inputs: B is first written transposed and rounded to TF32 into
+//                    `workspace` (gemm_wgmma_tf32_workspace_floats(N, K) floats), as wgmma reads
+//                    TF32 operands only with k contiguous; A's values are read as TF32 by the
+//                    Tensor Cores, which drop the low 13 bits (toward zero)
+// Runs on compute capability 9.0 only (H100, H200: the code is built for sm_90a). gemm_wgmma_problem
+// says why not otherwise ("" when it runs; element_bytes: 2 for BF16, 4 for TF32); the functions
+// throw course::Error with that text, before any work.
+std::string gemm_wgmma_problem(int M, int N, int K, int element_bytes);
+size_t gemm_wgmma_tf32_workspace_floats(int N, int K);
+void gemm_wgmma_bf16(const uint16_t* A, const uint16_t* B, float* C, int M, int N, int K, cudaStream_t stream = nullptr);
+void gemm_wgmma_tf32(const float* A, const float* B, float* C, int M, int N, int K, float* workspace,
+                     cudaStream_t stream = nullptr);
 
 }  // namespace tensor_cores

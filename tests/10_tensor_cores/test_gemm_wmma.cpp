@@ -10,55 +10,32 @@
 #include "course/device_buffer.hpp"
 #include "course_test.hpp"
 #include "format_reference.hpp"
+#include "gemm_check.hpp"
 #include "tensor_cores.hpp"
 
 using course::DeviceBuffer;
-using course::test::bits_float;
-using course::test::float_bits;
+using gemm_check::Size;
 
 namespace {
 
-struct Size {
-  int M, N, K;
-};
 // Edges of every tile: 1, below and above the 64 x 64 block and the 16-deep stage, long K.
 std::vector<Size> sizes() {
   return {{1, 1, 1}, {17, 33, 5}, {64, 64, 16}, {65, 129, 31}, {128, 96, 200}, {300, 17, 513}, {33, 300, 8},
           {3, 70, 1000}};
 }
 
-// |C - C_exact| <= bound_factor * sum_k |a_ik| |b_kj|, with C_exact the product of the FP32
-// inputs in double:
-//   * each product a*b of inputs rounded to a format with unit roundoff u is off by at most
-//     (2u + u^2) |a||b|: u = 2^-11 for TF32 (10 stored bits), 2^-8 for BF16 (7);
-//   * K products summed in FP32 add at most about K * 2^-24 of the sum of their magnitudes (the
-//     Tensor Cores' internal sums may round less kindly: 2 K * 2^-24).
-double bound_factor(double u, int K) { return 2 * u + u * u + 2.0 * K * 0x1p-24; }
-
-void check_gemm(const std::vector<float>& got, const std::vector<float>& a, const std::vector<float>& b, Size s,
-                double u) {
-  size_t bad = 0, worst = 0;
-  double worst_ratio = 0;
-  for (int i = 0; i < s.M; ++i)
-    for (int j = 0; j < s.N; ++j) {
-      double exact = 0, scale = 0;
-      for (int k = 0; k < s.K; ++k) {
-        exact += double(a[size_t(i) * s.K + k]) * b[size_t(k) * s.N + j];
-        scale += std::fabs(double(a[size_t(i) * s.K + k]) * b[size_t(k) * s.N + j]);
-      }
-      const size_t e = size_t(i) * s.N + j;
-      const double err = std::fabs(double(got[e]) - exact), bound = bound_factor(u, s.K) * scale + 1e-30;
-      if (!(err <= bound)) ++bad;
-      const double ratio = std::isnan(err) ? 1e30 : err / bound;
-      if (ratio > worst_ratio) worst_ratio = ratio, worst = e;
-    }
-  INFO("M=" << s.M << " N=" << s.N << " K=" << s.K << ": " << bad << " of " << got.size()
-            << " elements beyond the bound; the worst C[" << worst / s.N << "][" << worst % s.N << "] = " << got[worst]
-            << " at " << worst_ratio << " x the bound");
-  REQUIRE(bad == 0);
+void check_tf32(void (*gemm)(const float*, const float*, float*, int, int, int, cudaStream_t),
+                const std::vector<Size>& cases, uint64_t seed) {
+  gemm_check::check_tf32(gemm_check::on_default_stream(gemm), cases, seed);
+}
+void check_bf16(void (*gemm)(const uint16_t*, const uint16_t*, float*, int, int, int, cudaStream_t),
+                const std::vector<Size>& cases, uint64_t seed) {
+  gemm_check::check_bf16(gemm_check::on_default_stream(gemm), cases, seed);
 }
 
 }  // namespace
+using course::test::bits_float;
+using course::test::float_bits;
 
 TEST_CASE("to_bf16_gpu, to_tf32_gpu and to_fp16_gpu equal the host reference bit for bit", "[10.1]") {
   const size_t n = 1 << 20;
@@ -87,41 +64,6 @@ TEST_CASE("to_bf16_gpu, to_tf32_gpu and to_fp16_gpu equal the host reference bit
   INFO(wrong << " of " << n << " elements differ from the reference");
   REQUIRE(wrong == 0);
 }
-
-namespace {
-
-using GemmF32 = void (*)(const float*, const float*, float*, int, int, int, cudaStream_t);
-using GemmB16 = void (*)(const uint16_t*, const uint16_t*, float*, int, int, int, cudaStream_t);
-
-void check_tf32(GemmF32 gemm, const std::vector<Size>& cases, uint64_t seed) {
-  for (Size s : cases) {
-    const std::vector<float> a = course::test::random_vector(size_t(s.M) * s.K, ++seed, -1.0f, 1.0f);
-    const std::vector<float> b = course::test::random_vector(size_t(s.K) * s.N, ++seed, -2.0f, 0.5f);
-    DeviceBuffer<float> dA(a), dB(b), dC(size_t(s.M) * s.N);
-    dC.poison();
-    gemm(dA.data(), dB.data(), dC.data(), s.M, s.N, s.K, nullptr);
-    CUDA_CHECK(cudaDeviceSynchronize());
-    check_gemm(dC.to_host(), a, b, s, 0x1p-11);
-  }
-}
-
-void check_bf16(GemmB16 gemm, const std::vector<Size>& cases, uint64_t seed) {
-  for (Size s : cases) {
-    std::vector<float> a = course::test::random_vector(size_t(s.M) * s.K, ++seed, -1.0f, 1.0f);
-    std::vector<float> b = course::test::random_vector(size_t(s.K) * s.N, ++seed, -0.5f, 2.0f);
-    std::vector<uint16_t> ha(a.size()), hb(b.size());
-    for (size_t i = 0; i < a.size(); ++i) ha[i] = course::test::reference_bf16(a[i]);
-    for (size_t i = 0; i < b.size(); ++i) hb[i] = course::test::reference_bf16(b[i]);
-    DeviceBuffer<uint16_t> dA(ha), dB(hb);
-    DeviceBuffer<float> dC(size_t(s.M) * s.N);
-    dC.poison();
-    gemm(dA.data(), dB.data(), dC.data(), s.M, s.N, s.K, nullptr);
-    CUDA_CHECK(cudaDeviceSynchronize());
-    check_gemm(dC.to_host(), a, b, s, 0x1p-8);
-  }
-}
-
-}  // namespace
 
 TEST_CASE("gemm_wmma_tf32 equals A*B within TF32's bound on odd sizes", "[10.2]") {
   check_tf32(tensor_cores::gemm_wmma_tf32, sizes(), 300);
