@@ -164,13 +164,15 @@ void launch_wgmma(const CUtensorMap& a_map, const CUtensorMap& b_map, float* C, 
   CUDA_CHECK_LAUNCH();
 }
 
-void require_wgmma(const char* what, const void* A, const void* B, const float* C, int M, int N, int K,
-                   int element_bytes) {
+// gemm_wgmma_problem's refusals, then what the copy engine needs of the matrices it reads: rows
+// that start on 16-byte boundaries (rows_16_byte_aligned, as 10.3's copies).
+void require_wgmma(const char* what, int M, int N, int K, int element_bytes) {
   const std::string why = gemm_wgmma_problem(M, N, K, element_bytes);
   if (!why.empty()) throw course::Error(std::string(what) + ": " + why);
-  if (A == nullptr || B == nullptr || C == nullptr) throw course::Error(std::string(what) + ": a null matrix");
-  if (reinterpret_cast<uintptr_t>(A) % 16 != 0 || reinterpret_cast<uintptr_t>(B) % 16 != 0)
-    throw course::Error(std::string(what) + ": A and B must start on 16-byte boundaries (the copy engine's rule)");
+}
+void require_copyable(const char* what, const char* name, const void* p, int row_elements, int element_bytes) {
+  if (!rows_16_byte_aligned(p, row_elements, element_bytes))
+    throw course::Error(std::string(what) + ": " + name + " must start on a 16-byte boundary (the copy engine's rule)");
 }
 
 }  // namespace
@@ -200,7 +202,9 @@ size_t gemm_wgmma_tf32_workspace_floats(int N, int K) { return N > 0 && K > 0 ? 
 
 void gemm_wgmma_bf16(const uint16_t* A, const uint16_t* B, float* C, int M, int N, int K, cudaStream_t stream) {
   using namespace detail;
-  require_wgmma("gemm_wgmma_bf16", A, B, C, M, N, K, 2);
+  require_wgmma("gemm_wgmma_bf16", M, N, K, 2);
+  require_copyable("gemm_wgmma_bf16", "A", A, K, 2);
+  require_copyable("gemm_wgmma_bf16", "B", B, N, 2);
   const CUtensorMap a_map = tensor_map(A, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, M, K, kWgTileM, WgBf16::kStageK);
   const CUtensorMap b_map = tensor_map(B, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, K, N, WgBf16::kStageK, 64);
   launch_wgmma<WgBf16>(a_map, b_map, C, M, N, K, stream);
@@ -209,10 +213,11 @@ void gemm_wgmma_bf16(const uint16_t* A, const uint16_t* B, float* C, int M, int 
 void gemm_wgmma_tf32(const float* A, const float* B, float* C, int M, int N, int K, float* workspace,
                      cudaStream_t stream) {
   using namespace detail;
-  require_wgmma("gemm_wgmma_tf32", A, B, C, M, N, K, 4);
-  if (workspace == nullptr || reinterpret_cast<uintptr_t>(workspace) % 16 != 0)
-    throw course::Error("gemm_wgmma_tf32: needs a workspace of gemm_wgmma_tf32_workspace_floats(N, K) floats, "
-                        "16-byte aligned");
+  require_wgmma("gemm_wgmma_tf32", M, N, K, 4);
+  if (workspace == nullptr)
+    throw course::Error("gemm_wgmma_tf32: needs a workspace of gemm_wgmma_tf32_workspace_floats(N, K) floats");
+  require_copyable("gemm_wgmma_tf32", "A", A, K, 4);  // B is read by the transposing kernel: any address
+  require_copyable("gemm_wgmma_tf32", "the workspace", workspace, K, 4);
   transpose_to_tf32_kernel<<<dim3(unsigned((N + 31) / 32), unsigned((K + 31) / 32)), dim3(32, 8), 0, stream>>>(
       B, workspace, K, N);
   CUDA_CHECK_LAUNCH();

@@ -43,7 +43,7 @@ namespace tensor_cores::detail {
 constexpr int kWgTileM = 128, kWgTileN = 256, kWgStages = 4, kWgRowBytes = 128;
 constexpr int kWgThreads = 3 * 128;        // producer + 2 consumer warpgroups
 constexpr int kWgConsumerRows = 64;         // rows of C per consumer warpgroup
-constexpr int kWgAccumulators = 64 * 256 / 128;  // FP32 accumulators per consumer thread
+constexpr int kWgAccumulators = kWgConsumerRows * kWgTileN / 128;  // FP32 accumulators per consumer thread
 constexpr int kWgABytes = kWgTileM * kWgRowBytes, kWgBBytes = kWgTileN * kWgRowBytes;
 constexpr int kWgStageBytes = kWgABytes + kWgBBytes;
 constexpr int kWgSmemBytes = kWgStages * kWgStageBytes + 1024 /* alignment */ + 2 * kWgStages * 8 /* barriers */;

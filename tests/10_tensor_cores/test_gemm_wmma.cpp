@@ -14,6 +14,8 @@
 #include "tensor_cores.hpp"
 
 using course::DeviceBuffer;
+using course::test::bits_float;
+using course::test::float_bits;
 using gemm_check::Size;
 
 namespace {
@@ -34,8 +36,6 @@ void check_bf16(void (*gemm)(const uint16_t*, const uint16_t*, float*, int, int,
 }
 
 }  // namespace
-using course::test::bits_float;
-using course::test::float_bits;
 
 TEST_CASE("to_bf16_gpu, to_tf32_gpu and to_fp16_gpu equal the host reference bit for bit", "[10.1]") {
   const size_t n = 1 << 20;
