@@ -6,9 +6,22 @@
 
 #include "conv_implicit.cuh"
 #include "course/cuda_check.hpp"
+#include "course/device_info.hpp"
 #include "course/error.hpp"
 
 namespace fast_training {
+
+std::string tf32_math_problem() {
+  static const std::string why = [] {
+    const int cc = course::compute_capability(0);
+    if (cc == 0) return std::string("no usable CUDA GPU");
+    if (cc < 80)
+      return "TF32 Tensor Cores need compute capability 8.0 or newer; this GPU is " + std::to_string(cc / 10) + "." +
+             std::to_string(cc % 10);
+    return std::string();
+  }();
+  return why;
+}
 
 namespace detail {
 

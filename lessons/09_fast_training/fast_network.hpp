@@ -65,9 +65,12 @@ class FastNetwork {
  public:
   // Throws course::Error when spec is not of the supported shape or params do not fit it.
   // `kernels` (may be null): other kernels for the forward pass and input gradient of every conv they run.
+  // `math`: the arithmetic of every product that runs on the implicit-GEMM engine (the dense layers and
+  // the implicit-GEMM convs; GemmMath::tf32: on the Tensor Cores, lesson 10). The tiled convs (09.10,
+  // 09.11) and the short dense products stay FP32.
   FastNetwork(const host_training::ModelSpec& spec, const std::vector<host_training::Parameter>& params, int max_batch,
               cudaStream_t stream = nullptr, ConvEngine engine = ConvEngine::implicit_gemm,
-              std::shared_ptr<const ConvKernels> kernels = nullptr);
+              std::shared_ptr<const ConvKernels> kernels = nullptr, GemmMath math = GemmMath::fp32);
 
   // ---- step 09.8 -------------------------------------------------------------------------------
   // x: batch x C x H x W on the device; logits() holds the result.
@@ -86,6 +89,7 @@ class FastNetwork {
   int max_batch() const { return max_batch_; }
   size_t input_size() const { return input_size_; }  // values per example
   cudaStream_t stream() const { return stream_; }
+  GemmMath math() const { return math_; }
   int conv_blocks() const { return int(conv_.size()); }
   int tiled_convs() const;  // how many of them run 09.10's kernel
   int other_convs() const;  // how many run the ConvKernels given to the constructor (forward and dx)
@@ -126,8 +130,12 @@ class FastNetwork {
   void conv_forward(ConvBlock& b, const float* in, int batch);
   void conv_backward_weight(ConvBlock& b, const float* in, int batch);
   void conv_backward_data(ConvBlock& b, float* dx, int batch);
-  // Given: dense stage d's dW and dbias by 09.7's kernels, from its input `in` and dL/d(its output).
+  // Given: dense stage d's passes by 09.7's kernels, in the network's math: its forward from `in`
+  // into d.out_buf (ReLU when d.relu); its dW and dbias from `in` and dy = dL/d(its output); its dx
+  // from dy, masked by `mask` (null: no ReLU before), into dx.
+  void dense_forward(DenseStage& d, const float* in, int batch);
   void dense_backward_weight(DenseStage& d, const float* in, const float* dy, int batch);
+  void dense_backward_data(DenseStage& d, const float* dy, const float* mask, float* dx, int batch);
   void gradients_ready(size_t weight) const {
     if (gradient_hook_) gradient_hook_(weight);
   }
@@ -136,6 +144,7 @@ class FastNetwork {
   size_t input_size_ = 0;
   cudaStream_t stream_;
   mnist_gpu::ParameterStore params_;
+  GemmMath math_;
   std::vector<ConvBlock> conv_;
   std::vector<DenseStage> dense_;
   course::DeviceBuffer<float> conv_workspace_, dense_workspace_, row_loss_, dlogits_;

@@ -19,9 +19,11 @@ using host_training::LayerKind;
 
 FastNetwork::FastNetwork(const host_training::ModelSpec& spec, const std::vector<host_training::Parameter>& params,
                          int max_batch, cudaStream_t stream, ConvEngine engine,
-                         std::shared_ptr<const ConvKernels> kernels)
-    : spec_(spec), max_batch_(max_batch), stream_(stream), params_(params), kernels_(std::move(kernels)) {
+                         std::shared_ptr<const ConvKernels> kernels, GemmMath math)
+    : spec_(spec), max_batch_(max_batch), stream_(stream), params_(params), math_(math), kernels_(std::move(kernels)) {
   if (max_batch < 1) throw course::Error("FastNetwork: max_batch must be >= 1, got " + std::to_string(max_batch));
+  if (math == GemmMath::tf32 && !tf32_math_problem().empty())
+    throw course::Error("FastNetwork in TF32: " + tf32_math_problem());
   const std::vector<host_training::LayerPlan> plan = host_training::plan_layers(spec_);
   input_size_ = size_t(spec_.in_channels) * spec_.height * spec_.width;
   const std::vector<host_training::Parameter> expected = host_training::init_parameters(spec_, 0);
@@ -122,7 +124,7 @@ void FastNetwork::conv_forward(ConvBlock& b, const float* in, int batch) {
     return;
   }
   if (!b.tiled) {
-    conv2d_forward_implicit(s, in, W, bias, b.conv_out.data(), stream_);
+    conv2d_forward_implicit(s, in, W, bias, b.conv_out.data(), stream_, math_);
     return;
   }
   conv_tiled_weights(s, W, b.tiled_weights.data(), stream_);  // both layouts: the backward's too
@@ -139,14 +141,24 @@ void FastNetwork::conv_backward_weight(ConvBlock& b, const float* in, int batch)
   else if (b.tiled)
     conv2d_backward_weight_tiled(s, in, b.d_conv_out.data(), dW, dbias, conv_workspace_.data(), stream_);
   else
-    conv2d_backward_weight_implicit(s, in, b.d_conv_out.data(), dW, dbias, conv_workspace_.data(), stream_);
+    conv2d_backward_weight_implicit(s, in, b.d_conv_out.data(), dW, dbias, conv_workspace_.data(), stream_, math_);
   gradients_ready(b.weight);
+}
+
+void FastNetwork::dense_forward(DenseStage& d, const float* in, int batch) {
+  dense_forward_fused(in, params_.value(d.weight), params_.value(d.weight + 1), d.out_buf.data(), batch, d.in, d.out,
+                      d.relu, dense_workspace_.data(), stream_, math_);
 }
 
 void FastNetwork::dense_backward_weight(DenseStage& d, const float* in, const float* dy, int batch) {
   dense_backward_weight_fused(in, dy, params_.grad(d.weight), params_.grad(d.weight + 1), batch, d.in, d.out,
-                              dense_workspace_.data(), stream_);
+                              dense_workspace_.data(), stream_, math_);
   gradients_ready(d.weight);
+}
+
+void FastNetwork::dense_backward_data(DenseStage& d, const float* dy, const float* mask, float* dx, int batch) {
+  dense_backward_data_fused(params_.value(d.weight), dy, mask, dx, batch, d.in, d.out, dense_workspace_.data(), stream_,
+                            math_);
 }
 
 void FastNetwork::conv_backward_data(ConvBlock& b, float* dx, int batch) {
@@ -159,7 +171,8 @@ void FastNetwork::conv_backward_data(ConvBlock& b, float* dx, int batch) {
   if (b.tiled)
     conv2d_backward_data_tiled(s, b.tiled_weights.data(), b.d_conv_out.data(), dx, stream_);
   else
-    conv2d_backward_data_implicit(s, params_.value(b.weight), b.d_conv_out.data(), dx, conv_workspace_.data(), stream_);
+    conv2d_backward_data_implicit(s, params_.value(b.weight), b.d_conv_out.data(), dx, conv_workspace_.data(), stream_,
+                                  math_);
 }
 
 void FastNetwork::check_batch(int batch, const char* what) const {

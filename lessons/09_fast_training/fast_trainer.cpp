@@ -39,7 +39,7 @@ host_training::TrainSummary train_fast(const FastTrainConfig& config, const host
 
   Stream stream;  // every step's launch goes here (the default stream cannot be captured)
   FastNetwork net(spec, host_training::init_parameters(spec, config.seed), std::max(batch, kEvalBatch), stream.get(),
-                  config.conv, config.conv_kernels);
+                  config.conv, config.conv_kernels, config.math);
   host_training::OptimizerConfig opt_config;  // lesson 02's defaults, as train_mnist
   opt_config.kind = config.optimizer;
   opt_config.lr = config.learning_rate();
@@ -56,6 +56,8 @@ host_training::TrainSummary train_fast(const FastTrainConfig& config, const host
   if (config.conv_kernels)
     std::printf("  forward and input gradient of %d of %d, weight gradient of %d, by %s\n", net.other_convs(),
                 net.conv_blocks(), net.other_weight_gradients(), config.conv_kernels->name().c_str());
+  if (config.math == GemmMath::tf32)
+    std::printf("implicit-GEMM products (dense layers, implicit-GEMM convs) on the Tensor Cores in TF32\n");
   std::printf("steps: %s\n", use_graph ? "replayed from CUDA graphs"
                              : config.graph ? "launched one by one (--optimizer adam: its step number changes every step)"
                                             : "launched one by one (--graph off)");

@@ -19,6 +19,7 @@ struct FastTrainConfig : mnist_gpu::GpuTrainConfig {
   bool graph = true;  // replay the steps from CUDA graphs (SGD only)
   ConvEngine conv = ConvEngine::tiled;  // 09.10's kernel where it runs (FastNetwork says which convs)
   std::shared_ptr<const ConvKernels> conv_kernels;  // other kernels for the convs they run (lesson 10's)
+  GemmMath math = GemmMath::fp32;  // the implicit-GEMM engine's arithmetic (lesson 10: tf32)
 };
 
 // Trains on `data` as mnist_gpu::train_on_gpu does (same recipe, same order of batches, same

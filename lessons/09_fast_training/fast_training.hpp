@@ -45,6 +45,14 @@ Ceilings device_ceilings(int device = 0);
 // The fastest the pass could run on `c`: max(flops / peak, bytes / bandwidth), in seconds.
 double roofline_seconds(const PassCost& cost, const Ceilings& c);
 
+// ---- the arithmetic of the implicit-GEMM engine (gemm_core.cuh) ----------------------------------
+// fp32: FP32 fused multiply-adds (this lesson). tf32: the same tiles on the Tensor Cores, inputs
+// rounded to TF32 (10 mantissa bits), sums in FP32 (lesson 10's mixed precision); it needs compute
+// capability 8.0 or newer. Every function below that runs the engine takes one (default fp32).
+enum class GemmMath { fp32, tf32 };
+// "" when this machine's GPU 0 runs GemmMath::tf32, else why not (asked once, then remembered).
+std::string tf32_math_problem();
+
 // ---- 09.2-09.4 convolution as implicit GEMM ------------------------------------------------
 // Lesson 07 built the im2col matrix col [C*kh*kw x N*OH*OW] in memory and multiplied. An implicit
 // GEMM multiplies the same matrices but never builds col: each tile of it is gathered from x
@@ -58,21 +66,21 @@ double roofline_seconds(const PassCost& cost, const Ceilings& c);
 // 09.2: y = conv(x, W) + bias, the GEMM  Y[O x N*OH*OW] = W[O x C*kh*kw] * col(x), scattered
 // back to NCHW in the epilogue.
 void conv2d_forward_implicit(const ConvShape& s, const float* x, const float* W, const float* bias, float* y,
-                             cudaStream_t stream = nullptr);
+                             cudaStream_t stream = nullptr, GemmMath math = GemmMath::fp32);
 
 // 09.3: dx for stride 1, as a FORWARD convolution of dy: with the kernel flipped in both spatial
 // directions and its two channel axes swapped (W'[c][o][kh-1-i][kw-1-j] = W[o][c][i][j]) and
 // padding kh-1-pad (kw-1-pad), conv(dy, W') = dx. workspace: conv_implicit_workspace_floats(s)
 // floats (W' lives there). Stride > 1 throws course::Error (lesson 07 handles it).
 void conv2d_backward_data_implicit(const ConvShape& s, const float* W, const float* dy, float* dx, float* workspace,
-                                   cudaStream_t stream = nullptr);
+                                   cudaStream_t stream = nullptr, GemmMath math = GemmMath::fp32);
 
 // 09.4: dW and dbias, the GEMM  dW[O x C*kh*kw] = dY[O x N*OH*OW] * col(x)^T  with its long
 // reduction (over N*OH*OW) split across blocks; dbias rides along as one more column of col
 // whose entries are all 1. The slices are added in a fixed order: the same bits on every run.
 // workspace: conv_implicit_workspace_floats(s) floats.
 void conv2d_backward_weight_implicit(const ConvShape& s, const float* x, const float* dy, float* dW, float* dbias,
-                                     float* workspace, cudaStream_t stream = nullptr);
+                                     float* workspace, cudaStream_t stream = nullptr, GemmMath math = GemmMath::fp32);
 
 // Floats of workspace the backward functions need (the largest of W' and the split-K slices).
 size_t conv_implicit_workspace_floats(const ConvShape& s);
@@ -124,13 +132,14 @@ void softmax_cross_entropy_fused(const float* logits, const int* labels, float* 
 // workspace: dense_fused_workspace_floats(batch, in, out) floats, shared by the three.
 // Sizes < 1 throw course::Error. Given: a product whose output rows are short (out <= 16, as
 // model A's fc2 with 10) runs on dense_small.cuh's kernels instead: a 64-wide tile would leave
-// most of its columns idle.
+// most of its columns idle (and stays FP32 whatever `math`).
 void dense_forward_fused(const float* x, const float* W, const float* bias, float* y, int batch, int in, int out,
-                         bool relu, float* workspace, cudaStream_t stream = nullptr);
+                         bool relu, float* workspace, cudaStream_t stream = nullptr, GemmMath math = GemmMath::fp32);
 void dense_backward_data_fused(const float* W, const float* dy, const float* mask, float* dx, int batch, int in,
-                               int out, float* workspace, cudaStream_t stream = nullptr);
+                               int out, float* workspace, cudaStream_t stream = nullptr,
+                               GemmMath math = GemmMath::fp32);
 void dense_backward_weight_fused(const float* x, const float* dy, float* dW, float* dbias, int batch, int in, int out,
-                                 float* workspace, cudaStream_t stream = nullptr);
+                                 float* workspace, cudaStream_t stream = nullptr, GemmMath math = GemmMath::fp32);
 size_t dense_fused_workspace_floats(int batch, int in, int out);
 
 // ---- 09.10 the tiled direct convolution: small images in shared memory ------------------------

@@ -31,13 +31,19 @@
 //      when B(k, n) and B(k, n + 1) are neighbours; true: k runs fastest, like A.
 // Split-K: blockIdx.z takes k in [z * k_chunk, min(K, (z + 1) * k_chunk)); the gather's store
 // sees blockIdx.z and writes that slice's partial result where the launcher will add it up.
+// The math of a stage (what the block does with its tiles in shared memory) is a policy:
+// FfmaMath, this lesson's FP32 register tile, or Tf32Math, the same tiles on the Tensor Cores
+// (lesson 10); launch_implicit_gemm picks it from a GemmMath. Loads, stages, split-K and the
+// gather's epilogue are the same for both.
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "course/cuda_check.hpp"
 #include "course/error.hpp"
+#include "fast_training.hpp"  // GemmMath, tf32_math_problem
 
 namespace fast_training {
 
@@ -57,24 +63,143 @@ struct Tile {
   static_assert(kThreads <= 1024, "threads per block");
 };
 
-template <class T, class G>
+// ---- the math of a stage: what the engine does with the tiles in shared memory ------------------
+// The tiles: As[k][m] and Bs[k][n], rows of BM + kPad (BN + kPad) floats.
+//
+// FfmaMath (GemmMath::fp32): lesson 04's register tile, TM x TN per thread, FP32 fused
+// multiply-adds. A thread's rows: TM/4 groups of 4, spread BM/(TM/4) apart (columns likewise): a
+// quarter warp then reads 8 neighbouring float4 of a shared row, free of bank conflicts.
+template <class T>
+struct FfmaMath {
+  static constexpr int kPad = 4;  // the transposed stores fall into different banks; rows stay 16-byte aligned
+  static constexpr int kRowGroups = T::TM / 4, kColGroups = T::TN / 4;
+  float acc[T::TM][T::TN] = {};
+  __device__ static float prepare(float v) { return v; }
+  template <class AT, class BT>
+  __device__ void stage(const AT& As, const BT& Bs, int tid) {
+    const int tx = tid % (T::BN / T::TN), ty = tid / (T::BN / T::TN);
+#pragma unroll
+    for (int k = 0; k < T::BK; ++k) {
+      float a[T::TM], b[T::TN];
+#pragma unroll
+      for (int g4 = 0; g4 < kRowGroups; ++g4) {
+        const float4 v = *reinterpret_cast<const float4*>(&As[k][g4 * (T::BM / kRowGroups) + ty * 4]);
+        a[g4 * 4 + 0] = v.x, a[g4 * 4 + 1] = v.y, a[g4 * 4 + 2] = v.z, a[g4 * 4 + 3] = v.w;
+      }
+#pragma unroll
+      for (int g4 = 0; g4 < kColGroups; ++g4) {
+        const float4 v = *reinterpret_cast<const float4*>(&Bs[k][g4 * (T::BN / kColGroups) + tx * 4]);
+        b[g4 * 4 + 0] = v.x, b[g4 * 4 + 1] = v.y, b[g4 * 4 + 2] = v.z, b[g4 * 4 + 3] = v.w;
+      }
+#pragma unroll
+      for (int i = 0; i < T::TM; ++i)
+#pragma unroll
+        for (int j = 0; j < T::TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+    }
+  }
+  template <class G>
+  __device__ void store(const G& g, int m0, int n0, int M, int N, int tid) const {
+    const int tx = tid % (T::BN / T::TN), ty = tid / (T::BN / T::TN);
+#pragma unroll
+    for (int i = 0; i < T::TM; ++i)
+#pragma unroll
+      for (int j = 0; j < T::TN; ++j) {
+        const int m = m0 + (i / 4) * (T::BM / kRowGroups) + ty * 4 + i % 4;
+        const int n = n0 + (j / 4) * (T::BN / kColGroups) + tx * 4 + j % 4;
+        if (m < M && n < N) g.store(m, n, acc[i][j]);
+      }
+  }
+};
+
+// Tf32Math (GemmMath::tf32, lesson 10): the same tiles multiplied on the Tensor Cores. Values are
+// rounded to TF32 on their way into shared memory (to nearest, ties away: cvt.rna); each warp owns
+// 32 rows x WN columns of the block's tile, as m16 x n8 tiles of mma.sync.m16n8k8 (TF32 products,
+// FP32 sums), its operands read from the tiles one 32-bit word per register (lesson 10's 10.4
+// layouts: lane l, g = l / 4, t = l % 4: a0 = A[g][t], a1 = A[g+8][t], a2 = A[g][t+4],
+// a3 = A[g+8][t+4]; b0 = B[t][g], b1 = B[t+4][g]). Rows of BM + 8 floats: the 8 x 4 words a warp
+// reads (8 rows t, 8 neighbours g) fall into 32 different banks. Compute capability 8.0 or newer.
+template <class T>
+struct Tf32Math {
+  static constexpr int kPad = 8;
+  static constexpr int kWarps = T::kThreads / 32, kWarpsM = T::BM / 32, kWarpsN = kWarps / kWarpsM;
+  static constexpr int WN = T::BN / kWarpsN, kTilesN = WN / 8;
+  static_assert(T::BM % 32 == 0 && kWarps % kWarpsM == 0 && T::BN % (8 * kWarpsN) == 0 && T::BK % 8 == 0,
+                "Tensor Core math: warps of 32 rows x a multiple of 8 columns, stages of whole k8 steps");
+  float acc[2][kTilesN][4] = {};
+  __device__ static float prepare(float v) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+    uint32_t bits;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(bits) : "f"(v));
+    return __uint_as_float(bits);
+#else
+    return v;
+#endif
+  }
+  template <class AT, class BT>
+  __device__ void stage(const AT& As, const BT& Bs, int tid) {
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+    const int warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
+    const int wm = (warp / kWarpsN) * 32, wn = (warp % kWarpsN) * WN;
+#pragma unroll
+    for (int k0 = 0; k0 < T::BK; k0 += 8) {
+      uint32_t a[2][4], b[kTilesN][2];
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+        const int r = wm + 16 * i + g;
+        a[i][0] = __float_as_uint(As[k0 + t][r]), a[i][1] = __float_as_uint(As[k0 + t][r + 8]);
+        a[i][2] = __float_as_uint(As[k0 + t + 4][r]), a[i][3] = __float_as_uint(As[k0 + t + 4][r + 8]);
+      }
+#pragma unroll
+      for (int j = 0; j < kTilesN; ++j) {
+        const int c = wn + 8 * j + g;
+        b[j][0] = __float_as_uint(Bs[k0 + t][c]), b[j][1] = __float_as_uint(Bs[k0 + t + 4][c]);
+      }
+#pragma unroll
+      for (int i = 0; i < 2; ++i)
+#pragma unroll
+        for (int j = 0; j < kTilesN; ++j)
+          asm volatile(
+              "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+              "{%0, %1, %2, %3};\n"
+              : "+f"(acc[i][j][0]), "+f"(acc[i][j][1]), "+f"(acc[i][j][2]), "+f"(acc[i][j][3])
+              : "r"(a[i][0]), "r"(a[i][1]), "r"(a[i][2]), "r"(a[i][3]), "r"(b[j][0]), "r"(b[j][1]));
+    }
+#else
+    (void)As, (void)Bs, (void)tid;
+    __trap();  // the launcher refuses GPUs without TF32 Tensor Cores
+#endif
+  }
+  template <class G>
+  __device__ void store(const G& g, int m0, int n0, int M, int N, int tid) const {
+    const int warp = tid / 32, lane = tid % 32;
+    const int row = m0 + (warp / kWarpsN) * 32 + lane / 4, col = n0 + (warp % kWarpsN) * WN + 2 * (lane % 4);
+#pragma unroll
+    for (int i = 0; i < 2; ++i)
+#pragma unroll
+      for (int j = 0; j < kTilesN; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {  // c0, c1: row g, columns 2t, 2t + 1; c2, c3: row g + 8
+          const int m = row + 16 * i + 8 * (e / 2), n = col + 8 * j + e % 2;
+          if (m < M && n < N) g.store(m, n, acc[i][j][e]);
+        }
+  }
+};
+
+template <class T, class G, class Math = FfmaMath<T>>
 __global__ void __launch_bounds__(T::kThreads) implicit_gemm_kernel(G g, int M, int N, int K, int k_chunk) {
-  constexpr int BM = T::BM, BN = T::BN, BK = T::BK, TM = T::TM, TN = T::TN, NT = T::kThreads;
+  constexpr int BM = T::BM, BN = T::BN, BK = T::BK, NT = T::kThreads;
   constexpr int LA = T::kLoadsA, LB = T::kLoadsB;
-  // +4: the transposed stores of A (and of B along k) fall into different banks; rows stay
-  // 16-byte aligned for the float4 reads.
-  __shared__ __align__(16) float As[2][BK][BM + 4];
-  __shared__ __align__(16) float Bs[2][BK][BN + 4];
+  __shared__ __align__(16) float As[2][BK][BM + Math::kPad];
+  __shared__ __align__(16) float Bs[2][BK][BN + Math::kPad];
   extern __shared__ int2 key_table[];
   if constexpr (G::kKeyTable) {
     for (int k = threadIdx.x; k < K; k += NT) key_table[k] = g.b_key_entry(k);
     __syncthreads();
   }
-  const int tid = threadIdx.x, tx = tid % (BN / TN), ty = tid / (BN / TN);
+  const int tid = threadIdx.x;
   const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
   const int k_begin = blockIdx.z * k_chunk, k_end = min(K, k_begin + k_chunk);
   const int k_lane = tid % BK;  // this thread's k inside a stage (A, and B along k)
-
   typename G::ACtx a_ctx[T::kAAlongK ? LA : 1];
   if constexpr (T::kAAlongK) {
 #pragma unroll
@@ -125,20 +250,17 @@ __global__ void __launch_bounds__(T::kThreads) implicit_gemm_kernel(G g, int M, 
   auto store_stage = [&](int buf) {
 #pragma unroll
     for (int i = 0; i < LA; ++i) {
-      if constexpr (T::kAAlongK) As[buf][k_lane][(tid + i * NT) / BK] = ra[i];
-      else As[buf][tid / BM + i * (NT / BM)][tid % BM] = ra[i];
+      if constexpr (T::kAAlongK) As[buf][k_lane][(tid + i * NT) / BK] = Math::prepare(ra[i]);
+      else As[buf][tid / BM + i * (NT / BM)][tid % BM] = Math::prepare(ra[i]);
     }
 #pragma unroll
     for (int i = 0; i < LB; ++i) {
-      if constexpr (T::kBAlongK) Bs[buf][k_lane][(tid + i * NT) / BK] = rb[i];
-      else Bs[buf][tid / BN + i * (NT / BN)][tid % BN] = rb[i];
+      if constexpr (T::kBAlongK) Bs[buf][k_lane][(tid + i * NT) / BK] = Math::prepare(rb[i]);
+      else Bs[buf][tid / BN + i * (NT / BN)][tid % BN] = Math::prepare(rb[i]);
     }
   };
 
-  // A thread's rows: TM/4 groups of 4, spread BM/(TM/4) apart (columns likewise): a quarter warp
-  // then reads 8 neighbouring float4 of a shared row, free of bank conflicts.
-  constexpr int kRowGroups = TM / 4, kColGroups = TN / 4;
-  float acc[TM][TN] = {};
+  Math math;
   int buf = 0;
   if (k_begin < k_end) {
     load_stage(k_begin);
@@ -148,37 +270,13 @@ __global__ void __launch_bounds__(T::kThreads) implicit_gemm_kernel(G g, int M, 
   for (int k0 = k_begin; k0 < k_end; k0 += BK) {
     const bool more = k0 + BK < k_end;
     if (more) load_stage(k0 + BK);  // in flight while this stage computes
-#pragma unroll
-    for (int k = 0; k < BK; ++k) {
-      float a[TM], b[TN];
-#pragma unroll
-      for (int g4 = 0; g4 < kRowGroups; ++g4) {
-        const float4 v = *reinterpret_cast<const float4*>(&As[buf][k][g4 * (BM / kRowGroups) + ty * 4]);
-        a[g4 * 4 + 0] = v.x, a[g4 * 4 + 1] = v.y, a[g4 * 4 + 2] = v.z, a[g4 * 4 + 3] = v.w;
-      }
-#pragma unroll
-      for (int g4 = 0; g4 < kColGroups; ++g4) {
-        const float4 v = *reinterpret_cast<const float4*>(&Bs[buf][k][g4 * (BN / kColGroups) + tx * 4]);
-        b[g4 * 4 + 0] = v.x, b[g4 * 4 + 1] = v.y, b[g4 * 4 + 2] = v.z, b[g4 * 4 + 3] = v.w;
-      }
-#pragma unroll
-      for (int i = 0; i < TM; ++i)
-#pragma unroll
-        for (int j = 0; j < TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
-    }
+    math.stage(As[buf], Bs[buf], tid);
     // The other buffer was last read in the previous stage, before its closing barrier.
     if (more) store_stage(buf ^ 1);
     __syncthreads();
     buf ^= 1;
   }
-#pragma unroll
-  for (int i = 0; i < TM; ++i)
-#pragma unroll
-    for (int j = 0; j < TN; ++j) {
-      const int m = m0 + (i / 4) * (BM / kRowGroups) + ty * 4 + i % 4;
-      const int n = n0 + (j / 4) * (BN / kColGroups) + tx * 4 + j % 4;
-      if (m < M && n < N) g.store(m, n, acc[i][j]);
-    }
+  math.store(g, m0, n0, M, N, tid);
 }
 
 // Blocks needed to cover n items, per_block at a time.
@@ -187,19 +285,16 @@ inline unsigned blocks_of(long long n, long long per_block) {
 }
 
 
-// Launches the engine over C[M x N] with K split into chunks of k_chunk (a multiple of T::BK;
-// k_chunk >= K: no split). Nothing to compute (M, N or K is 0): launches nothing.
-template <class T, class G>
-void launch_implicit_gemm(const G& g, int M, int N, int K, int k_chunk, cudaStream_t stream = nullptr) {
-  if (M <= 0 || N <= 0 || K <= 0) return;
+template <class T, class G, class Math>
+void launch_implicit_gemm_with(const G& g, int M, int N, int K, int k_chunk, cudaStream_t stream) {
   const size_t table_bytes = G::kKeyTable ? size_t(K) * sizeof(int2) : 0;
-  auto kernel = implicit_gemm_kernel<T, G>;
+  auto kernel = implicit_gemm_kernel<T, G, Math>;
   if (table_bytes > 48 * 1024) {
     // Above 48 KiB a kernel must ask for its dynamic shared memory, up to what the GPU allows.
     int device = 0, allowed = 0;
     CUDA_CHECK(cudaGetDevice(&device));
     CUDA_CHECK(cudaDeviceGetAttribute(&allowed, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    const size_t tiles = 2 * T::BK * ((T::BM + 4) + (T::BN + 4)) * sizeof(float);
+    const size_t tiles = 2 * T::BK * ((T::BM + Math::kPad) + (T::BN + Math::kPad)) * sizeof(float);
     if (table_bytes + tiles > size_t(allowed))
       throw course::Error("implicit GEMM: K = " + std::to_string(K) + " keys do not fit this GPU's shared memory");
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(table_bytes)));
@@ -207,6 +302,22 @@ void launch_implicit_gemm(const G& g, int M, int N, int K, int k_chunk, cudaStre
   const dim3 grid(blocks_of(N, T::BN), blocks_of(M, T::BM), blocks_of(K, k_chunk));
   kernel<<<grid, T::kThreads, table_bytes, stream>>>(g, M, N, K, k_chunk);
   CUDA_CHECK_LAUNCH();
+}
+
+// Launches the engine over C[M x N] with K split into chunks of k_chunk (a multiple of T::BK;
+// k_chunk >= K: no split), its stages multiplied in `math` (GemmMath::tf32 on the Tensor Cores:
+// compute capability 8.0 or newer, else course::Error). Nothing to compute (M, N or K is 0):
+// launches nothing.
+template <class T, class G>
+void launch_implicit_gemm(const G& g, int M, int N, int K, int k_chunk, cudaStream_t stream = nullptr,
+                          GemmMath math = GemmMath::fp32) {
+  if (M <= 0 || N <= 0 || K <= 0) return;
+  if (math == GemmMath::tf32) {
+    const std::string why = tf32_math_problem();
+    if (!why.empty()) throw course::Error("implicit GEMM in TF32: " + why);
+    return launch_implicit_gemm_with<T, G, Tf32Math<T>>(g, M, N, K, k_chunk, stream);
+  }
+  launch_implicit_gemm_with<T, G, FfmaMath<T>>(g, M, N, K, k_chunk, stream);
 }
 
 // For a gather that splits its reduction and finishes in a second pass: partial[z][m][n] holds

@@ -1,5 +1,6 @@
-// train_mixed: lesson 09's trainer with the convolutions on the Tensor Cores (10.5, 10.6) when
-// --precision bf16: same recipe, same flags, one more.
+// train_mixed: lesson 09's trainer with its products on the Tensor Cores: the convolutions in BF16
+// (10.5-10.7) and the other products in TF32 with --precision bf16, every product in TF32 with
+// --precision tf32. Same recipe, same flags, one more.
 #include <memory>
 #include <string>
 
@@ -21,24 +22,29 @@
 int main(int argc, char** argv) {
   return course::run_main([&] {
     course::ArgParser args("train_mixed",
-                           "Lesson 10: lesson 09's trainer with the convolutions' products on the Tensor Cores in BF16\n"
-                           "(--precision bf16) or in FP32 as lesson 09 (--precision fp32). Same recipe and flags as train_fast.");
+                           "Lesson 10: lesson 09's trainer with its products on the Tensor Cores: --precision bf16 (the\n"
+                           "convolutions in BF16, the other products in TF32), tf32 (every product on lesson 09's implicit-GEMM\n"
+                           "engine in TF32) or fp32 (lesson 09 as it is). Same recipe and flags as train_fast.");
     fast_training::add_fast_train_flags(args, std::string(COURSE_OUTPUT_DIR) + "/lesson10");
-    args.add_choice("--precision", "bf16", {"fp32", "bf16"},
-                    "bf16: convolutions' forward and input gradient on the Tensor Cores (BF16 products, FP32 sums); "
-                    "fp32: lesson 09's kernels");
+    args.add_choice("--precision", "bf16", {"fp32", "tf32", "bf16"},
+                    "bf16: convolutions' forward and input gradient (and conv2's weight gradient) on the Tensor Cores "
+                    "in BF16, the dense layers and conv1's weight gradient in TF32; tf32: every conv an implicit GEMM, "
+                    "it and the dense layers in TF32; fp32: lesson 09's kernels. Sums in FP32 always");
     if (!args.parse(argc, argv)) return 0;
 
     course::require_gpu("train_mixed");
     fast_training::FastTrainConfig config = fast_training::fast_train_config(args);
-    const bool bf16 = args.get_string("--precision") == "bf16";
-    if (bf16) {
+    const std::string precision = args.get_string("--precision");
+    if (precision != "fp32") {
       const std::string why = tensor_cores::tensor_core_problem();
-      if (!why.empty()) throw course::Error("--precision bf16: " + why + "; use --precision fp32");
-      config.conv_kernels = std::make_shared<tensor_cores::TensorCoreConvs>();
+      if (!why.empty()) throw course::Error("--precision " + precision + ": " + why + "; use --precision fp32");
+      config.math = fast_training::GemmMath::tf32;
     }
+    if (precision == "bf16") config.conv_kernels = std::make_shared<tensor_cores::TensorCoreConvs>();
+    if (precision == "tf32") config.conv = fast_training::ConvEngine::implicit_gemm;  // the tiled kernels are FP32
     const host_training::TrainingData data = host_training::load_training_data(config);
-    host_training::print_summary(fast_training::train_fast(config, data), bf16 ? "GPU, BF16 convolutions" : "GPU, fast");
+    const char* label = precision == "bf16" ? "GPU, BF16 convolutions, TF32 dense" : precision == "tf32" ? "GPU, TF32" : "GPU, fast";
+    host_training::print_summary(fast_training::train_fast(config, data), label);
     return 0;
   });
 }

@@ -21,13 +21,13 @@ __global__ void flip_kernel(const float* W, float* flipped, int O, int C, int kh
 }  // namespace detail
 
 void conv2d_backward_data_implicit(const ConvShape& s, const float* W, const float* dy, float* dx, float* workspace,
-                                   cudaStream_t stream) {
+                                   cudaStream_t stream, GemmMath math) {
   // TODO(09.3): check the shape (detail::check_conv_shape); stride != 1 throws course::Error naming
   // the stride; flip W into the workspace (flip_kernel on `stream`, checked); then dx is 09.2's
   // GEMM (detail::forward_gemm) over the geometry of the flipped convolution: input dy
   // (O channels, OH x OW), output dx (C channels, H x W), stride 1, padding kh-1-pad and kw-1-pad,
-  // no bias.
-  (void)s, (void)W, (void)dy, (void)dx, (void)workspace, (void)stream;
+  // no bias, in `math`.
+  (void)s, (void)W, (void)dy, (void)dx, (void)workspace, (void)stream, (void)math;
   course::todo("09.3", "conv2d_backward_data_implicit");
 }
 

@@ -70,7 +70,7 @@ struct WeightGather {
 
 // Given: checks the shape, cuts the reduction into slices, launches the engine, adds the slices.
 void conv2d_backward_weight_implicit(const ConvShape& s, const float* x, const float* dy, float* dW, float* dbias,
-                                     float* workspace, cudaStream_t stream) {
+                                     float* workspace, cudaStream_t stream, GemmMath math) {
   detail::check_conv_shape(s, "conv2d_backward_weight_implicit");
   const int Kc = s.in_channels * s.kernel_h * s.kernel_w, P = s.batch * s.out_h() * s.out_w();
   const WeightGather g{x, dy, workspace, s.in_channels, s.height, s.width, s.out_channels, s.kernel_h, s.kernel_w,
@@ -81,9 +81,9 @@ void conv2d_backward_weight_implicit(const ConvShape& s, const float* x, const f
   const int chunk = detail::slice_length(P, detail::weight_gemm_slices(s), detail::WeightTileWide::BK);
   const int slices = int(blocks_of(P, chunk));
   if (wide)
-    launch_implicit_gemm<detail::WeightTileWide>(g, s.out_channels, Kc + 1, P, chunk, stream);
+    launch_implicit_gemm<detail::WeightTileWide>(g, s.out_channels, Kc + 1, P, chunk, stream, math);
   else
-    launch_implicit_gemm<detail::WeightTileNarrow>(g, s.out_channels, Kc + 1, P, chunk, stream);
+    launch_implicit_gemm<detail::WeightTileNarrow>(g, s.out_channels, Kc + 1, P, chunk, stream, math);
   detail::sum_weight_slices(workspace, slices, s.out_channels, Kc, dW, dbias, stream);
 }
 

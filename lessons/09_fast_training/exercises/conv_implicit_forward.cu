@@ -66,20 +66,20 @@ struct ForwardGather {
 
 // Given: builds the gather, picks the tile by M = O and launches the engine.
 void detail::forward_gemm(const ConvGeometry& c, const float* x, const float* W, const float* bias, float* y,
-                          cudaStream_t stream) {
+                          cudaStream_t stream, GemmMath math) {
   const int K = c.C * c.kh * c.kw, P = c.N * c.OH * c.OW;
   const ForwardGather g{x, W, bias, y, c.C, c.H, c.W, c.O, c.kh, c.kw, c.OH, c.OW, c.stride, c.pad_h, c.pad_w, K, P,
                         FastDiv(c.kh * c.kw), FastDiv(c.kw), FastDiv(c.OH * c.OW), FastDiv(c.OW)};
   if (c.O <= detail::ForwardTileNarrow::BM)
-    launch_implicit_gemm<detail::ForwardTileNarrow>(g, c.O, P, K, K, stream);
+    launch_implicit_gemm<detail::ForwardTileNarrow>(g, c.O, P, K, K, stream, math);
   else
-    launch_implicit_gemm<detail::ForwardTileWide>(g, c.O, P, K, K, stream);
+    launch_implicit_gemm<detail::ForwardTileWide>(g, c.O, P, K, K, stream, math);
 }
 
 void conv2d_forward_implicit(const ConvShape& s, const float* x, const float* W, const float* bias, float* y,
-                             cudaStream_t stream) {
+                             cudaStream_t stream, GemmMath math) {
   detail::check_conv_shape(s, "conv2d_forward_implicit");
-  detail::forward_gemm(detail::geometry_of(s), x, W, bias, y, stream);
+  detail::forward_gemm(detail::geometry_of(s), x, W, bias, y, stream, math);
 }
 
 }  // namespace fast_training

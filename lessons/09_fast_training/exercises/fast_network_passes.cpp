@@ -8,8 +8,8 @@ namespace fast_training {
 void FastNetwork::forward(const float* x, int batch) {
   check_batch(batch, "forward");  // given
   // TODO(09.8): each conv block: its forward (given: conv_forward, bias included) into conv_out, then 09.5's fused
-  // ReLU + max-pool into pooled and argmax; then each dense stage: 09.7's forward (with the ReLU
-  // when d.relu) into out_buf. Shapes for this batch: copy b.conv / b.pool and set .batch. Every
+  // ReLU + max-pool into pooled and argmax; then each dense stage: its forward (given: dense_forward,
+  // 09.7's kernels, the ReLU when d.relu) into out_buf. Shapes for this batch: copy b.conv / b.pool and set .batch. Every
   // call on stream_.
   (void)x;
   course::todo("09.8", "FastNetwork::forward");
@@ -17,7 +17,7 @@ void FastNetwork::forward(const float* x, int batch) {
 
 void FastNetwork::forward_backward(const float* x, const int* labels, int batch) {
   // TODO(09.8): forward; 09.6's fused loss into row_loss_ and dlogits_; then backward in reverse:
-  // each dense stage's dW and dbias (given: dense_backward_weight, 09.7's kernels) and, unless it reads the network's input, its dx (09.7),
+  // each dense stage's dW and dbias (given: dense_backward_weight, 09.7's kernels) and, unless it reads the network's input, its dx (given: dense_backward_data),
   // masked by the previous stage's output when that is a ReLU output (the first stage reads the
   // last pool's output: no mask, the argmax holds it); each conv block: 09.5's backward through the
   // argmax (relu_maxpool_backward) into d_conv_out, its dW and dbias (given: conv_backward_weight),

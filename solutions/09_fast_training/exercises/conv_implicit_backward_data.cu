@@ -27,7 +27,7 @@ __global__ void flip_kernel(const float* W, float* flipped, int O, int C, int kh
 }  // namespace detail
 
 void conv2d_backward_data_implicit(const ConvShape& s, const float* W, const float* dy, float* dx, float* workspace,
-                                   cudaStream_t stream) {
+                                   cudaStream_t stream, GemmMath math) {
   detail::check_conv_shape(s, "conv2d_backward_data_implicit");
   if (s.stride != 1)
     throw course::Error("conv2d_backward_data_implicit: stride " + std::to_string(s.stride) +
@@ -40,7 +40,7 @@ void conv2d_backward_data_implicit(const ConvShape& s, const float* W, const flo
   const detail::ConvGeometry flipped{s.batch,    s.out_channels,        s.out_h(),  s.out_w(),
                                      s.in_channels, s.kernel_h,         s.kernel_w, 1,
                                      s.kernel_h - 1 - s.pad, s.kernel_w - 1 - s.pad, s.height, s.width};
-  detail::forward_gemm(flipped, dy, workspace, nullptr, dx, stream);
+  detail::forward_gemm(flipped, dy, workspace, nullptr, dx, stream, math);
 }
 
 }  // namespace fast_training

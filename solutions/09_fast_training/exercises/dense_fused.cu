@@ -133,10 +133,10 @@ Split split_of(int M, int N, int K) {
 
 // Runs the engine for gather g (tile T) and, with a split, the finishing pass.
 template <class T, class G>
-void run(G g, int M, int N, int K, float* workspace, cudaStream_t stream) {
+void run(G g, int M, int N, int K, float* workspace, cudaStream_t stream, GemmMath math) {
   const Split split = split_of(M, N, K);
   g.output = {split.slices > 1 ? workspace : nullptr, M, N};
-  launch_implicit_gemm<T>(g, M, N, K, split.chunk, stream);
+  launch_implicit_gemm<T>(g, M, N, K, split.chunk, stream, math);
   if (split.slices > 1) launch_finish_slices(g, workspace, split.slices, M, N, stream);
 }
 
@@ -153,24 +153,24 @@ size_t dense_fused_workspace_floats(int batch, int in, int out) {
 }
 
 void dense_forward_fused(const float* x, const float* W, const float* bias, float* y, int batch, int in, int out,
-                         bool relu, float* workspace, cudaStream_t stream) {
+                         bool relu, float* workspace, cudaStream_t stream, GemmMath math) {
   check_sizes(batch, in, out, "dense_forward_fused");
   if (out <= detail::kSmallOut) return detail::dense_small_forward(x, W, bias, y, batch, in, out, relu, stream);
-  run<ForwardTile>(ForwardGather{x, W, bias, y, batch, in, out, relu, {}}, batch, out, in, workspace, stream);
+  run<ForwardTile>(ForwardGather{x, W, bias, y, batch, in, out, relu, {}}, batch, out, in, workspace, stream, math);
 }
 
 void dense_backward_data_fused(const float* W, const float* dy, const float* mask, float* dx, int batch, int in,
-                               int out, float* workspace, cudaStream_t stream) {
+                               int out, float* workspace, cudaStream_t stream, GemmMath math) {
   check_sizes(batch, in, out, "dense_backward_data_fused");
   if (out <= detail::kSmallOut) return detail::dense_small_backward_data(W, dy, mask, dx, batch, in, out, stream);
-  run<DataTile>(DataGather{W, dy, mask, dx, batch, in, out, {}}, batch, in, out, workspace, stream);
+  run<DataTile>(DataGather{W, dy, mask, dx, batch, in, out, {}}, batch, in, out, workspace, stream, math);
 }
 
 void dense_backward_weight_fused(const float* x, const float* dy, float* dW, float* dbias, int batch, int in, int out,
-                                 float* workspace, cudaStream_t stream) {
+                                 float* workspace, cudaStream_t stream, GemmMath math) {
   check_sizes(batch, in, out, "dense_backward_weight_fused");
   if (out <= detail::kSmallOut) return detail::dense_small_backward_weight(x, dy, dW, dbias, batch, in, out, stream);
-  run<WeightTile>(WeightGather{x, dy, dW, dbias, batch, in, out, {}}, out, in + 1, batch, workspace, stream);
+  run<WeightTile>(WeightGather{x, dy, dW, dbias, batch, in, out, {}}, out, in + 1, batch, workspace, stream, math);
 }
 
 }  // namespace fast_training

@@ -15,8 +15,7 @@ void FastNetwork::forward(const float* x, int batch) {
     in = b.pooled.data();
   }
   for (DenseStage& d : dense_) {
-    dense_forward_fused(in, params_.value(d.weight), params_.value(d.weight + 1), d.out_buf.data(), batch, d.in, d.out,
-                        d.relu, dense_workspace_.data(), stream_);
+    dense_forward(d, in, batch);  // 09.7's kernels (given helper), bias and ReLU included
     in = d.out_buf.data();
   }
 }
@@ -36,8 +35,7 @@ void FastNetwork::forward_backward(const float* x, const int* labels, int batch)
     if (j == 0 && conv_.empty()) break;  // the network's input: nobody needs its gradient
     float* dx = j > 0 ? d.d_in.data() : conv_.back().d_pooled.data();
     const float* mask = j > 0 ? dense_[j - 1].out_buf.data() : nullptr;
-    dense_backward_data_fused(params_.value(d.weight), dy, mask, dx, batch, d.in, d.out, dense_workspace_.data(),
-                              stream_);
+    dense_backward_data(d, dy, mask, dx, batch);  // 09.7's kernels (given helper)
     dy = dx;
   }
   // Conv blocks in reverse: through the pool (and the ReLU, by the argmax), then the conv's dW
