@@ -121,9 +121,11 @@ for stage in "${stages[@]}"; do
     fi
     MIXED=build/solutions/bin/train_mixed
     if [ -x "$MIXED" ]; then
-      note "lesson 10: train_mixed --precision bf16 (the convolutions on the Tensor Cores)"
-      "$MIXED" --precision bf16 --out "$LOG/mixed" > "$LOG/train_mixed.txt" 2>&1 || status=1
-      grep -v '\] *[0-9]*% ' "$LOG/train_mixed.txt" | tee -a "$LOG/summary.txt"
+      for precision in bf16 tf32; do
+        note "lesson 10: train_mixed --precision $precision (its products on the Tensor Cores)"
+        "$MIXED" --precision $precision --out "$LOG/mixed_$precision" > "$LOG/train_mixed_$precision.txt" 2>&1 || status=1
+        grep -v '\] *[0-9]*% ' "$LOG/train_mixed_$precision.txt" | tee -a "$LOG/summary.txt"
+      done
     fi
     PARALLEL=build/solutions/bin/train_parallel
     if [ -x "$PARALLEL" ]; then
