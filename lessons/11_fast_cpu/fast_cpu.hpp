@@ -1,6 +1,6 @@
 #pragma once
 // Lesson 11: the CPU done right. One matrix product, made fast one idea at a time, then the
-// layers of lesson 01 rebuilt on it.
+// layers of lesson 01 rebuilt on it, and the thin convolutions that a GEMM serves badly.
 //
 // Conventions (the same as lessons 01 and 07):
 //   * Matrices are row-major and dense: element (r, c) of an R x C matrix is at r*C + c.
@@ -11,6 +11,7 @@
 //   * Each element of C is summed in ONE fixed order, k = 0, 1, ..., K-1, whatever the step,
 //     the block sizes or the number of threads. Results of 11.3 never depend on `threads`.
 #include <cstddef>
+#include <functional>
 
 #include "host_layers.hpp"
 
@@ -45,6 +46,10 @@ inline void gemm_simd(Trans ta, Trans tb, int M, int N, int K, const float* A, c
 }
 
 // ---- 11.3 threads -------------------------------------------------------------------------------
+// Starting and joining a thread costs some tens of microseconds: a thread is worth it only with at
+// least this much work (2 flops per multiply-add), about a quarter of a millisecond of one core at
+// 80 GFLOP/s. Smaller products run on fewer threads, down to one (11.3 and 11.5 use it).
+constexpr double kMinFlopsPerThread = 2e7;
 // The same product split over up to `threads` threads (threads >= 1, else course::Error) by blocks
 // of rows of C, each block computed with 11.2's gemm_simd_rows. threads = 1: no thread is started.
 // C is bit for bit the same for every value of `threads`.
@@ -71,5 +76,26 @@ void conv2d_forward(const ConvShape& s, const float* x, const float* W, const fl
 // Given dy [N, O, OH, OW]: dW [O, C, kh, kw], dbias [O] and (input_grad) dx [N, C, H, W] via col2im.
 void conv2d_backward(const ConvShape& s, const float* x, const float* W, const float* dy, float* dx, float* dW,
                      float* dbias, float* workspace, int threads, bool input_grad = true);
+
+// ---- 11.5 thin convolutions, computed directly ---------------------------------------------------
+// A convolution with few taps per output (C*kh*kw: 9 for lesson 02's first layer) is a poor GEMM:
+// im2col copies the image kh*kw times, and the products have K = 9 (forward) or N = 9 (dW), so
+// 11.2's register tile is mostly empty. Computed directly, one output row is C*kh*kw vector
+// multiply-adds of shifted input rows. Same layouts and contracts as 11.4's conv2d_forward and
+// conv2d_backward, without a workspace. Work is split over `threads` (>= 1, else course::Error) by
+// images (y, dx) and by output channels (dW, dbias): the results do not depend on `threads`.
+// The network uses them where conv_is_thin (lesson 08's rule for its direct kernel).
+constexpr int kThinConvMaxTaps = 64;
+inline bool conv_is_thin(const ConvShape& s) { return s.in_channels * s.kernel_h * s.kernel_w < kThinConvMaxTaps; }
+void conv2d_direct_forward(const ConvShape& s, const float* x, const float* W, const float* bias, float* y,
+                           int threads);
+void conv2d_direct_backward(const ConvShape& s, const float* x, const float* W, const float* dy, float* dx,
+                            float* dW, float* dbias, int threads, bool input_grad = true);
+
+// Given (parallel.cpp): body(begin, end) for [0, count) cut into contiguous ranges of sizes within
+// one of each other, each on its own std::thread (the caller runs the last one): as many ranges as
+// `threads` (>= 1, else course::Error), `count` and `flops` / kMinFlopsPerThread allow, at least
+// one. An exception in a range is rethrown in the caller after every thread has finished.
+void parallel_ranges(int threads, int count, double flops, const std::function<void(int begin, int end)>& body);
 
 }  // namespace fast_cpu

@@ -18,6 +18,52 @@ FastHostNetwork::FastHostNetwork(host_training::ModelSpec spec, std::vector<host
   if (threads < 1) throw course::Error("FastHostNetwork: threads must be >= 1, got " + std::to_string(threads));
 }
 
+namespace {
+
+// Max-pool of ReLU(x) in one pass, for windows that do not overlap (stride == window): the max of
+// ReLU over a window is ReLU of the max, so the window's max is found on x itself and clamped at 0.
+// argmax: the first maximum of x in the window (flat index into x), as lesson 01 picks it; where
+// that maximum is <= 0 the output is 0 and the backward pass below sends it no gradient.
+void relu_maxpool_forward(const host_layers::PoolShape& p, const float* x, float* y, int* argmax) {
+  const int OH = p.out_h(), OW = p.out_w();
+  for (int plane = 0; plane < p.batch * p.channels; ++plane) {
+    const size_t base = size_t(plane) * p.height * p.width;
+    for (int oh = 0; oh < OH; ++oh)
+      for (int ow = 0; ow < OW; ++ow) {
+        size_t best = base + size_t(oh * p.stride) * p.width + size_t(ow) * p.stride;
+        float top = x[best];
+        for (int kh = 0; kh < p.window; ++kh) {
+          const size_t row = base + size_t(oh * p.stride + kh) * p.width + size_t(ow) * p.stride;
+          for (int kw = 0; kw < p.window; ++kw)
+            if (x[row + kw] > top) top = x[row + kw], best = row + kw;
+        }
+        const size_t out = (size_t(plane) * OH + oh) * OW + ow;
+        y[out] = top > 0.0f ? top : 0.0f;
+        argmax[out] = int(best);
+      }
+  }
+}
+
+// dL/dx of ReLU then max-pool: dy goes to the window's chosen input when the output was > 0
+// (there ReLU passed its input on); every other input gets 0. One pass instead of lesson 01's
+// two (max-pool backward, then ReLU backward over the whole tensor).
+void relu_maxpool_backward(const host_layers::PoolShape& p, const float* y, const int* argmax, const float* dy,
+                           float* dx) {
+  std::fill(dx, dx + p.input_size(), 0.0f);
+  const size_t outputs = p.output_size();
+  for (size_t o = 0; o < outputs; ++o)
+    if (y[o] > 0.0f) dx[argmax[o]] = dy[o];
+}
+
+}  // namespace
+
+// Layer i is a ReLU whose output only a max-pool with non-overlapping windows reads: the two run
+// as one (relu_maxpool_forward/backward).
+bool FastHostNetwork::relu_into_pool(size_t i) const {
+  return plan_[i].spec.kind == LayerKind::relu && i + 1 < plan_.size() &&
+         plan_[i + 1].spec.kind == LayerKind::maxpool && plan_[i + 1].spec.stride == plan_[i + 1].spec.window;
+}
+
 void FastHostNetwork::forward_layers(int batch) {
   for (size_t i = 0; i < plan_.size(); ++i) {
     const LayerPlan& p = plan_[i];
@@ -26,11 +72,20 @@ void FastHostNetwork::forward_layers(int batch) {
     switch (p.spec.kind) {
       case LayerKind::conv: {
         const host_layers::ConvShape s = conv_shape(i, batch);
+        if (conv_is_thin(s)) {  // 11.5: few taps per output, a poor GEMM
+          conv2d_direct_forward(s, in, weight_of(i), bias_of(i), out, threads_);
+          break;
+        }
         workspace_.resize(std::max(workspace_.size(), conv_workspace_floats(s)));
         conv2d_forward(s, in, weight_of(i), bias_of(i), out, workspace_.data(), threads_);
         break;
       }
       case LayerKind::relu:
+        if (relu_into_pool(i)) {  // acts_[i + 1], the ReLU's output, is skipped: nobody reads it
+          relu_maxpool_forward(pool_shape(i + 1, batch), in, acts_[i + 2].data(), argmax_[i + 1].data());
+          ++i;
+          break;
+        }
         host_layers::relu_forward(in, out, acts_[i].size());
         break;
       case LayerKind::maxpool:
@@ -66,6 +121,11 @@ float FastHostNetwork::forward_backward(const float* x, const int* labels, int b
     switch (p.spec.kind) {
       case LayerKind::conv: {
         const host_layers::ConvShape s = conv_shape(i, batch);
+        if (conv_is_thin(s)) {
+          conv2d_direct_backward(s, in, weight_of(i), dout, din, weight_grad_of(i), bias_grad_of(i), threads_,
+                                 input_grad);
+          break;
+        }
         workspace_.resize(std::max(workspace_.size(), conv_workspace_floats(s)));
         conv2d_backward(s, in, weight_of(i), dout, din, weight_grad_of(i), bias_grad_of(i), workspace_.data(),
                         threads_, input_grad);
@@ -75,6 +135,13 @@ float FastHostNetwork::forward_backward(const float* x, const int* labels, int b
         if (input_grad) host_layers::relu_backward(in, dout, din, acts_[i].size());
         break;
       case LayerKind::maxpool:
+        if (i > 0 && relu_into_pool(i - 1)) {  // the ReLU before it ran with it: both gradients at once
+          if (i - 1 > 0)
+            relu_maxpool_backward(pool_shape(i, batch), acts_[i + 1].data(), argmax_[i].data(), dout,
+                                  grads_[i - 1].data());
+          --i;
+          break;
+        }
         if (input_grad) host_layers::maxpool_backward(pool_shape(i, batch), argmax_[i].data(), dout, din);
         break;
       case LayerKind::dense:
@@ -96,8 +163,8 @@ host_training::NetworkMaker network_maker(int threads) {
 }
 
 std::string network_description(int threads) {
-  return "lesson 11's layers (conv and dense on the blocked, vectorised GEMM) on " + std::to_string(threads) +
-         " thread" + (threads == 1 ? "" : "s") + ", the first layer's dx skipped";
+  return "lesson 11's layers (dense and conv on the blocked, vectorised GEMM; thin convs direct) on " +
+         std::to_string(threads) + " thread" + (threads == 1 ? "" : "s") + ", the first layer's dx skipped";
 }
 
 }  // namespace fast_cpu

@@ -1,8 +1,10 @@
 #pragma once
-// Lesson 11 (given): lesson 02's HostNetwork on this lesson's layers. Conv and dense run on 11.4's
-// functions (11.3's threaded GEMMs), the first layer's input gradient is not computed (nobody reads
-// it), and ReLU, max-pool and softmax-cross-entropy stay lesson 01's (they move memory and do
-// little arithmetic). Lesson 02's trainer, evaluation and pictures take it as they take a
+// Lesson 11 (given): lesson 02's HostNetwork on this lesson's layers. Dense layers and convolutions
+// run on 11.4's functions (11.3's threaded GEMMs), thin convolutions (conv_is_thin) on 11.5's
+// direct ones; the first layer's input gradient is not computed (nobody reads it). A ReLU followed
+// by a max-pool with non-overlapping windows runs as one pass forward and one backward (they only
+// move memory: each pass saved is a trip through the activations). Other ReLUs, max-pools and
+// softmax-cross-entropy stay lesson 01's. Lesson 02's trainer, evaluation and pictures take it as they take a
 // HostNetwork: train_mnist's CPU path trains with it.
 #include <string>
 #include <vector>
@@ -22,6 +24,7 @@ class FastHostNetwork : public host_training::HostNetwork {
 
  private:
   void forward_layers(int batch);  // acts_[0] -> acts_.back(), keeping every layer's input
+  bool relu_into_pool(size_t layer) const;  // a ReLU that runs together with the max-pool after it
   int threads_;
   std::vector<float> workspace_;   // the convolutions' im2col scratch, grown on demand
 };

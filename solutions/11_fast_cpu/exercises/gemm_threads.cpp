@@ -10,15 +10,6 @@
 
 namespace fast_cpu {
 
-namespace {
-
-// Starting and joining a thread costs some tens of microseconds; a thread is worth it only with
-// at least this much work (2 flops per multiply-add): about a millisecond of one core's time
-// at a few GFLOP/s. Smaller products run on fewer threads, down to one.
-constexpr double kMinFlopsPerThread = 4e6;
-
-}  // namespace
-
 void gemm_threads(Trans ta, Trans tb, int M, int N, int K, const float* A, const float* B, float* C,
                   int threads) {
   check_gemm_sizes("gemm_threads", M, N, K);
