@@ -113,10 +113,10 @@ void gemm_table(const std::vector<Problem>& problems, const std::vector<Rung>& r
 
 // ---- the layers of lesson 02's small CNN ------------------------------------------------------
 void layer_table(int batch, int threads, int repeats) {
-  std::printf("\n== Lesson 02's small CNN at batch %d: lesson 01's layers and 11.4's, ms, median of %d\n", batch,
-              repeats);
-  std::printf("each 11.4 result validated against lesson 01 in double first; conv1's backward skips dx (input_grad=false)\n\n");
-  std::printf("| layer | pass | lesson 01 | 11.4 threads=1 | 11.4 threads=%d | speed-up |\n", threads);
+  std::printf("\n== Lesson 02's small CNN at batch %d: lesson 01's layers against 11.4's (and 11.5's), ms, median of %d\n",
+              batch, repeats);
+  std::printf("each result validated against lesson 01 in double first; conv1's backward skips dx (input_grad=false)\n\n");
+  std::printf("| layer | pass | lesson 01 | lesson 11, threads=1 | lesson 11, threads=%d | speed-up |\n", threads);
   std::printf("|---|---|---:|---:|---:|---:|\n");
   using course::random_floats;
   using course::to_double;
@@ -154,6 +154,20 @@ void layer_table(int batch, int threads, int repeats) {
         [&](int t) {
           fast_cpu::conv2d_backward(s, x.data(), W.data(), dy.data(), nullptr, dW.data(), db.data(), work.data(), t,
                                     false);
+        });
+    // 11.5: the same layer computed directly (what the network runs: 1*3*3 taps is a thin conv).
+    fast_cpu::conv2d_direct_forward(s, x.data(), W.data(), b.data(), y.data(), threads);
+    fast_cpu::conv2d_direct_backward(s, x.data(), W.data(), dy.data(), nullptr, dW.data(), db.data(), threads, false);
+    course::validate("11.5 conv1 y", y, yr, course::float_sum_tolerance(10));
+    course::validate("11.5 conv1 dW", dW, dWr, course::float_sum_tolerance(pixels));
+    course::validate("11.5 conv1 dbias", db, dbr, course::float_sum_tolerance(pixels));
+    row("conv1 3x3x10, 11.5 direct", "forward",
+        [&] { host_layers::conv2d_forward(s, x.data(), W.data(), b.data(), y.data()); },
+        [&](int t) { fast_cpu::conv2d_direct_forward(s, x.data(), W.data(), b.data(), y.data(), t); });
+    row("conv1 3x3x10, 11.5 direct", "backward",
+        [&] { host_layers::conv2d_backward(s, x.data(), W.data(), dy.data(), dx.data(), dW.data(), db.data()); },
+        [&](int t) {
+          fast_cpu::conv2d_direct_backward(s, x.data(), W.data(), dy.data(), nullptr, dW.data(), db.data(), t, false);
         });
   }
   struct Dense {

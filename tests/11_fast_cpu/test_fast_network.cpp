@@ -70,15 +70,19 @@ TEST_CASE("FastHostNetwork equals lesson 02's HostNetwork: loss, probabilities, 
 }
 
 TEST_CASE("FastHostNetwork: the same bits for 1, 2 and 3 threads; threads < 1 throws", "[11-network]") {
-  const host_training::ModelSpec spec = spec_of({"a", 12, 12, 4});
+  // Model A at full size and batch 16: conv2's products (3.2e8 flops) and fc1's (5.1e7) are large
+  // enough that kMinFlopsPerThread lets them use 2 and 3 threads.
+  const int batch = 16;
+  const host_training::ModelSpec spec = spec_of({"a", 28, 28, batch});
   const std::vector<Parameter> init = host_training::init_parameters(spec, 42);
-  const std::vector<float> x = course::test::random_vector(size_t(4) * 144, 43, 0.0f, 1.0f);
-  const std::vector<int> labels = {3, 1, 4, 1};
+  const std::vector<float> x = course::test::random_vector(size_t(batch) * 784, 43, 0.0f, 1.0f);
+  std::vector<int> labels(batch);
+  for (int b = 0; b < batch; ++b) labels[size_t(b)] = (b * 7 + 3) % 10;
   std::vector<float> first_grads, first_probs;
   for (int threads : {1, 2, 3}) {
     CAPTURE(threads);
     fast_cpu::FastHostNetwork net(spec, init, threads);
-    net.forward_backward(x.data(), labels.data(), 4);
+    net.forward_backward(x.data(), labels.data(), batch);
     if (threads == 1) {
       first_grads = all_grads(net), first_probs = net.probabilities();
       continue;

@@ -73,12 +73,24 @@ void gemm_simd_rows(Trans ta, Trans tb, int M, int N, int K, const float* A, con
       const int kb = std::min(kBlockK, K - k0);
       // Pack the block of op(B) as panels of kTileCols columns, each kb x kTileCols contiguous;
       // columns past N are 0, so the tile kernel never needs a bounds test.
-      for (int p = 0; p < panels; ++p)
-        for (int k = 0; k < kb; ++k)
+      // The loop runs along whichever way op(B) is contiguous in memory: rows of B (tb == no),
+      // or rows of B^T's storage (tb == yes); the writes land in the small panel either way.
+      for (int p = 0; p < panels; ++p) {
+        float* panel = b_block.data() + size_t(p) * kb * kTileCols;
+        if (tb == Trans::no) {
+          for (int k = 0; k < kb; ++k)
+            for (int j = 0; j < kTileCols; ++j) {
+              const int col = j0 + p * kTileCols + j;
+              panel[size_t(k) * kTileCols + j] = col < N ? B[(k0 + k) * b_row + col] : 0.0f;
+            }
+        } else {
           for (int j = 0; j < kTileCols; ++j) {
             const int col = j0 + p * kTileCols + j;
-            b_block[(size_t(p) * kb + k) * kTileCols + j] = col < N ? B[(k0 + k) * b_row + col * b_col] : 0.0f;
+            for (int k = 0; k < kb; ++k)
+              panel[size_t(k) * kTileCols + j] = col < N ? B[(k0 + k) + col * b_col] : 0.0f;
           }
+        }
+      }
       for (int i0 = row_begin; i0 < row_end; i0 += kTileRows) {
         const int rows = std::min(kTileRows, row_end - i0);
         // Pack the tile's rows of op(A): column k of the panel holds a(i0 .. i0+5, k0 + k);
