@@ -64,7 +64,13 @@ LayerSpec dense_layer(int out);
 ModelSpec small_cnn();  // conv 3x3x10 pad 1 -> relu -> maxpool 2 -> dense 100 -> relu -> dense 10
 ModelSpec model_a();    // conv 5x5x32 pad 2 -> relu -> maxpool 2 -> conv 5x5x64 pad 2 -> relu -> maxpool 2
                         // -> dense 512 -> relu -> dense 10
-ModelSpec model_by_name(const std::string& name);  // "small" | "a"; throws course::Error otherwise
+// The network of lesson 11's scaling study: conv 3x3 with `filters` filters, no padding -> relu ->
+// maxpool 2 -> dense 10 (on 28 x 28 images: 26 x 26 x filters, 13 x 13 x filters, 169 * filters -> 10).
+// Named "scaling-<filters>"; 1 <= filters <= kMaxScalingFilters, else course::Error.
+constexpr int kMaxScalingFilters = 4096;
+ModelSpec scaling_cnn(int filters);
+// "small" | "a" | "scaling-<filters>" (e.g. "scaling-256"); throws course::Error otherwise.
+ModelSpec model_by_name(const std::string& name);
 
 // One layer with its sizes worked out: input C x H x W -> output C x H x W (per example).
 struct LayerPlan {
@@ -149,6 +155,8 @@ struct OptimizerConfig {
   std::string kind = "sgd";
   float lr = 0.05f, momentum = 0.9f, weight_decay = 0.f, beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;
 };
+// What the GPU trainers print after the learning rate: " momentum 0.9" for SGD, "" for Adam.
+std::string momentum_text(const OptimizerConfig& config);
 class Optimizer {
  public:
   // Zero state (velocity, or m and v) for every parameter. Throws course::Error on a bad config.
@@ -199,6 +207,7 @@ struct TrainConfig {
   // SGD momentum 0.9, batch 32: 0.05 overshoots in epoch 3 (measured), 0.02 does not. Adam's steps
   // are about lr in size whatever the gradient's scale, so it wants a much smaller lr.
   float default_sgd_lr = 0.02f, default_adam_lr = 0.001f;
+  float momentum = 0.9f;  // SGD's momentum (0: plain SGD); Adam ignores it
   uint64_t seed = 1;
   int train_limit = 0, test_limit = 0;
 

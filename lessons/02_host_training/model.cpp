@@ -41,10 +41,27 @@ ModelSpec model_a() {
   return m;
 }
 
+ModelSpec scaling_cnn(int filters) {
+  if (filters < 1 || filters > kMaxScalingFilters)
+    throw course::Error("the scaling CNN needs 1 to " + std::to_string(kMaxScalingFilters) + " filters, got " +
+                        std::to_string(filters));
+  ModelSpec m;
+  m.name = "scaling-" + std::to_string(filters);
+  m.layers = {conv_layer(filters, 3), relu_layer(), maxpool_layer(2, 2), dense_layer(10)};
+  return m;
+}
+
 ModelSpec model_by_name(const std::string& name) {
   if (name == "small") return small_cnn();
   if (name == "a") return model_a();
-  throw course::Error("unknown model '" + name + "' (expected small or a)");
+  const std::string scaling = "scaling-";
+  if (name.rfind(scaling, 0) == 0) {
+    // Digits only, and few enough to fit an int: "scaling-+8", "scaling-08x" and "scaling-" are refused.
+    const std::string digits = name.substr(scaling.size());
+    if (!digits.empty() && digits.size() <= 9 && digits.find_first_not_of("0123456789") == std::string::npos)
+      return scaling_cnn(std::stoi(digits));
+  }
+  throw course::Error("unknown model '" + name + "' (expected small, a or scaling-<filters>, e.g. scaling-256)");
 }
 
 namespace {

@@ -1,11 +1,19 @@
 // Lesson 02 (given code): Optimizer keeps the state of sgd_momentum_step / adam_step
 // (steps 02.1 and 02.2) for every parameter of a network.
+#include <cstdio>
 #include <string>
 
 #include "course/error.hpp"
 #include "host_training.hpp"
 
 namespace host_training {
+
+std::string momentum_text(const OptimizerConfig& config) {
+  if (config.kind != "sgd") return "";
+  char text[32];
+  std::snprintf(text, sizeof text, " momentum %g", double(config.momentum));
+  return text;
+}
 
 Optimizer::Optimizer(OptimizerConfig config, const std::vector<Parameter>& params) : config_(std::move(config)) {
   if (config_.kind != "sgd" && config_.kind != "adam")

@@ -51,9 +51,10 @@ TrainSummary train(const TrainConfig& config, const TrainingData& data, const Ne
   std::unique_ptr<HostNetwork> network = make ? make(spec, init_parameters(spec, config.seed))
                                               : std::make_unique<HostNetwork>(spec, init_parameters(spec, config.seed));
   HostNetwork& net = *network;
-  OptimizerConfig opt_config;  // momentum 0.9, Adam's betas and eps: OptimizerConfig's defaults
+  OptimizerConfig opt_config;  // Adam's betas and eps: OptimizerConfig's defaults
   opt_config.kind = config.optimizer;
   opt_config.lr = config.learning_rate();
+  opt_config.momentum = config.momentum;
   Optimizer optimizer(opt_config, net.parameters());
 
   size_t parameter_count = 0;

@@ -35,16 +35,17 @@ host_training::TrainSummary train_on_gpu(const GpuTrainConfig& config, const hos
   const host_training::ModelSpec spec = host_training::model_for_data(config.model, data);
   const int batch = std::min(config.batch, train_set.count());
   GpuNetwork net(spec, host_training::init_parameters(spec, config.seed), std::max(batch, kEvalBatch), config.conv);
-  host_training::OptimizerConfig opt_config;  // momentum 0.9, Adam's betas and eps: lesson 02's defaults
+  host_training::OptimizerConfig opt_config;  // Adam's betas and eps: lesson 02's defaults
   opt_config.kind = config.optimizer;
   opt_config.lr = config.learning_rate();
+  opt_config.momentum = config.momentum;
   DeviceOptimizer optimizer(opt_config, net.parameters());
   const DeviceDataset train(train_set), test(test_set);
 
   std::printf("device: %s; %s\n", course::device_summary().c_str(), course::cuda_versions().c_str());
   std::printf("model %s (%zu parameters), conv %s, %s lr %g%s, batch %d, %d epoch(s), seed %llu\n",
               spec.name.c_str(), net.parameters().parameter_count(), net.conv_summary().c_str(),
-              config.optimizer.c_str(), double(opt_config.lr), config.optimizer == "sgd" ? " momentum 0.9" : "", batch,
+              config.optimizer.c_str(), double(opt_config.lr), host_training::momentum_text(opt_config).c_str(), batch,
               config.epochs, static_cast<unsigned long long>(config.seed));
   std::printf("data: %d training and %d test images from %s, on the GPU; network buffers %.1f MiB\n",
               train_set.count(), test_set.count(), dir.c_str(), double(net.device_bytes()) / (1 << 20));

@@ -43,13 +43,14 @@ host_training::TrainSummary train_fast(const FastTrainConfig& config, const host
   host_training::OptimizerConfig opt_config;  // lesson 02's defaults, as train_mnist
   opt_config.kind = config.optimizer;
   opt_config.lr = config.learning_rate();
+  opt_config.momentum = config.momentum;
   DeviceOptimizer optimizer(opt_config, net.parameters());
   const DeviceDataset train(train_set), test(test_set);
 
   std::printf("device: %s; %s\n", course::device_summary().c_str(), course::cuda_versions().c_str());
   std::printf("model %s (%zu parameters), fast network (lesson 09), %s lr %g%s, batch %d, %d epoch(s), seed %llu\n",
               spec.name.c_str(), net.parameters().parameter_count(), config.optimizer.c_str(), double(opt_config.lr),
-              config.optimizer == "sgd" ? " momentum 0.9" : "", batch, config.epochs,
+              host_training::momentum_text(opt_config).c_str(), batch, config.epochs,
               static_cast<unsigned long long>(config.seed));
   std::printf("convolutions: %d of %d by the tiled kernel (09.10), the others implicit GEMMs (09.2-09.4)%s\n",
               net.tiled_convs(), net.conv_blocks(), config.conv == ConvEngine::tiled ? "" : " (--conv implicit)");

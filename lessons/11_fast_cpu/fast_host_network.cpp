@@ -34,8 +34,13 @@ void relu_maxpool_forward(const host_layers::PoolShape& p, const float* x, float
         float top = x[best];
         for (int kh = 0; kh < p.window; ++kh) {
           const size_t row = base + size_t(oh * p.stride + kh) * p.width + size_t(ow) * p.stride;
-          for (int kw = 0; kw < p.window; ++kw)
-            if (x[row + kw] > top) top = x[row + kw], best = row + kw;
+          for (int kw = 0; kw < p.window; ++kw) {
+            // Selects, not branches: on real activations "is this one larger?" is a coin toss,
+            // and a mispredicted branch costs more than the whole comparison.
+            const bool larger = x[row + kw] > top;
+            top = larger ? x[row + kw] : top;
+            best = larger ? row + kw : best;
+          }
         }
         const size_t out = (size_t(plane) * OH + oh) * OW + ow;
         y[out] = top > 0.0f ? top : 0.0f;

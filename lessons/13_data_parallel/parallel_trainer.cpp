@@ -41,6 +41,7 @@ host_training::TrainSummary train_parallel(const ParallelTrainConfig& config, co
   host_training::OptimizerConfig opt;  // lesson 02's defaults, as train_mnist
   opt.kind = config.optimizer;
   opt.lr = config.learning_rate();
+  opt.momentum = config.momentum;
 
   // Both folders exist before the first step: a bad --out or --save stops the run before it trains.
   if (!config.out_dir.empty()) course::create_folder(config.out_dir, "for --out");
@@ -51,7 +52,7 @@ host_training::TrainSummary train_parallel(const ParallelTrainConfig& config, co
   std::printf("devices: %d x %s; %s; NCCL %s\n", ranks, course::device_summary(devices[0]).c_str(),
               course::cuda_versions().c_str(), nccl_version().c_str());
   std::printf("model %s, fast network (lesson 09), %s lr %g%s, batch %d (%d a GPU), %d epoch(s), seed %llu\n",
-              spec.name.c_str(), config.optimizer.c_str(), double(opt.lr), config.optimizer == "sgd" ? " momentum 0.9" : "",
+              spec.name.c_str(), config.optimizer.c_str(), double(opt.lr), host_training::momentum_text(opt).c_str(),
               batch, shard_of(batch, ranks, 0).count, config.epochs, static_cast<unsigned long long>(config.seed));
   std::printf("gradients: averaged over %d rank(s) by NCCL all-reduce%s; steps %s\n", ranks,
               config.overlap ? ", bucket by bucket during the backward pass" : " after the backward pass",
