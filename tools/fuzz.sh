@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes every parser of outside input with libFuzzer under ASan + UBSan (docs/fuzzing.md):
-# IDX files (fuzz_idx), .npy files (fuzz_npy) and the command line (fuzz_cli).
+# IDX files (fuzz_idx), .npy files (fuzz_npy), the command line (fuzz_cli) and lesson 11's
+# scaling-study CSV (fuzz_scaling_csv).
 #
 #   tools/fuzz.sh quick            configure + build the "fuzz" presets, then run each target for
 #                                  20000 executions over its generated seed corpus (what CI runs)
@@ -38,7 +39,7 @@ if ! nice cmake --build --preset fuzz >"$build/logs/build.log" 2>&1; then
   fi
   exit 1
 fi
-echo "built $build/bin/fuzz_{idx,npy,cli}; seed corpus in $build/fuzz_corpus"
+echo "built $build/bin/fuzz_{idx,npy,cli,scaling_csv}; seed corpus in $build/fuzz_corpus"
 
 # A finding stops a target at once (every sanitizer report aborts): counts are 0 or 1 each.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
@@ -46,8 +47,8 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 artifacts=$build/artifacts
 mkdir -p "$artifacts"
 failed=0
-printf '%-9s %11s %6s %6s %8s %6s %9s %8s %8s\n' target executions cov ft crashes leaks timeouts exec/s seconds
-for target in idx npy cli; do
+printf '%-17s %11s %6s %6s %8s %6s %9s %8s %8s\n' target executions cov ft crashes leaks timeouts exec/s seconds
+for target in idx npy cli scaling_csv; do
   corpus=$build/fuzz_corpus/$target
   if [[ $mode == quick ]]; then
     work=$build/work-quick/$target
@@ -79,7 +80,7 @@ for target in idx npy cli; do
   elif grep -q 'ERROR: libFuzzer: timeout' "$log"; then timeouts=1
   elif [[ $rc -ne 0 ]]; then crashes=1  # a sanitizer report, a failed check, an uncaught exception, out of memory
   fi
-  printf '%-9s %11s %6s %6s %8s %6s %9s %8s %8s\n' "fuzz_$target" "${execs:-?}" "${cov:-?}" "${ft:-?}" \
+  printf '%-17s %11s %6s %6s %8s %6s %9s %8s %8s\n' "fuzz_$target" "${execs:-?}" "${cov:-?}" "${ft:-?}" \
       "$crashes" "$leaks" "$timeouts" "${rate:-?}" "$seconds"
   if [[ $rc -ne 0 ]]; then
     failed=1

@@ -225,9 +225,9 @@ int measure(const course::ArgParser& args) {
     const bool gpu = course::gpu_available();
     for (const SystemInfo& s : scaling_study::study_systems())
       if (s.gpu == gpu) systems.push_back(&s);
-    std::printf("systems: %s (no --systems: the %s ones, as this machine %s a usable GPU)\n",
+    std::printf("systems: %s (no --systems: the %s ones, as this machine %s)\n",
                 gpu ? "gpu-lesson08, gpu-fastest" : "cpu-naive, cpu-fast-1, cpu-fast-all", gpu ? "GPU" : "CPU",
-                gpu ? "has" : "has no");
+                gpu ? "has a usable GPU" : "has no usable GPU");
   }
   for (const SystemInfo* s : systems)
     if (s->gpu) course::require_gpu("system " + s->name);

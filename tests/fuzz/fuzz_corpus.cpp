@@ -1,6 +1,6 @@
 // Writes the seed corpus of the fuzz targets: valid files made by the course's own writers and
 // hand-made edge cases (each close to a rule of its parser), so that no binary file has to be
-// stored in the repository. Usage: fuzz_corpus <folder>; writes <folder>/{idx,npy,cli}/*.
+// stored in the repository. Usage: fuzz_corpus <folder>; writes <folder>/{idx,npy,cli,scaling_csv}/*.
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -11,6 +11,7 @@
 #include "course/error.hpp"
 #include "course/idx.hpp"
 #include "course/npy.hpp"
+#include "scaling_results.hpp"
 
 namespace {
 using Bytes = std::vector<uint8_t>;
@@ -173,6 +174,27 @@ void cli_corpus(const fs::path& dir) {
   int n = 0;
   for (const auto& c : cases) save(dir / ("args-" + std::to_string(n++)), args(c));
 }
+
+// ---- lesson 11's scaling-study CSV --------------------------------------------------------
+void scaling_csv_corpus(const fs::path& dir) {
+  scaling_study::Result cpu;
+  cpu.system = "cpu-fast-1", cpu.machine = "AMD EPYC, \"2 cores\"", cpu.threads = 1, cpu.filters = 32;
+  cpu.batch = 1000, cpu.images_timed = 6000, cpu.seconds_timed = 0.7, cpu.test_images = 10000;
+  cpu.test_accuracy = 0.9, cpu.setup = "lesson 11's layers";
+  scaling_study::set_epoch_figure(cpu);
+  scaling_study::Result gpu = cpu;
+  gpu.system = "gpu-fastest", gpu.machine = "NVIDIA H100 80GB HBM3", gpu.threads = 0, gpu.images_timed = 60000;
+  gpu.test_accuracy = -1, gpu.setup = "";
+  scaling_study::set_epoch_figure(gpu);
+  const std::string valid = scaling_study::results_csv({cpu, gpu});
+  save(dir / "valid", valid);
+  save(dir / "header-only", scaling_study::results_csv({}));
+  const std::string header = valid.substr(0, valid.find('\n') + 1);
+  save(dir / "bad-number", header + "cpu-naive,x,1,32,100,6000,1e999,nan,yes,10,0.5,\n");
+  save(dir / "few-fields", header + "cpu-naive,x,1,32\n");
+  save(dir / "quote-open", header + "cpu-naive,\"x,1,32,100,6000,1,10,yes,10,0.5,\n");
+  save(dir / "twice", valid + valid.substr(header.size()));
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -182,7 +204,7 @@ int main(int argc, char** argv) {
   }
   try {
     const fs::path root = argv[1];
-    for (const char* target : {"idx", "npy", "cli"}) {
+    for (const char* target : {"idx", "npy", "cli", "scaling_csv"}) {
       fs::remove_all(root / target);
       fs::create_directories(root / target);
     }
@@ -190,8 +212,9 @@ int main(int argc, char** argv) {
     idx_corpus(root / "idx", scratch);
     npy_corpus(root / "npy", scratch);
     cli_corpus(root / "cli");
+    scaling_csv_corpus(root / "scaling_csv");
     fs::remove(scratch);
-    std::printf("seed corpus written to %s/{idx,npy,cli}\n", root.string().c_str());
+    std::printf("seed corpus written to %s/{idx,npy,cli,scaling_csv}\n", root.string().c_str());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;
