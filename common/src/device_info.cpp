@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdio>
+#include <fstream>
 #include <mutex>
 
 #include "course/error.hpp"
@@ -122,6 +123,17 @@ bool announce_cpu_only(const std::string& lesson, const std::string& gpu_steps, 
   std::printf("Lesson %s: %s: steps %s run on the GPU and are skipped here%s\n\n", lesson.c_str(), why.c_str(),
               gpu_steps.c_str(), gpu.available() ? "" : "; their tests are reported SKIPPED");
   return true;
+}
+
+std::string cpu_model_name() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos) {
+      const size_t start = line.find_first_not_of(" \t", line.find(':') + 1);
+      return start == std::string::npos ? "unknown CPU" : line.substr(start);
+    }
+  return "unknown CPU";
 }
 
 }  // namespace course

@@ -4,7 +4,6 @@
 // small CNN, lesson 01's loops beside 11.4's. No GPU needed.
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <functional>
 #include <string>
 #include <thread>
@@ -12,6 +11,7 @@
 
 #include "course/check.hpp"
 #include "course/cli.hpp"
+#include "course/device_info.hpp"
 #include "course/main.hpp"
 #include "course/timer.hpp"
 #include "fast_cpu.hpp"
@@ -21,14 +21,6 @@ namespace {
 
 using fast_cpu::Trans;
 using host_layers::ConvShape;
-
-std::string cpu_name() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  return "unknown CPU";
-}
 
 // op(X)(r, c) of a row-major matrix stored rows x cols (no) or cols x rows (yes).
 double at(const std::vector<float>& X, Trans t, int r, int c, int rows, int cols) {
@@ -222,7 +214,8 @@ int main(int argc, char** argv) {
     const int threads = int(args.get_int("--threads"));
 
     std::printf("Lesson 11: the CPU done right\n");
-    std::printf("%s, %d hardware threads; g++ %d.%d -O3, %s\n", cpu_name().c_str(), cores, __GNUC__, __GNUC_MINOR__,
+    std::printf("%s, %d hardware threads; g++ %d.%d -O3, %s\n", course::cpu_model_name().c_str(), cores, __GNUC__,
+                __GNUC_MINOR__,
 #ifdef COURSE_NATIVE_BUILD
                 "COURSE_NATIVE=ON (-march=native)"
 #else

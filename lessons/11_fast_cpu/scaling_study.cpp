@@ -15,7 +15,6 @@
 // systems run on different machines; --plot merges their CSVs and draws the charts.
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
@@ -52,14 +51,6 @@ using scaling_study::SystemInfo;
 // cpu-naive runs lesson 01's loops: about 100 times slower than the GPU trainers; by default it
 // times a tenth of an epoch.
 constexpr long kNaiveDefaultImages = 6000;
-
-std::string cpu_name() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  return "unknown CPU";
-}
 
 std::string gpu_name() {
   const std::string summary = course::device_summary();  // "NVIDIA H100 80GB HBM3, sm_90, ..."
@@ -167,7 +158,7 @@ Result run_one(const SystemInfo& system, int filters, int batch, const StudySett
   if (system.name == "cpu-naive" || system.name == "cpu-fast-1" || system.name == "cpu-fast-all") {
     host_training::TrainConfig config;
     set_common(config, filters, batch, epochs, s);
-    r.machine = cpu_name();
+    r.machine = course::cpu_model_name();
     const int warm_batch = std::min(batch, data.train.count());
     if (system.name == "cpu-naive") {
       r.threads = 1;

@@ -33,4 +33,8 @@ std::string cuda_versions();
 // Every property lesson 00 shows: name, compute capability, SMs, memory, clocks...
 void print_device_properties(std::ostream& out, int device);
 
+// The host CPU's model name ("model name" in /proc/cpuinfo), or "unknown CPU": what the CPU
+// lessons print beside their timings.
+std::string cpu_model_name();
+
 }  // namespace course
