@@ -69,8 +69,26 @@ ModelSpec model_a();    // conv 5x5x32 pad 2 -> relu -> maxpool 2 -> conv 5x5x64
 // Named "scaling-<filters>"; 1 <= filters <= kMaxScalingFilters, else course::Error.
 constexpr int kMaxScalingFilters = 4096;
 ModelSpec scaling_cnn(int filters);
-// "small" | "a" | "scaling-<filters>" (e.g. "scaling-256"); throws course::Error otherwise.
+// A named model ("small", "a", "scaling-<filters>", e.g. "scaling-256"), a layer list
+// (model_from_text) or "@<file>" with one; throws course::Error otherwise.
 ModelSpec model_by_name(const std::string& name);
+
+// ---- models as text (model_text.cpp) ---------------------------------------------------------
+// A network written as its layers, separated by commas: conv<k>x<k>x<channels>[p<pad>][s<stride>],
+// relu, pool<window>[s<stride>], dense<units>; e.g. "conv5x5x32p2,relu,pool2,dense10" (spaces
+// around a layer are ignored). "@<file>": the layers from a text file, separated by commas or
+// lines, '#' starting a comment. The model's name is its canonical text (model_text). Throws
+// course::Error naming the layer and what a layer looks like. The sizes are checked later, by
+// plan_layers, once the input's size is known.
+ModelSpec model_from_text(const std::string& description);
+bool looks_like_layer_list(const std::string& text);  // a comma, or a layer's first word
+std::string layer_text(const LayerSpec& layer);       // "conv5x5x32p2", "relu", "pool2", "dense10"
+std::string model_text(const ModelSpec& spec);        // the layers' texts joined by commas
+// "1x28x28 -conv5x5x32p2-> 32x28x28 -relu-> -pool2-> 32x14x14 -dense10-> 10": the shape after
+// every layer, for the line the trainers print before they start. Throws like plan_layers.
+std::string plan_summary(const ModelSpec& spec);
+// For the --model flag of every trainer: what it accepts.
+extern const char* const kModelFlagHelp;
 
 // One layer with its sizes worked out: input C x H x W -> output C x H x W (per example).
 struct LayerPlan {

@@ -17,7 +17,8 @@ int main(int argc, char** argv) {
     const host_training::TrainConfig defaults;  // every default below is the config's own
     course::ArgParser args("lesson02_host_training",
                            "Lesson 02: train a small CNN on the CPU (lesson 01's layers, your optimizer and loop).");
-    args.add_choice("--model", defaults.model, {"small", "a"}, "network: small (conv 3x3x10) or a (two 5x5 convs; slow on a CPU)");
+    args.add_string("--model", defaults.model,
+                    std::string("network: ") + host_training::kModelFlagHelp + " (a: two 5x5 convs, slow on a CPU)");
     args.add_int("--epochs", defaults.epochs, 1, 1000, "passes over the training set");
     args.add_int("--batch", defaults.batch, 1, 60000, "minibatch size");
     args.add_float("--lr", host_training::flag_default(defaults.default_lr("sgd")), 1e-7, 10.0,

@@ -51,6 +51,10 @@ ModelSpec scaling_cnn(int filters) {
   return m;
 }
 
+const char* const kModelFlagHelp =
+    "small, a, scaling-<filters> (e.g. scaling-256), a layer list such as conv3x3x10p1,relu,pool2,dense100,relu,"
+    "dense10, or @file with one";
+
 ModelSpec model_by_name(const std::string& name) {
   if (name == "small") return small_cnn();
   if (name == "a") return model_a();
@@ -61,7 +65,8 @@ ModelSpec model_by_name(const std::string& name) {
     if (!digits.empty() && digits.size() <= 9 && digits.find_first_not_of("0123456789") == std::string::npos)
       return scaling_cnn(std::stoi(digits));
   }
-  throw course::Error("unknown model '" + name + "' (expected small, a or scaling-<filters>, e.g. scaling-256)");
+  if (!name.empty() && (name[0] == '@' || looks_like_layer_list(name))) return model_from_text(name);
+  throw course::Error("unknown model '" + name + "' (expected " + kModelFlagHelp + ")");
 }
 
 namespace {

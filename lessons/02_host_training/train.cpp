@@ -68,6 +68,7 @@ TrainSummary train(const TrainConfig& config, const TrainingData& data, const Ne
   std::printf("model %s (%zu parameters), %s, batch %d, %d epoch(s), seed %llu\n", spec.name.c_str(),
               parameter_count, optimizer_text, config.batch, config.epochs,
               static_cast<unsigned long long>(config.seed));
+  std::printf("layers: %s\n", host_training::plan_summary(spec).c_str());
   std::printf("data: %d training and %d test images from %s\n", train_set.count(), test_set.count(), dir.c_str());
   if (!what.empty()) std::printf("network: %s\n", what.c_str());
 

@@ -3,6 +3,9 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "course/error.hpp"
+#include "host_training.hpp"
+
 namespace host_training {
 
 std::string number_text(float value) {
@@ -24,6 +27,13 @@ void apply_given_flags(const course::ArgParser& args, TrainConfig& config) {
     if (args.given(flag)) field = static_cast<int>(args.get_int(flag));
   };
   text("--model", config.model);
+  if (args.given("--model")) {
+    try {
+      model_by_name(config.model);  // a bad name or layer list stops here, before any data is read
+    } catch (const course::Error& e) {
+      throw course::Error(std::string("--model: ") + e.what());
+    }
+  }
   text("--optimizer", config.optimizer);
   text("--dataset", config.dataset);
   text("--data", config.data_dir);

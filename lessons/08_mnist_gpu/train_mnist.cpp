@@ -74,8 +74,9 @@ int main(int argc, char** argv) {
     course::ArgParser args("train_mnist",
                            "Lesson 08: train a CNN on MNIST on the GPU with the course's own kernels.\n"
                            "Writes metrics.csv and pictures to --out; --save DIR writes the weights as .npy files.");
-    args.add_choice("--model", defaults.model, {"small", "a"},
-                    "network: a (two 5x5 convs, 3136->512->10) or small (conv 3x3x10, dense 100); CPU default: " +
+    args.add_string("--model", defaults.model,
+                    std::string("network: ") + host_training::kModelFlagHelp +
+                        " (a: two 5x5 convs, 3136->512->10; small: conv 3x3x10, dense 100); CPU default: " +
                         cpu_defaults.model);
     args.add_int("--epochs", defaults.epochs, 1, 1000,
                  "passes over the training set (CPU default: " + std::to_string(cpu_defaults.epochs) + ")");

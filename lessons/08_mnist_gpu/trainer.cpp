@@ -47,6 +47,7 @@ host_training::TrainSummary train_on_gpu(const GpuTrainConfig& config, const hos
               spec.name.c_str(), net.parameters().parameter_count(), net.conv_summary().c_str(),
               config.optimizer.c_str(), double(opt_config.lr), host_training::momentum_text(opt_config).c_str(), batch,
               config.epochs, static_cast<unsigned long long>(config.seed));
+  std::printf("layers: %s\n", host_training::plan_summary(spec).c_str());
   std::printf("data: %d training and %d test images from %s, on the GPU; network buffers %.1f MiB\n",
               train_set.count(), test_set.count(), dir.c_str(), double(net.device_bytes()) / (1 << 20));
   std::fflush(stdout);

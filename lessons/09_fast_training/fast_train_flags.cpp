@@ -7,8 +7,10 @@ namespace fast_training {
 
 void add_fast_train_flags(course::ArgParser& args, const std::string& out_default) {
   const FastTrainConfig defaults;
-  args.add_choice("--model", defaults.model, {"small", "a"},
-                  "network: a (two 5x5 convs, 3136->512->10) or small (conv 3x3x10, dense 100)");
+  args.add_string("--model", defaults.model,
+                  std::string("network: ") + host_training::kModelFlagHelp +
+                      " (a: two 5x5 convs, 3136->512->10; small: conv 3x3x10, dense 100); lesson 09's network takes "
+                      "conv-ReLU-pool blocks, then dense layers");
   args.add_int("--epochs", defaults.epochs, 1, 1000, "passes over the training set");
   args.add_int("--batch", defaults.batch, 1, 8192, "minibatch size");
   args.add_float("--lr", host_training::flag_default(defaults.default_lr("sgd")), 1e-7, 10.0,

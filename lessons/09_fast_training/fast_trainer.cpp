@@ -52,6 +52,7 @@ host_training::TrainSummary train_fast(const FastTrainConfig& config, const host
               spec.name.c_str(), net.parameters().parameter_count(), config.optimizer.c_str(), double(opt_config.lr),
               host_training::momentum_text(opt_config).c_str(), batch, config.epochs,
               static_cast<unsigned long long>(config.seed));
+  std::printf("layers: %s\n", host_training::plan_summary(spec).c_str());
   std::printf("convolutions: %d of %d by the tiled kernel (09.10), the others implicit GEMMs (09.2-09.4)%s\n",
               net.tiled_convs(), net.conv_blocks(), config.conv == ConvEngine::tiled ? "" : " (--conv implicit)");
   if (config.conv_kernels)

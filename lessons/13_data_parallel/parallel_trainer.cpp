@@ -54,6 +54,7 @@ host_training::TrainSummary train_parallel(const ParallelTrainConfig& config, co
   std::printf("model %s, fast network (lesson 09), %s lr %g%s, batch %d (%d a GPU), %d epoch(s), seed %llu\n",
               spec.name.c_str(), config.optimizer.c_str(), double(opt.lr), host_training::momentum_text(opt).c_str(),
               batch, shard_of(batch, ranks, 0).count, config.epochs, static_cast<unsigned long long>(config.seed));
+  std::printf("layers: %s\n", host_training::plan_summary(spec).c_str());
   std::printf("gradients: averaged over %d rank(s) by NCCL all-reduce%s; steps %s\n", ranks,
               config.overlap ? ", bucket by bucket during the backward pass" : " after the backward pass",
               use_graph ? "replayed from CUDA graphs" : "launched one by one");

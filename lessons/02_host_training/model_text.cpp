@@ -1,0 +1,190 @@
+// Lesson 02 (given): networks written as text, e.g. "conv5x5x32p2,relu,pool2,dense10", and the
+// one-line picture of a model's shapes that the trainers print before they start.
+#include <cctype>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "course/error.hpp"
+#include "course/input_file.hpp"
+#include "host_training.hpp"
+
+namespace host_training {
+
+namespace {
+
+const char* const kGrammar =
+    "layers look like conv5x5x32 (kernel 5x5, 32 channels; p2: pad 2, s2: stride 2), relu, pool2 "
+    "(2x2 windows; s1: stride 1), dense10";
+
+// Reads the digits at text[pos...] as an int in [lo, hi]; false when there are none, too many,
+// or the value is out of range.
+bool read_int(const std::string& text, size_t& pos, int lo, int hi, int& value) {
+  const size_t start = pos;
+  while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos])) && pos - start < 7) ++pos;
+  if (pos == start || (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos])))) return false;
+  value = std::stoi(text.substr(start, pos - start));
+  return value >= lo && value <= hi;
+}
+
+bool starts_with(const std::string& text, const char* prefix) { return text.rfind(prefix, 0) == 0; }
+
+// One layer from its token, or a sentence saying what is wrong with it.
+bool parse_layer(const std::string& token, LayerSpec& layer, std::string& why) {
+  size_t pos = 0;
+  if (token == "relu") {
+    layer = relu_layer();
+    return true;
+  }
+  if (starts_with(token, "conv")) {
+    pos = 4;
+    int kh = 0, kw = 0, out = 0;
+    if (!read_int(token, pos, 1, 64, kh) || pos >= token.size() || token[pos++] != 'x' ||
+        !read_int(token, pos, 1, 64, kw) || pos >= token.size() || token[pos++] != 'x' ||
+        !read_int(token, pos, 1, 65536, out)) {
+      why = "a conv is conv<k>x<k>x<channels> (k 1-64, channels 1-65536), e.g. conv5x5x32";
+      return false;
+    }
+    if (kh != kw) {
+      why = "the course's convolutions have square kernels: conv" + std::to_string(kh) + "x" + std::to_string(kh) +
+            "x" + std::to_string(out) + " or conv" + std::to_string(kw) + "x" + std::to_string(kw) + "x...";
+      return false;
+    }
+    int pad = 0, stride = 1;
+    bool pad_seen = false, stride_seen = false;
+    while (pos < token.size()) {
+      const char option = token[pos++];
+      if (option == 'p' && !pad_seen && read_int(token, pos, 0, 64, pad)) {
+        pad_seen = true;
+      } else if (option == 's' && !stride_seen && read_int(token, pos, 1, 64, stride)) {
+        stride_seen = true;
+      } else {
+        why = "after conv<k>x<k>x<channels> come only p<pad> (0-64) and s<stride> (1-64), each once";
+        return false;
+      }
+    }
+    layer = conv_layer(out, kh, pad, stride);
+    return true;
+  }
+  if (starts_with(token, "pool")) {
+    pos = 4;
+    int window = 0, stride = 0;
+    if (!read_int(token, pos, 1, 64, window)) {
+      why = "a max-pool is pool<window> (1-64), e.g. pool2, optionally s<stride>: pool3s2";
+      return false;
+    }
+    stride = window;
+    if (pos < token.size() && (token[pos++] != 's' || !read_int(token, pos, 1, 64, stride) || pos != token.size())) {
+      why = "after pool<window> comes only s<stride> (1-64)";
+      return false;
+    }
+    layer = maxpool_layer(window, stride);
+    return true;
+  }
+  if (starts_with(token, "dense")) {
+    pos = 5;
+    int out = 0;
+    if (!read_int(token, pos, 1, 1 << 20, out) || pos != token.size()) {
+      why = "a dense layer is dense<units> (1-1048576), e.g. dense10";
+      return false;
+    }
+    layer = dense_layer(out);
+    return true;
+  }
+  why = "unknown layer";
+  return false;
+}
+
+std::string trimmed(const std::string& text) {
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string::npos) return "";
+  return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
+}
+
+// A description file: layers separated by commas or new lines; '#' starts a comment.
+std::string read_description_file(const std::string& path) {
+  course::regular_file_size(path, "a network description", "file not found");
+  std::ifstream in(path);
+  if (!in) throw course::Error(path + ": cannot be opened");
+  std::string text, line;
+  while (std::getline(in, line)) {
+    line = line.substr(0, line.find('#'));
+    if (!trimmed(line).empty()) text += (text.empty() ? "" : ",") + trimmed(line);
+  }
+  if (text.empty()) throw course::Error(path + ": holds no layers (" + kGrammar + ")");
+  return text;
+}
+
+}  // namespace
+
+bool looks_like_layer_list(const std::string& text) {
+  if (text.find(',') != std::string::npos) return true;
+  for (const char* start : {"conv", "relu", "pool", "dense"})
+    if (starts_with(trimmed(text), start)) return true;
+  return false;
+}
+
+ModelSpec model_from_text(const std::string& description) {
+  const std::string text = !description.empty() && description[0] == '@'
+                               ? read_description_file(description.substr(1))
+                               : description;
+  ModelSpec m;
+  std::stringstream layers(text);
+  std::string token;
+  size_t index = 0;
+  while (std::getline(layers, token, ',')) {
+    token = trimmed(token);
+    LayerSpec layer{};
+    std::string why;
+    if (!parse_layer(token, layer, why))
+      throw course::Error("network '" + text + "', layer " + std::to_string(index) + " '" + token + "': " + why +
+                          " (" + kGrammar + ")");
+    m.layers.push_back(layer);
+    ++index;
+  }
+  if (m.layers.empty() || text.back() == ',')
+    throw course::Error("network '" + text + "': an empty layer list or a trailing comma (" + kGrammar + ")");
+  m.name = model_text(m);
+  return m;
+}
+
+std::string layer_text(const LayerSpec& l) {
+  switch (l.kind) {
+    case LayerKind::conv: {
+      std::string t = "conv" + std::to_string(l.kernel) + "x" + std::to_string(l.kernel) + "x" + std::to_string(l.out);
+      if (l.pad != 0) t += "p" + std::to_string(l.pad);
+      if (l.stride != 1) t += "s" + std::to_string(l.stride);
+      return t;
+    }
+    case LayerKind::relu:
+      return "relu";
+    case LayerKind::maxpool:
+      return "pool" + std::to_string(l.window) + (l.stride != l.window ? "s" + std::to_string(l.stride) : "");
+    case LayerKind::dense:
+      return "dense" + std::to_string(l.out);
+  }
+  return "?";
+}
+
+std::string model_text(const ModelSpec& spec) {
+  std::string text;
+  for (const LayerSpec& l : spec.layers) text += (text.empty() ? "" : ",") + layer_text(l);
+  return text;
+}
+
+std::string plan_summary(const ModelSpec& spec) {
+  const std::vector<LayerPlan> plan = plan_layers(spec);  // throws when the shapes do not work out
+  auto shape = [](int c, int h, int w) {
+    return h == 1 && w == 1 ? std::to_string(c) : std::to_string(c) + "x" + std::to_string(h) + "x" + std::to_string(w);
+  };
+  std::string text = shape(spec.in_channels, spec.height, spec.width);
+  for (const LayerPlan& p : plan) {
+    text += " -" + layer_text(p.spec) + "->";
+    // A shape after every layer that changes it (ReLU keeps it).
+    if (p.spec.kind != LayerKind::relu) text += " " + shape(p.out_c, p.out_h, p.out_w);
+  }
+  return text;
+}
+
+}  // namespace host_training

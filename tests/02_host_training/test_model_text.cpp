@@ -1,0 +1,120 @@
+// Given code: networks written as text (model_text.cpp) and the shapes line the trainers print.
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "course_test.hpp"
+#include "host_training.hpp"
+
+using namespace host_training;
+
+namespace {
+
+bool same_layers(const ModelSpec& a, const ModelSpec& b) {
+  if (a.layers.size() != b.layers.size()) return false;
+  for (size_t i = 0; i < a.layers.size(); ++i) {
+    const LayerSpec &x = a.layers[i], &y = b.layers[i];
+    if (x.kind != y.kind || x.out != y.out || x.kernel != y.kernel || x.stride != y.stride || x.pad != y.pad ||
+        (x.kind == LayerKind::maxpool && x.window != y.window))
+      return false;
+  }
+  return true;
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    model_by_name(text);
+  } catch (const course::Error& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+}  // namespace
+
+TEST_CASE("model_from_text: the named models as layer lists, every option, spaces; text round trip",
+          "[model_text]") {
+  CHECK(same_layers(model_from_text("conv3x3x10p1,relu,pool2,dense100,relu,dense10"), small_cnn()));
+  CHECK(same_layers(model_from_text(" conv5x5x32p2, relu ,pool2,conv5x5x64p2,relu,pool2,dense512,relu,dense10 "),
+                    model_a()));
+  CHECK(same_layers(model_by_name("conv3x3x256,relu,pool2,dense10"), scaling_cnn(256)));
+
+  const ModelSpec m = model_from_text("conv7x7x3s2p3,relu,pool3s2,conv1x1x5,pool2s1,dense7");
+  REQUIRE(m.layers.size() == 6);
+  CHECK(m.layers[0].kind == LayerKind::conv);
+  CHECK(m.layers[0].kernel == 7);
+  CHECK(m.layers[0].out == 3);
+  CHECK(m.layers[0].stride == 2);
+  CHECK(m.layers[0].pad == 3);
+  CHECK(m.layers[2].kind == LayerKind::maxpool);
+  CHECK(m.layers[2].window == 3);
+  CHECK(m.layers[2].stride == 2);
+  CHECK(m.layers[4].window == 2);
+  CHECK(m.layers[4].stride == 1);
+  CHECK(m.layers[5].out == 7);
+  // The canonical text: options in a fixed order, defaults left out; it reads back as the same model.
+  CHECK(m.name == "conv7x7x3p3s2,relu,pool3s2,conv1x1x5,pool2s1,dense7");
+  CHECK(same_layers(model_from_text(m.name), m));
+  CHECK(model_text(model_a()) == "conv5x5x32p2,relu,pool2,conv5x5x64p2,relu,pool2,dense512,relu,dense10");
+}
+
+TEST_CASE("plan_summary: the shape after every layer", "[model_text]") {
+  CHECK(plan_summary(small_cnn()) ==
+        "1x28x28 -conv3x3x10p1-> 10x28x28 -relu-> -pool2-> 10x14x14 -dense100-> 100 -relu-> -dense10-> 10");
+  ModelSpec colour = model_from_text("conv5x5x6,relu,pool2,conv5x5x16,relu,pool2,dense120,dense10");
+  colour.in_channels = 3, colour.height = 32, colour.width = 32;
+  CHECK(plan_summary(colour) ==
+        "3x32x32 -conv5x5x6-> 6x28x28 -relu-> -pool2-> 6x14x14 -conv5x5x16-> 16x10x10 -relu-> -pool2-> 16x5x5 "
+        "-dense120-> 120 -dense10-> 10");
+  ModelSpec too_deep = model_from_text("conv5x5x8,pool2,conv5x5x8,pool2,conv5x5x8,dense10");
+  CHECK_THROWS_AS(plan_summary(too_deep), course::Error);  // 28 -> 24 -> 12 -> 8 -> 4: no room for a 5x5
+}
+
+TEST_CASE("model_by_name refuses a bad layer with its index, its text and what a layer looks like",
+          "[model_text]") {
+  struct Bad {
+    const char* text;
+    const char* says;
+  };
+  for (const Bad& b : {Bad{"conv5x5", "layer 0 'conv5x5': a conv is conv<k>x<k>x<channels>"},
+                       Bad{"relu,conv5x3x8", "layer 1 'conv5x3x8': the course's convolutions have square kernels"},
+                       Bad{"conv3x3x8p", "after conv<k>x<k>x<channels> come only p<pad>"},
+                       Bad{"conv3x3x8p1p1", "each once"},
+                       Bad{"conv3x3x8q1", "after conv<k>x<k>x<channels> come only"},
+                       Bad{"conv3x3x0", "a conv is"},
+                       Bad{"conv3x3x99999999", "a conv is"},
+                       Bad{"conv99x99x8", "a conv is"},
+                       Bad{"pool", "a max-pool is pool<window>"},
+                       Bad{"pool2s", "after pool<window> comes only s<stride>"},
+                       Bad{"pool2s2x", "after pool<window> comes only s<stride>"},
+                       Bad{"dense", "a dense layer is dense<units>"},
+                       Bad{"dense0", "a dense layer is dense<units>"},
+                       Bad{"dense10,sigmoidal", "layer 1 'sigmoidal': unknown layer"},
+                       Bad{"relu,,dense10", "layer 1 '': unknown layer"},
+                       Bad{"relu,dense10,", "trailing comma"},
+                       Bad{"mlp", "unknown model 'mlp' (expected small, a, scaling-<filters>"}}) {
+    CAPTURE(b.text);
+    const std::string message = error_of(b.text);
+    CHECK(message.find(b.says) != std::string::npos);
+    CHECK(message.find('\n') == std::string::npos);
+  }
+}
+
+TEST_CASE("model_by_name(\"@file\"): layers on lines or after commas, comments; a missing or empty file",
+          "[model_text]") {
+  const std::string path = "test_model_text_network.txt";
+  {
+    std::ofstream out(path);
+    out << "# model A, one layer a line\nconv5x5x32p2\nrelu, pool2   # the first block\n\n"
+        << "conv5x5x64p2,relu,pool2\ndense512\nrelu\ndense10\n";
+  }
+  CHECK(same_layers(model_by_name("@" + path), model_a()));
+  {
+    std::ofstream out(path);
+    out << "# nothing but comments\n\n";
+  }
+  CHECK(error_of("@" + path).find("holds no layers") != std::string::npos);
+  std::remove(path.c_str());
+  CHECK(error_of("@" + path).find(path + ": file not found") != std::string::npos);
+}
