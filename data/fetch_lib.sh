@@ -1,5 +1,6 @@
 # shellcheck shell=bash
-# Shared by fetch_mnist.sh and fetch_fashion_mnist.sh: sourced, not run.
+# Shared by fetch_mnist.sh and fetch_fashion_mnist.sh (fetch_cifar10.sh uses the general helpers:
+# say, warn, sha256_of, download, new_scratch): sourced, not run.
 # The caller sets, before sourcing:
 #   SET_NAME  the data set's folder name in SHA256SUMS ("mnist", "fashion-mnist")
 #   DEST      the folder the four raw IDX files go to
@@ -8,7 +9,7 @@
 # replaces anything and a half-finished run leaves nothing behind.
 
 DATA_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-SUMS_FILE="$DATA_DIR/SHA256SUMS"
+SUMS_FILE=${FETCH_SHA256SUMS:-$DATA_DIR/SHA256SUMS}  # FETCH_SHA256SUMS: another list, for tests
 IDX_FILES=(train-images-idx3-ubyte train-labels-idx1-ubyte t10k-images-idx3-ubyte t10k-labels-idx1-ubyte)
 # Seconds to wait for a connection (and for a stalled transfer): an unreachable
 # mirror must fail fast so that the next source is tried.

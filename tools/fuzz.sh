@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes every parser of outside input with libFuzzer under ASan + UBSan (docs/fuzzing.md):
-# IDX files (fuzz_idx), .npy files (fuzz_npy), the command line (fuzz_cli) and lesson 11's
-# scaling-study CSV (fuzz_scaling_csv).
+# IDX files (fuzz_idx), .npy files (fuzz_npy), the command line (fuzz_cli), lesson 11's
+# scaling-study CSV (fuzz_scaling_csv) and CIFAR-10's batch files (fuzz_cifar).
 #
 #   tools/fuzz.sh quick            configure + build the "fuzz" presets, then run each target for
 #                                  20000 executions over its generated seed corpus (what CI runs)
@@ -39,7 +39,7 @@ if ! nice cmake --build --preset fuzz >"$build/logs/build.log" 2>&1; then
   fi
   exit 1
 fi
-echo "built $build/bin/fuzz_{idx,npy,cli,scaling_csv}; seed corpus in $build/fuzz_corpus"
+echo "built $build/bin/fuzz_{idx,npy,cli,scaling_csv,cifar}; seed corpus in $build/fuzz_corpus"
 
 # A finding stops a target at once (every sanitizer report aborts): counts are 0 or 1 each.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
@@ -48,7 +48,7 @@ artifacts=$build/artifacts
 mkdir -p "$artifacts"
 failed=0
 printf '%-17s %11s %6s %6s %8s %6s %9s %8s %8s\n' target executions cov ft crashes leaks timeouts exec/s seconds
-for target in idx npy cli scaling_csv; do
+for target in idx npy cli scaling_csv cifar; do
   corpus=$build/fuzz_corpus/$target
   if [[ $mode == quick ]]; then
     work=$build/work-quick/$target
@@ -61,11 +61,14 @@ for target in idx npy cli scaling_csv; do
   mkdir -p "$work"
   dict=()
   [[ -f tests/fuzz/$target.dict ]] && dict=(-dict="tests/fuzz/$target.dict")
+  # A CIFAR-10 record alone is 3073 bytes: room for four of them and a limit byte.
+  max_len=4096
+  [[ $target == cifar ]] && max_len=12300
   log=$build/logs/fuzz_$target-$mode.log
   start=$SECONDS
   rc=0
   "$build/bin/fuzz_$target" -runs="$runs" $seed_flag "${dict[@]}" -timeout=10 -malloc_limit_mb=256 \
-      -rss_limit_mb=2048 -max_len=4096 -close_fd_mask=1 -print_final_stats=1 \
+      -rss_limit_mb=2048 -max_len="$max_len" -close_fd_mask=1 -print_final_stats=1 \
       -artifact_prefix="$artifacts/fuzz_$target-" "$work" "$corpus" >"$log" 2>&1 || rc=$?
   seconds=$((SECONDS - start))
   # The figures from libFuzzer's log (-print_final_stats=1 and its last status line).

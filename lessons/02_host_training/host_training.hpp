@@ -215,7 +215,7 @@ Evaluation evaluate(HostNetwork& net, const course::Dataset& data, int batch);
 // ---- the whole trainer (given; lesson 08's `train_mnist --device cpu` calls it) ---------------
 // Every default of the CPU trainer is written here, once: lesson02_host_training's flags show
 // TrainConfig{}'s values, and train_mnist's CPU fallback starts from them too.
-// dataset "mnist" | "fashion"; data_dir empty: course::default_data_dir of that data set;
+// dataset "mnist" | "fashion" | "cifar10"; data_dir empty: course::default_data_dir of that data set;
 // train_limit / test_limit > 0 keep only the first examples.
 struct TrainConfig {
   std::string model = "small", optimizer = "sgd", dataset = "mnist", data_dir, out_dir;

@@ -1,5 +1,6 @@
 #include "training_data.hpp"
 
+#include "course/cifar.hpp"
 #include "course/error.hpp"
 
 namespace host_training {
@@ -10,37 +11,59 @@ std::string image_size(const course::Dataset& d) {
          (d.images.dim(1) == 1 ? "" : " with " + std::to_string(d.images.dim(1)) + " channels");
 }
 
-std::string data_dir_of(const std::string& dataset, const std::string& data_dir) {
-  if (!data_dir.empty()) return data_dir;
-  return course::default_data_dir(dataset == "fashion" ? "fashion-mnist" : "mnist");
+// The data sets a trainer knows: the name --dataset takes, the folder under data/ and the script
+// that fetches it. MNIST and Fashion-MNIST are IDX files; CIFAR-10 is its binary version's batches.
+struct KnownDataset {
+  const char* name;
+  const char* folder;
+  const char* fetch_script;
+  bool idx;
+};
+constexpr KnownDataset kKnownDatasets[] = {
+    {"mnist", "mnist", "data/fetch_mnist.sh", true},
+    {"fashion", "fashion-mnist", "data/fetch_fashion_mnist.sh", true},
+    {"cifar10", "cifar-10", "data/fetch_cifar10.sh", false},
+};
+
+const KnownDataset& known_dataset(const std::string& name) {
+  for (const KnownDataset& d : kKnownDatasets)
+    if (name == d.name) return d;
+  throw course::Error("unknown data set '" + name + "' (expected mnist, fashion or cifar10)");
 }
 
-void require_dataset(const std::string& dataset, const std::string& dir) {
-  if (!course::dataset_present(dir))
-    throw course::Error("no " + dataset + " data set in " + dir + " (run " +
-                        (dataset == "fashion" ? "data/fetch_fashion_mnist.sh" : "data/fetch_mnist.sh") +
-                        ", or pass --data DIR)");
+bool present(const KnownDataset& set, const std::string& dir) {
+  return set.idx ? course::dataset_present(dir) : course::cifar10_present(dir);
+}
+
+course::Dataset load_split(const KnownDataset& set, const std::string& dir, course::Split split, int limit) {
+  return set.idx ? course::load_dataset(dir, split, limit) : course::load_cifar10(dir, split, limit);
+}
+
+// The file a message about a split's images names: its image file, or its first batch.
+std::string images_file(const KnownDataset& set, const std::string& dir, course::Split split) {
+  return set.idx ? course::idx_images_path(dir, split) : course::cifar10_batch_paths(dir, split).front();
 }
 
 }  // namespace
 
 TrainingData load_training_data(const TrainConfig& config) {
-  if (config.dataset != "mnist" && config.dataset != "fashion")
-    throw course::Error("unknown data set '" + config.dataset + "' (expected mnist or fashion)");
+  const KnownDataset& set = known_dataset(config.dataset);
   if (config.train_limit < 0 || config.test_limit < 0) throw course::Error("train/test limits must not be negative");
-  const std::string dir = data_dir_of(config.dataset, config.data_dir);
-  require_dataset(config.dataset, dir);
+  const std::string dir = config.data_dir.empty() ? course::default_data_dir(set.folder) : config.data_dir;
+  if (!present(set, dir))
+    throw course::Error("no " + config.dataset + " data set in " + dir + " (run " + set.fetch_script +
+                        ", or pass --data DIR)");
   TrainingData data;
   data.dir = dir;
-  data.train = course::load_dataset(dir, course::Split::train, config.train_limit);
-  data.test = course::load_dataset(dir, course::Split::test, config.test_limit);
+  data.train = load_split(set, dir, course::Split::train, config.train_limit);
+  data.test = load_split(set, dir, course::Split::test, config.test_limit);
   if (data.train.count() == 0)
-    throw course::Error(course::idx_images_path(dir, course::Split::train) + ": holds no images");
+    throw course::Error(images_file(set, dir, course::Split::train) + ": holds no images");
   if (data.test.count() == 0)
-    throw course::Error(course::idx_images_path(dir, course::Split::test) + ": holds no images");
+    throw course::Error(images_file(set, dir, course::Split::test) + ": holds no images");
   for (int d = 1; d < 4; ++d)
     if (data.test.images.dim(d) != data.train.images.dim(d))
-      throw course::Error(course::idx_images_path(dir, course::Split::test) + ": its images are " +
+      throw course::Error(images_file(set, dir, course::Split::test) + ": its images are " +
                           image_size(data.test) + ", the training images " + image_size(data.train) +
                           ": both splits must have one image size");
   return data;

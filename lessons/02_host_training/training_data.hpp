@@ -15,7 +15,9 @@ struct TrainingData {
 };
 
 // The one place a trainer's data folder is worked out and checked: config.data_dir, or when it is
-// empty the built-in folder of config.dataset ("mnist" | "fashion"). Loads both splits
+// empty the built-in folder of config.dataset ("mnist" | "fashion" | "cifar10": data/mnist,
+// data/fashion-mnist, data/cifar-10; the first two are IDX files, CIFAR-10 is its binary
+// version's batch files, 3x32x32 colour images). Loads both splits
 // (train_limit / test_limit > 0 keep the first examples) and checks what every later step relies
 // on: the folder holds the set (else the message says how to fetch it), neither split is empty,
 // and the test images have the training images' shape. Throws course::Error naming the folder or file.

@@ -86,8 +86,11 @@ int main(int argc, char** argv) {
                        " for adam; CPU sgd: " + lr_text(cpu_defaults, "sgd") + ")");
     args.add_choice("--optimizer", defaults.optimizer, {"sgd", "adam"}, "sgd (momentum 0.9) or adam");
     args.add_int("--seed", static_cast<long long>(defaults.seed), 0, 1LL << 62, "seed of the weight init and the shuffling");
-    args.add_choice("--dataset", defaults.dataset, {"mnist", "fashion"}, "data set");
-    args.add_string("--data", defaults.data_dir, "folder with the four IDX files (default: the data set's folder under data/)");
+    args.add_choice("--dataset", defaults.dataset, {"mnist", "fashion", "cifar10"},
+                    "data set: mnist, fashion (Fashion-MNIST) or cifar10 (CIFAR-10, 3x32x32 colour images)");
+    args.add_string("--data", defaults.data_dir,
+                    "folder with the data set's files: the four IDX files, or CIFAR-10's six .bin batches "
+                    "(default: the data set's folder under data/)");
     args.add_choice("--device", "auto", {"auto", "gpu", "cpu"},
                     "auto: the GPU when there is one, else lesson 02's CPU trainer; gpu: fail without one");
     args.add_choice("--conv", mnist_gpu::conv_algorithm_name(defaults.conv), {"auto", "im2col", "direct"},

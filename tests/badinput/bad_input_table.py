@@ -7,8 +7,8 @@ unwritable or full outputs, and checks every case the same way:
   * no stack trace or sanitizer report;
   * nothing is left half-written: no output file, and no temporary file, in the output folder.
 
-Each program first runs once on a good generated data set (it must succeed), so a case cannot
-pass because the program fails on everything.
+Each program first runs once on a good generated data set, MNIST-like and CIFAR-10-like (it must
+succeed), so a case cannot pass because the program fails on everything.
 
 Usage: bad_input_table.py --lesson02 PROG --train-mnist PROG [--markdown FILE]
   --markdown writes the table (program, case, exit status, message) for docs/.
@@ -96,6 +96,46 @@ def data_cases(root):
     return cases
 
 
+# ---- generated CIFAR-10 sets (--dataset cifar10) ---------------------------------------------------
+CIFAR_RECORD = 3073  # 1 label byte, then 32 x 32 red, green and blue
+
+
+def cifar_batch(records, bad_label_at=None):
+    out = bytearray()
+    for r in range(records):
+        out.append(10 if r == bad_label_at else r % 10)
+        out += bytes((i * 37 + r * 11) % 256 for i in range(CIFAR_RECORD - 1))
+    return bytes(out)
+
+
+def write_cifar_set(folder, files=None):
+    """The six batch files (16 records each); `files` overrides any of them by name (bytes)."""
+    os.makedirs(folder, exist_ok=True)
+    out = {f"data_batch_{i}.bin": cifar_batch(16) for i in range(1, 6)}
+    out["test_batch.bin"] = cifar_batch(16)
+    out.update(files or {})
+    for name, content in out.items():
+        with open(os.path.join(folder, name), "wb") as f:
+            f.write(content)
+    return folder
+
+
+def cifar_cases(root):
+    """(name, folder, words the error line must contain), read with --dataset cifar10."""
+    def d(name):
+        return os.path.join(root, name)
+
+    return [
+        ("cifar10: data folder missing", d("cifar_missing"), ["no cifar10 data set in", d("cifar_missing")]),
+        ("cifar10: a training batch cut short", write_cifar_set(d("cifar_cut"), files={
+            "data_batch_3.bin": cifar_batch(16)[:-100]}), ["data_batch_3.bin", "left over"]),
+        ("cifar10: an empty test batch", write_cifar_set(d("cifar_empty"), files={"test_batch.bin": b""}),
+         ["test_batch.bin", "empty file"]),
+        ("cifar10: a label of 10", write_cifar_set(d("cifar_label10"), files={
+            "data_batch_2.bin": cifar_batch(16, bad_label_at=5)}), ["data_batch_2.bin", "label 10 in record 5"]),
+    ]
+
+
 FLAG_CASES = [  # (name, arguments, words the error line must contain)
     ("--epochs 0", ["--epochs", "0"], ["--epochs"]),
     ("--epoch 2 (misspelt)", ["--epoch", "2"], ["--epoch", "did you mean --epochs"]),
@@ -170,6 +210,7 @@ def main():
     root = tempfile.mkdtemp(prefix="course_bad_input_")
     try:
         good = good_set(root)
+        good_cifar = write_cifar_set(os.path.join(root, "good_cifar"))
         quick = ["--epochs", "1", "--batch", "16"]
         programs = [("lesson02_host_training", [args.lesson02, *quick]),
                     ("train_mnist --device cpu", [args.train_mnist, "--device", "cpu", *quick])]
@@ -188,9 +229,16 @@ def main():
                 print(f"FAILED: {prog_name} does not run on the good data set (exit {rc}):\n{out[-2000:]}")
                 return 1
             shutil.rmtree(out_dir)
+            rc, out = run([*prog, "--dataset", "cifar10", "--data", good_cifar, "--out", out_dir])
+            if rc != 0:
+                print(f"FAILED: {prog_name} does not run on the good CIFAR-10 set (exit {rc}):\n{out[-2000:]}")
+                return 1
+            shutil.rmtree(out_dir)
 
-            cases = [(name, ["--data", folder], words, None) for name, folder, words in data_cases(
-                os.path.join(root, prog_name.replace(" ", "_")))]
+            prog_root = os.path.join(root, prog_name.replace(" ", "_"))
+            cases = [(name, ["--data", folder], words, None) for name, folder, words in data_cases(prog_root)]
+            cases += [(name, ["--dataset", "cifar10", "--data", folder], words, None)
+                      for name, folder, words in cifar_cases(prog_root)]
             cases += [(name, ["--data", good, *extra], words, None) for name, extra, words in FLAG_CASES]
             blocker = os.path.join(root, "a_file")
             open(blocker, "w").close()

@@ -1,6 +1,6 @@
 // Writes the seed corpus of the fuzz targets: valid files made by the course's own writers and
 // hand-made edge cases (each close to a rule of its parser), so that no binary file has to be
-// stored in the repository. Usage: fuzz_corpus <folder>; writes <folder>/{idx,npy,cli,scaling_csv}/*.
+// stored in the repository. Usage: fuzz_corpus <folder>; writes <folder>/{idx,npy,cli,scaling_csv,cifar}/*.
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "course/cifar.hpp"
 #include "course/error.hpp"
 #include "course/idx.hpp"
 #include "course/npy.hpp"
@@ -195,6 +196,45 @@ void scaling_csv_corpus(const fs::path& dir) {
   save(dir / "quote-open", header + "cpu-naive,\"x,1,32,100,6000,1,10,yes,10,0.5,\n");
   save(dir / "twice", valid + valid.substr(header.size()));
 }
+
+// ---- CIFAR-10 batch files -----------------------------------------------------------------
+// Records with the given labels; pixel bytes vary within and across records and planes.
+Bytes cifar_records(const std::vector<uint8_t>& labels) {
+  Bytes b;
+  for (size_t r = 0; r < labels.size(); ++r) {
+    b.push_back(labels[r]);
+    for (size_t i = 0; i < course::kCifarImageBytes; ++i)
+      b.push_back(static_cast<uint8_t>((i * 7 + r * 91 + i / 1024 * 50) & 0xff));
+  }
+  return b;
+}
+
+// fuzz_cifar reads its input whole, then from byte 1 on with byte 0 as a signed limit.
+Bytes with_limit(int8_t limit, const Bytes& records) {
+  Bytes b = {static_cast<uint8_t>(limit)};
+  b.insert(b.end(), records.begin(), records.end());
+  return b;
+}
+
+void cifar_corpus(const fs::path& dir) {
+  const Bytes two = cifar_records({3, 8});
+  save(dir / "valid-two-records", two);
+  save(dir / "valid-one-record", cifar_records({0}));
+  save(dir / "valid-label-9", cifar_records({9, 9, 1}));
+  Bytes cut = two;
+  cut.resize(two.size() - 1000);  // a download cut inside the second record
+  save(dir / "cut-record", cut);
+  save(dir / "label-10", cifar_records({4, 10}));
+  save(dir / "label-255", cifar_records({255}));
+  save(dir / "empty", Bytes{});
+  save(dir / "limit-1-of-two", with_limit(1, two));
+  save(dir / "limit-5-of-two", with_limit(5, two));
+  save(dir / "limit-negative", with_limit(-1, cifar_records({2})));
+  save(dir / "limit-hides-label-10", with_limit(1, cifar_records({4, 10})));
+  // The start of a batch of the Python version (a pickle), which is not a list of records.
+  const char pickle[] = "\x80\x02}q\x00(X\x05\x00\x00\x00" "batch_label";
+  save(dir / "python-pickle", std::string(pickle, sizeof pickle - 1));
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -204,7 +244,7 @@ int main(int argc, char** argv) {
   }
   try {
     const fs::path root = argv[1];
-    for (const char* target : {"idx", "npy", "cli", "scaling_csv"}) {
+    for (const char* target : {"idx", "npy", "cli", "scaling_csv", "cifar"}) {
       fs::remove_all(root / target);
       fs::create_directories(root / target);
     }
@@ -213,8 +253,9 @@ int main(int argc, char** argv) {
     npy_corpus(root / "npy", scratch);
     cli_corpus(root / "cli");
     scaling_csv_corpus(root / "scaling_csv");
+    cifar_corpus(root / "cifar");
     fs::remove(scratch);
-    std::printf("seed corpus written to %s/{idx,npy,cli,scaling_csv}\n", root.string().c_str());
+    std::printf("seed corpus written to %s/{idx,npy,cli,scaling_csv,cifar}\n", root.string().c_str());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;

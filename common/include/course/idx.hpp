@@ -26,7 +26,8 @@ void write_idx(const std::string& path, const std::vector<int>& dims, const std:
 enum class Split { train, test };
 
 struct Dataset {
-  HostTensor images;        // N x 1 x 28 x 28, pixel / 255 in [0, 1]
+  HostTensor images;        // N x C x H x W, pixel / 255 in [0, 1]: N x 1 x 28 x 28 from IDX files,
+                            // N x 3 x 32 x 32 from CIFAR-10 (course/cifar.hpp)
   std::vector<int> labels;  // N values in 0..9
   int count() const { return static_cast<int>(labels.size()); }
 };
