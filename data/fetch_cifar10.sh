@@ -111,7 +111,9 @@ unpack_archive() {
   want=$(looked_up "$SUMS_FILE" "$ARCHIVE")
   if [[ $got != "$want" ]]; then
     local hint=""
-    if tar -tzf "$archive" 2>/dev/null | grep -q '^cifar-10-batches-py/'; then
+    # grep reads the whole listing (no -q): with pipefail, a grep that stops early could end tar
+    # with SIGPIPE and make the test fail at random.
+    if tar -tzf "$archive" 2>/dev/null | grep '^cifar-10-batches-py/' >/dev/null; then
       hint=" (it is the Python version; the course reads the binary version, $ARCHIVE)"
     fi
     warn "$source: $ARCHIVE has SHA-256 $got, expected $want$hint; source rejected"

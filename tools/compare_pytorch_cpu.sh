@@ -41,7 +41,7 @@ done
 case $MODEL in small|a) ;; *) echo "error: --model must be small or a, got '$MODEL'" >&2; exit 2 ;; esac
 TRAIN=$BUILD/bin/train_mnist
 [ -x "$TRAIN" ] || { echo "error: $TRAIN not found; build first: cmake --preset solutions && cmake --build --preset solutions" >&2; exit 1; }
-"$TRAIN" --help | grep -q -- "--threads" || { echo "error: $TRAIN has no --threads (build lesson 11 too)" >&2; exit 1; }
+"$TRAIN" --help | grep -- "--threads" > /dev/null || { echo "error: $TRAIN has no --threads (build lesson 11 too)" >&2; exit 1; }
 [ -f "$DATA/train-images-idx3-ubyte" ] || { echo "error: no MNIST in $DATA (run data/fetch_mnist.sh)" >&2; exit 1; }
 PYTHON=${PYTHON:-python3}
 command -v "$PYTHON" > /dev/null || { echo "error: $PYTHON not found (set PYTHON to another interpreter)" >&2; exit 1; }
