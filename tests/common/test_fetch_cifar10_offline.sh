@@ -62,35 +62,9 @@ for f in "${batches[@]}"; do
 done
 
 # ---- fake network tools ----------------------------------------------------------------------
-mkdir "$work/bin"
-cat >"$work/bin/wget" <<EOF
-#!/bin/sh
-echo "wget \$*" >>"$work/calls.log"
-echo "wget: network disabled by the test" >&2
-exit 1
-EOF
-cat >"$work/bin/curl" <<EOF
-#!/usr/bin/env bash
-# Fake curl: copies file:// URLs to --output, fails on anything else.
-echo "curl \$*" >>"$work/calls.log"
-out="" url=""
-while [[ \$# -gt 0 ]]; do
-  case \$1 in
-    --output|-o) out=\$2; shift 2 ;;
-    --connect-timeout|--speed-limit|--speed-time|--max-time) shift 2 ;;
-    -*) shift ;;
-    *) url=\$1; shift ;;
-  esac
-done
-if [[ \$url == file://* && -f \${url#file://} ]]; then
-  cp "\${url#file://}" "\$out"
-  exit 0
-fi
-echo "curl: (6) network disabled by the test: \$url" >&2
-exit 6
-EOF
-chmod +x "$work/bin"/*
-export PATH="$work/bin:$PATH"
+# shellcheck source-path=SCRIPTDIR source=fake_network_tools.sh
+source "$(dirname "${BASH_SOURCE[0]}")/fake_network_tools.sh"
+fake_network_tools "$work"
 export FETCH_SHA256SUMS="$work/SHA256SUMS" FETCH_MD5SUMS="$work/MD5SUMS"
 unset CIFAR10_URLS CIFAR10_ARCHIVE
 

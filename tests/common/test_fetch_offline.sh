@@ -33,37 +33,9 @@ fail() {
 }
 
 # ---- fake network tools ---------------------------------------------------------
-mkdir "$work/bin"
-for tool in wget npm apt-get; do
-  cat >"$work/bin/$tool" <<EOF
-#!/bin/sh
-echo "$tool \$*" >>"$work/calls.log"
-echo "$tool: network disabled by the test" >&2
-exit 1
-EOF
-done
-cat >"$work/bin/curl" <<EOF
-#!/usr/bin/env bash
-# Fake curl: copies file:// URLs to --output, fails on anything else.
-echo "curl \$*" >>"$work/calls.log"
-out="" url=""
-while [[ \$# -gt 0 ]]; do
-  case \$1 in
-    --output|-o) out=\$2; shift 2 ;;
-    --connect-timeout|--speed-limit|--speed-time|--max-time) shift 2 ;;
-    -*) shift ;;
-    *) url=\$1; shift ;;
-  esac
-done
-if [[ \$url == file://* && -f \${url#file://} ]]; then
-  cp "\${url#file://}" "\$out"
-  exit 0
-fi
-echo "curl: (6) network disabled by the test: \$url" >&2
-exit 6
-EOF
-chmod +x "$work/bin"/*
-export PATH="$work/bin:$PATH"
+# shellcheck source-path=SCRIPTDIR source=fake_network_tools.sh
+source "$(dirname "${BASH_SOURCE[0]}")/fake_network_tools.sh"
+fake_network_tools "$work"
 # No real package folder, no apt-get, no npm: only the fakes and the local mirrors.
 export FASHION_MNIST_PACKAGE_DIR="$work/no-package" FETCH_NO_APT=1 FETCH_NO_NPM=1
 
