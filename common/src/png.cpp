@@ -92,6 +92,23 @@ Image gray_image(const float* plane, int h, int w, float lo, float hi) {
   return img;
 }
 
+Image example_image(const float* chw, int channels, int h, int w) {
+  if (channels != 3) return gray_image(chw, h, w);
+  Image img(w, h);
+  auto level = [](float v) {
+    if (!(v >= 0.0f)) v = 0.0f;  // also maps NaN to black
+    if (v > 1.0f) v = 1.0f;
+    return static_cast<uint8_t>(std::lround(v * 255.0f));
+  };
+  const size_t plane = size_t(h) * w;
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      const size_t i = size_t(y) * w + x;
+      img.set(x, y, {level(chw[i]), level(chw[plane + i]), level(chw[2 * plane + i])});
+    }
+  return img;
+}
+
 Image digit_grid(const float* planes, int count, int h, int w, int cols, int scale) {
   if (count <= 0 || cols <= 0) throw Error("digit_grid: need at least one image and one column");
   std::vector<Image> tiles;

@@ -29,9 +29,11 @@ void write_misclassified_png(const std::string& path, const course::Dataset& tes
   const size_t per_example = test.count() ? test.images.size() / size_t(test.count()) : 0;
   std::vector<course::Image> tiles;
   for (const int i : wrong) {
-    // The digit with "label>predicted" under it; only the first channel is drawn (the data sets are grey).
+    // The image (in colour when it has three channels) with "label>predicted" under it.
     course::Image tile(w * scale, h * scale + caption_h, course::kPanelBackground);
-    tile.paste(course::gray_image(test.images.data() + size_t(i) * per_example, h, w).scaled(scale), 0, 0);
+    tile.paste(course::example_image(test.images.data() + size_t(i) * per_example, test.images.dim(1), h, w)
+                   .scaled(scale),
+               0, 0);
     const std::string caption = std::to_string(test.labels[size_t(i)]) + ">" + std::to_string(predictions[size_t(i)]);
     course::draw_text(tile, 2, h * scale + 3, caption, {255, 200, 80}, 2);
     tiles.push_back(tile);

@@ -37,7 +37,9 @@ void write_feature_maps_png(const std::string& path, GpuNetwork& net, const cour
   net.forward(test_on_device.images.data() + size_t(example) * per_example, 1);
 
   std::vector<course::Image> parts;
-  parts.push_back(course::titled(course::gray_image(test.images.data() + size_t(example) * per_example, h, w).scaled(4),
+  parts.push_back(course::titled(course::example_image(test.images.data() + size_t(example) * per_example,
+                                                       test.images.dim(1), h, w)
+                                     .scaled(4),
                          "TEST DIGIT " + std::to_string(example) + " LABEL " +
                              std::to_string(test.labels[size_t(example)])));
   auto& layers = net.layers();

@@ -89,6 +89,28 @@ TEST_CASE("gray_image maps [lo, hi] to 0..255, clamps, and draws NaN black", "[p
   CHECK(same(r.get(0, 0), {128, 128, 128}));
 }
 
+TEST_CASE("example_image: three planes in colour (red, green, blue), other counts the first plane in grey",
+          "[png]") {
+  // 2 x 2 pixels a plane; planes red, green, blue.
+  const std::vector<float> chw = {1.0f, 0.0f, 0.5f, 2.0f,      // red: 255, 0, 128, clamped 255
+                                  0.0f, 1.0f, 0.25f, -1.0f,    // green: 0, 255, 64, clamped 0
+                                  0.0f, 0.0f, 1.0f, std::nanf("")};  // blue: 0, 0, 255, NaN black
+  const Image c = course::example_image(chw.data(), 3, 2, 2);
+  CHECK(c.width == 2);
+  CHECK(c.height == 2);
+  CHECK(same(c.get(0, 0), {255, 0, 0}));
+  CHECK(same(c.get(1, 0), {0, 255, 0}));
+  CHECK(same(c.get(0, 1), {128, 64, 255}));
+  CHECK(same(c.get(1, 1), {255, 0, 0}));
+  for (int channels : {1, 2, 4}) {
+    CAPTURE(channels);
+    const Image g = course::example_image(chw.data(), channels, 2, 2);  // the red plane, grey
+    CHECK(same(g.get(0, 0), {255, 255, 255}));
+    CHECK(same(g.get(1, 0), {0, 0, 0}));
+    CHECK(same(g.get(0, 1), {128, 128, 128}));
+  }
+}
+
 TEST_CASE("digit_grid holds every digit at its scale and writes a valid PNG", "[png]") {
   TempDir dir;
   const int count = 5, h = 28, w = 28, cols = 3, scale = 2;

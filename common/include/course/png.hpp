@@ -32,6 +32,10 @@ std::vector<uint8_t> encode_png(const Image& image);
 
 // Grey image of one h x w plane; values clamped to [lo, hi] then mapped to 0..255.
 Image gray_image(const float* plane, int h, int w, float lo = 0.0f, float hi = 1.0f);
+// One example of a data set as it looks: channels x h x w values in [0, 1] (clamped; NaN black);
+// 3 channels: colour (red, green, blue planes, as CIFAR-10 stores them); any other count: the
+// first channel in grey (MNIST's one).
+Image example_image(const float* chw, int channels, int h, int w);
 // count planes of h x w (e.g. MNIST digits in [0, 1]) in a grid of `cols` columns.
 Image digit_grid(const float* planes, int count, int h, int w, int cols, int scale = 3);
 // Conv weights out x in x kh x kw: one tile per (out, in) pair on a blue (negative) - white (0)
