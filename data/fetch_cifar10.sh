@@ -39,31 +39,9 @@ MD5_FILE=${FETCH_MD5SUMS:-$DATA_DIR/MD5SUMS}
 BATCH_FILES=(data_batch_1.bin data_batch_2.bin data_batch_3.bin data_batch_4.bin data_batch_5.bin test_batch.bin)
 BATCH_BYTES=30730000
 
-md5_of() {
-  if command -v md5sum >/dev/null 2>&1; then
-    md5sum "$1" | cut -d' ' -f1
-  elif command -v md5 >/dev/null 2>&1; then
-    md5 -q "$1"
-  else
-    warn "neither md5sum nor md5 is installed: cannot verify the files"
-    exit 2
-  fi
-}
-
-# looked_up <checksum list> <name>: the checksum the list gives for name.
-looked_up() {
-  local want
-  want=$(awk -v name="$2" '$2 == name { print $1 }' "$1")
-  if [[ -z $want ]]; then
-    warn "$1 has no line for $2"
-    exit 2
-  fi
-  printf '%s\n' "$want"
-}
-
 # What is wrong with batch file <path> (named <name> in MD5SUMS); nothing when it is intact.
 batch_problem() {
-  local path=$1 name=$2 size got
+  local path=$1 name=$2 size got want
   if [[ ! -f $path ]]; then
     echo "missing"
     return
@@ -74,8 +52,9 @@ batch_problem() {
     return
   fi
   got=$(md5_of "$path")
-  if [[ $got != "$(looked_up "$MD5_FILE" "$SET_NAME/$name")" ]]; then
-    echo "MD5 $got, expected $(looked_up "$MD5_FILE" "$SET_NAME/$name")"
+  want=$(looked_up "$MD5_FILE" "$SET_NAME/$name")
+  if [[ $got != "$want" ]]; then
+    echo "MD5 $got, expected $want"
   fi
 }
 

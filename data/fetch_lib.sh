@@ -30,16 +30,30 @@ sha256_of() {
   fi
 }
 
-# The SHA-256 that SHA256SUMS lists for $SET_NAME/<file>.
-expected_sum() {
+md5_of() {
+  if command -v md5sum >/dev/null 2>&1; then
+    md5sum "$1" | cut -d' ' -f1
+  elif command -v md5 >/dev/null 2>&1; then
+    md5 -q "$1"
+  else
+    warn "neither md5sum nor md5 is installed: cannot verify the files"
+    exit 2
+  fi
+}
+
+# looked_up <checksum list> <name>: the checksum the list gives for name.
+looked_up() {
   local want
-  want=$(awk -v name="$SET_NAME/$1" '$2 == name { print $1 }' "$SUMS_FILE")
+  want=$(awk -v name="$2" '$2 == name { print $1 }' "$1")
   if [[ -z $want ]]; then
-    warn "$SUMS_FILE has no line for $SET_NAME/$1"
+    warn "$1 has no line for $2"
     exit 2
   fi
   printf '%s\n' "$want"
 }
+
+# The SHA-256 that SHA256SUMS lists for $SET_NAME/<file>.
+expected_sum() { looked_up "$SUMS_FILE" "$SET_NAME/$1"; }
 
 # Fills the array NEEDED with the files of DEST that are missing or whose
 # checksum is wrong (saying which are wrong).

@@ -1,5 +1,6 @@
 # shellcheck shell=bash
-# Sourced by the offline fetch tests: fake_network_tools <folder> writes fake network tools into
+# Sourced by the offline fetch tests.
+# fake_network_tools <folder> writes fake network tools into
 # <folder>/bin and puts them first on PATH. Each logs its call to <folder>/calls.log. curl copies
 # file:// URLs to its --output (so local folders act as download sites) and fails on anything
 # else; wget, npm and apt-get always fail.
@@ -36,4 +37,21 @@ exit 6
 EOF2
   chmod +x "$work/bin"/*
   export PATH="$work/bin:$PATH"
+}
+
+# run_fetch <log name> <destination> [env assignments...]: runs the fetch script $script on the
+# destination with the assignments, its output in $work/<log name>.out and echoed indented; a
+# fresh $work/calls.log; returns the script's exit code.
+run_fetch() {
+  local log=$1 folder=$2 rc
+  shift 2
+  : >"$work/calls.log"
+  set +e
+  # shellcheck disable=SC2154  # $script is the sourcing test's
+  env "$@" "$script" "$folder" >"$work/$log.out" 2>&1
+  rc=$?
+  set -e
+  echo "--- $(basename "$script") ($log): exit $rc"
+  sed 's/^/    /' "$work/$log.out"
+  return $rc
 }

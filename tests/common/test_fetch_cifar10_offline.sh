@@ -62,25 +62,14 @@ for f in "${batches[@]}"; do
 done
 
 # ---- fake network tools ----------------------------------------------------------------------
-# shellcheck source-path=SCRIPTDIR source=fake_network_tools.sh
-source "$(dirname "${BASH_SOURCE[0]}")/fake_network_tools.sh"
+# shellcheck source-path=SCRIPTDIR source=offline_fetch_support.sh
+source "$(dirname "${BASH_SOURCE[0]}")/offline_fetch_support.sh"
 fake_network_tools "$work"
 export FETCH_SHA256SUMS="$work/SHA256SUMS" FETCH_MD5SUMS="$work/MD5SUMS"
 unset CIFAR10_URLS CIFAR10_ARCHIVE
 
 dest="$work/dest"
-run() {  # run <log name> <folder> [env assignments...]: runs the script, returns its exit code
-  local log=$1 folder=$2
-  shift 2
-  : >"$work/calls.log"
-  set +e
-  env "$@" "$script" "$folder" >"$work/$log.out" 2>&1
-  local rc=$?
-  set -e
-  echo "--- $(basename "$script") ($log): exit $rc"
-  sed 's/^/    /' "$work/$log.out"
-  return $rc
-}
+run() { run_fetch "$@"; }  # run <log name> <folder> [env assignments...]
 same_as_generated() {  # same_as_generated <folder>: all six files equal the generated ones
   local f
   for f in "${batches[@]}"; do cmp -s "$1/$f" "$work/good/cifar-10-batches-bin/$f" || return 1; done

@@ -33,8 +33,8 @@ fail() {
 }
 
 # ---- fake network tools ---------------------------------------------------------
-# shellcheck source-path=SCRIPTDIR source=fake_network_tools.sh
-source "$(dirname "${BASH_SOURCE[0]}")/fake_network_tools.sh"
+# shellcheck source-path=SCRIPTDIR source=offline_fetch_support.sh
+source "$(dirname "${BASH_SOURCE[0]}")/offline_fetch_support.sh"
 fake_network_tools "$work"
 # No real package folder, no apt-get, no npm: only the fakes and the local mirrors.
 export FASHION_MNIST_PACKAGE_DIR="$work/no-package" FETCH_NO_APT=1 FETCH_NO_NPM=1
@@ -46,14 +46,7 @@ for f in "${files[@]}"; do ln -s "$present/$f" "$dest/$f"; done
 run() {  # run <log name> [env assignments...]: runs the script on $dest, returns its exit code
   local log=$1
   shift
-  : >"$work/calls.log"
-  set +e
-  env "$@" "$script" "$dest" >"$work/$log.out" 2>&1
-  local rc=$?
-  set -e
-  echo "--- $(basename "$script") ($log): exit $rc"
-  sed 's/^/    /' "$work/$log.out"
-  return $rc
+  run_fetch "$log" "$dest" "$@"
 }
 
 # 1. Already there: nothing to do, no tool called.
