@@ -40,7 +40,10 @@ void adam_step(float* w, const float* g, float* m, float* v, size_t n, float lr,
 // conv: `out` channels, kernel x kernel, stride, pad.  maxpool: window x window, moved by stride
 // (no padding; set stride = window for the usual non-overlapping pool).  dense: `out` units; it
 // flattens its NCHW input (a no-op in memory: every example's C*H*W values are contiguous).
-enum class LayerKind { conv, relu, maxpool, dense };
+// sigmoid, tanh and dropout (which zeroes a `rate` fraction while training) keep their input's
+// shape; they are lesson 12's layers: this lesson's network and the trainers of lessons 02-11
+// refuse them (runs_in_lesson02), lesson 12's networks run every kind.
+enum class LayerKind { conv, relu, maxpool, dense, sigmoid, tanh, dropout };
 struct LayerSpec {
   LayerKind kind;
   int out = 0;
@@ -48,6 +51,7 @@ struct LayerSpec {
   int stride = 1;
   int pad = 0;
   int window = 2;
+  float rate = 0.f;  // dropout: the fraction of values dropped while training, 0 <= rate < 1
 };
 struct ModelSpec {
   std::string name;
@@ -60,6 +64,15 @@ LayerSpec conv_layer(int out, int kernel, int pad = 0, int stride = 1);
 LayerSpec relu_layer();
 LayerSpec maxpool_layer(int window = 2, int stride = 2);
 LayerSpec dense_layer(int out);
+LayerSpec sigmoid_layer();
+LayerSpec tanh_layer();
+LayerSpec dropout_layer(float rate);
+
+// True for the layers lesson 02's network runs (conv, relu, maxpool, dense).
+bool runs_in_lesson02(LayerKind kind);
+// Throws course::Error when `spec` has a layer lesson 02's network does not run, naming the layer
+// and lesson 12's trainer; `who` starts the message (e.g. "--model" or "HostNetwork").
+void require_lesson02_layers(const ModelSpec& spec, const std::string& who);
 
 ModelSpec small_cnn();  // conv 3x3x10 pad 1 -> relu -> maxpool 2 -> dense 100 -> relu -> dense 10
 ModelSpec model_a();    // conv 5x5x32 pad 2 -> relu -> maxpool 2 -> conv 5x5x64 pad 2 -> relu -> maxpool 2
@@ -75,14 +88,14 @@ ModelSpec model_by_name(const std::string& name);
 
 // ---- models as text (model_text.cpp) ---------------------------------------------------------
 // A network written as its layers, separated by commas: conv<k>x<k>x<channels>[p<pad>][s<stride>],
-// relu, pool<window>[s<stride>], dense<units>; e.g. "conv5x5x32p2,relu,pool2,dense10" (spaces
+// relu, pool<window>[s<stride>], dense<units> (and lesson 12's sigmoid, tanh, dropout<rate>); e.g. "conv5x5x32p2,relu,pool2,dense10" (spaces
 // around a layer are ignored). "@<file>": the layers from a text file, separated by commas or
 // lines, '#' starting a comment. The model's name is its canonical text (model_text). Throws
 // course::Error naming the layer and what a layer looks like. The sizes are checked later, by
 // plan_layers, once the input's size is known.
 ModelSpec model_from_text(const std::string& description);
 bool looks_like_layer_list(const std::string& text);  // a comma, or a layer's first word
-std::string layer_text(const LayerSpec& layer);       // "conv5x5x32p2", "relu", "pool2", "dense10"
+std::string layer_text(const LayerSpec& layer);       // "conv5x5x32p2", "relu", "pool2", "dropout0.25"
 std::string model_text(const ModelSpec& spec);        // the layers' texts joined by commas
 // "1x28x28 -conv5x5x32p2-> 32x28x28 -relu-> -pool2-> 32x14x14 -dense10-> 10": the shape after
 // every layer, for the line the trainers print before they start. Throws like plan_layers.
@@ -121,7 +134,8 @@ std::vector<Parameter> init_parameters(const ModelSpec& spec, uint64_t seed);
 // evaluation and pictures work on either.
 class HostNetwork {
  public:
-  // Throws course::Error when params do not match the spec (their count and shapes).
+  // Throws course::Error when params do not match the spec (their count and shapes), or when the
+  // spec has a layer only lesson 12's network runs (require_lesson02_layers).
   HostNetwork(ModelSpec spec, std::vector<Parameter> params);
   virtual ~HostNetwork() = default;
   HostNetwork(const HostNetwork&) = default;
@@ -145,7 +159,11 @@ class HostNetwork {
   // batch x classes softmax probabilities of the last forward_backward.
   const std::vector<float>& probabilities() const;
 
- protected:  // a derived network (lesson 11) reuses the buffers and the layer lookups
+ protected:  // a derived network (lessons 11 and 12) reuses the buffers and the layer lookups
+  // Which layer kinds the constructor lets through: a derived network that runs lesson 12's
+  // layers too passes every_kind.
+  enum class LayerSet { lesson02, every_kind };
+  HostNetwork(ModelSpec spec, std::vector<Parameter> params, LayerSet accepted);
   // Sizes the training buffers below for exactly `batch` examples (the memory is reused).
   void prepare(int batch);
   host_layers::ConvShape conv_shape(size_t layer, int batch) const;
@@ -169,16 +187,30 @@ class HostNetwork {
 // ---- optimizer over a parameter list -----------------------------------------------------
 // kind "sgd" (lr, momentum, weight_decay) or "adam" (lr, beta1, beta2, eps; weight_decay adds
 // weight_decay * w to the gradient first, as PyTorch's Adam does).
+// Lesson 12 adds "adadelta" (lr, rho, adadelta_eps) through an UpdateRule.
 struct OptimizerConfig {
   std::string kind = "sgd";
   float lr = 0.05f, momentum = 0.9f, weight_decay = 0.f, beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;
+  float rho = 0.9f, adadelta_eps = 1e-6f;  // PyTorch's Adadelta defaults
 };
-// What the GPU trainers print after the learning rate: " momentum 0.9" for SGD, "" for Adam.
+// An update rule this lesson does not have (lesson 12's Adadelta), for the optimizer `kind`:
+// `states` (1 or 2) state arrays per parameter, zeroed at the start; update(w, g, state1, state2,
+// n, config, t) changes w and the states of n values (state2 is null with one state; t = 1, 2, ...).
+struct UpdateRule {
+  std::string kind;
+  int states = 1;
+  std::function<void(float* w, const float* g, float* state1, float* state2, size_t n, const OptimizerConfig& config,
+                     int t)>
+      update;
+};
+// What the trainers print after the optimizer's name: " momentum 0.9" for SGD, " rho 0.9" for
+// Adadelta, "" for Adam.
 std::string momentum_text(const OptimizerConfig& config);
 class Optimizer {
  public:
   // Zero state (velocity, or m and v) for every parameter. Throws course::Error on a bad config.
-  Optimizer(OptimizerConfig config, const std::vector<Parameter>& params);
+  // `extra`: the rule for a kind other than sgd and adam (nullptr: none; it must outlive this).
+  Optimizer(OptimizerConfig config, const std::vector<Parameter>& params, const UpdateRule* extra = nullptr);
   // One update of every parameter from its grad (params must be the list given to the constructor).
   void step(std::vector<Parameter>& params);
   int steps() const;  // updates done so far (Adam's t of the last step)
@@ -188,6 +220,7 @@ class Optimizer {
   OptimizerConfig config_;
   std::vector<std::vector<float>> state1_, state2_;  // SGD: velocity; Adam: m and v
   std::vector<float> decayed_;                       // Adam with weight decay: g + wd * w
+  const UpdateRule* extra_ = nullptr;
   int steps_ = 0;
 };
 
@@ -225,12 +258,14 @@ struct TrainConfig {
   // SGD momentum 0.9, batch 32: 0.05 overshoots in epoch 3 (measured), 0.02 does not. Adam's steps
   // are about lr in size whatever the gradient's scale, so it wants a much smaller lr.
   float default_sgd_lr = 0.02f, default_adam_lr = 0.001f;
+  float default_adadelta_lr = 1.0f;  // lesson 12's Adadelta scales its own steps: PyTorch's default 1
   float momentum = 0.9f;  // SGD's momentum (0: plain SGD); Adam ignores it
+  float rho = 0.9f;       // lesson 12's Adadelta: the decay of its running averages
   uint64_t seed = 1;
   int train_limit = 0, test_limit = 0;
 
   float default_lr(const std::string& optimizer_kind) const {
-    return optimizer_kind == "adam" ? default_adam_lr : default_sgd_lr;
+    return optimizer_kind == "adam" ? default_adam_lr : optimizer_kind == "adadelta" ? default_adadelta_lr : default_sgd_lr;
   }
   float learning_rate() const { return lr > 0.f ? lr : default_lr(optimizer); }
 };
@@ -249,5 +284,15 @@ TrainSummary train(const TrainConfig& config, const TrainingData& data);
 using NetworkMaker = std::function<std::unique_ptr<HostNetwork>(const ModelSpec&, std::vector<Parameter>)>;
 TrainSummary train(const TrainConfig& config, const TrainingData& data, const NetworkMaker& make,
                    const std::string& what);
+// What a later lesson adds to this trainer: its network (make, named by `what`) and an update
+// rule for an optimizer this lesson does not have (lesson 12's Adadelta; nullptr: none).
+struct TrainerExtras {
+  NetworkMaker make;
+  std::string what;
+  const UpdateRule* rule = nullptr;
+};
+TrainSummary train(const TrainConfig& config, const TrainingData& data, const TrainerExtras& extras);
+// The OptimizerConfig a trainer builds from config (kind, lr, momentum, rho; the rest defaults).
+OptimizerConfig optimizer_config(const TrainConfig& config);
 
 }  // namespace host_training

@@ -25,6 +25,25 @@ LayerSpec dense_layer(int out) {
   return l;
 }
 
+LayerSpec sigmoid_layer() { return LayerSpec{LayerKind::sigmoid}; }
+LayerSpec tanh_layer() { return LayerSpec{LayerKind::tanh}; }
+LayerSpec dropout_layer(float rate) {
+  LayerSpec l{LayerKind::dropout};
+  l.rate = rate;
+  return l;
+}
+
+bool runs_in_lesson02(LayerKind kind) {
+  return kind == LayerKind::conv || kind == LayerKind::relu || kind == LayerKind::maxpool || kind == LayerKind::dense;
+}
+
+void require_lesson02_layers(const ModelSpec& spec, const std::string& who) {
+  for (size_t i = 0; i < spec.layers.size(); ++i)
+    if (!runs_in_lesson02(spec.layers[i].kind))
+      throw course::Error(who + ": layer " + std::to_string(i) + " '" + layer_text(spec.layers[i]) +
+                          "' is one of lesson 12's layers; train this network with lesson 12's train_beyond");
+}
+
 ModelSpec small_cnn() {
   ModelSpec m;
   m.name = "small";
@@ -104,6 +123,12 @@ std::vector<LayerPlan> plan_layers(const ModelSpec& spec) {
         if (l.out <= 0) bad_spec(spec, i, "dense layer needs out > 0");
         c = l.out, h = 1, w = 1;
         p.weight = params, params += 2;
+        break;
+      case LayerKind::sigmoid:
+      case LayerKind::tanh:
+        break;
+      case LayerKind::dropout:
+        if (!(l.rate >= 0.f && l.rate < 1.f)) bad_spec(spec, i, "dropout needs 0 <= rate < 1");
         break;
     }
     p.out_c = c, p.out_h = h, p.out_w = w;

@@ -1,6 +1,8 @@
 // Lesson 02 (given): networks written as text, e.g. "conv5x5x32p2,relu,pool2,dense10", and the
 // one-line picture of a model's shapes that the trainers print before they start.
 #include <cctype>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -16,7 +18,8 @@ namespace {
 
 const char* const kGrammar =
     "layers look like conv5x5x32 (kernel 5x5, 32 channels; p2: pad 2, s2: stride 2), relu, pool2 "
-    "(2x2 windows; s1: stride 1), dense10";
+    "(2x2 windows; s1: stride 1), dense10, and lesson 12's sigmoid, tanh, dropout0.25 (drops a quarter while "
+    "training)";
 
 // Reads the digits at text[pos...] as an int in [lo, hi]; false when there are none, too many,
 // or the value is out of range.
@@ -30,11 +33,39 @@ bool read_int(const std::string& text, size_t& pos, int lo, int hi, int& value) 
 
 bool starts_with(const std::string& text, const char* prefix) { return text.rfind(prefix, 0) == 0; }
 
+// A dropout rate written as digits with at most one '.', e.g. 0.25 or .5, below 1.
+bool read_rate(const std::string& text, float& rate) {
+  if (text.empty() || text.size() > 12 || text.find_first_not_of("0123456789.") != std::string::npos ||
+      text.find('.') != text.rfind('.') || text == ".")
+    return false;
+  rate = std::strtof(text.c_str(), nullptr);
+  return rate >= 0.f && rate < 1.f;
+}
+
+// The shortest decimal that reads back as `value` ("0.25", not "0.25000000").
+std::string shortest_text(float value) {
+  char text[32];
+  for (int digits = 1; digits <= 9; ++digits) {
+    std::snprintf(text, sizeof text, "%.*g", digits, double(value));
+    if (std::strtof(text, nullptr) == value) break;
+  }
+  return text;
+}
+
 // One layer from its token, or a sentence saying what is wrong with it.
 bool parse_layer(const std::string& token, LayerSpec& layer, std::string& why) {
   size_t pos = 0;
-  if (token == "relu") {
-    layer = relu_layer();
+  if (token == "relu" || token == "sigmoid" || token == "tanh") {
+    layer = token == "relu" ? relu_layer() : token == "sigmoid" ? sigmoid_layer() : tanh_layer();
+    return true;
+  }
+  if (starts_with(token, "dropout")) {
+    float rate = 0.f;
+    if (!read_rate(token.substr(7), rate)) {
+      why = "a dropout layer is dropout<rate> with 0 <= rate < 1, e.g. dropout0.25";
+      return false;
+    }
+    layer = dropout_layer(rate);
     return true;
   }
   if (starts_with(token, "conv")) {
@@ -120,7 +151,7 @@ std::string read_description_file(const std::string& path) {
 
 bool looks_like_layer_list(const std::string& text) {
   if (text.find(',') != std::string::npos) return true;
-  for (const char* start : {"conv", "relu", "pool", "dense"})
+  for (const char* start : {"conv", "relu", "pool", "dense", "sigmoid", "tanh", "dropout"})
     if (starts_with(trimmed(text), start)) return true;
   return false;
 }
@@ -163,6 +194,12 @@ std::string layer_text(const LayerSpec& l) {
       return "pool" + std::to_string(l.window) + (l.stride != l.window ? "s" + std::to_string(l.stride) : "");
     case LayerKind::dense:
       return "dense" + std::to_string(l.out);
+    case LayerKind::sigmoid:
+      return "sigmoid";
+    case LayerKind::tanh:
+      return "tanh";
+    case LayerKind::dropout:
+      return "dropout" + shortest_text(l.rate);
   }
   return "?";
 }
@@ -181,8 +218,10 @@ std::string plan_summary(const ModelSpec& spec) {
   std::string text = shape(spec.in_channels, spec.height, spec.width);
   for (const LayerPlan& p : plan) {
     text += " -" + layer_text(p.spec) + "->";
-    // A shape after every layer that changes it (ReLU keeps it).
-    if (p.spec.kind != LayerKind::relu) text += " " + shape(p.out_c, p.out_h, p.out_w);
+    // A shape after every layer that changes it (activations and dropout keep it).
+    const bool keeps_shape = p.spec.kind == LayerKind::relu || p.spec.kind == LayerKind::sigmoid ||
+                             p.spec.kind == LayerKind::tanh || p.spec.kind == LayerKind::dropout;
+    if (!keeps_shape) text += " " + shape(p.out_c, p.out_h, p.out_w);
   }
   return text;
 }

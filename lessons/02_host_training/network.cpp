@@ -10,7 +10,11 @@
 namespace host_training {
 
 HostNetwork::HostNetwork(ModelSpec spec, std::vector<Parameter> params)
+    : HostNetwork(std::move(spec), std::move(params), LayerSet::lesson02) {}
+
+HostNetwork::HostNetwork(ModelSpec spec, std::vector<Parameter> params, LayerSet accepted)
     : spec_(std::move(spec)), params_(std::move(params)), plan_(plan_layers(spec_)) {
+  if (accepted == LayerSet::lesson02) require_lesson02_layers(spec_, "HostNetwork");
   // The parameters must be what init_parameters would make for this spec (values aside).
   const std::vector<Parameter> expected = init_parameters(spec_, 0);
   if (params_.size() != expected.size())
@@ -84,6 +88,8 @@ void HostNetwork::forward(const float* x, int batch, float* logits) {
         host_layers::dense_forward(in.data(), weight_of(i), bias_of(i), out.data(), batch,
                                    static_cast<int>(p.in_size()), p.out_c);
         break;
+      default:  // the constructor let no other kind through (a derived network overrides forward)
+        throw course::Error("HostNetwork::forward: layer '" + layer_text(p.spec) + "' is not one of lesson 02's");
     }
     std::swap(in, out);
   }

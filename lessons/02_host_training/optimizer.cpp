@@ -9,19 +9,31 @@
 namespace host_training {
 
 std::string momentum_text(const OptimizerConfig& config) {
-  if (config.kind != "sgd") return "";
-  char text[32];
-  std::snprintf(text, sizeof text, " momentum %g", double(config.momentum));
+  char text[32] = "";
+  if (config.kind == "sgd") std::snprintf(text, sizeof text, " momentum %g", double(config.momentum));
+  if (config.kind == "adadelta") std::snprintf(text, sizeof text, " rho %g", double(config.rho));
   return text;
 }
 
-Optimizer::Optimizer(OptimizerConfig config, const std::vector<Parameter>& params) : config_(std::move(config)) {
-  if (config_.kind != "sgd" && config_.kind != "adam")
-    throw course::Error("unknown optimizer '" + config_.kind + "' (expected sgd or adam)");
+OptimizerConfig optimizer_config(const TrainConfig& config) {
+  OptimizerConfig c;  // Adam's betas and eps, Adadelta's eps: OptimizerConfig's defaults
+  c.kind = config.optimizer;
+  c.lr = config.learning_rate();
+  c.momentum = config.momentum;
+  c.rho = config.rho;
+  return c;
+}
+
+Optimizer::Optimizer(OptimizerConfig config, const std::vector<Parameter>& params, const UpdateRule* extra)
+    : config_(std::move(config)), extra_(extra && extra->kind == config_.kind ? extra : nullptr) {
+  if (config_.kind != "sgd" && config_.kind != "adam" && !extra_)
+    throw course::Error("unknown optimizer '" + config_.kind + "' (expected sgd or adam" +
+                        (extra ? " or " + extra->kind : std::string()) + ")");
   if (!(config_.lr > 0)) throw course::Error("learning rate must be positive, got " + std::to_string(config_.lr));
+  const bool two_states = extra_ ? extra_->states == 2 : config_.kind == "adam";
   for (const Parameter& p : params) {
     state1_.emplace_back(p.value.size(), 0.0f);
-    if (config_.kind == "adam") state2_.emplace_back(p.value.size(), 0.0f);
+    if (two_states) state2_.emplace_back(p.value.size(), 0.0f);
   }
 }
 
@@ -34,6 +46,11 @@ void Optimizer::step(std::vector<Parameter>& params) {
     Parameter& p = params[i];
     if (p.value.size() != state1_[i].size() || p.grad.size() != p.value.size())
       throw course::Error("Optimizer::step: parameter '" + p.name + "' changed size");
+    if (extra_) {
+      extra_->update(p.value.data(), p.grad.data(), state1_[i].data(), state2_.empty() ? nullptr : state2_[i].data(),
+                     p.value.size(), config_, steps_);
+      continue;
+    }
     if (config_.kind == "sgd") {
       sgd_momentum_step(p.value.data(), p.grad.data(), state1_[i].data(), p.value.size(), config_.lr,
                         config_.momentum, config_.weight_decay);

@@ -43,7 +43,13 @@ TrainSummary train(const TrainConfig& config, const TrainingData& data) {
 
 TrainSummary train(const TrainConfig& config, const TrainingData& data, const NetworkMaker& make,
                    const std::string& what) {
+  return train(config, data, TrainerExtras{make, what, nullptr});
+}
+
+TrainSummary train(const TrainConfig& config, const TrainingData& data, const TrainerExtras& extras) {
   check_config(config);
+  const NetworkMaker& make = extras.make;
+  const std::string& what = extras.what;
   const course::Dataset& train_set = data.train;
   const course::Dataset& test_set = data.test;
   const std::string& dir = data.dir;
@@ -51,23 +57,14 @@ TrainSummary train(const TrainConfig& config, const TrainingData& data, const Ne
   std::unique_ptr<HostNetwork> network = make ? make(spec, init_parameters(spec, config.seed))
                                               : std::make_unique<HostNetwork>(spec, init_parameters(spec, config.seed));
   HostNetwork& net = *network;
-  OptimizerConfig opt_config;  // Adam's betas and eps: OptimizerConfig's defaults
-  opt_config.kind = config.optimizer;
-  opt_config.lr = config.learning_rate();
-  opt_config.momentum = config.momentum;
-  Optimizer optimizer(opt_config, net.parameters());
+  const OptimizerConfig opt_config = optimizer_config(config);
+  Optimizer optimizer(opt_config, net.parameters(), extras.rule);
 
   size_t parameter_count = 0;
   for (const Parameter& p : net.parameters()) parameter_count += p.value.size();
-  char optimizer_text[96];
-  if (opt_config.kind == "sgd")
-    std::snprintf(optimizer_text, sizeof optimizer_text, "sgd lr %g momentum %g", double(opt_config.lr),
-                  double(opt_config.momentum));
-  else
-    std::snprintf(optimizer_text, sizeof optimizer_text, "adam lr %g", double(opt_config.lr));
-  std::printf("model %s (%zu parameters), %s, batch %d, %d epoch(s), seed %llu\n", spec.name.c_str(),
-              parameter_count, optimizer_text, config.batch, config.epochs,
-              static_cast<unsigned long long>(config.seed));
+  std::printf("model %s (%zu parameters), %s lr %g%s, batch %d, %d epoch(s), seed %llu\n", spec.name.c_str(),
+              parameter_count, opt_config.kind.c_str(), double(opt_config.lr), momentum_text(opt_config).c_str(),
+              config.batch, config.epochs, static_cast<unsigned long long>(config.seed));
   std::printf("layers: %s\n", host_training::plan_summary(spec).c_str());
   std::printf("data: %d training and %d test images from %s\n", train_set.count(), test_set.count(), dir.c_str());
   if (!what.empty()) std::printf("network: %s\n", what.c_str());

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 
 #include "course/error.hpp"
 #include "host_training.hpp"
@@ -19,7 +20,7 @@ std::string number_text(float value) {
 
 double flag_default(float value) { return std::strtod(number_text(value).c_str(), nullptr); }
 
-void apply_given_flags(const course::ArgParser& args, TrainConfig& config) {
+void apply_given_flags(const course::ArgParser& args, TrainConfig& config, const FlagOptions& options) {
   auto text = [&](const char* flag, std::string& field) {
     if (args.given(flag)) field = args.get_string(flag);
   };
@@ -27,12 +28,18 @@ void apply_given_flags(const course::ArgParser& args, TrainConfig& config) {
     if (args.given(flag)) field = static_cast<int>(args.get_int(flag));
   };
   text("--model", config.model);
-  if (args.given("--model")) {
+  if (!options.models_dir.empty()) {  // a named description file: "mlp" -> "@<models_dir>/mlp.txt"
+    const std::string path = options.models_dir + "/" + config.model + ".txt";
+    if (config.model.find_first_of("/@,.") == std::string::npos && std::ifstream(path).good()) config.model = "@" + path;
+  }
+  if (args.given("--model") || !options.models_dir.empty()) {
+    ModelSpec spec;
     try {
-      model_by_name(config.model);  // a bad name or layer list stops here, before any data is read
+      spec = model_by_name(config.model);  // a bad name or layer list stops here, before any data is read
     } catch (const course::Error& e) {
       throw course::Error(std::string("--model: ") + e.what());
     }
+    if (!options.every_layer_kind) require_lesson02_layers(spec, "--model");
   }
   text("--optimizer", config.optimizer);
   text("--dataset", config.dataset);

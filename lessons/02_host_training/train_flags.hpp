@@ -19,7 +19,13 @@ std::string number_text(float value);
 // config's value (its defaults). --out is taken as parsed, given or not: its default is the
 // program's output folder, where TrainConfig's empty out_dir writes nothing.
 // Needs the flags --model --optimizer --dataset --data --out --save --epochs --batch --lr --seed
-// --train-limit --test-limit declared in args.
-void apply_given_flags(const course::ArgParser& args, TrainConfig& config);
+// --train-limit --test-limit declared in args. What lesson 12's trainer reads differently:
+struct FlagOptions {
+  // false: a --model with a layer lesson 02's network does not run (lesson 12's) is refused.
+  bool every_layer_kind = false;
+  // Not empty: --model <name> also names the description file <models_dir>/<name>.txt.
+  std::string models_dir;
+};
+void apply_given_flags(const course::ArgParser& args, TrainConfig& config, const FlagOptions& options = {});
 
 }  // namespace host_training

@@ -49,6 +49,8 @@ class Layer {
   size_t in_size() const { return plan_.in_size(); }    // values per example
   size_t out_size() const { return plan_.out_size(); }
   void set_observer(PassObserver* observer) { observer_ = observer; }  // nullptr: none
+  // Training or evaluation: only a layer that behaves differently (lesson 12's dropout) cares.
+  virtual void set_training(bool training) { (void)training; }
 
  protected:
   // 1 <= batch <= max_batch, else throws course::Error ("<name> forward: batch 0 outside 1..128");

@@ -12,21 +12,25 @@ namespace mnist_gpu {
 namespace {
 using host_training::LayerKind;
 
-// Names by kind, counted from 1: conv1, relu1, pool1, conv2, ..., fc1, fc2 (the parameters'
-// names come from lesson 02: conv1.weight, fc1.bias, ...).
+// Names by kind, counted from 1: conv1, relu1, pool1, conv2, ..., fc1, fc2, sigmoid1, dropout1
+// (the parameters' names come from lesson 02: conv1.weight, fc1.bias, ...).
+constexpr int kKinds = 7;
 std::string layer_name(LayerKind kind, int number) {
   switch (kind) {
     case LayerKind::conv: return "conv" + std::to_string(number);
     case LayerKind::relu: return "relu" + std::to_string(number);
     case LayerKind::maxpool: return "pool" + std::to_string(number);
     case LayerKind::dense: return "fc" + std::to_string(number);
+    case LayerKind::sigmoid: return "sigmoid" + std::to_string(number);
+    case LayerKind::tanh: return "tanh" + std::to_string(number);
+    case LayerKind::dropout: return "dropout" + std::to_string(number);
   }
   return "layer";
 }
 }  // namespace
 
 GpuNetwork::GpuNetwork(const host_training::ModelSpec& spec, const std::vector<host_training::Parameter>& params,
-                       int max_batch, ConvAlgorithm conv)
+                       int max_batch, ConvAlgorithm conv, const LayerMaker& extra_layers)
     : spec_(spec), max_batch_(max_batch), conv_(conv), params_(params), loss_(spec.classes, max_batch) {
   if (max_batch < 1) throw course::Error("GpuNetwork: max_batch must be >= 1, got " + std::to_string(max_batch));
   const std::vector<host_training::LayerPlan> plan = host_training::plan_layers(spec_);
@@ -44,8 +48,9 @@ GpuNetwork::GpuNetwork(const host_training::ModelSpec& spec, const std::vector<h
     if (p.spec.kind == LayerKind::conv) workspace = std::max(workspace, ConvLayer::workspace_floats(p, max_batch, conv));
   workspace_ = course::DeviceBuffer<float>(workspace);
 
-  int counts[4] = {0, 0, 0, 0};
-  for (const host_training::LayerPlan& p : plan) {
+  int counts[kKinds] = {};
+  for (size_t index = 0; index < plan.size(); ++index) {
+    const host_training::LayerPlan& p = plan[index];
     const std::string name = layer_name(p.spec.kind, ++counts[static_cast<int>(p.spec.kind)]);
     const size_t w = size_t(std::max(p.weight, 0));
     const ParamView weight{params_.value(w), params_.grad(w)};
@@ -63,6 +68,13 @@ GpuNetwork::GpuNetwork(const host_training::ModelSpec& spec, const std::vector<h
       case LayerKind::dense:
         layers_.push_back(std::make_unique<DenseLayer>(name, p, max_batch, weight, bias));
         break;
+      default: {  // a later lesson's layer
+        std::unique_ptr<Layer> layer = extra_layers ? extra_layers(name, index, p, max_batch) : nullptr;
+        if (!layer)
+          throw course::Error("GpuNetwork: layer '" + host_training::layer_text(p.spec) +
+                              "' is one of lesson 12's layers; train this network with lesson 12's train_beyond");
+        layers_.push_back(std::move(layer));
+      }
     }
   }
 
@@ -78,6 +90,10 @@ std::string GpuNetwork::conv_summary() const {
       per_layer += (per_layer.empty() ? "" : ", ") + conv->name() + " " + conv_algorithm_name(conv->algorithm());
   const std::string requested = conv_algorithm_name(conv_);
   return conv_ == ConvAlgorithm::automatic && !per_layer.empty() ? requested + " (" + per_layer + ")" : requested;
+}
+
+void GpuNetwork::set_training(bool training) {
+  for (auto& layer : layers_) layer->set_training(training);
 }
 
 void GpuNetwork::set_observer(PassObserver* observer) {

@@ -8,6 +8,7 @@
 //
 //   x --> layer 0 --> layer 1 --> ... --> layer L-1 --> logits --> softmax-CE --> row losses
 //   dx <-- ...      <-- input_grad() <--  ...        <-- logits_grad() <--
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,12 +25,20 @@
 
 namespace mnist_gpu {
 
+// Builds a layer of a kind this lesson does not have (lesson 12's sigmoid, tanh, dropout) from its
+// name ("sigmoid1"), its index in the network (0 = the first layer), plan and max_batch; returns
+// nullptr for a kind it does not know either.
+using LayerMaker = std::function<std::unique_ptr<Layer>(const std::string& name, size_t index,
+                                                        const host_training::LayerPlan& plan, int max_batch)>;
+
 class GpuNetwork {
  public:
   // params: the initial values, as host_training::init_parameters(spec, seed) makes them.
-  // Every buffer is allocated here, for batches of up to max_batch examples.
+  // Every buffer is allocated here, for batches of up to max_batch examples. A layer kind other
+  // than conv, relu, maxpool and dense is built by `extra_layers`; without one (or when it returns
+  // nullptr) the constructor throws course::Error naming the layer.
   GpuNetwork(const host_training::ModelSpec& spec, const std::vector<host_training::Parameter>& params,
-             int max_batch, ConvAlgorithm conv);
+             int max_batch, ConvAlgorithm conv, const LayerMaker& extra_layers = nullptr);
 
   // ---- step 08.8 -------------------------------------------------------------------------------
   // x: batch x C x H x W on the device. Runs every layer forward; logits() then holds the result.
@@ -53,6 +62,8 @@ class GpuNetwork {
   float* logits() { return layers_.back()->output(); }
   // Tells `observer` when each pass of every layer and of the loss starts (nullptr: nobody).
   void set_observer(PassObserver* observer);
+  // Training (true, the start) or evaluation: tells every layer (dropout drops only while training).
+  void set_training(bool training);
   // Device memory held by the network's buffers (activations, gradients, workspace, parameters).
   size_t device_bytes() const { return device_bytes_; }
 

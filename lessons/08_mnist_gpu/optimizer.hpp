@@ -3,6 +3,8 @@
 // or Adam (step 08.6's adam_update), with the configuration and formulas of lesson 02's
 // host_training::Optimizer. Either way ONE launch updates every parameter (optimizer.cpp).
 #include <cstddef>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include <cuda_runtime_api.h>  // cudaStream_t
@@ -13,9 +15,22 @@
 
 namespace mnist_gpu {
 
+// An update rule this lesson does not have (lesson 12's Adadelta) for the optimizer `kind`: `states`
+// (1 or 2) state arrays of params.total() values each, zeroed at the start; update(w, g, state1,
+// state2, n, config, t, stream) launches ONE kernel over n values (state2 null with one state).
+struct DeviceUpdateRule {
+  std::string kind;
+  int states = 1;
+  std::function<void(float* w, const float* g, float* state1, float* state2, size_t n,
+                     const host_training::OptimizerConfig& config, int t, cudaStream_t stream)>
+      update;
+};
+
 class DeviceOptimizer {
  public:
-  DeviceOptimizer(host_training::OptimizerConfig config, ParameterStore& params);
+  // `extra`: the rule for a kind other than sgd and adam (nullptr: none; it must outlive this).
+  DeviceOptimizer(host_training::OptimizerConfig config, ParameterStore& params,
+                  const DeviceUpdateRule* extra = nullptr);
 
   // One update of every parameter from its gradient: ONE kernel launch on `stream`, no waiting.
   void step(cudaStream_t stream = nullptr);
@@ -33,7 +48,8 @@ class DeviceOptimizer {
  private:
   host_training::OptimizerConfig config_;
   ParameterStore& params_;
-  course::DeviceBuffer<float> state_;  // SGD: velocity; Adam: m then v
+  course::DeviceBuffer<float> state_;  // SGD: velocity; Adam: m then v; a rule's states one after another
+  const DeviceUpdateRule* extra_ = nullptr;
   int steps_ = 0;
 };
 

@@ -26,7 +26,8 @@
 namespace mnist_gpu {
 
 
-host_training::TrainSummary train_on_gpu(const GpuTrainConfig& config, const host_training::TrainingData& data) {
+host_training::TrainSummary train_on_gpu(const GpuTrainConfig& config, const host_training::TrainingData& data,
+                                         const GpuTrainerExtras& extras) {
   if (config.epochs < 1 || config.batch < 1) throw course::Error("epochs and batch must be >= 1");
   course::require_gpu("train_mnist on the GPU");
   const course::Dataset& train_set = data.train;
@@ -34,12 +35,10 @@ host_training::TrainSummary train_on_gpu(const GpuTrainConfig& config, const hos
   const std::string& dir = data.dir;
   const host_training::ModelSpec spec = host_training::model_for_data(config.model, data);
   const int batch = std::min(config.batch, train_set.count());
-  GpuNetwork net(spec, host_training::init_parameters(spec, config.seed), std::max(batch, kEvalBatch), config.conv);
-  host_training::OptimizerConfig opt_config;  // Adam's betas and eps: lesson 02's defaults
-  opt_config.kind = config.optimizer;
-  opt_config.lr = config.learning_rate();
-  opt_config.momentum = config.momentum;
-  DeviceOptimizer optimizer(opt_config, net.parameters());
+  GpuNetwork net(spec, host_training::init_parameters(spec, config.seed), std::max(batch, kEvalBatch), config.conv,
+                 extras.layers);
+  const host_training::OptimizerConfig opt_config = host_training::optimizer_config(config);
+  DeviceOptimizer optimizer(opt_config, net.parameters(), extras.rule);
   const DeviceDataset train(train_set), test(test_set);
 
   std::printf("device: %s; %s\n", course::device_summary().c_str(), course::cuda_versions().c_str());
@@ -73,6 +72,7 @@ host_training::TrainSummary train_on_gpu(const GpuTrainConfig& config, const hos
   for (int epoch = 0; epoch < config.epochs; ++epoch) {
     // The epoch's order (lesson 02's, so the CPU trainer would see the same batches), uploaded once.
     order.upload(host_training::epoch_order(n, config.seed, epoch));
+    net.set_training(true);
     counters.new_epoch();
     course::ProgressBar bar("epoch " + std::to_string(epoch + 1) + "/" + std::to_string(config.epochs), n, "img");
     CUDA_CHECK(cudaDeviceSynchronize());  // time the training part of the epoch alone, as the PyTorch script does
@@ -103,6 +103,7 @@ host_training::TrainSummary train_on_gpu(const GpuTrainConfig& config, const hos
     std::snprintf(status, sizeof status, "loss %.4f", train_loss);
     bar.finish(status);
 
+    net.set_training(false);  // dropout off while the test set is evaluated (and for the pictures)
     eval = evaluate_on_gpu(net, test);
     log.add({train_loss, train_acc, eval.loss, eval.accuracy, seconds});
   }

@@ -13,6 +13,8 @@
 
 #include "host_training.hpp"
 #include "conv_layer.hpp"
+#include "network.hpp"
+#include "optimizer.hpp"
 #include "training_data.hpp"
 
 namespace mnist_gpu {
@@ -38,6 +40,12 @@ struct GpuTrainConfig : host_training::TrainConfig {
 // after every epoch, writes the files. Throws course::Error on bad input, out of device memory or a
 // NaN loss. The per-epoch numbers are lesson 02's TrainSummary (both trainers report through its
 // EpochLog).
-host_training::TrainSummary train_on_gpu(const GpuTrainConfig& config, const host_training::TrainingData& data);
+// extras: what a later lesson adds (lesson 12's layers and Adadelta); empty: this lesson's alone.
+struct GpuTrainerExtras {
+  LayerMaker layers;                       // builds the layers GpuNetwork does not have
+  const DeviceUpdateRule* rule = nullptr;  // an optimizer DeviceOptimizer does not have
+};
+host_training::TrainSummary train_on_gpu(const GpuTrainConfig& config, const host_training::TrainingData& data,
+                                         const GpuTrainerExtras& extras = {});
 
 }  // namespace mnist_gpu

@@ -40,10 +40,7 @@ host_training::TrainSummary train_fast(const FastTrainConfig& config, const host
   Stream stream;  // every step's launch goes here (the default stream cannot be captured)
   FastNetwork net(spec, host_training::init_parameters(spec, config.seed), std::max(batch, kEvalBatch), stream.get(),
                   config.conv, config.conv_kernels, config.math);
-  host_training::OptimizerConfig opt_config;  // lesson 02's defaults, as train_mnist
-  opt_config.kind = config.optimizer;
-  opt_config.lr = config.learning_rate();
-  opt_config.momentum = config.momentum;
+  const host_training::OptimizerConfig opt_config = host_training::optimizer_config(config);  // as train_mnist
   DeviceOptimizer optimizer(opt_config, net.parameters());
   const DeviceDataset train(train_set), test(test_set);
 

@@ -15,6 +15,9 @@ const char* kind_name(host_training::LayerKind kind) {
     case host_training::LayerKind::relu: return "relu";
     case host_training::LayerKind::maxpool: return "pool";
     case host_training::LayerKind::dense: return "fc";
+    case host_training::LayerKind::sigmoid: return "sigmoid";
+    case host_training::LayerKind::tanh: return "tanh";
+    case host_training::LayerKind::dropout: return "dropout";
   }
   return "?";
 }

@@ -14,8 +14,20 @@ using host_training::LayerPlan;
 
 FastHostNetwork::FastHostNetwork(host_training::ModelSpec spec, std::vector<host_training::Parameter> params,
                                  int threads)
-    : HostNetwork(std::move(spec), std::move(params)), threads_(threads) {
+    : FastHostNetwork(std::move(spec), std::move(params), threads, LayerSet::lesson02) {}
+
+FastHostNetwork::FastHostNetwork(host_training::ModelSpec spec, std::vector<host_training::Parameter> params,
+                                 int threads, LayerSet accepted)
+    : HostNetwork(std::move(spec), std::move(params), accepted), threads_(threads) {
   if (threads < 1) throw course::Error("FastHostNetwork: threads must be >= 1, got " + std::to_string(threads));
+}
+
+void FastHostNetwork::extra_forward(size_t layer, int, bool) {
+  throw course::Error("FastHostNetwork: layer '" + layer_text(plan_.at(layer).spec) + "' is not one of lesson 02's");
+}
+
+void FastHostNetwork::extra_backward(size_t layer, int) {
+  throw course::Error("FastHostNetwork: layer '" + layer_text(plan_.at(layer).spec) + "' is not one of lesson 02's");
 }
 
 namespace {
@@ -69,7 +81,7 @@ bool FastHostNetwork::relu_into_pool(size_t i) const {
          plan_[i + 1].spec.kind == LayerKind::maxpool && plan_[i + 1].spec.stride == plan_[i + 1].spec.window;
 }
 
-void FastHostNetwork::forward_layers(int batch) {
+void FastHostNetwork::forward_layers(int batch, bool training) {
   for (size_t i = 0; i < plan_.size(); ++i) {
     const LayerPlan& p = plan_[i];
     const float* in = acts_[i].data();
@@ -99,6 +111,8 @@ void FastHostNetwork::forward_layers(int batch) {
       case LayerKind::dense:
         dense_forward(in, weight_of(i), bias_of(i), out, batch, static_cast<int>(p.in_size()), p.out_c, threads_);
         break;
+      default:  // a later lesson's layer
+        extra_forward(i, batch, training);
     }
   }
 }
@@ -106,14 +120,14 @@ void FastHostNetwork::forward_layers(int batch) {
 void FastHostNetwork::forward(const float* x, int batch, float* logits) {
   prepare(batch);  // throws on batch <= 0
   std::copy(x, x + acts_[0].size(), acts_[0].begin());
-  forward_layers(batch);
+  forward_layers(batch, false);
   std::copy(acts_.back().begin(), acts_.back().end(), logits);
 }
 
 float FastHostNetwork::forward_backward(const float* x, const int* labels, int batch) {
   prepare(batch);
   std::copy(x, x + acts_[0].size(), acts_[0].begin());
-  forward_layers(batch);
+  forward_layers(batch, true);
   const float loss = host_layers::softmax_cross_entropy_forward(acts_.back().data(), labels, probs_.data(), batch,
                                                                 spec_.classes);
   host_layers::softmax_cross_entropy_backward(probs_.data(), labels, grads_.back().data(), batch, spec_.classes);
@@ -153,6 +167,8 @@ float FastHostNetwork::forward_backward(const float* x, const int* labels, int b
         dense_backward(in, weight_of(i), dout, din, weight_grad_of(i), bias_grad_of(i), batch,
                        static_cast<int>(p.in_size()), p.out_c, threads_, input_grad);
         break;
+      default:
+        if (input_grad) extra_backward(i, batch);
     }
   }
   return loss;

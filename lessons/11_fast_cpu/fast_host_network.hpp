@@ -22,8 +22,20 @@ class FastHostNetwork : public host_training::HostNetwork {
   float forward_backward(const float* x, const int* labels, int batch) override;
   int threads() const { return threads_; }
 
+ protected:
+  // For a derived network that runs lesson 12's layers too (sigmoid, tanh, dropout): it passes
+  // every_kind and runs them in the two functions below, which FastHostNetwork calls for every
+  // layer that is not lesson 02's. Layer i reads acts_[i] and writes acts_[i + 1]; its backward
+  // turns dout = dL/d acts_[i + 1] into din = dL/d acts_[i] (not called for the first layer, whose
+  // input gradient nobody reads). Here both throw.
+  FastHostNetwork(host_training::ModelSpec spec, std::vector<host_training::Parameter> params, int threads,
+                  LayerSet accepted);
+  virtual void extra_forward(size_t layer, int batch, bool training);
+  virtual void extra_backward(size_t layer, int batch);
+
  private:
-  void forward_layers(int batch);  // acts_[0] -> acts_.back(), keeping every layer's input
+  // acts_[0] -> acts_.back(), keeping every layer's input; training: false for inference (forward)
+  void forward_layers(int batch, bool training);
   bool relu_into_pool(size_t layer) const;  // a ReLU that runs together with the max-pool after it
   int threads_;
   std::vector<float> workspace_;   // the convolutions' im2col scratch, grown on demand

@@ -38,10 +38,7 @@ host_training::TrainSummary train_parallel(const ParallelTrainConfig& config, co
   const int batch = std::min(config.batch * ranks, n);  // over all ranks
   const int steps_per_epoch = (n + batch - 1) / batch;
   const bool use_graph = config.graph && config.optimizer == "sgd";
-  host_training::OptimizerConfig opt;  // lesson 02's defaults, as train_mnist
-  opt.kind = config.optimizer;
-  opt.lr = config.learning_rate();
-  opt.momentum = config.momentum;
+  const host_training::OptimizerConfig opt = host_training::optimizer_config(config);  // as train_mnist
 
   // Both folders exist before the first step: a bad --out or --save stops the run before it trains.
   if (!config.out_dir.empty()) course::create_folder(config.out_dir, "for --out");

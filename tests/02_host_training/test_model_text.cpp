@@ -16,7 +16,7 @@ bool same_layers(const ModelSpec& a, const ModelSpec& b) {
   for (size_t i = 0; i < a.layers.size(); ++i) {
     const LayerSpec &x = a.layers[i], &y = b.layers[i];
     if (x.kind != y.kind || x.out != y.out || x.kernel != y.kernel || x.stride != y.stride || x.pad != y.pad ||
-        (x.kind == LayerKind::maxpool && x.window != y.window))
+        (x.kind == LayerKind::maxpool && x.window != y.window) || x.rate != y.rate)
       return false;
   }
   return true;
@@ -69,6 +69,43 @@ TEST_CASE("plan_summary: the shape after every layer", "[model_text]") {
         "-dense120-> 120 -dense10-> 10");
   ModelSpec too_deep = model_from_text("conv5x5x8,pool2,conv5x5x8,pool2,conv5x5x8,dense10");
   CHECK_THROWS_AS(plan_summary(too_deep), course::Error);  // 28 -> 24 -> 12 -> 8 -> 4: no room for a 5x5
+}
+
+TEST_CASE("model_from_text: lesson 12's sigmoid, tanh and dropout<rate>; lesson 02's network refuses them",
+          "[model_text]") {
+  const ModelSpec m = model_from_text("conv5x5x6,sigmoid,pool2,dropout0.25,dense84,tanh,dropout.5,dropout0,dense10");
+  REQUIRE(m.layers.size() == 9);
+  CHECK(m.layers[1].kind == LayerKind::sigmoid);
+  CHECK(m.layers[3].kind == LayerKind::dropout);
+  CHECK(m.layers[3].rate == 0.25f);
+  CHECK(m.layers[5].kind == LayerKind::tanh);
+  CHECK(m.layers[6].rate == 0.5f);
+  CHECK(m.layers[7].rate == 0.0f);
+  CHECK(m.name == "conv5x5x6,sigmoid,pool2,dropout0.25,dense84,tanh,dropout0.5,dropout0,dense10");
+  CHECK(same_layers(model_from_text(m.name), m));
+  CHECK(plan_summary(m) == "1x28x28 -conv5x5x6-> 6x24x24 -sigmoid-> -pool2-> 6x12x12 -dropout0.25-> -dense84-> 84 "
+                           "-tanh-> -dropout0.5-> -dropout0-> -dense10-> 10");
+  CHECK(looks_like_layer_list("sigmoid"));
+  CHECK(looks_like_layer_list("dropout0.5"));
+
+  for (const char* bad : {"dropout", "dropout1", "dropout1.0", "dropout0.5.5", "dropout-0.1", "dropout.", "dropoutx",
+                          "dropout0.25s2"}) {
+    CAPTURE(bad);
+    CHECK(error_of(std::string("dense10,") + bad).find("a dropout layer is dropout<rate> with 0 <= rate < 1") !=
+          std::string::npos);
+  }
+  // Lesson 02's network runs conv, relu, maxpool and dense only: the others are refused, by name.
+  CHECK_FALSE(runs_in_lesson02(LayerKind::sigmoid));
+  CHECK(runs_in_lesson02(LayerKind::maxpool));
+  try {
+    HostNetwork net(m, init_parameters(m, 1));
+    FAIL("HostNetwork accepted a sigmoid layer");
+  } catch (const course::Error& e) {
+    CHECK(std::string(e.what()) ==
+          "HostNetwork: layer 1 'sigmoid' is one of lesson 12's layers; train this network with lesson 12's "
+          "train_beyond");
+  }
+  CHECK_NOTHROW(require_lesson02_layers(model_a(), "x"));
 }
 
 TEST_CASE("model_by_name refuses a bad layer with its index, its text and what a layer looks like",

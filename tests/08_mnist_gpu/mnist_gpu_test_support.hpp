@@ -149,6 +149,8 @@ inline int fragile_decisions(const host_training::ModelSpec& spec, const std::ve
         host_layers::dense_forward(d[i].data(), wd.data(), bd.data(), d[i + 1].data(), batch,
                                    static_cast<int>(p.in_size()), p.out_c);
         break;
+      default:
+        FAIL("fragile_decisions: layer '" << host_training::layer_text(p.spec) << "' is not one of lesson 02's");
     }
     double largest = 0;
     for (size_t k = 0; k < f[i + 1].size(); ++k) largest = std::max(largest, std::fabs(double(f[i + 1][k]) - d[i + 1][k]));

@@ -2,6 +2,7 @@
 // every layer's input (backward needs it), the loss, then backward through the layers in reverse.
 #include <algorithm>
 
+#include "course/error.hpp"
 #include "host_training.hpp"
 
 namespace host_training {
@@ -30,6 +31,8 @@ float HostNetwork::forward_backward(const float* x, const int* labels, int batch
       case LayerKind::dense:
         host_layers::dense_forward(in, weight_of(i), bias_of(i), out, batch, static_cast<int>(p.in_size()), p.out_c);
         break;
+      default:  // lesson 12's layers: the constructor refuses them, so this is never reached
+        throw course::Error("forward_backward: layer '" + layer_text(p.spec) + "' is not one of lesson 02's");
     }
   }
 
@@ -60,6 +63,8 @@ float HostNetwork::forward_backward(const float* x, const int* labels, int batch
         host_layers::dense_backward(in, weight_of(i), dout, din, weight_grad_of(i), bias_grad_of(i), batch,
                                     static_cast<int>(p.in_size()), p.out_c);
         break;
+      default:
+        throw course::Error("forward_backward: layer '" + layer_text(p.spec) + "' is not one of lesson 02's");
     }
   }
   return loss;

@@ -31,6 +31,9 @@ PassCost layer_pass_cost(const host_training::LayerPlan& plan, int batch, bool b
       break;
     }
     case host_training::LayerKind::relu:
+    case host_training::LayerKind::sigmoid:  // lesson 12's elementwise layers move the same bytes
+    case host_training::LayerKind::tanh:
+    case host_training::LayerKind::dropout:
       if (!backward) cost.bytes = kFloat * (in + out);            // x in, y out
       else if (input_grad) cost.bytes = kFloat * (in + out + in);  // x and dy in, dx out
       break;
