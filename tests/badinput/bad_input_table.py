@@ -10,7 +10,7 @@ unwritable or full outputs, and checks every case the same way:
 Each program first runs once on a good generated data set, MNIST-like and CIFAR-10-like (it must
 succeed), so a case cannot pass because the program fails on everything.
 
-Usage: bad_input_table.py --lesson02 PROG --train-mnist PROG [--markdown FILE]
+Usage: bad_input_table.py --lesson02 PROG --train-mnist PROG [--train-beyond PROG] [--markdown FILE]
   --markdown writes the table (program, case, exit status, message) for docs/.
 Exit status 0 when every case holds.
 """
@@ -148,6 +148,15 @@ FLAG_CASES = [  # (name, arguments, words the error line must contain)
     ("--epochs without a value", ["--epochs"], ["--epochs"]),
     ("a stray argument", ["stray"], ["stray"]),
 ]
+# Only for the trainers of lessons 02-11: a layer they do not run is refused at the flag.
+LESSON02_FLAG_CASES = [
+    ("--model with lesson 12's sigmoid", ["--model", "dense100,sigmoid,dense10"], ["--model", "'sigmoid'", "lesson 12"]),
+]
+# Only for lesson 12's train_beyond: its own flags.
+BEYOND_FLAG_CASES = [
+    ("--rho 1.5", ["--rho", "1.5"], ["--rho"]),
+    ("--model with dropout1", ["--model", "dense100,dropout1,dense10"], ["--model", "dropout1", "0 <= rate < 1"]),
+]
 
 
 # ---- running one case ---------------------------------------------------------------------------
@@ -204,6 +213,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lesson02", required=True, help="lesson02_host_training")
     ap.add_argument("--train-mnist", required=True, help="train_mnist (solutions build)")
+    ap.add_argument("--train-beyond", help="lesson 12's train_beyond (solutions build), when it is built")
     ap.add_argument("--markdown", help="write the table here")
     args = ap.parse_args()
 
@@ -214,6 +224,8 @@ def main():
         quick = ["--epochs", "1", "--batch", "16"]
         programs = [("lesson02_host_training", [args.lesson02, *quick]),
                     ("train_mnist --device cpu", [args.train_mnist, "--device", "cpu", *quick])]
+        if args.train_beyond:  # its default network, mnist_cnn, with dropout and Adadelta
+            programs.append(("train_beyond --device cpu", [args.train_beyond, "--device", "cpu", *quick]))
         # The GPU path too, where there is a GPU (the same checks, the GPU's own code path).
         rc, out = run([args.train_mnist, "--device", "gpu", "--data", good, "--out", os.path.join(root, "probe"), *quick])
         if rc == 0:
@@ -239,7 +251,8 @@ def main():
             cases = [(name, ["--data", folder], words, None) for name, folder, words in data_cases(prog_root)]
             cases += [(name, ["--dataset", "cifar10", "--data", folder], words, None)
                       for name, folder, words in cifar_cases(prog_root)]
-            cases += [(name, ["--data", good, *extra], words, None) for name, extra, words in FLAG_CASES]
+            own = BEYOND_FLAG_CASES if prog_name.startswith("train_beyond") else LESSON02_FLAG_CASES
+            cases += [(name, ["--data", good, *extra], words, None) for name, extra, words in FLAG_CASES + own]
             blocker = os.path.join(root, "a_file")
             open(blocker, "w").close()
             cases += [

@@ -1,0 +1,117 @@
+// train_beyond: trains any network a layer list describes (lesson 12's sigmoid, tanh and dropout
+// included) on MNIST, Fashion-MNIST or CIFAR-10, with SGD, Adam or your Adadelta, on the GPU (lesson
+// 08's trainer and layers, yours for sigmoid, tanh, dropout and Adadelta) or on the CPU (lesson 02's
+// trainer on lesson 11's layers and yours). Named networks are the description files in models/.
+#include <cstdio>
+#include <string>
+
+#include "adadelta_rules.hpp"
+#include "beyond_gpu_layers.hpp"
+#include "beyond_host_network.hpp"
+#include "course/cli.hpp"
+#include "course/device_info.hpp"
+#include "course/error.hpp"
+#include "course/main.hpp"
+#include "epoch_log.hpp"
+#include "host_training.hpp"
+#include "train_flags.hpp"
+#include "trainer.hpp"
+#include "training_data.hpp"
+
+#ifndef COURSE_OUTPUT_DIR
+#define COURSE_OUTPUT_DIR "out"
+#endif
+#ifndef COURSE_MODELS_DIR  // lessons/12_beyond_mnist/models
+#define COURSE_MODELS_DIR "models"
+#endif
+
+namespace {
+
+// Lesson 08's GPU defaults, with the network and recipe of Keras's mnist_cnn (Adadelta, rho 0.95).
+struct BeyondConfig : mnist_gpu::GpuTrainConfig {
+  BeyondConfig() {
+    model = "mnist_cnn";
+    optimizer = "adadelta";
+    rho = 0.95f;
+    epochs = 12;
+  }
+};
+
+BeyondConfig config_of(const course::ArgParser& args) {
+  BeyondConfig config;
+  host_training::FlagOptions options;
+  options.every_layer_kind = true;
+  options.models_dir = COURSE_MODELS_DIR;
+  host_training::apply_given_flags(args, config, options);
+  if (args.given("--momentum")) config.momentum = static_cast<float>(args.get_float("--momentum"));
+  if (args.given("--rho")) config.rho = static_cast<float>(args.get_float("--rho"));
+  if (args.given("--conv")) config.conv = mnist_gpu::conv_algorithm_by_name(args.get_string("--conv"));
+  return config;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return course::run_main([&] {
+    const BeyondConfig defaults;
+    course::ArgParser args("train_beyond",
+                           "Lesson 12: train any network a layer list describes, on MNIST, Fashion-MNIST or CIFAR-10,\n"
+                           "on the GPU or the CPU. Writes metrics.csv and pictures to --out.");
+    args.add_string("--model", defaults.model,
+                    std::string("network: mlp, lenet5, mnist_cnn, colour_cnn (lessons/12_beyond_mnist/models/<name>.txt), or ") +
+                        host_training::kModelFlagHelp + "; lesson 12 adds the layers sigmoid, tanh and "
+                        "dropout<rate>");
+    args.add_int("--epochs", defaults.epochs, 1, 1000, "passes over the training set");
+    args.add_int("--batch", defaults.batch, 1, 8192, "minibatch size");
+    args.add_choice("--optimizer", defaults.optimizer, {"sgd", "adam", "adadelta"},
+                    "sgd (with --momentum), adam, or adadelta (yours, step 12.3; with --rho)");
+    args.add_float("--lr", host_training::flag_default(defaults.default_lr(defaults.optimizer)), 1e-7, 100.0,
+                   "learning rate (default " + host_training::number_text(defaults.default_lr("sgd")) + " for sgd, " +
+                       host_training::number_text(defaults.default_lr("adam")) + " for adam, " +
+                       host_training::number_text(defaults.default_lr("adadelta")) + " for adadelta)");
+    args.add_float("--momentum", host_training::flag_default(defaults.momentum), 0.0, 0.999, "SGD's momentum");
+    args.add_float("--rho", host_training::flag_default(defaults.rho), 0.0, 1.0,
+                   "Adadelta's decay of its running averages (Keras 0.95, PyTorch 0.9)");
+    args.add_int("--seed", static_cast<long long>(defaults.seed), 0, 1LL << 62,
+                 "seed of the weight init, the shuffling and dropout");
+    args.add_choice("--dataset", defaults.dataset, {"mnist", "fashion", "cifar10"},
+                    "data set: mnist, fashion (Fashion-MNIST) or cifar10 (CIFAR-10, 3x32x32 colour images)");
+    args.add_string("--data", defaults.data_dir,
+                    "folder with the data set's files (default: the data set's folder under data/)");
+    args.add_choice("--device", "auto", {"auto", "gpu", "cpu"},
+                    "auto: the GPU when there is one, else the CPU; gpu: fail without one");
+    args.add_choice("--conv", mnist_gpu::conv_algorithm_name(defaults.conv), {"auto", "im2col", "direct"},
+                    "GPU convolution algorithm (lesson 08's --conv)");
+    args.add_int("--threads", 0, 0, 1024,
+                 "CPU only: threads of lesson 11's layers (0: all cores, " +
+                     std::to_string(fast_cpu::default_threads()) + " here)");
+    args.add_string("--out", std::string(COURSE_OUTPUT_DIR) + "/lesson12", "where metrics.csv and the PNGs go");
+    args.add_string("--save", defaults.save_dir, "also write every parameter and the test logits as .npy files here");
+    args.add_int("--train-limit", defaults.train_limit, 0, 1 << 30, "use only the first N training images (0: all)");
+    args.add_int("--test-limit", defaults.test_limit, 0, 1 << 30, "use only the first N test images (0: all)");
+    if (!args.parse(argc, argv)) return 0;
+
+    const std::string device = args.get_string("--device");
+    if (device == "gpu") course::require_gpu("--device gpu");
+    const BeyondConfig config = config_of(args);
+    const host_training::TrainingData data = host_training::load_training_data(config);
+    const bool use_gpu = device == "gpu" || (device == "auto" && course::gpu_available());
+    if (!use_gpu) {
+      if (device == "auto")
+        std::printf("no usable CUDA GPU (%s): training on the CPU\n", course::query_devices().reason.c_str());
+      const int threads = args.get_int("--threads") > 0 ? static_cast<int>(args.get_int("--threads"))
+                                                         : fast_cpu::default_threads();
+      const host_training::TrainerExtras extras{beyond_mnist::network_maker(threads, config.seed),
+                                                beyond_mnist::network_description(threads),
+                                                &beyond_mnist::adadelta_rule()};
+      host_training::print_summary(host_training::train(config, data, extras), "CPU");
+      return 0;
+    }
+    if (args.given("--threads")) std::printf("note: --threads applies to the CPU only; ignored\n");
+    mnist_gpu::GpuTrainerExtras extras;
+    extras.layers = beyond_mnist::gpu_layer_maker(config.seed);
+    extras.rule = &beyond_mnist::adadelta_device_rule();
+    host_training::print_summary(mnist_gpu::train_on_gpu(config, data, extras), "GPU");
+    return 0;
+  });
+}

@@ -1,0 +1,67 @@
+// Lesson 12, step 12.2 on the GPU: the dropout kernel gives the contract's bits (the CPU's), at
+// sizes below one block, odd ones and past one grid; bad rates refused before any launch.
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "beyond_mnist.hpp"
+#include "beyond_mnist_references.hpp"
+#include "course_test.hpp"
+#include "dropout_mask.hpp"
+#include "gpu_buffers.hpp"
+
+using namespace beyond_mnist_test;
+using beyond_mnist::dropout_key;
+using course::DeviceBuffer;
+using course::test::random_vector;
+
+namespace {
+
+// Fails naming the first element whose bits differ from the contract's (and so from the CPU's).
+void require_same_bits(const char* what, const std::vector<float>& got, const std::vector<float>& expected) {
+  REQUIRE(got.size() == expected.size());
+  const long long i = first_bit_difference(got, expected);
+  if (i >= 0) {
+    INFO("exercises/dropout.cu: " << what << "[" << i << "] = " << got[size_t(i)] << ", expected "
+                                  << expected[size_t(i)] << " (kept values are in * scale, bit for bit; dropped ones 0)");
+    REQUIRE(i < 0);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("dropout kernels give the contract's bits, forward and backward, at every size", "[12.2]") {
+  for (float rate : {0.0f, 0.1f, 0.5f, 0.8f})
+    for (size_t n : gpu_sizes()) {
+      const uint64_t seed = 1241 + n;
+      const uint64_t key = dropout_key(seed, 3, 11);
+      CAPTURE(rate, n, seed);
+      const std::vector<float> x = random_vector(n, seed), dy = random_vector(n, seed + 1);
+      DeviceBuffer<float> d_x = guarded(x), d_y = poisoned(n), d_dy = guarded(dy), d_dx = poisoned(n);
+      beyond_mnist::dropout_forward_gpu(d_x.data(), d_y.data(), n, rate, key);
+      beyond_mnist::dropout_backward_gpu(d_dy.data(), d_dx.data(), n, rate, key);
+      require_same_bits("y", download_checked(d_y, n), dropout_expected(x, rate, key));
+      require_same_bits("dx", download_checked(d_dx, n), dropout_expected(dy, rate, key));
+      if (rate == 0.0f) require_same_bits("y (rate 0: the identity)", download_checked(d_y, n), x);
+    }
+}
+
+TEST_CASE("dropout launchers refuse a rate outside [0, 1) before any launch; n == 0 launches nothing", "[12.2]") {
+  const size_t n = 17;
+  DeviceBuffer<float> d_x = guarded(random_vector(n, 1291)), d_y = poisoned(n);
+  for (float rate : {-0.1f, 1.0f, 1.5f, std::numeric_limits<float>::quiet_NaN()}) {
+    CAPTURE(rate);
+    const std::string forward =
+        error_of([&] { beyond_mnist::dropout_forward_gpu(d_x.data(), d_y.data(), n, rate, 5); });
+    const std::string backward =
+        error_of([&] { beyond_mnist::dropout_backward_gpu(d_x.data(), d_y.data(), n, rate, 5); });
+    INFO("messages: '" << forward << "' and '" << backward << "'");
+    REQUIRE(forward.find("dropout_forward_gpu") != std::string::npos);
+    REQUIRE(backward.find("dropout_backward_gpu") != std::string::npos);
+    REQUIRE(still_poisoned(d_y, n));
+  }
+  REQUIRE_NOTHROW(beyond_mnist::dropout_forward_gpu(nullptr, nullptr, 0, 0.5f, 5));
+  REQUIRE_NOTHROW(beyond_mnist::dropout_backward_gpu(nullptr, nullptr, 0, 0.5f, 5));
+  CUDA_CHECK(cudaDeviceSynchronize());
+}
