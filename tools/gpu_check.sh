@@ -9,6 +9,8 @@
 #   train     lesson 08: train_mnist defaults + --save checked in PyTorch, --profile; lesson 09: train_fast
 #             the same, --profile --graph off; lesson 10: train_mixed; lesson 13: train_parallel; then
 #             compare_pytorch.sh (against PyTorch; run it with --mixed for lesson 10's BF16 bar)
+#   beyond    lesson 12: compare_pytorch_beyond.sh, every network on every data set here against PyTorch
+#             (not in the default list: about ten minutes; BEYOND_ROWS picks rows, e.g. mlp-mnist)
 # Logs go to $OUT (the device tool's output folder) or out/gpu_check.
 # usage: tools/gpu_check.sh [stage...]
 set -uo pipefail
@@ -21,15 +23,18 @@ stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=(build test sanitize stubs bench train)
 status=0
 
-# Carried helpers (see docs/gpu_machine.md): stb headers and gzipped MNIST.
+# Carried helpers (see docs/gpu_machine.md): stb headers and gzipped data sets.
 EXTRA=()
 [ -f .stb/usr/include/stb/stb_image_write.h ] && EXTRA+=("-DSTB_INCLUDE_DIR=$ROOT/.stb/usr/include/stb")
 # More configure arguments, e.g. COURSE_CMAKE_ARGS='-DCOURSE_LESSONS=00;01'
 [ -n "${COURSE_CMAKE_ARGS:-}" ] && EXTRA+=("$COURSE_CMAKE_ARGS")
-if [ -d .gpu_data/mnist ] && [ ! -f data/mnist/train-images-idx3-ubyte ]; then
-  mkdir -p data/mnist
-  for f in .gpu_data/mnist/*.gz; do gunzip -c "$f" > "data/mnist/$(basename "$f" .gz)"; done
-fi
+# Carried gzipped IDX files: MNIST, and Fashion-MNIST (from Debian's dataset-fashion-mnist).
+for set in mnist fashion-mnist; do
+  if [ -d ".gpu_data/$set" ] && [ ! -f "data/$set/train-images-idx3-ubyte" ]; then
+    mkdir -p "data/$set"
+    for f in ".gpu_data/$set"/*.gz; do gunzip -c "$f" > "data/$set/$(basename "$f" .gz)"; done
+  fi
+done
 
 note() { printf '\n### %s\n' "$*" | tee -a "$LOG/summary.txt"; }
 
@@ -67,6 +72,11 @@ for stage in "${stages[@]}"; do
         | tee -a "$LOG/summary.txt" || status=1
       grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$LOG"/san_${tool}_*.log | sort | uniq -c | tee -a "$LOG/summary.txt"
     done
+    ;;
+  beyond)
+    note "lesson 12: train_beyond against PyTorch, network by network"
+    tools/compare_pytorch_beyond.sh ${BEYOND_ROWS:+--rows "$BEYOND_ROWS"} > "$LOG/beyond.txt" 2>&1 || status=1
+    grep -v '\] *[0-9]*% ' "$LOG/beyond.txt" | grep -v "^pytorch epoch\|^epoch " | tail -40 | tee -a "$LOG/summary.txt"
     ;;
   stubs)
     note "course check (learner build must fail every step, GPU steps included)"

@@ -27,6 +27,7 @@ wrote into this file's PyTorch model (so their names and shapes must be PyTorch'
 test set through it and compares the logits with DIR/test_logits.npy.
 """
 import argparse
+import contextlib
 import json
 import os
 import time
@@ -120,7 +121,13 @@ def check_saved(args, device):
 
 def autocast(amp):
     """BF16 autocast for the forward pass and the loss when amp is 'bf16'; nothing otherwise."""
-    return torch.autocast("cuda", dtype=torch.bfloat16, enabled=amp == "bf16")
+    # Without BF16 no autocast object at all: torch.autocast(..., enabled=False) changes nothing
+    # where no autocast is active (as here), but PyTorch 1.x asks the CUDA device whether it has
+    # BF16 even then, which fails on a machine without CUDA (tools/pytorch_layers.py --device cpu
+    # uses these step functions).
+    if amp != "bf16":
+        return contextlib.nullcontext()
+    return torch.autocast("cuda", dtype=torch.bfloat16)
 
 
 def eager_step(model, opt, x_train, y_train, loss_sum, amp):
@@ -138,7 +145,10 @@ def eager_step(model, opt, x_train, y_train, loss_sum, amp):
 def graph_step(net, model, opt, x_train, y_train, loss_sum, sizes, device, amp):
     """The whole step captured in a CUDA graph per batch size in `sizes`; returns a function that
     copies the batch's indices into the graph's input and replays it. `net` runs the forward pass
-    (the model, or torch.compile's version of it); `model` owns the parameters."""
+    (the model, or torch.compile's version of it); `model` owns the parameters. The graphs capture
+    the model as it is now (training mode: a dropout layer draws a new mask at every replay). An
+    optimizer with a step counter (Adam, Adadelta) must have been made with capturable=True,
+    where PyTorch has that flag, for its step to be captured."""
     saved_params = [p.detach().clone() for p in model.parameters()]
     saved_loss = loss_sum.clone()
     rng = torch.cuda.get_rng_state()
@@ -153,7 +163,8 @@ def graph_step(net, model, opt, x_train, y_train, loss_sum, sizes, device, amp):
         loss_sum.add_(loss.detach() * b)
 
     # Warm-up on a side stream, as CUDA graph capture requires: compiles (compile-graph), creates
-    # the momentum buffers, lets cuDNN and cuBLAS pick their algorithms and workspaces.
+    # the momentum buffers (the optimizer's state), lets cuDNN and cuBLAS pick their algorithms and
+    # workspaces.
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):
@@ -171,15 +182,26 @@ def graph_step(net, model, opt, x_train, y_train, loss_sum, sizes, device, amp):
         pool = g.pool()
         graphs[b] = g
     torch.cuda.synchronize()
-    # Undo what warm-up and capture did to the parameters, the momentum and the loss sum.
+    # Undo what warm-up and capture did to the parameters, the optimizer state and the loss sum.
+    # Zeroed in place (the graphs hold these tensors), the state is what a fresh optimizer starts
+    # from: SGD's momentum buffers (all this script uses), and for tools/pytorch_layers.py Adam's
+    # m, v and step and Adadelta's running averages and step. A step counter kept as a Python
+    # number (Adadelta in PyTorch 1.x; its update does not read it) goes back to 0 as well; SGD's
+    # state holds no numbers, so for SGD this is what it always did.
     with torch.no_grad():
         for p, v in zip(model.parameters(), saved_params):
             p.copy_(v)
         for state in opt.state.values():
-            for t in state.values():
+            for key, t in state.items():
                 if torch.is_tensor(t):
                     t.zero_()
+                elif key == "step":
+                    state[key] = 0
     loss_sum.copy_(saved_loss)
+    # The random state too: the first epoch's shuffle, and the dropout masks of pytorch_layers.py's
+    # networks, which the graphs draw at every replay from the generator's state at that time
+    # (PyTorch feeds a captured graph its seed and offset at replay), start where they would have
+    # without warm-up and capture.
     torch.cuda.set_rng_state(rng)
     torch.cuda.synchronize()
 

@@ -1,0 +1,628 @@
+#!/usr/bin/env python3
+"""PyTorch's baseline for any network the course can write as a layer list (lesson 12): the same
+layers, the same initial weight distribution, the same data (MNIST, Fashion-MNIST or CIFAR-10, the
+whole set on the device), the same optimizers (SGD with momentum, Adam, Adadelta: PyTorch's own
+torch.optim classes) and the same recipe as the course's trainers: each epoch shuffles the
+training set, steps through it in minibatches (mean softmax cross-entropy), then evaluates the
+test set in batches of 1000 with dropout off. Only the training part of an epoch is timed
+(synchronised before and after). FP32 with TF32 off unless --amp bf16.
+
+The network (--model):
+  a layer list, layers separated by commas (spaces around a layer are ignored):
+    conv<k>x<k>x<channels>[p<pad>][s<stride>]  e.g. conv5x5x32p2, conv3x3x64s2 (square kernels)
+    relu | sigmoid | tanh
+    pool<window>[s<stride>]                     max-pool, stride = window unless given, no padding
+    dropout<rate>                               e.g. dropout0.25: drops that fraction while training
+    dense<units>                                flattens its input first
+  the last layer must give 10 values (the classes);
+  @FILE      the layers from a file: commas or lines between them, '#' starts a comment;
+  NAME       lessons/12_beyond_mnist/models/NAME.txt when there is one (as lesson 12's trainer
+             looks it up), else the course's built-in small, a or scaling-<filters>.
+Every conv and dense weight is drawn from U(-b, b) with b = sqrt(6 / fan_in) (Kaiming-uniform,
+fan_in = in_channels * k * k or in_features) by a torch.Generator seeded with --seed, in layer
+order; every bias is 0. The values differ from the course's (another generator), the
+distribution is the same.
+
+--mode, --amp and --cudnn-benchmark as tools/pytorch_mnist.py (whose step functions this script
+uses): eager ops, the whole training step captured in one CUDA graph, or torch.compile's kernels
+inside that graph; BF16 autocast for the forward pass and the loss. --device cpu (eager only) is
+for quick checks without a GPU.
+
+Prints a line naming the network (its canonical layer list and parameter count), a line with the
+data and the recipe, then one line per epoch; --json FILE writes the settings and the per-epoch
+seconds, losses and accuracies. Bad input gives one line "error: ..." and exit status 2 (usage)
+or 1 (missing or damaged data, no GPU).
+"""
+import argparse
+import collections
+import inspect
+import json
+import math
+import os
+import re
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
+
+from pytorch_mnist import autocast, eager_step, graph_step, read_idx  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MODELS_DIR = os.path.join(ROOT, "lessons", "12_beyond_mnist", "models")
+CLASSES = 10
+
+# The data sets, as lesson 02's training_data.cpp knows them: --dataset's name, the folder under
+# data/, the script that fetches it, and whether it is IDX (else CIFAR-10's binary batches).
+DATASETS = {
+    "mnist": ("mnist", "data/fetch_mnist.sh", True),
+    "fashion": ("fashion-mnist", "data/fetch_fashion_mnist.sh", True),
+    "cifar10": ("cifar-10", "data/fetch_cifar10.sh", False),
+}
+CIFAR_SIDE = 32
+CIFAR_IMAGE_BYTES = 3 * CIFAR_SIDE * CIFAR_SIDE  # 3072: red, green, blue planes
+CIFAR_RECORD_BYTES = 1 + CIFAR_IMAGE_BYTES       # a label byte, then the image
+
+DEFAULT_LR = {"sgd": 0.05, "adam": 0.001, "adadelta": 1.0}
+DEFAULT_EPS = {"adam": 1e-8, "adadelta": 1e-6}
+
+
+class InputError(Exception):
+    """Bad input: its message becomes the one line "error: ..." and `code` the exit status."""
+
+    def __init__(self, message, code=2):
+        super().__init__(message)
+        self.code = code
+
+
+# ---- the network as text (the grammar of lesson 02's model_text.cpp) ----------------------------
+
+GRAMMAR = ("layers look like conv5x5x32 (kernel 5x5, 32 channels; p2: pad 2, s2: stride 2), relu, sigmoid, "
+           "tanh, pool2 (2x2 windows; s1: stride 1), dropout0.25 (drops a quarter while training), dense10")
+LAYER_WORDS = ("conv", "relu", "pool", "dense", "sigmoid", "tanh", "dropout")
+
+
+class Layer:
+    def __init__(self, kind, out=0, kernel=0, pad=0, stride=1, window=2, rate=0.0):
+        self.kind, self.out, self.kernel, self.pad, self.stride = kind, out, kernel, pad, stride
+        self.window, self.rate = window, rate
+
+    def text(self):
+        """The canonical text, as the course's layer_text writes it."""
+        if self.kind == "conv":
+            return (f"conv{self.kernel}x{self.kernel}x{self.out}" + (f"p{self.pad}" if self.pad else "") +
+                    (f"s{self.stride}" if self.stride != 1 else ""))
+        if self.kind == "pool":
+            return f"pool{self.window}" + (f"s{self.stride}" if self.stride != self.window else "")
+        if self.kind == "dense":
+            return f"dense{self.out}"
+        if self.kind == "dropout":
+            return "dropout" + shortest_text(self.rate)
+        return self.kind
+
+
+def shortest_text(value):
+    """The shortest decimal that reads back as the float32 `value` ("0.25", not "0.25000000")."""
+    text = repr(float(value))
+    for digits in range(1, 10):
+        text = "%.*g" % (digits, float(value))
+        if np.float32(text) == np.float32(value):
+            break
+    return text
+
+
+def read_int(token, pos, lo, hi):
+    """The digits at token[pos:] as an int in [lo, hi] and the position after them, or None (no
+    digits, more than 7, or out of range)."""
+    m = re.compile(r"[0-9]{1,7}").match(token, pos)
+    if not m or (m.end() < len(token) and token[m.end()].isdigit()):
+        return None
+    value = int(m.group())
+    return (value, m.end()) if lo <= value <= hi else None
+
+
+def parse_layer(token):
+    """One layer from its token; raises ValueError with what a layer of its kind looks like."""
+    if token in ("relu", "sigmoid", "tanh"):
+        return Layer(token)
+    if token.startswith("dropout"):
+        rate_text = token[7:]
+        ok = (0 < len(rate_text) <= 12 and re.fullmatch(r"[0-9.]+", rate_text) and rate_text.count(".") <= 1 and
+              rate_text != ".")
+        rate = np.float32(rate_text) if ok else np.float32(-1)
+        if not (0 <= rate < 1):
+            raise ValueError("a dropout layer is dropout<rate> with 0 <= rate < 1, e.g. dropout0.25")
+        return Layer("dropout", rate=float(rate))
+    if token.startswith("conv"):
+        shape_error = "a conv is conv<k>x<k>x<channels> (k 1-64, channels 1-65536), e.g. conv5x5x32"
+        numbers, pos = [], 4
+        for i, hi in enumerate((64, 64, 65536)):
+            got = read_int(token, pos, 1, hi)
+            if got is None:
+                raise ValueError(shape_error)
+            numbers.append(got[0])
+            pos = got[1]
+            if i < 2:
+                if pos >= len(token) or token[pos] != "x":
+                    raise ValueError(shape_error)
+                pos += 1
+        kh, kw, out = numbers
+        if kh != kw:
+            raise ValueError(f"the course's convolutions have square kernels: conv{kh}x{kh}x{out} or "
+                             f"conv{kw}x{kw}x...")
+        options = {}
+        while pos < len(token):
+            option = token[pos]
+            got = read_int(token, pos + 1, 0 if option == "p" else 1, 64) if option in "ps" else None
+            if got is None or option in options:
+                raise ValueError("after conv<k>x<k>x<channels> come only p<pad> (0-64) and s<stride> (1-64), each once")
+            options[option], pos = got
+        return Layer("conv", out=out, kernel=kh, pad=options.get("p", 0), stride=options.get("s", 1))
+    if token.startswith("pool"):
+        got = read_int(token, 4, 1, 64)
+        if got is None:
+            raise ValueError("a max-pool is pool<window> (1-64), e.g. pool2, optionally s<stride>: pool3s2")
+        window, pos = got
+        stride = window
+        if pos < len(token):
+            got = read_int(token, pos + 1, 1, 64) if token[pos] == "s" else None
+            if got is None or got[1] != len(token):
+                raise ValueError("after pool<window> comes only s<stride> (1-64)")
+            stride = got[0]
+        return Layer("pool", window=window, stride=stride)
+    if token.startswith("dense"):
+        got = read_int(token, 5, 1, 1 << 20)
+        if got is None or got[1] != len(token):
+            raise ValueError("a dense layer is dense<units> (1-1048576), e.g. dense10")
+        return Layer("dense", out=got[0])
+    raise ValueError("unknown layer")
+
+
+def looks_like_layer_list(text):
+    return "," in text or text.strip(" \t\r\n").startswith(LAYER_WORDS)
+
+
+def read_description_file(path, what):
+    """A file of layers: commas or lines between them, '#' starting a comment; joined by commas."""
+    if not os.path.exists(path):
+        raise InputError(f"{path}: file not found ({what})")
+    if not os.path.isfile(path):
+        raise InputError(f"{path}: not a regular file ({what})")
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            content = f.read()
+    except OSError as e:
+        raise InputError(f"{path}: cannot be read ({e.strerror})")
+    lines = [line.split("#", 1)[0].strip(" \t\r\n") for line in content.split("\n")]
+    text = ",".join(line for line in lines if line)
+    if not text:
+        raise InputError(f"{path}: holds no layers ({GRAMMAR})")
+    return text
+
+
+def layers_from_text(text):
+    tokens = text.split(",")
+    trailing = text.endswith(",")
+    if trailing:
+        tokens.pop()
+    layers = []
+    for index, token in enumerate(tokens):
+        token = token.strip(" \t\r\n")
+        try:
+            layers.append(parse_layer(token))
+        except ValueError as e:
+            raise InputError(f"network '{text}', layer {index} '{token}': {e} ({GRAMMAR})")
+    if not layers or trailing:
+        raise InputError(f"network '{text}': an empty layer list or a trailing comma ({GRAMMAR})")
+    return layers
+
+
+def builtin_model(name):
+    """The course's named models (lesson 02's model_by_name), as layer lists."""
+    if name == "small":
+        return "conv3x3x10p1,relu,pool2,dense100,relu,dense10"
+    if name == "a":
+        return "conv5x5x32p2,relu,pool2,conv5x5x64p2,relu,pool2,dense512,relu,dense10"
+    m = re.fullmatch(r"scaling-([0-9]{1,9})", name)
+    if m:
+        filters = int(m.group(1))
+        if not 1 <= filters <= 4096:
+            raise InputError(f"the scaling CNN needs 1 to 4096 filters, got {filters}")
+        return f"conv3x3x{filters},relu,pool2,dense10"
+    return None
+
+
+def model_layers(model):
+    """--model's layers, looked up in lesson 12's order (train_flags.cpp, model_by_name): a
+    description file lessons/12_beyond_mnist/models/NAME.txt for a NAME without any of / @ , .;
+    @FILE; the built-in small, a, scaling-<filters>; a layer list."""
+    path = os.path.join(MODELS_DIR, model + ".txt")
+    if model and not any(ch in model for ch in "/@,.") and os.path.isfile(path):
+        return layers_from_text(read_description_file(path, f"the network '{model}'"))
+    if model.startswith("@"):
+        return layers_from_text(read_description_file(model[1:], "a network description"))
+    builtin = builtin_model(model)
+    if builtin is not None:
+        return layers_from_text(builtin)
+    if looks_like_layer_list(model):
+        return layers_from_text(model)
+    try:
+        names = sorted(f[:-4] for f in os.listdir(MODELS_DIR) if f.endswith(".txt"))
+    except OSError:
+        names = []
+    named = ", ".join(names + ["small", "a", "scaling-<filters>"])
+    raise InputError(f"unknown model '{model}': not one of {named} (lessons/12_beyond_mnist/models/NAME.txt), "
+                     f"not a layer list and not @FILE; a layer list looks like conv5x5x32p2,relu,pool2,dense10 "
+                     f"({GRAMMAR})")
+
+
+def plan(layers, text, in_shape):
+    """The shape (C, H, W) after every layer; raises InputError when a layer does not fit, or the
+    last layer does not give the 10 classes (the course's plan_layers)."""
+    c, h, w = in_shape
+    shapes = []
+    for i, layer in enumerate(layers):
+        where = f"network '{text}', layer {i} '{layer.text()}'"
+        if layer.kind == "conv":
+            if h + 2 * layer.pad < layer.kernel or w + 2 * layer.pad < layer.kernel:
+                raise InputError(f"{where}: kernel {layer.kernel}x{layer.kernel} larger than its input "
+                                 f"{c}x{h}x{w}" + (f" padded by {layer.pad}" if layer.pad else "") +
+                                 f" (input images {'x'.join(map(str, in_shape))})")
+            c, h, w = (layer.out, (h + 2 * layer.pad - layer.kernel) // layer.stride + 1,
+                       (w + 2 * layer.pad - layer.kernel) // layer.stride + 1)
+        elif layer.kind == "pool":
+            if h < layer.window or w < layer.window:
+                raise InputError(f"{where}: pool window {layer.window}x{layer.window} larger than its input "
+                                 f"{c}x{h}x{w} (input images {'x'.join(map(str, in_shape))})")
+            h, w = (h - layer.window) // layer.stride + 1, (w - layer.window) // layer.stride + 1
+        elif layer.kind == "dense":
+            c, h, w = layer.out, 1, 1
+        shapes.append((c, h, w))
+    if c * h * w != CLASSES:
+        raise InputError(f"network '{text}': the last layer '{layers[-1].text()}' gives {c * h * w} values, the data "
+                         f"set has {CLASSES} classes (end the network with dense{CLASSES})")
+    return shapes
+
+
+def build_network(layers, in_shape, seed):
+    """The layers as an nn.Sequential named like the course's parameters (conv1, ..., fc1, ...),
+    with Kaiming-uniform weights from a generator seeded with `seed` and zero biases."""
+    generator = torch.Generator().manual_seed(seed)
+    modules = collections.OrderedDict()
+    counts = collections.Counter()
+
+    def add(kind, module):
+        counts[kind] += 1
+        modules[f"{kind}{counts[kind]}"] = module
+
+    def init(module, fan_in):
+        bound = math.sqrt(6.0 / fan_in)
+        with torch.no_grad():
+            module.weight.uniform_(-bound, bound, generator=generator)
+            module.bias.zero_()
+        return module
+
+    c, h, w = in_shape
+    flat = False  # the activations are N x C (after a dense layer), not N x C x H x W
+    for layer in layers:
+        if layer.kind in ("conv", "pool") and flat:
+            add("unflatten", nn.Unflatten(1, (c, 1, 1)))
+            flat = False
+        if layer.kind == "conv":
+            add("conv", init(nn.Conv2d(c, layer.out, layer.kernel, stride=layer.stride, padding=layer.pad),
+                             c * layer.kernel * layer.kernel))
+            c, h, w = (layer.out, (h + 2 * layer.pad - layer.kernel) // layer.stride + 1,
+                       (w + 2 * layer.pad - layer.kernel) // layer.stride + 1)
+        elif layer.kind == "pool":
+            add("pool", nn.MaxPool2d(layer.window, stride=layer.stride))
+            h, w = (h - layer.window) // layer.stride + 1, (w - layer.window) // layer.stride + 1
+        elif layer.kind == "dense":
+            if not flat:
+                add("flatten", nn.Flatten(1))
+            add("fc", init(nn.Linear(c * h * w, layer.out), c * h * w))
+            c, h, w, flat = layer.out, 1, 1, True
+        elif layer.kind == "dropout":
+            add("dropout", nn.Dropout(layer.rate))
+        else:
+            add(layer.kind, {"relu": nn.ReLU, "sigmoid": nn.Sigmoid, "tanh": nn.Tanh}[layer.kind]())
+    if not flat:
+        add("flatten", nn.Flatten(1))  # a network ending in 10 x 1 x 1 gives N x 10 logits
+    return nn.Sequential(modules)
+
+
+# ---- data ----------------------------------------------------------------------------------------
+
+def load_idx_split(dir_, split, limit):
+    prefix = "train" if split == "train" else "t10k"
+    arrays = []
+    for kind in ("images", "labels"):
+        path = os.path.join(dir_, f"{prefix}-{kind}-idx{3 if kind == 'images' else 1}-ubyte")
+        try:
+            with open(path, "rb") as f:
+                if f.read(2) == b"\x1f\x8b":
+                    raise InputError(f"{path}: is gzip-compressed; unpack it first (gunzip)", 1)
+            arrays.append((path, read_idx(path)))
+        except SystemExit as e:  # read_idx's own one-line message, "error: PATH: not an unsigned-byte IDX file"
+            message = str(e)
+            raise InputError(message[len("error: "):] if message.startswith("error: ") else message, 1)
+        except (ValueError, IndexError):
+            raise InputError(f"{path}: truncated or damaged IDX file (its size does not match its header; "
+                             f"fetch it again)", 1)
+        except OSError as e:
+            raise InputError(f"{path}: cannot be read ({e.strerror})", 1)
+    (images_path, images), (labels_path, labels) = arrays
+    if images.ndim != 3:
+        raise InputError(f"{images_path}: expected 3 dimensions (count, rows, cols), not {images.ndim}", 1)
+    if labels.ndim != 1:
+        raise InputError(f"{labels_path}: expected 1 dimension (count), not {labels.ndim}", 1)
+    if images.shape[0] != labels.shape[0]:
+        raise InputError(f"{labels_path}: {labels.shape[0]} labels for {images.shape[0]} images in {images_path}", 1)
+    n = images.shape[0] if limit == 0 else min(limit, images.shape[0])
+    images, labels = images[:n].reshape(n, 1, images.shape[1], images.shape[2]), labels[:n]
+    bad = np.flatnonzero(labels > 9)
+    if bad.size:
+        raise InputError(f"{labels_path}: label {labels[bad[0]]} at index {bad[0]} is outside 0..9", 1)
+    return images, labels, images_path
+
+
+def load_cifar_split(dir_, split, limit):
+    names = [f"data_batch_{i}.bin" for i in range(1, 6)] if split == "train" else ["test_batch.bin"]
+    paths = [os.path.join(dir_, name) for name in names]
+    records = []
+    for path in paths:  # every file's size first, as the course does
+        if not os.path.isfile(path):
+            raise InputError(f"{path}: not a regular file (a CIFAR-10 batch file)", 1)
+        size = os.path.getsize(path)
+        if size == 0:
+            raise InputError(f"{path}: empty file (0 bytes); a CIFAR-10 batch is a list of 3073-byte records", 1)
+        if size % CIFAR_RECORD_BYTES:
+            raise InputError(f"{path}: {size} bytes is not a whole number of 3073-byte CIFAR-10 records "
+                             f"({size % CIFAR_RECORD_BYTES} bytes left over after {size // CIFAR_RECORD_BYTES} "
+                             f"records): the Python version of the data set, or a cut download? "
+                             f"data/fetch_cifar10.sh gets the binary version", 1)
+        records.append(size // CIFAR_RECORD_BYTES)
+    wanted = sum(records) if limit == 0 else min(limit, sum(records))
+    parts = []
+    for path, count in zip(paths, records):
+        if sum(len(p) for p in parts) >= wanted:
+            break
+        try:
+            data = np.fromfile(path, dtype=np.uint8)
+        except OSError as e:
+            raise InputError(f"{path}: cannot be read ({e.strerror})", 1)
+        if data.size != count * CIFAR_RECORD_BYTES:
+            raise InputError(f"{path}: read error (did the file change while it was read?)", 1)
+        data = data.reshape(count, CIFAR_RECORD_BYTES)
+        bad = np.flatnonzero(data[:, 0] > 9)
+        if bad.size:
+            raise InputError(f"{path}: label {data[bad[0], 0]} in record {bad[0]} (counting from 0) is outside 0..9", 1)
+        parts.append(data)
+    data = np.concatenate(parts)[:wanted]
+    images = data[:, 1:].reshape(wanted, 3, CIFAR_SIDE, CIFAR_SIDE)
+    return images, data[:, 0], paths[0]
+
+
+def load_data(dataset, dir_, train_limit, test_limit):
+    """uint8 images N x C x H x W and labels of both splits, checked as the course checks them."""
+    folder, fetch_script, idx = DATASETS[dataset]
+    if idx:
+        needed = [f"{p}-{k}-idx{3 if k == 'images' else 1}-ubyte" for p in ("train", "t10k")
+                  for k in ("images", "labels")]
+    else:
+        needed = [f"data_batch_{i}.bin" for i in range(1, 6)] + ["test_batch.bin"]
+    missing = [name for name in needed if not os.path.exists(os.path.join(dir_, name))]
+    if missing:
+        raise InputError(f"no {dataset} data set in {dir_} ({missing[0]} is missing): run {fetch_script}, "
+                         f"or pass --data DIR", 1)
+    splits = {}
+    for split, limit in (("train", train_limit), ("test", test_limit)):
+        images, labels, first_file = (load_idx_split if idx else load_cifar_split)(dir_, split, limit)
+        if images.shape[0] == 0:
+            raise InputError(f"{first_file}: holds no images", 1)
+        splits[split] = (images, labels, first_file)
+    if splits["train"][0].shape[1:] != splits["test"][0].shape[1:]:
+        raise InputError(f"{splits['test'][2]}: its images are {'x'.join(map(str, splits['test'][0].shape[1:]))}, "
+                         f"the training images {'x'.join(map(str, splits['train'][0].shape[1:]))}: both splits "
+                         f"must have one image size", 1)
+    return splits["train"][:2], splits["test"][:2]
+
+
+def to_device(images, labels, device):
+    """The images as float32 pixels / 255 and the labels as int64, on the device (copied once)."""
+    x = torch.tensor(np.ascontiguousarray(images), device=device).to(torch.float32).div_(255.0)
+    y = torch.tensor(np.ascontiguousarray(labels), device=device).to(torch.int64)
+    return x, y
+
+
+# ---- flags ---------------------------------------------------------------------------------------
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit status 2, instead of argparse's usage block
+        raise InputError(f"{message} (see {self.prog} --help)")
+
+
+def number(kind, check, what):
+    def parse(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got '{text}'")
+        if (kind is float and not math.isfinite(value)) or not check(value):
+            raise argparse.ArgumentTypeError(f"expected {what}, got '{text}'")
+        return value
+    return parse
+
+
+def parse_args(argv):
+    ap = Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False)
+    ap.add_argument("--model", required=True,
+                    help="the network: a layer list, @FILE, or a name (lessons/12_beyond_mnist/models/NAME.txt)")
+    ap.add_argument("--dataset", choices=sorted(DATASETS), default="mnist")
+    ap.add_argument("--data", metavar="DIR",
+                    help="the data set's folder (default data/mnist, data/fashion-mnist or data/cifar-10)")
+    ap.add_argument("--train-limit", metavar="N", type=number(int, lambda v: v >= 0, "an integer >= 0"), default=0,
+                    help="keep only the first N training examples (0: all)")
+    ap.add_argument("--test-limit", metavar="N", type=number(int, lambda v: v >= 0, "an integer >= 0"), default=0,
+                    help="keep only the first N test examples (0: all)")
+    ap.add_argument("--optimizer", choices=["sgd", "adam", "adadelta"], default="sgd")
+    ap.add_argument("--lr", type=number(float, lambda v: v > 0, "a positive number"),
+                    help="learning rate (default: sgd 0.05, adam 0.001, adadelta 1.0)")
+    ap.add_argument("--momentum", type=number(float, lambda v: 0 <= v < 1, "a number in [0, 1)"), default=0.9,
+                    help="SGD's momentum (default 0.9; other optimizers ignore it)")
+    ap.add_argument("--rho", type=number(float, lambda v: 0 <= v <= 1, "a number in [0, 1]"), default=0.9,
+                    help="Adadelta's rho (default 0.9, PyTorch's; train_beyond's is 0.95; other optimizers "
+                         "ignore it)")
+    ap.add_argument("--eps", type=number(float, lambda v: v > 0, "a positive number"),
+                    help="Adam's or Adadelta's eps (default 1e-8 and 1e-6; SGD ignores it)")
+    ap.add_argument("--batch", type=number(int, lambda v: v >= 1, "a positive integer"), default=128,
+                    help="minibatch size (default 128)")
+    ap.add_argument("--epochs", type=number(int, lambda v: v >= 1, "a positive integer"), default=3,
+                    help="passes over the training set (default 3)")
+    ap.add_argument("--seed", type=number(int, lambda v: 0 <= v < 2 ** 63, "an integer >= 0"), default=1,
+                    help="seeds the initial weights, the shuffles and the dropout masks (default 1)")
+    ap.add_argument("--device", choices=["cuda", "cpu"], default="cuda",
+                    help="cuda (default), or cpu for quick checks (eager only)")
+    ap.add_argument("--mode", choices=["eager", "graph", "compile-graph"], default="eager",
+                    help="eager ops, the whole step in one CUDA graph, or torch.compile's kernels in that graph")
+    ap.add_argument("--cudnn-benchmark", action="store_true", help="let cuDNN pick algorithms by timing")
+    ap.add_argument("--amp", choices=["off", "bf16"], default="off",
+                    help="bf16: the forward pass and the loss under BF16 autocast (mixed precision)")
+    ap.add_argument("--json", metavar="FILE", help="write the settings and results here")
+    args = ap.parse_args(argv)
+    if args.device == "cpu":
+        for given, flag in ((args.mode != "eager", f"--mode {args.mode}"), (args.amp != "off", f"--amp {args.amp}"),
+                            (args.cudnn_benchmark, "--cudnn-benchmark")):
+            if given:
+                raise InputError(f"{flag} needs --device cuda (--device cpu runs --mode eager, FP32, for quick checks)")
+    if args.mode == "compile-graph" and not hasattr(torch, "compile"):
+        raise InputError(f"--mode compile-graph needs torch.compile (PyTorch 2), this is PyTorch {torch.__version__}")
+    if args.json:
+        parent = os.path.dirname(os.path.abspath(args.json))
+        if not os.path.isdir(parent):
+            raise InputError(f"--json {args.json}: the folder {parent} does not exist")
+    if args.lr is None:
+        args.lr = DEFAULT_LR[args.optimizer]
+    if args.eps is None and args.optimizer in DEFAULT_EPS:
+        args.eps = DEFAULT_EPS[args.optimizer]
+    return args
+
+
+def make_optimizer(args, params):
+    """PyTorch's own optimizer. A whole-step CUDA graph needs Adam (and Adadelta, where PyTorch has
+    the flag) with capturable=True: its step counter then lives on the GPU and the captured update
+    reads it there, instead of baking the first step's bias correction into the graph; PyTorch
+    refuses to capture the step otherwise. Eager runs keep PyTorch's default."""
+    settings = {"name": args.optimizer, "lr": args.lr}
+    if args.optimizer == "sgd":
+        settings["momentum"] = args.momentum
+        return torch.optim.SGD(params, lr=args.lr, momentum=args.momentum), settings
+    cls = torch.optim.Adam if args.optimizer == "adam" else torch.optim.Adadelta
+    kwargs = {"lr": args.lr, "eps": args.eps}
+    if args.optimizer == "adadelta":
+        kwargs["rho"] = settings["rho"] = args.rho
+    settings["eps"] = args.eps
+    if args.mode != "eager" and "capturable" in inspect.signature(cls.__init__).parameters:
+        kwargs["capturable"] = True
+        settings["capturable"] = True
+    return cls(params, **kwargs), settings
+
+
+# ---- main ----------------------------------------------------------------------------------------
+
+def run(argv):
+    args = parse_args(argv)
+    layers = model_layers(args.model)  # a bad layer stops here, before any data is read
+    text = ",".join(layer.text() for layer in layers)
+
+    if args.device == "cuda" and not torch.cuda.is_available():
+        raise InputError("PyTorch sees no CUDA GPU", 1)
+    data_dir = args.data or os.path.join(ROOT, "data", DATASETS[args.dataset][0])
+    (train_images, train_labels), (test_images, test_labels) = load_data(
+        args.dataset, data_dir, args.train_limit, args.test_limit)
+    in_shape = tuple(train_images.shape[1:])
+    plan(layers, text, in_shape)  # a layer that does not fit the images stops here
+
+    device = torch.device(args.device)
+    if args.device == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+        torch.backends.cudnn.benchmark = args.cudnn_benchmark
+
+    def synchronize():
+        if args.device == "cuda":
+            torch.cuda.synchronize()
+
+    torch.manual_seed(args.seed)  # the shuffles and the dropout masks
+    model = build_network(layers, in_shape, args.seed).to(device)
+    parameters = sum(p.numel() for p in model.parameters())
+    print(f"network {text} ({parameters} parameters)", flush=True)
+    x_train, y_train = to_device(train_images, train_labels, device)
+    x_test, y_test = to_device(test_images, test_labels, device)
+    opt, settings = make_optimizer(args, model.parameters())
+    recipe = " ".join(f"{k} {v:g}" for k, v in settings.items() if k not in ("name", "capturable"))
+    n = x_train.shape[0]
+    print(f"data {args.dataset} {'x'.join(map(str, in_shape))} from {data_dir}: {n} training and "
+          f"{x_test.shape[0]} test examples; {args.optimizer} {recipe}, batch {args.batch}, seed {args.seed}; "
+          f"PyTorch {torch.__version__} on {args.device}, mode {args.mode}, amp {args.amp}", flush=True)
+
+    results = {"device": torch.cuda.get_device_name(0) if args.device == "cuda" else "cpu",
+               "torch": torch.__version__, "mode": args.mode, "amp": args.amp,
+               "cudnn_benchmark": args.cudnn_benchmark, "model": text, "parameters": parameters,
+               "dataset": args.dataset, "data": data_dir, "input_shape": list(in_shape), "train_examples": n,
+               "test_examples": int(x_test.shape[0]), "optimizer": settings, "batch": args.batch,
+               "epochs": args.epochs, "seed": args.seed, "epoch_seconds": [], "test_accuracy": [],
+               "train_loss": [], "setup_seconds": 0.0}
+    loss_sum = torch.zeros((), device=device)
+    run_step = eager_step(model, opt, x_train, y_train, loss_sum, args.amp)
+    if args.mode != "eager":
+        setup = time.perf_counter()
+        net = torch.compile(model, mode="max-autotune-no-cudagraphs") if args.mode == "compile-graph" else model
+        # The step sizes: full batches and the last, smaller one (a batch larger than the set: one step of n).
+        sizes = sorted({min(args.batch, n), n % args.batch} - {0})
+        run_step = graph_step(net, model, opt, x_train, y_train, loss_sum, sizes, device, args.amp)
+        synchronize()
+        results["setup_seconds"] = time.perf_counter() - setup
+        print(f"pytorch {args.mode}: compiled, warmed up and captured in {results['setup_seconds']:.1f} s "
+              f"(not timed)", flush=True)
+    for epoch in range(args.epochs):
+        model.train()
+        order = torch.randperm(n, device=device)
+        loss_sum.zero_()
+        synchronize()
+        start = time.perf_counter()
+        for first in range(0, n, args.batch):
+            run_step(order[first:first + args.batch])
+        synchronize()
+        seconds = time.perf_counter() - start
+        model.eval()
+        with torch.no_grad(), autocast(args.amp):
+            correct = sum(int((model(x_test[i:i + 1000]).argmax(1) == y_test[i:i + 1000]).sum())
+                          for i in range(0, x_test.shape[0], 1000))
+        acc = correct / x_test.shape[0]
+        loss = float(loss_sum) / n
+        results["epoch_seconds"].append(seconds)
+        results["test_accuracy"].append(acc)
+        results["train_loss"].append(loss)
+        print(f"pytorch epoch {epoch + 1}: train loss {loss:.4f}, test accuracy {100 * acc:.2f} %, {seconds:.3f} s",
+              flush=True)
+    if args.json:
+        try:
+            with open(args.json, "w") as f:
+                json.dump(results, f, indent=1)
+        except OSError as e:
+            raise InputError(f"--json {args.json}: cannot be written ({e.strerror})", 1)
+
+
+def main():
+    try:
+        run(sys.argv[1:])
+    except InputError as e:
+        print(f"error: {e}", file=sys.stderr)
+        sys.exit(e.code)
+
+
+if __name__ == "__main__":
+    main()
