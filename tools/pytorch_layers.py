@@ -487,6 +487,10 @@ def parse_args(argv):
                     help="cuda (default), or cpu for quick checks (eager only)")
     ap.add_argument("--mode", choices=["eager", "graph", "compile-graph"], default="eager",
                     help="eager ops, the whole step in one CUDA graph, or torch.compile's kernels in that graph")
+    ap.add_argument("--compile-mode", choices=["max-autotune-no-cudagraphs", "default"],
+                    default="max-autotune-no-cudagraphs",
+                    help="torch.compile's mode in compile-graph: autotuned Triton kernels (minutes of set-up per "
+                         "batch size), or Inductor's defaults (seconds)")
     ap.add_argument("--cudnn-benchmark", action="store_true", help="let cuDNN pick algorithms by timing")
     ap.add_argument("--amp", choices=["off", "bf16"], default="off",
                     help="bf16: the forward pass and the loss under BF16 autocast (mixed precision)")
@@ -569,7 +573,7 @@ def run(argv):
           f"PyTorch {torch.__version__} on {args.device}, mode {args.mode}, amp {args.amp}", flush=True)
 
     results = {"device": torch.cuda.get_device_name(0) if args.device == "cuda" else "cpu",
-               "torch": torch.__version__, "mode": args.mode, "amp": args.amp,
+               "torch": torch.__version__, "mode": args.mode, "compile_mode": args.compile_mode if args.mode == "compile-graph" else "", "amp": args.amp,
                "cudnn_benchmark": args.cudnn_benchmark, "model": text, "parameters": parameters,
                "dataset": args.dataset, "data": data_dir, "input_shape": list(in_shape), "train_examples": n,
                "test_examples": int(x_test.shape[0]), "optimizer": settings, "batch": args.batch,
@@ -579,7 +583,8 @@ def run(argv):
     run_step = eager_step(model, opt, x_train, y_train, loss_sum, args.amp)
     if args.mode != "eager":
         setup = time.perf_counter()
-        net = torch.compile(model, mode="max-autotune-no-cudagraphs") if args.mode == "compile-graph" else model
+        net = (torch.compile(model, mode=args.compile_mode, dynamic=False)  # one static graph per batch size
+               if args.mode == "compile-graph" else model)
         # The step sizes: full batches and the last, smaller one (a batch larger than the set: one step of n).
         sizes = sorted({min(args.batch, n), n % args.batch} - {0})
         run_step = graph_step(net, model, opt, x_train, y_train, loss_sum, sizes, device, args.amp)
