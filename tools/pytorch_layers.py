@@ -49,7 +49,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 
-from pytorch_mnist import autocast, eager_step, graph_step, read_idx  # noqa: E402
+from pytorch_mnist import eager_step, graph_step, read_idx, run_epochs  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODELS_DIR = os.path.join(ROOT, "lessons", "12_beyond_mnist", "models")
@@ -592,27 +592,8 @@ def run(argv):
         results["setup_seconds"] = time.perf_counter() - setup
         print(f"pytorch {args.mode}: compiled, warmed up and captured in {results['setup_seconds']:.1f} s "
               f"(not timed)", flush=True)
-    for epoch in range(args.epochs):
-        model.train()
-        order = torch.randperm(n, device=device)
-        loss_sum.zero_()
-        synchronize()
-        start = time.perf_counter()
-        for first in range(0, n, args.batch):
-            run_step(order[first:first + args.batch])
-        synchronize()
-        seconds = time.perf_counter() - start
-        model.eval()
-        with torch.no_grad(), autocast(args.amp):
-            correct = sum(int((model(x_test[i:i + 1000]).argmax(1) == y_test[i:i + 1000]).sum())
-                          for i in range(0, x_test.shape[0], 1000))
-        acc = correct / x_test.shape[0]
-        loss = float(loss_sum) / n
-        results["epoch_seconds"].append(seconds)
-        results["test_accuracy"].append(acc)
-        results["train_loss"].append(loss)
-        print(f"pytorch epoch {epoch + 1}: train loss {loss:.4f}, test accuracy {100 * acc:.2f} %, {seconds:.3f} s",
-              flush=True)
+    run_epochs(model, run_step, x_test, y_test, n, args.batch, args.epochs, args.amp, loss_sum, results,
+               synchronize)
     if args.json:
         try:
             with open(args.json, "w") as f:

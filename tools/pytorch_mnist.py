@@ -211,6 +211,35 @@ def graph_step(net, model, opt, x_train, y_train, loss_sum, sizes, device, amp):
     return step
 
 
+def run_epochs(model, run_step, x_test, y_test, n, batch, epochs, amp, loss_sum, results,
+               synchronize=torch.cuda.synchronize):
+    """Each epoch: a new order of the n training examples, the training steps in batches (timed,
+    synchronised before and after), then the test set in batches of 1000 (not timed). Prints one
+    line per epoch and appends its seconds, test accuracy and mean training loss to results."""
+    device = loss_sum.device
+    for epoch in range(epochs):
+        model.train()
+        order = torch.randperm(n, device=device)
+        loss_sum.zero_()
+        synchronize()
+        start = time.perf_counter()
+        for first in range(0, n, batch):
+            run_step(order[first:first + batch])
+        synchronize()
+        seconds = time.perf_counter() - start
+        model.eval()
+        with torch.no_grad(), autocast(amp):
+            correct = sum(int((model(x_test[i:i + 1000]).argmax(1) == y_test[i:i + 1000]).sum())
+                          for i in range(0, x_test.shape[0], 1000))
+        acc = correct / x_test.shape[0]
+        loss = float(loss_sum) / n
+        results["epoch_seconds"].append(seconds)
+        results["test_accuracy"].append(acc)
+        results["train_loss"].append(loss)
+        print(f"pytorch epoch {epoch + 1}: train loss {loss:.4f}, test accuracy {100 * acc:.2f} %, {seconds:.3f} s",
+              flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--data", default=os.path.join(os.path.dirname(__file__), "..", "data", "mnist"))
@@ -258,26 +287,7 @@ def main():
         results["setup_seconds"] = time.perf_counter() - setup
         print(f"pytorch {args.mode}: compiled, warmed up and captured in {results['setup_seconds']:.1f} s "
               f"(not timed)", flush=True)
-    for epoch in range(args.epochs):
-        model.train()
-        order = torch.randperm(n, device=device)
-        loss_sum.zero_()
-        torch.cuda.synchronize()
-        start = time.perf_counter()
-        for first in range(0, n, args.batch):
-            run_step(order[first:first + args.batch])
-        torch.cuda.synchronize()
-        seconds = time.perf_counter() - start
-        model.eval()
-        with torch.no_grad(), autocast(args.amp):
-            correct = sum(int((model(x_test[i:i + 1000]).argmax(1) == y_test[i:i + 1000]).sum())
-                          for i in range(0, x_test.shape[0], 1000))
-        acc = correct / x_test.shape[0]
-        results["epoch_seconds"].append(seconds)
-        results["test_accuracy"].append(acc)
-        results["train_loss"].append(float(loss_sum) / n)
-        print(f"pytorch epoch {epoch + 1}: train loss {float(loss_sum) / n:.4f}, "
-              f"test accuracy {100 * acc:.2f} %, {seconds:.3f} s", flush=True)
+    run_epochs(model, run_step, x_test, y_test, n, args.batch, args.epochs, args.amp, loss_sum, results)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)

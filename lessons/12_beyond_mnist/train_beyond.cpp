@@ -46,6 +46,8 @@ BeyondConfig config_of(const course::ArgParser& args) {
   if (args.given("--momentum")) config.momentum = static_cast<float>(args.get_float("--momentum"));
   if (args.given("--rho")) config.rho = static_cast<float>(args.get_float("--rho"));
   if (args.given("--conv")) config.conv = mnist_gpu::conv_algorithm_by_name(args.get_string("--conv"));
+  config.profile = args.flag("--profile");
+  if (args.given("--profile-steps")) config.profile_steps = static_cast<int>(args.get_int("--profile-steps"));
   return config;
 }
 
@@ -58,7 +60,8 @@ int main(int argc, char** argv) {
                            "Lesson 12: train any network a layer list describes, on MNIST, Fashion-MNIST or CIFAR-10,\n"
                            "on the GPU or the CPU. Writes metrics.csv and pictures to --out.");
     args.add_string("--model", defaults.model,
-                    std::string("network: mlp, lenet5, mnist_cnn, colour_cnn (lessons/12_beyond_mnist/models/<name>.txt), or ") +
+                    std::string("network: mlp, lenet5, lenet5_classic, mnist_cnn, colour_cnn (lessons/12_beyond_mnist/models/<name>.txt), "
+                                    "or ") +
                         host_training::kModelFlagHelp + "; lesson 12 adds the layers sigmoid, tanh and "
                         "dropout<rate>");
     args.add_int("--epochs", defaults.epochs, 1, 1000, "passes over the training set");
@@ -86,6 +89,8 @@ int main(int argc, char** argv) {
                  "CPU only: threads of lesson 11's layers (0: all cores, " +
                      std::to_string(fast_cpu::default_threads()) + " here)");
     args.add_string("--out", std::string(COURSE_OUTPUT_DIR) + "/lesson12", "where metrics.csv and the PNGs go");
+    args.add_flag("--profile", "GPU only: before training, time every layer's forward, backward and update (lesson 08's)");
+    args.add_int("--profile-steps", defaults.profile_steps, 1, 100000, "steps the profile averages over");
     args.add_string("--save", defaults.save_dir, "also write every parameter and the test logits as .npy files here");
     args.add_int("--train-limit", defaults.train_limit, 0, 1 << 30, "use only the first N training images (0: all)");
     args.add_int("--test-limit", defaults.test_limit, 0, 1 << 30, "use only the first N test images (0: all)");
@@ -97,6 +102,8 @@ int main(int argc, char** argv) {
     const host_training::TrainingData data = host_training::load_training_data(config);
     const bool use_gpu = device == "gpu" || (device == "auto" && course::gpu_available());
     if (!use_gpu) {
+      for (const char* flag : {"--profile", "--profile-steps", "--conv"})
+        if (args.given(flag)) std::printf("note: %s applies to the GPU only; ignored\n", flag);
       if (device == "auto")
         std::printf("no usable CUDA GPU (%s): training on the CPU\n", course::query_devices().reason.c_str());
       const int threads = args.get_int("--threads") > 0 ? static_cast<int>(args.get_int("--threads"))

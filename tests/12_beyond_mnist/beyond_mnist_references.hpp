@@ -90,6 +90,19 @@ inline long long first_bit_difference(const std::vector<float>& a, const std::ve
   return a.size() == b.size() ? -1 : static_cast<long long>(std::min(a.size(), b.size()));
 }
 
+// Fails naming the first element of `what` (written by `file`) whose bits differ from the
+// contract's: kept values are in * dropout_scale(rate), bit for bit, dropped ones 0.
+inline void require_same_bits(const char* file, const char* what, const std::vector<float>& got,
+                              const std::vector<float>& expected) {
+  REQUIRE(got.size() == expected.size());
+  const long long i = first_bit_difference(got, expected);
+  if (i >= 0) {
+    INFO(file << ": " << what << "[" << i << "] = " << got[size_t(i)] << ", expected " << expected[size_t(i)]
+              << " (kept values are in * dropout_scale(rate), bit for bit; dropped ones 0)");
+    REQUIRE(i < 0);
+  }
+}
+
 // ---- 12.3 ---------------------------------------------------------------------------------------
 struct Hyper {
   float lr, rho, eps, weight_decay;

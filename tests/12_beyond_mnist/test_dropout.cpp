@@ -20,18 +20,6 @@ using course::test::random_vector;
 
 namespace {
 
-// Fails naming the first element whose bits differ from the contract's.
-void require_same_bits(const char* what, const std::vector<float>& got, const std::vector<float>& expected) {
-  REQUIRE(got.size() == expected.size());
-  const long long i = first_bit_difference(got, expected);
-  if (i >= 0) {
-    INFO("exercises/dropout.cpp: " << what << "[" << i << "] = " << got[size_t(i)] << ", expected "
-                                   << expected[size_t(i)] << " (kept values are x * dropout_scale(rate), bit for bit; "
-                                   << "dropped ones 0)");
-    REQUIRE(i < 0);
-  }
-}
-
 // Elements kept by one call: y is nonzero exactly there (x is never 0 in these tests).
 std::vector<bool> kept(const std::vector<float>& y) {
   std::vector<bool> k(y.size());
@@ -60,7 +48,7 @@ TEST_CASE("dropout_forward keeps dropout_keeps's elements, times dropout_scale, 
       const std::vector<float> x = random_vector(n, seed);
       std::vector<float> y = nan_vector(n);
       beyond_mnist::dropout_forward(x.data(), y.data(), n, rate, key);
-      require_same_bits("dropout_forward's y", y, dropout_expected(x, rate, key));
+      require_same_bits("exercises/dropout.cpp", "dropout_forward's y", y, dropout_expected(x, rate, key));
     }
 }
 
@@ -74,7 +62,7 @@ TEST_CASE("dropout_backward uses the forward pass's mask: dx = dy * scale where 
       std::vector<float> y = nan_vector(n), dx = nan_vector(n);
       beyond_mnist::dropout_forward(x.data(), y.data(), n, rate, key);
       beyond_mnist::dropout_backward(dy.data(), dx.data(), n, rate, key);
-      require_same_bits("dropout_backward's dx", dx, dropout_expected(dy, rate, key));
+      require_same_bits("exercises/dropout.cpp", "dropout_backward's dx", dx, dropout_expected(dy, rate, key));
       REQUIRE(kept(dx) == kept(y));
     }
 }
@@ -122,8 +110,8 @@ TEST_CASE("dropout with rate 0 is the identity, bit for bit", "[12.2]") {
   std::vector<float> y = nan_vector(n), dx = nan_vector(n);
   beyond_mnist::dropout_forward(x.data(), y.data(), n, 0.0f, dropout_key(seed, 0, 0));
   beyond_mnist::dropout_backward(dy.data(), dx.data(), n, 0.0f, dropout_key(seed, 0, 0));
-  require_same_bits("dropout_forward's y (rate 0)", y, x);
-  require_same_bits("dropout_backward's dx (rate 0)", dx, dy);
+  require_same_bits("exercises/dropout.cpp", "dropout_forward's y (rate 0)", y, x);
+  require_same_bits("exercises/dropout.cpp", "dropout_backward's dx (rate 0)", dx, dy);
 }
 
 TEST_CASE("dropout refuses a rate outside [0, 1) with course::Error, before writing anything", "[12.2]") {
@@ -141,6 +129,6 @@ TEST_CASE("dropout refuses a rate outside [0, 1) with course::Error, before writ
     REQUIRE(forward.find("rate") != std::string::npos);
     REQUIRE(backward.find("dropout_backward") != std::string::npos);
     REQUIRE(backward.find("rate") != std::string::npos);
-    require_same_bits("the output after a refused call", y, poison);
+    require_same_bits("exercises/dropout.cpp", "the output after a refused call", y, poison);
   }
 }

@@ -16,21 +16,6 @@ using beyond_mnist::dropout_key;
 using course::DeviceBuffer;
 using course::test::random_vector;
 
-namespace {
-
-// Fails naming the first element whose bits differ from the contract's (and so from the CPU's).
-void require_same_bits(const char* what, const std::vector<float>& got, const std::vector<float>& expected) {
-  REQUIRE(got.size() == expected.size());
-  const long long i = first_bit_difference(got, expected);
-  if (i >= 0) {
-    INFO("exercises/dropout.cu: " << what << "[" << i << "] = " << got[size_t(i)] << ", expected "
-                                  << expected[size_t(i)] << " (kept values are in * scale, bit for bit; dropped ones 0)");
-    REQUIRE(i < 0);
-  }
-}
-
-}  // namespace
-
 TEST_CASE("dropout kernels give the contract's bits, forward and backward, at every size", "[12.2]") {
   for (float rate : {0.0f, 0.1f, 0.5f, 0.8f})
     for (size_t n : gpu_sizes()) {
@@ -41,9 +26,9 @@ TEST_CASE("dropout kernels give the contract's bits, forward and backward, at ev
       DeviceBuffer<float> d_x = guarded(x), d_y = poisoned(n), d_dy = guarded(dy), d_dx = poisoned(n);
       beyond_mnist::dropout_forward_gpu(d_x.data(), d_y.data(), n, rate, key);
       beyond_mnist::dropout_backward_gpu(d_dy.data(), d_dx.data(), n, rate, key);
-      require_same_bits("y", download_checked(d_y, n), dropout_expected(x, rate, key));
-      require_same_bits("dx", download_checked(d_dx, n), dropout_expected(dy, rate, key));
-      if (rate == 0.0f) require_same_bits("y (rate 0: the identity)", download_checked(d_y, n), x);
+      require_same_bits("exercises/dropout.cu", "y", download_checked(d_y, n), dropout_expected(x, rate, key));
+      require_same_bits("exercises/dropout.cu", "dx", download_checked(d_dx, n), dropout_expected(dy, rate, key));
+      if (rate == 0.0f) require_same_bits("exercises/dropout.cu", "y (rate 0: the identity)", download_checked(d_y, n), x);
     }
 }
 

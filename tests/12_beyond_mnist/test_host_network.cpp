@@ -112,6 +112,9 @@ TEST_CASE("the named networks of models/ plan as their files say", "[12-host_net
                                       "-sigmoid-> -pool2-> 16x4x4 -conv4x4x120-> 120 -sigmoid-> -dense84-> 84 "
                                       "-sigmoid-> -dense10-> 10"},
         Named{"lenet5", 3, 32, 74966, nullptr},
+        Named{"lenet5_classic", 1, 28, 61706, "1x28x28 -conv5x5x6p2-> 6x28x28 -sigmoid-> -pool2-> 6x14x14 -conv5x5x16-> "
+                                              "16x10x10 -sigmoid-> -pool2-> 16x5x5 -conv5x5x120-> 120 -sigmoid-> "
+                                              "-dense84-> 84 -sigmoid-> -dense10-> 10"},
         Named{"mnist_cnn", 1, 28, 1199882, nullptr},
         Named{"colour_cnn", 3, 32, 1606730, nullptr}}) {
     ModelSpec spec = host_training::model_by_name(std::string("@") + COURSE_MODELS_DIR + "/" + n.name + ".txt");
