@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Lesson 12's results table, in one run on one GPU: every network of lessons/12_beyond_mnist/models
-# on every data set that is here, with the recipe of the course's sources, trained
+# on every data set that is here, with its published recipe, trained
 #   1. by train_beyond --device gpu (lesson 08's trainer and kernels, lesson 12's layers and Adadelta), and
 #   2. by PyTorch (tools/pytorch_layers.py) with the same network, recipe and data on the same GPU,
 #      its fastest FP32 configurations: the whole training step in one CUDA graph (cudnn.benchmark),
@@ -9,7 +9,7 @@
 #      Inductor's defaults),
 # then a markdown table: test accuracy after the recipe's epochs, the median training seconds of an
 # epoch (epochs 2.. : the first carries one-time costs on both sides), the ratio to the faster
-# PyTorch configuration, and the seeds' published figures beside them. FP32, TF32 off.
+# PyTorch configuration, and the published figures beside them. FP32, TF32 off.
 #
 # usage: tools/compare_pytorch_beyond.sh [--build DIR] [--rows a,b,...] [--epochs N] [--no-compile] [--autotune]
 #   --rows    which rows (default: all whose data set is here): mlp-mnist, lenet5-mnist,
@@ -43,7 +43,7 @@ python3 -c "import torch" 2> /dev/null || { echo "error: PyTorch is not installe
 LOG=${OUT:-$ROOT/out}/compare_beyond
 mkdir -p "$LOG"
 
-# name | model | data set | epochs | recipe (the same flags for both trainers) | the seeds' published result
+# name | model | data set | epochs | recipe (the same flags for both trainers) | the published result
 ALL_ROWS=(
   "mlp-mnist|mlp|mnist|20|--optimizer sgd --lr 0.05 --momentum 0.9 --batch 128|98.0 % (CPU, 132 s) / 98.4 % (one GPU, 35 s) after 20 epochs"
   "lenet5-mnist|lenet5|mnist|20|--optimizer sgd --lr 0.1 --momentum 0.9 --batch 128|-"
@@ -105,7 +105,7 @@ torch_version = ""
 print(f"\nGPU: {gpu}; commit {commit}; FP32 (TF32 off), data on the GPU, seed 1; seconds: median training "
       "time of an epoch (epochs 2..)\n")
 print("| network | data set | recipe | epochs | course test acc | course s/epoch | PyTorch graph acc | PyTorch graph s/epoch "
-      "| PyTorch compile+graph acc | PyTorch compile+graph s/epoch | ratio to the faster | the seeds' result |")
+      "| PyTorch compile+graph acc | PyTorch compile+graph s/epoch | ratio to the faster | published result |")
 print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
 verdicts = []
 for name, model, dataset, epochs, recipe, published, status in rows:
