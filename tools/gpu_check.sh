@@ -89,6 +89,13 @@ for stage in "${stages[@]}"; do
     if [ $rc -eq 0 ] || ! grep -q 'TODO(08\.' "$LOG/train_learner.txt"; then
       echo "  FAILED: the stubs' train_mnist did not stop at a TODO(08.k) (exit $rc)" | tee -a "$LOG/summary.txt"; status=1
     fi
+    note "learner build's train_beyond on the GPU: stops at the first unwritten step of lesson 12"
+    build/lessons/bin/train_beyond --epochs 1 > "$LOG/train_beyond_learner.txt" 2>&1
+    rc=$?
+    tail -n 2 "$LOG/train_beyond_learner.txt" | tee -a "$LOG/summary.txt"
+    if [ $rc -eq 0 ] || ! grep 'TODO(12\.' "$LOG/train_beyond_learner.txt" > /dev/null; then
+      echo "  FAILED: the stubs' train_beyond did not stop at a TODO(12.k) (exit $rc)" | tee -a "$LOG/summary.txt"; status=1
+    fi
     ;;
   bench)
     for exe in lesson03_first_kernels lesson04_gemm_dense lesson05_conv_direct lesson06_pooling lesson07_im2col lesson09_fast_training \

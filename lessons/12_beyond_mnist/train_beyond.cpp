@@ -16,6 +16,7 @@
 #include "host_training.hpp"
 #include "train_flags.hpp"
 #include "trainer.hpp"
+#include "your_steps_check.hpp"
 #include "training_data.hpp"
 
 #ifndef COURSE_OUTPUT_DIR
@@ -101,6 +102,7 @@ int main(int argc, char** argv) {
     const BeyondConfig config = config_of(args);
     const host_training::TrainingData data = host_training::load_training_data(config);
     const bool use_gpu = device == "gpu" || (device == "auto" && course::gpu_available());
+    beyond_mnist::check_your_steps(use_gpu);  // an unwritten step stops here, in one line
     if (!use_gpu) {
       for (const char* flag : {"--profile", "--profile-steps", "--conv"})
         if (args.given(flag)) std::printf("note: %s applies to the GPU only; ignored\n", flag);

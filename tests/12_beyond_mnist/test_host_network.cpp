@@ -11,6 +11,7 @@
 #include "course_test.hpp"
 #include "host_training.hpp"
 #include "network_reference.hpp"
+#include "your_steps_check.hpp"
 
 #ifndef COURSE_MODELS_DIR
 #error "COURSE_MODELS_DIR: lesson 12's models folder"
@@ -125,4 +126,8 @@ TEST_CASE("the named networks of models/ plan as their files say", "[12-host_net
     CHECK(count == n.parameters);
     if (n.shapes) CHECK(host_training::plan_summary(spec) == n.shapes);
   }
+}
+
+TEST_CASE("train_beyond's look at your steps passes finished host functions", "[12-host_network]") {
+  CHECK_NOTHROW(beyond_mnist::check_your_steps(false));
 }

@@ -16,6 +16,7 @@
 #include "host_training.hpp"
 #include "network.hpp"
 #include "optimizer.hpp"
+#include "your_steps_check.hpp"
 
 #ifndef COURSE_MODELS_DIR
 #error "COURSE_MODELS_DIR: lesson 12's models folder"
@@ -131,4 +132,8 @@ TEST_CASE("mnist_cnn (dropout 0.25 and 0.5): 3 GPU steps with Adadelta equal the
 }
 TEST_CASE("colour_cnn on 3x32x32: 3 GPU steps with Adadelta equal the CPU's", "[12-same_steps_gpu]") {
   check_same_steps({"colour_cnn", 3, 32, "adadelta", 1.0f});
+}
+
+TEST_CASE("train_beyond's look at your steps passes finished kernels", "[12-same_steps_gpu]") {
+  CHECK_NOTHROW(beyond_mnist::check_your_steps(true));
 }

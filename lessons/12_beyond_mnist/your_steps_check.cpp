@@ -1,0 +1,159 @@
+// Lesson 12 (given): the quick look at your 12.1-12.3 before train_beyond trains (your_steps_check.hpp).
+#include "your_steps_check.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "beyond_mnist.hpp"
+#include "course/device_buffer.hpp"
+#include "course/error.hpp"
+#include "course/rng.hpp"
+#include "dropout_mask.hpp"
+
+namespace beyond_mnist {
+
+namespace {
+
+constexpr size_t kValues = 333;  // odd: more than one warp, not a multiple of anything
+constexpr float kRate = 0.3f;
+constexpr uint64_t kKey = 12345;
+
+struct Check {
+  const char* step;  // "12.1"
+  const char* file;  // where the function is written
+};
+
+// Fails unless every value is finite and within 1e-5 + 1e-4 |expected| (float against double:
+// a few ulps; a wrong formula is off by far more).
+void expect_close(const Check& c, const std::string& function, const char* output, const std::vector<float>& got,
+                  const std::vector<double>& expected) {
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (std::isnan(got[i]))
+      throw course::Error(std::string("TODO(") + c.step + "): " + function + " left " + output + "[" +
+                          std::to_string(i) + "] unwritten (NaN): write it in " + c.file +
+                          " (check_" + c.step + " tests it)");
+    if (!(std::fabs(double(got[i]) - expected[i]) <= 1e-5 + 1e-4 * std::fabs(expected[i]))) {
+      char line[160];
+      std::snprintf(line, sizeof line, "%s[%zu] = %.7g, expected %.7g", output, i, double(got[i]), expected[i]);
+      throw course::Error(std::string("step ") + c.step + " is not right yet: " + function + " gives " + line +
+                          " (" + c.file + "; run check_" + c.step + " for the details)");
+    }
+  }
+}
+
+std::vector<float> values(uint64_t stream, float lo, float hi) {
+  std::vector<float> v(kValues);
+  course::Rng(12, stream).fill_uniform(v, lo, hi);
+  return v;
+}
+
+std::vector<float> nan_vector() { return std::vector<float>(kValues, std::numeric_limits<float>::quiet_NaN()); }
+
+// One function with one input and one output, on the host or (gpu) on the device.
+using Unary = std::function<void(const float*, float*, size_t)>;
+std::vector<float> run(bool gpu, const Unary& f, const std::vector<float>& in) {
+  std::vector<float> out = nan_vector();
+  if (!gpu) {
+    f(in.data(), out.data(), in.size());
+    return out;
+  }
+  course::DeviceBuffer<float> din(in), dout(out);
+  f(din.data(), dout.data(), in.size());
+  return dout.to_host();
+}
+using Binary = std::function<void(const float*, const float*, float*, size_t)>;
+std::vector<float> run(bool gpu, const Binary& f, const std::vector<float>& a, const std::vector<float>& b) {
+  std::vector<float> out = nan_vector();
+  if (!gpu) {
+    f(a.data(), b.data(), out.data(), a.size());
+    return out;
+  }
+  course::DeviceBuffer<float> da(a), db(b), dout(out);
+  f(da.data(), db.data(), dout.data(), a.size());
+  return dout.to_host();
+}
+
+void check_activations(bool gpu) {
+  const Check c{"12.1", gpu ? "exercises/activations.cu" : "exercises/activations.cpp"};
+  const std::string suffix = gpu ? "_gpu" : "";
+  const std::vector<float> x = values(1, -8.f, 8.f), dy = values(2, -1.f, 1.f);
+  std::vector<double> s(kValues), t(kValues), ds(kValues), dt(kValues);
+  for (size_t i = 0; i < kValues; ++i) {
+    s[i] = 1.0 / (1.0 + std::exp(-double(x[i])));
+    t[i] = std::tanh(double(x[i]));
+  }
+  const Unary sf = gpu ? Unary([](const float* a, float* b, size_t n) { sigmoid_forward_gpu(a, b, n); })
+                       : Unary(sigmoid_forward);
+  const Unary tf = gpu ? Unary([](const float* a, float* b, size_t n) { tanh_forward_gpu(a, b, n); })
+                       : Unary(tanh_forward);
+  const std::vector<float> sy = run(gpu, sf, x), ty = run(gpu, tf, x);
+  expect_close(c, "sigmoid_forward" + suffix, "y", sy, s);
+  expect_close(c, "tanh_forward" + suffix, "y", ty, t);
+  for (size_t i = 0; i < kValues; ++i) {
+    ds[i] = double(dy[i]) * sy[i] * (1.0 - sy[i]);
+    dt[i] = double(dy[i]) * (1.0 - double(ty[i]) * ty[i]);
+  }
+  const Binary sb = gpu ? Binary([](const float* y, const float* d, float* dx, size_t n) { sigmoid_backward_gpu(y, d, dx, n); })
+                        : Binary(sigmoid_backward);
+  const Binary tb = gpu ? Binary([](const float* y, const float* d, float* dx, size_t n) { tanh_backward_gpu(y, d, dx, n); })
+                        : Binary(tanh_backward);
+  expect_close(c, "sigmoid_backward" + suffix, "dx", run(gpu, sb, sy, dy), ds);
+  expect_close(c, "tanh_backward" + suffix, "dx", run(gpu, tb, ty, dy), dt);
+}
+
+void check_dropout(bool gpu) {
+  const Check c{"12.2", gpu ? "exercises/dropout.cu" : "exercises/dropout.cpp"};
+  const std::string suffix = gpu ? "_gpu" : "";
+  const std::vector<float> x = values(3, -1.f, 1.f);
+  std::vector<double> expected(kValues);
+  for (size_t i = 0; i < kValues; ++i)
+    expected[i] = dropout_keeps(kKey, i, kRate) ? double(x[i] * dropout_scale(kRate)) : 0.0;
+  const Unary f = gpu ? Unary([](const float* a, float* b, size_t n) { dropout_forward_gpu(a, b, n, kRate, kKey); })
+                      : Unary([](const float* a, float* b, size_t n) { dropout_forward(a, b, n, kRate, kKey); });
+  const Unary b = gpu ? Unary([](const float* a, float* d, size_t n) { dropout_backward_gpu(a, d, n, kRate, kKey); })
+                      : Unary([](const float* a, float* d, size_t n) { dropout_backward(a, d, n, kRate, kKey); });
+  expect_close(c, "dropout_forward" + suffix, "y", run(gpu, f, x), expected);
+  expect_close(c, "dropout_backward" + suffix, "dx", run(gpu, b, x), expected);
+}
+
+void check_adadelta_step(bool gpu) {
+  const Check c{"12.3", gpu ? "exercises/adadelta.cu" : "exercises/adadelta.cpp"};
+  const float lr = 1.0f, rho = 0.9f, eps = 1e-6f, decay = 0.01f;
+  std::vector<float> w = values(4, -1.f, 1.f), g = values(5, -1.f, 1.f), sq = values(6, 0.f, 1.f), da = values(7, 0.f, 1.f);
+  std::vector<double> ew(kValues), esq(kValues), eda(kValues);
+  for (size_t i = 0; i < kValues; ++i) {
+    const double gi = double(g[i]) + decay * double(w[i]);
+    esq[i] = rho * double(sq[i]) + (1.0 - rho) * gi * gi;
+    const double delta = std::sqrt(double(da[i]) + eps) / std::sqrt(esq[i] + eps) * gi;
+    eda[i] = rho * double(da[i]) + (1.0 - rho) * delta * delta;
+    ew[i] = double(w[i]) - lr * delta;
+  }
+  if (!gpu) {
+    adadelta_step(w.data(), g.data(), sq.data(), da.data(), kValues, lr, rho, eps, decay);
+  } else {
+    course::DeviceBuffer<float> dw(w), dg(g), dsq(sq), dda(da);
+    adadelta_update_gpu(dw.data(), dg.data(), dsq.data(), dda.data(), kValues, lr, rho, eps, decay);
+    w = dw.to_host(), sq = dsq.to_host(), da = dda.to_host();
+  }
+  const std::string name = gpu ? "adadelta_update_gpu" : "adadelta_step";
+  expect_close(c, name, "square_avg", sq, esq);
+  expect_close(c, name, "delta_avg", da, eda);
+  expect_close(c, name, "w", w, ew);
+}
+
+}  // namespace
+
+void check_your_steps(bool gpu) {
+  for (bool device : {false, true}) {
+    if (device && !gpu) break;
+    check_activations(device);
+    check_dropout(device);
+    check_adadelta_step(device);
+  }
+}
+
+}  // namespace beyond_mnist
