@@ -115,10 +115,12 @@ TrainSummary train(const TrainConfig& config, const TrainingData& data, const Tr
   }
 
   if (!config.out_dir.empty()) {
-    write_filters_png(out_path("filters.png"), net);
+    std::vector<std::string> written{"metrics.csv"};
+    if (write_filters_png(out_path("filters.png"), net)) written.push_back("filters.png");
     host_training::write_misclassified_png(out_path("misclassified.png"), test_set, eval.predictions);
     host_training::write_confusion_png(out_path("confusion.png"), eval.confusion, classes);
-    std::printf("wrote %s/{metrics.csv, filters.png, misclassified.png, confusion.png}\n", config.out_dir.c_str());
+    written.insert(written.end(), {"misclassified.png", "confusion.png"});
+    std::printf("wrote %s/{%s}\n", config.out_dir.c_str(), file_list(written).c_str());
   }
   if (!config.save_dir.empty()) {
     save_npy(config.save_dir, net.parameters(), logits_of(net, test_set), classes);

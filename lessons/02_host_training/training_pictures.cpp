@@ -9,15 +9,35 @@
 
 namespace host_training {
 
-void write_filters_png(const std::string& path, const HostNetwork& net) {
-  const auto& plan = net.plan();
-  const auto first_conv = std::find_if(plan.begin(), plan.end(), [](const LayerPlan& p) { return p.spec.kind == LayerKind::conv; });
-  if (first_conv == plan.end()) return;
-  const LayerPlan& p = *first_conv;
-  const Parameter& w = net.parameters()[size_t(p.weight)];
-  const int k = p.spec.kernel;
-  course::write_png(path, course::filter_panel(w.value.data(), p.out_c, p.in_c, k, k, 10,
-                                               course::filter_panel_title(w.name, p.out_c, p.in_c, k, k)));
+bool write_filters_png(const std::string& path, const LayerPlan& first, const std::string& name, const float* weights) {
+  if (first.spec.kind == LayerKind::conv) {
+    const int k = first.spec.kernel;
+    course::write_png(path, course::filter_panel(weights, first.out_c, first.in_c, k, k, 10,
+                                                 course::filter_panel_title(name, first.out_c, first.in_c, k, k)));
+    return true;
+  }
+  if (first.spec.kind == LayerKind::dense) {  // row u of W [out x C*H*W] is a C x H x W image
+    const int units = std::min(first.out_c, 64);
+    const std::string title = name + ": UNITS 0-" + std::to_string(units - 1) + " OF " + std::to_string(first.out_c) +
+                              ", EACH AS A " + std::to_string(first.in_h) + "X" + std::to_string(first.in_w) +
+                              (first.in_c == 1 ? " IMAGE" : " IMAGE OF " + std::to_string(first.in_c) + " CHANNELS");
+    course::write_png(path, course::filter_panel(weights, units, first.in_c, first.in_h, first.in_w, 8, title));
+    return true;
+  }
+  return false;
+}
+
+bool write_filters_png(const std::string& path, const HostNetwork& net) {
+  const LayerPlan& first = net.plan().front();
+  if (first.weight < 0) return false;
+  const Parameter& w = net.parameters()[size_t(first.weight)];
+  return write_filters_png(path, first, w.name, w.value.data());
+}
+
+std::string file_list(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& n : names) text += (text.empty() ? "" : ", ") + n;
+  return text;
 }
 
 void write_misclassified_png(const std::string& path, const course::Dataset& test, const std::vector<int>& predictions,

@@ -7,9 +7,15 @@
 
 namespace host_training {
 
-// The first conv layer's filters (blue negative, white 0, red positive), one tile each.
-// Does nothing for a model without a conv layer.
-void write_filters_png(const std::string& path, const HostNetwork& net);
+// The first layer's weights (blue negative, white 0, red positive), one tile each: a conv layer's
+// filters, or a dense layer's first units (at most 64), each drawn as an image of that layer's
+// input (what the unit looks for: an MLP's "filters"). Writes nothing and returns false when the
+// first layer has no weights (e.g. a network that starts with a pool). weights: the layer's
+// weight tensor, name its name ("conv1.weight").
+bool write_filters_png(const std::string& path, const LayerPlan& first, const std::string& name, const float* weights);
+bool write_filters_png(const std::string& path, const HostNetwork& net);
+// "metrics.csv, filters.png, misclassified.png" from the names of the files written.
+std::string file_list(const std::vector<std::string>& names);
 // Up to `limit` test digits the network got wrong, each captioned "label>predicted".
 // predictions: one per test example (plain vectors, so lesson 08's GPU evaluation can use these too).
 void write_misclassified_png(const std::string& path, const course::Dataset& test,

@@ -7,6 +7,7 @@
 #include "course/npy.hpp"
 #include "course/png.hpp"
 #include "saved_model.hpp"
+#include "training_pictures.hpp"
 
 namespace mnist_gpu {
 
@@ -16,17 +17,14 @@ std::string shape_text(int c, int h, int w) {
 }
 }  // namespace
 
-void write_filters_png(const std::string& path, const GpuNetwork& net) {
+bool write_filters_png(const std::string& path, const GpuNetwork& net) {
+  // Lesson 02's picture of the first layer's weights, from the device's copy.
+  const host_training::LayerPlan first = host_training::plan_layers(net.spec()).front();
+  if (first.weight < 0) return false;
   const ParameterStore& params = net.parameters();
-  if (params.tensors() == 0 || params.shape(0).size() != 4) return;  // no conv layer first
-  const std::vector<int>& s = params.shape(0);                       // conv1.weight: O x I x k x k
-  const std::vector<float> w = [&] {
-    std::vector<float> v(params.size(0));
-    CUDA_CHECK(cudaMemcpy(v.data(), params.value(0), v.size() * sizeof(float), cudaMemcpyDeviceToHost));
-    return v;
-  }();
-  course::write_png(path, course::filter_panel(w.data(), s[0], s[1], s[2], s[3], 8,
-                                               course::filter_panel_title(params.name(0), s[0], s[1], s[2], s[3])));
+  std::vector<float> w(params.size(size_t(first.weight)));
+  CUDA_CHECK(cudaMemcpy(w.data(), params.value(size_t(first.weight)), w.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  return host_training::write_filters_png(path, first, params.name(size_t(first.weight)), w.data());
 }
 
 void write_feature_maps_png(const std::string& path, GpuNetwork& net, const course::Dataset& test,

@@ -10,8 +10,9 @@
 
 namespace mnist_gpu {
 
-// filters.png: the first conv layer's filters (blue negative, white 0, red positive).
-void write_filters_png(const std::string& path, const GpuNetwork& net);
+// filters.png: lesson 02's picture of the first layer's weights (a conv layer's filters, or a dense
+// layer's first units drawn as images of the input); false (nothing written) when it has none.
+bool write_filters_png(const std::string& path, const GpuNetwork& net);
 // feature_maps.png: one test digit and the activations of every conv layer (after its ReLU)
 // for it, one grey tile per channel. Runs a forward pass of that one digit.
 void write_feature_maps_png(const std::string& path, GpuNetwork& net, const course::Dataset& test,

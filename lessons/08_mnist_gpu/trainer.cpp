@@ -109,12 +109,13 @@ host_training::TrainSummary train_on_gpu(const GpuTrainConfig& config, const hos
   }
 
   if (!config.out_dir.empty()) {
-    write_filters_png(out_path("filters.png"), net);
+    std::vector<std::string> written{"metrics.csv"};
+    if (write_filters_png(out_path("filters.png"), net)) written.push_back("filters.png");
     write_feature_maps_png(out_path("feature_maps.png"), net, test_set, test);
     host_training::write_misclassified_png(out_path("misclassified.png"), test_set, eval.predictions);
     host_training::write_confusion_png(out_path("confusion.png"), eval.confusion, classes);
-    std::printf("wrote %s/{metrics.csv, filters.png, feature_maps.png, misclassified.png, confusion.png}\n",
-                config.out_dir.c_str());
+    written.insert(written.end(), {"feature_maps.png", "misclassified.png", "confusion.png"});
+    std::printf("wrote %s/{%s}\n", config.out_dir.c_str(), host_training::file_list(written).c_str());
   }
   if (!config.save_dir.empty()) {
     save_npy(config.save_dir, net, eval, classes);
