@@ -51,6 +51,9 @@ class Layer {
   void set_observer(PassObserver* observer) { observer_ = observer; }  // nullptr: none
   // Training or evaluation: only a layer that behaves differently (lesson 12's dropout) cares.
   virtual void set_training(bool training) { (void)training; }
+  // Which kernels a layer of a later lesson runs (e.g. "tiled"), for the trainer's first lines;
+  // "" for this lesson's layers (ConvLayer says it through algorithm()).
+  virtual std::string kernels() const { return ""; }
 
  protected:
   // 1 <= batch <= max_batch, else throws course::Error ("<name> forward: batch 0 outside 1..128");

@@ -55,6 +55,10 @@ GpuNetwork::GpuNetwork(const host_training::ModelSpec& spec, const std::vector<h
     const size_t w = size_t(std::max(p.weight, 0));
     const ParamView weight{params_.value(w), params_.grad(w)};
     const ParamView bias{params_.value(w + 1), params_.grad(w + 1)};
+    if (std::unique_ptr<Layer> layer = extra_layers ? extra_layers(name, index, p, max_batch, weight, bias) : nullptr) {
+      layers_.push_back(std::move(layer));
+      continue;
+    }
     switch (p.spec.kind) {
       case LayerKind::conv:
         layers_.push_back(std::make_unique<ConvLayer>(name, p, max_batch, conv, weight, bias, workspace_.data()));
@@ -68,13 +72,9 @@ GpuNetwork::GpuNetwork(const host_training::ModelSpec& spec, const std::vector<h
       case LayerKind::dense:
         layers_.push_back(std::make_unique<DenseLayer>(name, p, max_batch, weight, bias));
         break;
-      default: {  // a later lesson's layer
-        std::unique_ptr<Layer> layer = extra_layers ? extra_layers(name, index, p, max_batch) : nullptr;
-        if (!layer)
-          throw course::Error("GpuNetwork: layer '" + host_training::layer_text(p.spec) +
-                              "' is one of lesson 12's layers; train this network with lesson 12's train_beyond");
-        layers_.push_back(std::move(layer));
-      }
+      default:  // a later lesson's layer that no maker built
+        throw course::Error("GpuNetwork: layer '" + host_training::layer_text(p.spec) +
+                            "' is one of lesson 12's layers; train this network with lesson 12's train_beyond");
     }
   }
 
@@ -85,9 +85,12 @@ GpuNetwork::GpuNetwork(const host_training::ModelSpec& spec, const std::vector<h
 
 std::string GpuNetwork::conv_summary() const {
   std::string per_layer;
-  for (const auto& layer : layers_)
-    if (const auto* conv = dynamic_cast<const ConvLayer*>(layer.get()))
-      per_layer += (per_layer.empty() ? "" : ", ") + conv->name() + " " + conv_algorithm_name(conv->algorithm());
+  for (const auto& layer : layers_) {
+    if (layer->plan().spec.kind != LayerKind::conv) continue;
+    const auto* conv = dynamic_cast<const ConvLayer*>(layer.get());
+    per_layer += (per_layer.empty() ? "" : ", ") + layer->name() + " " +
+                 (conv ? std::string(conv_algorithm_name(conv->algorithm())) : layer->kernels());
+  }
   const std::string requested = conv_algorithm_name(conv_);
   return conv_ == ConvAlgorithm::automatic && !per_layer.empty() ? requested + " (" + per_layer + ")" : requested;
 }

@@ -25,18 +25,20 @@
 
 namespace mnist_gpu {
 
-// Builds a layer of a kind this lesson does not have (lesson 12's sigmoid, tanh, dropout) from its
-// name ("sigmoid1"), its index in the network (0 = the first layer), plan and max_batch; returns
-// nullptr for a kind it does not know either.
+// A later lesson's layers (lesson 12's sigmoid, tanh and dropout, and faster conv and dense layers):
+// builds the layer from its name ("sigmoid1"), its index in the network (0 = the first layer),
+// plan, max_batch and, for conv and dense, its weight and bias in the ParameterStore; returns
+// nullptr to leave the layer to this lesson.
 using LayerMaker = std::function<std::unique_ptr<Layer>(const std::string& name, size_t index,
-                                                        const host_training::LayerPlan& plan, int max_batch)>;
+                                                        const host_training::LayerPlan& plan, int max_batch,
+                                                        ParamView weight, ParamView bias)>;
 
 class GpuNetwork {
  public:
   // params: the initial values, as host_training::init_parameters(spec, seed) makes them.
-  // Every buffer is allocated here, for batches of up to max_batch examples. A layer kind other
-  // than conv, relu, maxpool and dense is built by `extra_layers`; without one (or when it returns
-  // nullptr) the constructor throws course::Error naming the layer.
+  // Every buffer is allocated here, for batches of up to max_batch examples. `extra_layers` is asked
+  // first for every layer; what it leaves (nullptr) this lesson builds, and a kind other than conv,
+  // relu, maxpool and dense that nobody builds makes the constructor throw course::Error naming it.
   GpuNetwork(const host_training::ModelSpec& spec, const std::vector<host_training::Parameter>& params,
              int max_batch, ConvAlgorithm conv, const LayerMaker& extra_layers = nullptr);
 

@@ -7,6 +7,7 @@
 #include "course/cuda_check.hpp"
 #include "course/error.hpp"
 #include "dropout_mask.hpp"
+#include "fast_gpu_layers.hpp"
 
 namespace beyond_mnist {
 
@@ -64,10 +65,18 @@ void DropoutLayer::backward(const float*, const float* dy, int batch) {
   dropout_backward_gpu(dy, input_grad(), n, plan_.spec.rate, key_);
 }
 
-mnist_gpu::LayerMaker gpu_layer_maker(uint64_t seed) {
-  return [seed](const std::string& name, size_t index, const host_training::LayerPlan& plan,
-                int max_batch) -> std::unique_ptr<mnist_gpu::Layer> {
+mnist_gpu::LayerMaker gpu_layer_maker(uint64_t seed, bool fast) {
+  return [seed, fast](const std::string& name, size_t index, const host_training::LayerPlan& plan, int max_batch,
+                      mnist_gpu::ParamView weight, mnist_gpu::ParamView bias) -> std::unique_ptr<mnist_gpu::Layer> {
+    const bool input_grad = index > 0;  // the network's input: nobody reads its gradient
     switch (plan.spec.kind) {
+      case LayerKind::conv:
+        if (fast && runs_fast_conv(plan))
+          return std::make_unique<FastConvLayer>(name, plan, max_batch, weight, bias, input_grad);
+        return nullptr;
+      case LayerKind::dense:
+        if (fast) return std::make_unique<FastDenseLayer>(name, plan, max_batch, weight, bias, input_grad);
+        return nullptr;
       case LayerKind::sigmoid:
       case LayerKind::tanh: return std::make_unique<ActivationLayer>(name, plan, max_batch);
       case LayerKind::dropout: return std::make_unique<DropoutLayer>(name, index, plan, max_batch, seed);

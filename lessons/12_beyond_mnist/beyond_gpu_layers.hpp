@@ -40,7 +40,9 @@ class DropoutLayer : public mnist_gpu::Layer {
   uint64_t passes_ = 0;
 };
 
-// Builds ActivationLayer and DropoutLayer (dropout drawing from `seed`) for GpuNetwork.
-mnist_gpu::LayerMaker gpu_layer_maker(uint64_t seed);
+// Builds ActivationLayer and DropoutLayer (dropout drawing from `seed`) for GpuNetwork, and with
+// `fast` its conv and dense layers on lesson 09's kernels where they run them (fast_gpu_layers.hpp);
+// the rest stays lesson 08's.
+mnist_gpu::LayerMaker gpu_layer_maker(uint64_t seed, bool fast);
 
 }  // namespace beyond_mnist

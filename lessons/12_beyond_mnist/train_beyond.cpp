@@ -85,7 +85,10 @@ int main(int argc, char** argv) {
     args.add_choice("--device", "auto", {"auto", "gpu", "cpu"},
                     "auto: the GPU when there is one, else the CPU; gpu: fail without one");
     args.add_choice("--conv", mnist_gpu::conv_algorithm_name(defaults.conv), {"auto", "im2col", "direct"},
-                    "GPU convolution algorithm (lesson 08's --conv)");
+                    "GPU: the algorithm of the convolutions lesson 08's layers run (lesson 08's --conv)");
+    args.add_choice("--gpu-layers", "lesson09", {"lesson09", "lesson08"},
+                    "GPU: conv and dense layers on lesson 09's kernels where they run them (tiled or implicit-GEMM "
+                    "convolutions, fused dense products), or all on lesson 08's");
     args.add_int("--threads", 0, 0, 1024,
                  "CPU only: threads of lesson 11's layers (0: all cores, " +
                      std::to_string(fast_cpu::default_threads()) + " here)");
@@ -104,7 +107,7 @@ int main(int argc, char** argv) {
     const bool use_gpu = device == "gpu" || (device == "auto" && course::gpu_available());
     beyond_mnist::check_your_steps(use_gpu);  // an unwritten step stops here, in one line
     if (!use_gpu) {
-      for (const char* flag : {"--profile", "--profile-steps", "--conv"})
+      for (const char* flag : {"--profile", "--profile-steps", "--conv", "--gpu-layers"})
         if (args.given(flag)) std::printf("note: %s applies to the GPU only; ignored\n", flag);
       if (device == "auto")
         std::printf("no usable CUDA GPU (%s): training on the CPU\n", course::query_devices().reason.c_str());
@@ -118,7 +121,7 @@ int main(int argc, char** argv) {
     }
     if (args.given("--threads")) std::printf("note: --threads applies to the CPU only; ignored\n");
     mnist_gpu::GpuTrainerExtras extras;
-    extras.layers = beyond_mnist::gpu_layer_maker(config.seed);
+    extras.layers = beyond_mnist::gpu_layer_maker(config.seed, args.get_string("--gpu-layers") == "lesson09");
     extras.rule = &beyond_mnist::adadelta_device_rule();
     host_training::print_summary(mnist_gpu::train_on_gpu(config, data, extras), "GPU");
     return 0;

@@ -51,7 +51,8 @@ host_training::ModelSpec spec_of(const Case& c) {
   return spec;
 }
 
-void check_same_steps(const Case& c) {
+// fast: conv and dense layers on lesson 09's kernels where they run them, else all lesson 08's.
+void check_same_steps(const Case& c, bool fast) {
   const host_training::ModelSpec spec = spec_of(c);
   const uint64_t seed = 3;
   const size_t per_example = size_t(c.channels) * c.side * c.side;
@@ -76,7 +77,9 @@ void check_same_steps(const Case& c) {
 
   // The GPU: lesson 08's network with lesson 12's layers, lesson 08's optimizer with Adadelta.
   mnist_gpu::GpuNetwork gpu(spec, init, kBatch, mnist_gpu::ConvAlgorithm::automatic,
-                            beyond_mnist::gpu_layer_maker(seed));
+                            beyond_mnist::gpu_layer_maker(seed, fast));
+  INFO("GPU layers: " << (fast ? "lesson 09's where they run" : "lesson 08's") << ", convolutions: "
+                      << gpu.conv_summary());
   mnist_gpu::DeviceOptimizer gpu_opt(config, gpu.parameters(), &beyond_mnist::adadelta_device_rule());
   course::DeviceBuffer<float> dx(x);
   course::DeviceBuffer<int> dlabels(labels);
@@ -122,16 +125,16 @@ void check_same_steps(const Case& c) {
 }  // namespace
 
 TEST_CASE("mlp (dropout 0.2): 3 GPU steps with SGD equal the CPU's", "[12-same_steps_gpu]") {
-  check_same_steps({"mlp", 1, 28, "sgd", 0.05f});
+  for (bool fast : {false, true}) check_same_steps({"mlp", 1, 28, "sgd", 0.05f}, fast);
 }
 TEST_CASE("lenet5 on 3x32x32 (sigmoid): 3 GPU steps with Adadelta equal the CPU's", "[12-same_steps_gpu]") {
-  check_same_steps({"lenet5", 3, 32, "adadelta", 1.0f});
+  for (bool fast : {false, true}) check_same_steps({"lenet5", 3, 32, "adadelta", 1.0f}, fast);
 }
 TEST_CASE("mnist_cnn (dropout 0.25 and 0.5): 3 GPU steps with Adadelta equal the CPU's", "[12-same_steps_gpu]") {
-  check_same_steps({"mnist_cnn", 1, 28, "adadelta", 1.0f});
+  for (bool fast : {false, true}) check_same_steps({"mnist_cnn", 1, 28, "adadelta", 1.0f}, fast);
 }
 TEST_CASE("colour_cnn on 3x32x32: 3 GPU steps with Adadelta equal the CPU's", "[12-same_steps_gpu]") {
-  check_same_steps({"colour_cnn", 3, 32, "adadelta", 1.0f});
+  for (bool fast : {false, true}) check_same_steps({"colour_cnn", 3, 32, "adadelta", 1.0f}, fast);
 }
 
 TEST_CASE("train_beyond's look at your steps passes finished kernels", "[12-same_steps_gpu]") {
