@@ -16,17 +16,13 @@ bool tiled_runs(const host_layers::ConvShape& s) {
   return s.in_channels >= fast_training::kTiledMinChannels && fast_training::conv_tiled_problem(s).empty();
 }
 
-// 09.3's backward data needs stride 1; a GEMM with a short inner dimension (in_c * k * k, as
-// lesson 08's rule) is better served by lesson 05's direct kernels.
-bool implicit_runs(const host_layers::ConvShape& s) {
-  return s.stride == 1 && s.in_channels * s.kernel_h * s.kernel_w >= mnist_gpu::kDirectBelowK;
-}
-
 }  // namespace
 
+// Only the tiled kernels: on the H100, 09.2-09.4's implicit GEMM made LeNet-5 slower than lesson
+// 08's layers (0.205 s an epoch against 0.187; its third convolution, 16 x 4 x 4 -> 120, alone took
+// 0.181 ms a step), so where the tiled kernels do not run, lesson 08's layer does.
 bool runs_fast_conv(const host_training::LayerPlan& plan) {
-  const host_layers::ConvShape s = host_training::conv_shape_of(plan, 1);
-  return plan.spec.kind == host_training::LayerKind::conv && (tiled_runs(s) || implicit_runs(s));
+  return plan.spec.kind == host_training::LayerKind::conv && tiled_runs(host_training::conv_shape_of(plan, 1));
 }
 
 FastConvLayer::FastConvLayer(std::string name, const host_training::LayerPlan& plan, int max_batch,
@@ -34,13 +30,10 @@ FastConvLayer::FastConvLayer(std::string name, const host_training::LayerPlan& p
     : Layer(std::move(name), plan, max_batch), weight_(weight), bias_(bias), input_grad_(input_grad) {
   if (!runs_fast_conv(plan))
     throw course::Error("FastConvLayer: lesson 09's kernels do not run '" + host_training::layer_text(plan.spec) + "'");
-  const host_layers::ConvShape s = shape(max_batch);
-  tiled_ = tiled_runs(s);
-  if (tiled_) tiled_weights_ = course::DeviceBuffer<float>(fast_training::conv_tiled_weights_size(s));
+  tiled_weights_ = course::DeviceBuffer<float>(fast_training::conv_tiled_weights_size(shape(max_batch)));
   size_t work = 1;
-  for (int b = 1; b <= max_batch; ++b)  // 09.4's split of the reduction is not monotonic in the batch
-    work = std::max(work, tiled_ ? fast_training::conv_tiled_dw_workspace_floats(shape(b))
-                                 : fast_training::conv_implicit_workspace_floats(shape(b)));
+  for (int b = 1; b <= max_batch; ++b)  // the split of the reduction is not monotonic in the batch
+    work = std::max(work, fast_training::conv_tiled_dw_workspace_floats(shape(b)));
   workspace_ = course::DeviceBuffer<float>(work);
 }
 
@@ -49,10 +42,6 @@ host_layers::ConvShape FastConvLayer::shape(int batch) const { return host_train
 void FastConvLayer::forward(const float* x, int batch) {
   check_batch(batch, "forward");
   const host_layers::ConvShape s = shape(batch);
-  if (!tiled_) {
-    fast_training::conv2d_forward_implicit(s, x, weight_.value, bias_.value, output());
-    return;
-  }
   // The tiled kernels read the weights in their own layouts, rewritten from W after every update.
   fast_training::conv_tiled_weights(s, weight_.value, tiled_weights_.data());
   fast_training::conv2d_forward_tiled(s, x, tiled_weights_.data(), bias_.value, output());
@@ -61,13 +50,8 @@ void FastConvLayer::forward(const float* x, int batch) {
 void FastConvLayer::backward(const float* x, const float* dy, int batch) {
   check_batch(batch, "backward");
   const host_layers::ConvShape s = shape(batch);
-  if (tiled_) {
-    fast_training::conv2d_backward_weight_tiled(s, x, dy, weight_.grad, bias_.grad, workspace_.data());
-    if (input_grad_) fast_training::conv2d_backward_data_tiled(s, tiled_weights_.data(), dy, input_grad());
-    return;
-  }
-  fast_training::conv2d_backward_weight_implicit(s, x, dy, weight_.grad, bias_.grad, workspace_.data());
-  if (input_grad_) fast_training::conv2d_backward_data_implicit(s, weight_.value, dy, input_grad(), workspace_.data());
+  fast_training::conv2d_backward_weight_tiled(s, x, dy, weight_.grad, bias_.grad, workspace_.data());
+  if (input_grad_) fast_training::conv2d_backward_data_tiled(s, tiled_weights_.data(), dy, input_grad());
 }
 
 FastDenseLayer::FastDenseLayer(std::string name, const host_training::LayerPlan& plan, int max_batch,

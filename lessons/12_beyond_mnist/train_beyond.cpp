@@ -87,8 +87,8 @@ int main(int argc, char** argv) {
     args.add_choice("--conv", mnist_gpu::conv_algorithm_name(defaults.conv), {"auto", "im2col", "direct"},
                     "GPU: the algorithm of the convolutions lesson 08's layers run (lesson 08's --conv)");
     args.add_choice("--gpu-layers", "lesson09", {"lesson09", "lesson08"},
-                    "GPU: conv and dense layers on lesson 09's kernels where they run them (tiled or implicit-GEMM "
-                    "convolutions, fused dense products), or all on lesson 08's");
+                    "GPU: conv and dense layers on lesson 09's kernels where they run them (tiled convolutions, "
+                    "fused dense products), or all on lesson 08's");
     args.add_int("--threads", 0, 0, 1024,
                  "CPU only: threads of lesson 11's layers (0: all cores, " +
                      std::to_string(fast_cpu::default_threads()) + " here)");
