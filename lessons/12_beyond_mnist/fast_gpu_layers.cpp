@@ -12,8 +12,13 @@ namespace beyond_mnist {
 
 namespace {
 
+// A tile of the kernel computes 7 neighbouring outputs of a row: an output smaller than 4 x 4 (LeNet-5's
+// third convolution gives 1 x 1) leaves most of it idle, and lesson 08's im2col GEMM serves it better.
+constexpr int kTiledMinOutputSide = 4;
+
 bool tiled_runs(const host_layers::ConvShape& s) {
-  return s.in_channels >= fast_training::kTiledMinChannels && fast_training::conv_tiled_problem(s).empty();
+  return s.in_channels >= fast_training::kTiledMinChannels && s.out_h() >= kTiledMinOutputSide &&
+         s.out_w() >= kTiledMinOutputSide && fast_training::conv_tiled_problem(s).empty();
 }
 
 }  // namespace
