@@ -59,6 +59,20 @@ inline std::vector<double> forward_ref(const ActivationRef& a, const std::vector
   for (size_t i = 0; i < x.size(); ++i) y[i] = a.f(x[i]);
   return y;
 }
+
+// Extreme inputs (x = 0, +-1000, +-3.4e38): every y finite and in [lo, hi], and exact where the
+// true value is 0, 1/2 or +-1 (float holds those). `what` names the output in the messages.
+inline void require_in_range(const std::string& what, const ActivationRef& a, const std::vector<float>& x,
+                             const std::vector<float>& y) {
+  const std::vector<double> ref = forward_ref(a, x);
+  for (size_t i = 0; i < x.size(); ++i) {
+    INFO(what << " at x = " << x[i] << ": " << y[i]);
+    REQUIRE(std::isfinite(y[i]));
+    REQUIRE(y[i] >= a.lo);
+    REQUIRE(y[i] <= a.hi);
+    if (ref[i] == 0.0 || ref[i] == 0.5 || std::fabs(ref[i]) == 1.0) REQUIRE(double(y[i]) == ref[i]);
+  }
+}
 // dx = dy * f'(x) in double, on the float y the backward pass is given.
 inline std::vector<double> backward_ref(const ActivationRef& a, const std::vector<float>& y,
                                         const std::vector<float>& dy) {
