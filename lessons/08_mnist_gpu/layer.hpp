@@ -54,6 +54,9 @@ class Layer {
   // Which kernels a layer of a later lesson runs (e.g. "tiled"), for the trainer's first lines;
   // "" for this lesson's layers (ConvLayer says it through algorithm()).
   virtual std::string kernels() const { return ""; }
+  // Device memory a layer holds besides its output and input-gradient buffers (a later lesson's
+  // layer with its own workspace); for GpuNetwork::device_bytes.
+  virtual size_t own_bytes() const { return 0; }
 
  protected:
   // 1 <= batch <= max_batch, else throws course::Error ("<name> forward: batch 0 outside 1..128");

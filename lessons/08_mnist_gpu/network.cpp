@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "course/error.hpp"
 
@@ -43,25 +44,35 @@ GpuNetwork::GpuNetwork(const host_training::ModelSpec& spec, const std::vector<h
     if (params[i].shape != expected[i].shape)
       throw course::Error("parameter '" + params[i].name + "' of model '" + spec_.name + "' has the wrong shape");
 
-  size_t workspace = 0;
-  for (const host_training::LayerPlan& p : plan)
-    if (p.spec.kind == LayerKind::conv) workspace = std::max(workspace, ConvLayer::workspace_floats(p, max_batch, conv));
-  workspace_ = course::DeviceBuffer<float>(workspace);
-
+  // A later lesson's maker is asked first; the conv workspace is sized for the conv layers it leaves.
+  auto view = [&](const host_training::LayerPlan& p, size_t offset) {
+    const size_t t = size_t(std::max(p.weight, 0)) + offset;
+    return ParamView{params_.value(t), params_.grad(t)};
+  };
   int counts[kKinds] = {};
+  std::vector<std::string> names;
+  std::vector<std::unique_ptr<Layer>> made(plan.size());
+  size_t workspace = 0;
   for (size_t index = 0; index < plan.size(); ++index) {
     const host_training::LayerPlan& p = plan[index];
-    const std::string name = layer_name(p.spec.kind, ++counts[static_cast<int>(p.spec.kind)]);
-    const size_t w = size_t(std::max(p.weight, 0));
-    const ParamView weight{params_.value(w), params_.grad(w)};
-    const ParamView bias{params_.value(w + 1), params_.grad(w + 1)};
-    if (std::unique_ptr<Layer> layer = extra_layers ? extra_layers(name, index, p, max_batch, weight, bias) : nullptr) {
-      layers_.push_back(std::move(layer));
+    names.push_back(layer_name(p.spec.kind, ++counts[static_cast<int>(p.spec.kind)]));
+    if (extra_layers) made[index] = extra_layers(names.back(), index, p, max_batch, view(p, 0), view(p, 1));
+    if (!made[index] && p.spec.kind == LayerKind::conv)
+      workspace = std::max(workspace, ConvLayer::workspace_floats(p, max_batch, conv));
+  }
+  workspace_ = course::DeviceBuffer<float>(workspace);
+
+  for (size_t index = 0; index < plan.size(); ++index) {
+    const host_training::LayerPlan& p = plan[index];
+    const std::string& name = names[index];
+    if (made[index]) {
+      layers_.push_back(std::move(made[index]));
       continue;
     }
     switch (p.spec.kind) {
       case LayerKind::conv:
-        layers_.push_back(std::make_unique<ConvLayer>(name, p, max_batch, conv, weight, bias, workspace_.data()));
+        layers_.push_back(std::make_unique<ConvLayer>(name, p, max_batch, conv, view(p, 0), view(p, 1),
+                                                      workspace_.data()));
         break;
       case LayerKind::relu:
         layers_.push_back(std::make_unique<ReluLayer>(name, p, max_batch));
@@ -70,7 +81,7 @@ GpuNetwork::GpuNetwork(const host_training::ModelSpec& spec, const std::vector<h
         layers_.push_back(std::make_unique<MaxPoolLayer>(name, p, max_batch));
         break;
       case LayerKind::dense:
-        layers_.push_back(std::make_unique<DenseLayer>(name, p, max_batch, weight, bias));
+        layers_.push_back(std::make_unique<DenseLayer>(name, p, max_batch, view(p, 0), view(p, 1)));
         break;
       default:  // a later lesson's layer that no maker built
         throw course::Error("GpuNetwork: layer '" + host_training::layer_text(p.spec) +
@@ -79,7 +90,8 @@ GpuNetwork::GpuNetwork(const host_training::ModelSpec& spec, const std::vector<h
   }
 
   device_bytes_ = (params_.total() * 2 + workspace_.size()) * sizeof(float);
-  for (const auto& layer : layers_) device_bytes_ += size_t(max_batch) * (layer->in_size() + layer->out_size()) * 4;
+  for (const auto& layer : layers_)
+    device_bytes_ += size_t(max_batch) * (layer->in_size() + layer->out_size()) * 4 + layer->own_bytes();
   device_bytes_ += size_t(max_batch) * (2 * size_t(spec_.classes) + 1) * sizeof(float);
 }
 

@@ -24,6 +24,7 @@ class FastConvLayer : public mnist_gpu::Layer {
   void forward(const float* x, int batch) override;
   void backward(const float* x, const float* dy, int batch) override;
   std::string kernels() const override { return "tiled (lesson 09)"; }
+  size_t own_bytes() const override { return (tiled_weights_.size() + workspace_.size()) * sizeof(float); }
 
  private:
   host_layers::ConvShape shape(int batch) const;
@@ -39,6 +40,7 @@ class FastDenseLayer : public mnist_gpu::Layer {
   void forward(const float* x, int batch) override;
   void backward(const float* x, const float* dy, int batch) override;
   std::string kernels() const override { return "fused (lesson 09)"; }
+  size_t own_bytes() const override { return workspace_.size() * sizeof(float); }
 
  private:
   mnist_gpu::ParamView weight_, bias_;
