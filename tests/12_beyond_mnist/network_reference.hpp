@@ -1,7 +1,7 @@
 #pragma once
-// A double-precision forward pass of any layer list, written for lesson 12's tests from lesson 01's
-// double layers and the test's own sigmoid, tanh and dropout: the reference that lesson 12's
-// networks are checked against. Dropout layer i drops with dropout_key(seed, i, pass).
+// A double-precision forward pass of any layer list: the reference lesson 12's networks are checked
+// against. Lesson 02's test reference runs lesson 02's layers (lesson 01's double loops); sigmoid,
+// tanh and dropout are written here. Dropout layer i drops with dropout_key(seed, i, pass).
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -9,7 +9,7 @@
 #include "dropout_mask.hpp"
 #include "host_layers.hpp"
 #include "host_training.hpp"
-#include "layer_shapes.hpp"
+#include "../02_host_training/reference_network.hpp"
 
 namespace test12 {
 
@@ -18,11 +18,7 @@ struct Dropout {
   uint64_t seed = 0, pass = 0;
 };
 
-inline std::vector<std::vector<double>> to_double(const std::vector<host_training::Parameter>& params) {
-  std::vector<std::vector<double>> out;
-  for (const auto& p : params) out.emplace_back(p.value.begin(), p.value.end());
-  return out;
-}
+using test02::to_double;
 
 inline std::vector<double> reference_logits(const host_training::ModelSpec& spec,
                                             const std::vector<std::vector<double>>& w, const std::vector<double>& x,
@@ -32,37 +28,19 @@ inline std::vector<double> reference_logits(const host_training::ModelSpec& spec
   std::vector<double> in = x, out;
   for (size_t i = 0; i < plan.size(); ++i) {
     const host_training::LayerPlan& p = plan[i];
-    out.assign(size_t(batch) * p.out_size(), 0.0);
-    const std::vector<double>* weight = p.weight >= 0 ? &w[size_t(p.weight)] : nullptr;
-    const std::vector<double>* bias = p.weight >= 0 ? &w[size_t(p.weight) + 1] : nullptr;
-    switch (p.spec.kind) {
-      case LayerKind::conv:
-        host_layers::conv2d_forward(host_training::conv_shape_of(p, batch), in.data(), weight->data(), bias->data(),
-                                    out.data());
-        break;
-      case LayerKind::maxpool:
-        host_layers::maxpool_forward(host_training::pool_shape_of(p, batch), in.data(), out.data(),
-                                     static_cast<int*>(nullptr));
-        break;
-      case LayerKind::dense:
-        host_layers::dense_forward(in.data(), weight->data(), bias->data(), out.data(), batch,
-                                   static_cast<int>(p.in_size()), p.out_c);
-        break;
-      case LayerKind::relu:
-        for (size_t k = 0; k < out.size(); ++k) out[k] = in[k] > 0 ? in[k] : 0.0;
-        break;
-      case LayerKind::sigmoid:
-        for (size_t k = 0; k < out.size(); ++k) out[k] = 1.0 / (1.0 + std::exp(-in[k]));
-        break;
-      case LayerKind::tanh:
-        for (size_t k = 0; k < out.size(); ++k) out[k] = std::tanh(in[k]);
-        break;
-      case LayerKind::dropout: {
-        const uint64_t key = beyond_mnist::dropout_key(dropout.seed, int(i), dropout.pass);
-        const double scale = beyond_mnist::dropout_scale(p.spec.rate);
-        for (size_t k = 0; k < out.size(); ++k)
-          out[k] = !dropout.training ? in[k] : beyond_mnist::dropout_keeps(key, k, p.spec.rate) ? in[k] * scale : 0.0;
-        break;
+    if (!test02::reference_layer(p, w, in, out, batch)) {  // lesson 12's layers, elementwise
+      out.assign(in.size(), 0.0);
+      const uint64_t key = beyond_mnist::dropout_key(dropout.seed, int(i), dropout.pass);
+      for (size_t k = 0; k < out.size(); ++k) {
+        if (p.spec.kind == LayerKind::sigmoid)
+          out[k] = 1.0 / (1.0 + std::exp(-in[k]));
+        else if (p.spec.kind == LayerKind::tanh)
+          out[k] = std::tanh(in[k]);
+        else if (!dropout.training)
+          out[k] = in[k];
+        else
+          out[k] = beyond_mnist::dropout_keeps(key, k, p.spec.rate) ? in[k] * beyond_mnist::dropout_scale(p.spec.rate)
+                                                                   : 0.0;
       }
     }
     in.swap(out);
