@@ -12,6 +12,8 @@
 //
 // Backward passes OVERWRITE what they write (as lesson 01's do), so nothing is zeroed per step.
 // Rows past `batch` (the buffers hold max_batch rows) are neither read nor written.
+#include <cuda_runtime_api.h>  // cudaStream_t
+
 #include <cstddef>
 #include <string>
 
@@ -57,6 +59,11 @@ class Layer {
   // Device memory a layer holds besides its output and input-gradient buffers (a later lesson's
   // layer with its own workspace); for GpuNetwork::device_bytes.
   virtual size_t own_bytes() const { return 0; }
+  // Whether the layer's passes go to the stream set_stream gives it. This lesson's layers launch
+  // on the default stream, which a CUDA graph cannot capture; a later lesson's layers (lesson 12)
+  // launch on their stream, so that whole training steps can be captured (lesson 09's graphs).
+  virtual bool runs_on_stream() const { return false; }
+  void set_stream(cudaStream_t stream) { stream_ = stream; }
 
  protected:
   // 1 <= batch <= max_batch, else throws course::Error ("<name> forward: batch 0 outside 1..128");
@@ -68,6 +75,7 @@ class Layer {
   int max_batch_;
   course::DeviceBuffer<float> out_, din_;
   PassObserver* observer_ = nullptr;
+  cudaStream_t stream_ = nullptr;  // honoured by the layers whose runs_on_stream() is true
 };
 
 // A parameter tensor's value and gradient inside the ParameterStore (parameters.hpp).

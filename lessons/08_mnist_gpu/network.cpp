@@ -28,11 +28,18 @@ std::string layer_name(LayerKind kind, int number) {
   }
   return "layer";
 }
+// The LossMaker's loss, or this lesson's where there is none (or it makes none).
+std::unique_ptr<SoftmaxCrossEntropy> make_loss(const LossMaker& extra_loss, int classes, int max_batch) {
+  std::unique_ptr<SoftmaxCrossEntropy> loss = extra_loss ? extra_loss(classes, max_batch) : nullptr;
+  return loss ? std::move(loss) : std::make_unique<SoftmaxCrossEntropy>(classes, max_batch);
+}
 }  // namespace
 
 GpuNetwork::GpuNetwork(const host_training::ModelSpec& spec, const std::vector<host_training::Parameter>& params,
-                       int max_batch, ConvAlgorithm conv, const LayerMaker& extra_layers)
-    : spec_(spec), max_batch_(max_batch), conv_(conv), params_(params), loss_(spec.classes, max_batch) {
+                       int max_batch, ConvAlgorithm conv, const LayerMaker& extra_layers,
+                       const LossMaker& extra_loss)
+    : spec_(spec), max_batch_(max_batch), conv_(conv), params_(params),
+      own_loss_(make_loss(extra_loss, spec.classes, max_batch)), loss_(*own_loss_) {
   if (max_batch < 1) throw course::Error("GpuNetwork: max_batch must be >= 1, got " + std::to_string(max_batch));
   const std::vector<host_training::LayerPlan> plan = host_training::plan_layers(spec_);
   // The same check as lesson 02's HostNetwork: the parameters fit this model.
@@ -109,6 +116,24 @@ std::string GpuNetwork::conv_summary() const {
 
 void GpuNetwork::set_training(bool training) {
   for (auto& layer : layers_) layer->set_training(training);
+}
+
+bool GpuNetwork::runs_on_stream() const {
+  for (const auto& layer : layers_)
+    if (!layer->runs_on_stream()) return false;
+  return loss_.runs_on_stream();
+}
+
+void GpuNetwork::set_stream(cudaStream_t stream) {
+  for (const auto& layer : layers_)
+    if (!layer->runs_on_stream())
+      throw course::Error("GpuNetwork: layer " + layer->name() +
+                          " launches on the default stream only (lesson 08's layer); it cannot run on a stream of "
+                          "its own");
+  if (!loss_.runs_on_stream())
+    throw course::Error("GpuNetwork: the loss launches on the default stream only (lesson 08's)");
+  for (auto& layer : layers_) layer->set_stream(stream);
+  loss_.set_stream(stream);
 }
 
 void GpuNetwork::set_observer(PassObserver* observer) {

@@ -33,6 +33,10 @@ using LayerMaker = std::function<std::unique_ptr<Layer>(const std::string& name,
                                                         const host_training::LayerPlan& plan, int max_batch,
                                                         ParamView weight, ParamView bias)>;
 
+// A later lesson's loss (lesson 12's softmax-cross-entropy on a stream, lesson 09's fused kernel):
+// builds it for `classes` and max_batch; nullptr leaves this lesson's.
+using LossMaker = std::function<std::unique_ptr<SoftmaxCrossEntropy>(int classes, int max_batch)>;
+
 class GpuNetwork {
  public:
   // params: the initial values, as host_training::init_parameters(spec, seed) makes them.
@@ -40,7 +44,8 @@ class GpuNetwork {
   // first for every layer; what it leaves (nullptr) this lesson builds, and a kind other than conv,
   // relu, maxpool and dense that nobody builds makes the constructor throw course::Error naming it.
   GpuNetwork(const host_training::ModelSpec& spec, const std::vector<host_training::Parameter>& params,
-             int max_batch, ConvAlgorithm conv, const LayerMaker& extra_layers = nullptr);
+             int max_batch, ConvAlgorithm conv, const LayerMaker& extra_layers = nullptr,
+             const LossMaker& extra_loss = nullptr);
 
   // ---- step 08.8 -------------------------------------------------------------------------------
   // x: batch x C x H x W on the device. Runs every layer forward; logits() then holds the result.
@@ -66,6 +71,11 @@ class GpuNetwork {
   void set_observer(PassObserver* observer);
   // Training (true, the start) or evaluation: tells every layer (dropout drops only while training).
   void set_training(bool training);
+  // Whether every layer and the loss launch on the stream set_stream gives them (lesson 12's do).
+  bool runs_on_stream() const;
+  // Sends every pass of every layer and of the loss to `stream`; throws course::Error naming the
+  // first layer that cannot (runs_on_stream() false: it would launch on the default stream).
+  void set_stream(cudaStream_t stream);
   // Device memory held by the network's buffers (activations, gradients, workspace, parameters).
   size_t device_bytes() const { return device_bytes_; }
 
@@ -76,7 +86,8 @@ class GpuNetwork {
   ParameterStore params_;
   course::DeviceBuffer<float> workspace_;  // shared by the conv layers
   std::vector<std::unique_ptr<Layer>> layers_;
-  SoftmaxCrossEntropy loss_;
+  std::unique_ptr<SoftmaxCrossEntropy> own_loss_;
+  SoftmaxCrossEntropy& loss_;  // *own_loss_: this lesson's, or the LossMaker's
   size_t device_bytes_ = 0;
 };
 

@@ -13,12 +13,18 @@ namespace mnist_gpu {
 class SoftmaxCrossEntropy {
  public:
   SoftmaxCrossEntropy(int classes, int max_batch);
+  virtual ~SoftmaxCrossEntropy() = default;
+  SoftmaxCrossEntropy(const SoftmaxCrossEntropy&) = delete;
+  SoftmaxCrossEntropy& operator=(const SoftmaxCrossEntropy&) = delete;
   // logits [batch x classes], labels [batch] (device ints) -> probs() = softmax(logits) per row,
   // row_loss()[b] = -log probs[b][labels[b]] (one loss per example, not the mean).   step 08.5
-  void forward(const float* logits, const int* labels, int batch);
+  virtual void forward(const float* logits, const int* labels, int batch);
   // logits_grad() = (probs() - onehot(labels)) / batch: the gradient of the MEAN loss over the
   // batch, from the probs() of the last forward.                                       step 08.5
-  void backward(const int* labels, int batch);
+  virtual void backward(const int* labels, int batch);
+  // As Layer's: whether the passes go to the stream set_stream gives (a later lesson's loss does).
+  virtual bool runs_on_stream() const { return false; }
+  void set_stream(cudaStream_t stream) { stream_ = stream; }
 
   int classes() const { return classes_; }
   const float* probs() const { return probs_.data(); }
@@ -27,11 +33,12 @@ class SoftmaxCrossEntropy {
   static const std::string& name();  // "loss", as a PassObserver sees it
   void set_observer(PassObserver* observer) { observer_ = observer; }
 
- private:
+ protected:
   // 1 <= batch <= max_batch, else throws course::Error; tells the observer first (as Layer's).
   void check_batch(int batch, const char* what) const;
   int classes_, max_batch_;
   PassObserver* observer_ = nullptr;
+  cudaStream_t stream_ = nullptr;
   course::DeviceBuffer<float> probs_, row_loss_, dlogits_;  // each sized for max_batch rows
 };
 

@@ -36,7 +36,9 @@ host_training::TrainSummary train_on_gpu(const GpuTrainConfig& config, const hos
   const host_training::ModelSpec spec = host_training::model_for_data(config.model, data);
   const int batch = std::min(config.batch, train_set.count());
   GpuNetwork net(spec, host_training::init_parameters(spec, config.seed), std::max(batch, kEvalBatch), config.conv,
-                 extras.layers);
+                 extras.layers, extras.loss);
+  cudaStream_t stream = extras.stream;
+  if (stream) net.set_stream(stream);
   const host_training::OptimizerConfig opt_config = host_training::optimizer_config(config);
   DeviceOptimizer optimizer(opt_config, net.parameters(), extras.rule);
   const DeviceDataset train(train_set), test(test_set);
@@ -49,6 +51,7 @@ host_training::TrainSummary train_on_gpu(const GpuTrainConfig& config, const hos
   std::printf("layers: %s\n", host_training::plan_summary(spec).c_str());
   std::printf("data: %d training and %d test images from %s, on the GPU; network buffers %.1f MiB\n",
               train_set.count(), test_set.count(), dir.c_str(), double(net.device_bytes()) / (1 << 20));
+  if (!extras.steps_text.empty()) std::printf("steps: %s\n", extras.steps_text.c_str());
   std::fflush(stdout);
 
   if (config.profile) print_profile(stdout, net, optimizer, train, batch, config.profile_steps);
@@ -59,46 +62,70 @@ host_training::TrainSummary train_on_gpu(const GpuTrainConfig& config, const hos
   auto out_path = [&](const char* name) { return config.out_dir.empty() ? std::string() : config.out_dir + "/" + name; };
   host_training::EpochLog log(out_path("metrics.csv"), config.epochs);
 
-  // Everything a step touches exists before the first step: no allocation inside the loop.
+  // Everything a step touches exists before the first step and keeps its address (a captured step
+  // holds the pointers): no allocation inside the loop.
   const int n = train.count, classes = spec.classes;
   const int steps_per_epoch = (n + batch - 1) / batch;
   course::DeviceBuffer<float> x(size_t(batch) * train.per_example);
   course::DeviceBuffer<int> labels{size_t(batch)}, predictions{size_t(batch)}, order{size_t(n)};
   EpochCounters counters;
   GpuEvaluation eval;
-  int global_step = 0;
   host_training::LossWatch watch(opt_config.lr, classes);  // fed at the report points: the step never waits
 
+  // The steps first .. last-1 of an epoch. The NaN flag gets the step's number within the epoch
+  // (read_report adds the epoch's first step), so the same launches serve every epoch.
+  auto enqueue_steps = [&](int first_step, int last_step) {
+    for (int step = first_step; step < last_step; ++step) {
+      const int first = step * batch, count = std::min(batch, n - first);
+      gather_batch(train.images.data(), train.labels.data(), n, train.per_example, order.data(), first, count,
+                   x.data(), labels.data(), stream);
+      net.forward_backward(x.data(), labels.data(), count);
+      accumulate_loss(net.loss().row_loss(), count, step + 1, counters.loss_sum.data(), counters.bad_step(), stream);
+      predict_and_count(net.logits(), labels.data(), count, classes, predictions.data(), counters.correct(), stream);
+      optimizer.step(stream);
+    }
+  };
+  // The epoch in stretches of kReportEvery steps, each run as it is enqueued or as extras.capture replays it.
+  std::vector<std::pair<int, int>> stretches;
+  for (int s = 0; s < steps_per_epoch; s += kReportEvery) stretches.push_back({s, std::min(s + kReportEvery, steps_per_epoch)});
+  std::vector<std::function<void()>> run_stretch;
+  net.set_training(true);
+  course::HostTimer capture_timer;
+  for (const auto& [first, last] : stretches) {
+    std::function<void()> enqueue = [&enqueue_steps, first = first, last = last] { enqueue_steps(first, last); };
+    run_stretch.push_back(extras.capture ? extras.capture(enqueue) : enqueue);
+  }
+  if (extras.capture)
+    std::printf("captured %zu graph(s) of up to %d steps (%d steps an epoch) in %.1f ms\n", stretches.size(),
+                kReportEvery, steps_per_epoch, capture_timer.milliseconds());
+
   for (int epoch = 0; epoch < config.epochs; ++epoch) {
-    // The epoch's order (lesson 02's, so the CPU trainer would see the same batches), uploaded once.
+    // The epoch's order (lesson 02's, so the CPU trainer would see the same batches), uploaded once
+    // into the same buffer.
     order.upload(host_training::epoch_order(n, config.seed, epoch));
     net.set_training(true);
     counters.new_epoch();
+    const int first_step = epoch * steps_per_epoch;  // steps before this epoch
     course::ProgressBar bar("epoch " + std::to_string(epoch + 1) + "/" + std::to_string(config.epochs), n, "img");
     CUDA_CHECK(cudaDeviceSynchronize());  // time the training part of the epoch alone, as the PyTorch script does
     course::HostTimer timer;
-    for (int step = 0; step < steps_per_epoch; ++step) {
-      const int first = step * batch, count = std::min(batch, n - first);
-      ++global_step;
-      gather_batch(train.images.data(), train.labels.data(), n, train.per_example, order.data(), first, count,
-                   x.data(), labels.data());
-      net.forward_backward(x.data(), labels.data(), count);
-      accumulate_loss(net.loss().row_loss(), count, global_step, counters.loss_sum.data(), counters.bad_step());
-      predict_and_count(net.logits(), labels.data(), count, classes, predictions.data(), counters.correct());
-      optimizer.step();
-      if ((step + 1) % kReportEvery == 0 && step + 1 < steps_per_epoch) {
-        const Report r = read_report(counters, steps_per_epoch);
-        watch.at_step(global_step, r.loss_sum / (first + count));
+    for (size_t k = 0; k < stretches.size(); ++k) {
+      run_stretch[k]();
+      const int last = stretches[k].second;
+      if (last < steps_per_epoch) {
+        const Report r = read_report(counters, steps_per_epoch, first_step);
+        const int seen = std::min(n, last * batch);
+        watch.at_step(first_step + last, r.loss_sum / seen);
         char status[64];
-        std::snprintf(status, sizeof status, "loss %.4f", r.loss_sum / (first + count));
-        bar.update(first + count, status);
+        std::snprintf(status, sizeof status, "loss %.4f", r.loss_sum / seen);
+        bar.update(seen, status);
       }
     }
     CUDA_CHECK(cudaDeviceSynchronize());
     const double seconds = timer.seconds();
-    const Report r = read_report(counters, steps_per_epoch);
+    const Report r = read_report(counters, steps_per_epoch, first_step);
     const double train_loss = r.loss_sum / n, train_acc = double(r.correct) / n;
-    watch.at_step(global_step, train_loss);
+    watch.at_step(first_step + steps_per_epoch, train_loss);
     char status[64];
     std::snprintf(status, sizeof status, "loss %.4f", train_loss);
     bar.finish(status);

@@ -8,6 +8,7 @@
 // The host reads the device's loss sum only at report points: every kReportEvery steps (the
 // progress bar) and at the end of an epoch; a NaN/Inf loss then stops training with its step.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -41,9 +42,20 @@ struct GpuTrainConfig : host_training::TrainConfig {
 // NaN loss. The per-epoch numbers are lesson 02's TrainSummary (both trainers report through its
 // EpochLog).
 // extras: what a later lesson adds (lesson 12's layers and Adadelta); empty: this lesson's alone.
+// A later lesson's replay of a stretch of steps: given what enqueues them (on the extras' stream),
+// returns what runs them again each epoch (lesson 12: a CUDA graph captured once, lesson 09's 09.9).
+using StepCapture = std::function<std::function<void()>(const std::function<void()>& enqueue)>;
 struct GpuTrainerExtras {
   LayerMaker layers;                       // builds the layers GpuNetwork does not have
   const DeviceUpdateRule* rule = nullptr;  // an optimizer DeviceOptimizer does not have
+  LossMaker loss;                          // a loss other than this lesson's
+  // Where every launch of a training step goes (nullptr: the default stream; else the network is
+  // set to it, so every layer and the loss must run on a stream), and, with `capture`, how each
+  // stretch of kReportEvery steps is replayed, turned so once before the first epoch. What is
+  // captured bakes in its arguments: the step within the epoch, never the epoch.
+  cudaStream_t stream = nullptr;
+  StepCapture capture;
+  std::string steps_text;  // how the steps run, for the trainer's first lines ("" : says nothing)
 };
 host_training::TrainSummary train_on_gpu(const GpuTrainConfig& config, const host_training::TrainingData& data,
                                          const GpuTrainerExtras& extras = {});
