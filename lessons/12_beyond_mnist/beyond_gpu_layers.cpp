@@ -1,12 +1,15 @@
 // Lesson 12 (given): the GPU layers of sigmoid, tanh and dropout (beyond_gpu_layers.hpp).
 #include "beyond_gpu_layers.hpp"
 
+#include <map>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "beyond_mnist.hpp"
 #include "course/cuda_check.hpp"
 #include "course/error.hpp"
-#include "dropout_mask.hpp"
+#include "dropout_keys.hpp"
 #include "fast_gpu_layers.hpp"
 
 namespace beyond_mnist {
@@ -23,24 +26,29 @@ void ActivationLayer::forward(const float* x, int batch) {
   check_batch(batch, "forward");
   const size_t n = size_t(batch) * out_size();
   if (plan_.spec.kind == LayerKind::sigmoid)
-    sigmoid_forward_gpu(x, output(), n);
+    sigmoid_forward_gpu(x, output(), n, stream_);
   else
-    tanh_forward_gpu(x, output(), n);
+    tanh_forward_gpu(x, output(), n, stream_);
 }
 
 void ActivationLayer::backward(const float*, const float* dy, int batch) {
   check_batch(batch, "backward");
   const size_t n = size_t(batch) * in_size();
   if (plan_.spec.kind == LayerKind::sigmoid)
-    sigmoid_backward_gpu(output(), dy, input_grad(), n);
+    sigmoid_backward_gpu(output(), dy, input_grad(), n, stream_);
   else
-    tanh_backward_gpu(output(), dy, input_grad(), n);
+    tanh_backward_gpu(output(), dy, input_grad(), n, stream_);
 }
 
 DropoutLayer::DropoutLayer(std::string name, size_t index, const host_training::LayerPlan& plan, int max_batch,
                            uint64_t seed)
-    : Layer(std::move(name), plan, max_batch), index_(int(index)), seed_(seed) {
+    : Layer(std::move(name), plan, max_batch), index_(int(index)), seed_(seed), key_and_passes_(2) {
   check_dropout_rate("DropoutLayer", plan.spec.rate);
+  key_and_passes_.zero();
+}
+
+uint64_t DropoutLayer::training_passes() const {
+  return key_and_passes_.to_host()[1];
 }
 
 void DropoutLayer::forward(const float* x, int batch) {
@@ -48,41 +56,123 @@ void DropoutLayer::forward(const float* x, int batch) {
   const size_t n = size_t(batch) * out_size();
   dropped_ = training_ && plan_.spec.rate > 0.0f;
   if (!dropped_) {  // evaluation (or rate 0): the identity
-    CUDA_CHECK(cudaMemcpyAsync(output(), x, n * sizeof(float), cudaMemcpyDeviceToDevice));
+    CUDA_CHECK(cudaMemcpyAsync(output(), x, n * sizeof(float), cudaMemcpyDeviceToDevice, stream_));
     return;
   }
-  key_ = dropout_key(seed_, index_, passes_++);
-  dropout_forward_gpu(x, output(), n, plan_.spec.rate, key_);
+  uint64_t* key = key_and_passes_.data();
+  next_dropout_key(seed_, index_, key + 1, key, stream_);
+  dropout_forward_gpu(x, output(), n, plan_.spec.rate, key, stream_);
 }
 
 void DropoutLayer::backward(const float*, const float* dy, int batch) {
   check_batch(batch, "backward");
   const size_t n = size_t(batch) * in_size();
   if (!dropped_) {
-    CUDA_CHECK(cudaMemcpyAsync(input_grad(), dy, n * sizeof(float), cudaMemcpyDeviceToDevice));
+    CUDA_CHECK(cudaMemcpyAsync(input_grad(), dy, n * sizeof(float), cudaMemcpyDeviceToDevice, stream_));
     return;
   }
-  dropout_backward_gpu(dy, input_grad(), n, plan_.spec.rate, key_);
+  dropout_backward_gpu(dy, input_grad(), n, plan_.spec.rate, key_and_passes_.data(), stream_);
 }
 
-mnist_gpu::LayerMaker gpu_layer_maker(uint64_t seed, bool fast) {
-  return [seed, fast](const std::string& name, size_t index, const host_training::LayerPlan& plan, int max_batch,
-                      mnist_gpu::ParamView weight, mnist_gpu::ParamView bias) -> std::unique_ptr<mnist_gpu::Layer> {
-    const bool input_grad = index > 0;  // the network's input: nobody reads its gradient
-    switch (plan.spec.kind) {
-      case LayerKind::conv:
-        if (fast && runs_fast_conv(plan))
-          return std::make_unique<FastConvLayer>(name, plan, max_batch, weight, bias, input_grad);
-        return nullptr;
-      case LayerKind::dense:
-        if (fast) return std::make_unique<FastDenseLayer>(name, plan, max_batch, weight, bias, input_grad);
-        return nullptr;
-      case LayerKind::sigmoid:
-      case LayerKind::tanh: return std::make_unique<ActivationLayer>(name, plan, max_batch);
-      case LayerKind::dropout: return std::make_unique<DropoutLayer>(name, index, plan, max_batch, seed);
-      default: return nullptr;
-    }
+namespace {
+
+enum class Kernels { lesson08, tiled_conv, implicit_conv, dense, relu_pool, activation, dropout };
+
+// Whether layer `index`'s output can never be negative: a ReLU or a sigmoid wrote it, and only
+// max-pools and dropouts (which keep the sign) came after.
+bool never_negative(const std::vector<host_training::LayerPlan>& plans, size_t index) {
+  for (size_t i = index + 1; i-- > 0;) {
+    const LayerKind kind = plans[i].spec.kind;
+    if (kind == LayerKind::relu || kind == LayerKind::sigmoid) return true;
+    if (kind != LayerKind::maxpool && kind != LayerKind::dropout) return false;
+  }
+  return false;  // the network's input: pixels may have been shifted below 0
+}
+
+// Which kernels run layer `index` (with `layers`); `why`, if given, says why lesson 08's.
+Kernels kernels_for(const std::vector<host_training::LayerPlan>& plans, size_t index, GpuLayers layers,
+                    std::string* why = nullptr) {
+  const host_training::LayerPlan& plan = plans[index];
+  const bool fast = layers == GpuLayers::lesson09;
+  auto lesson08 = [&](const char* reason) {
+    if (why) *why = fast ? reason : "--gpu-layers lesson08";
+    return Kernels::lesson08;
   };
+  switch (plan.spec.kind) {
+    case LayerKind::sigmoid:
+    case LayerKind::tanh: return Kernels::activation;
+    case LayerKind::dropout: return Kernels::dropout;
+    case LayerKind::dense: return fast ? Kernels::dense : lesson08("");
+    case LayerKind::relu: return fast ? Kernels::relu_pool : lesson08("");
+    case LayerKind::conv:
+      if (!fast) return lesson08("");
+      if (runs_tiled_conv(plan)) return Kernels::tiled_conv;
+      if (conv_is_dense(plan)) return Kernels::dense;
+      if (plan.spec.stride == 1 || index == 0) return Kernels::implicit_conv;
+      return lesson08("a strided convolution's input gradient");
+    case LayerKind::maxpool:
+      if (!fast) return lesson08("");
+      if (plan.spec.stride != plan.spec.window) return lesson08("its windows overlap");
+      if (index == 0 || !never_negative(plans, index - 1))
+        return lesson08("its input can be negative: lesson 09's pool folds a ReLU in");
+      return Kernels::relu_pool;
+  }
+  return lesson08("");
+}
+
+}  // namespace
+
+mnist_gpu::LayerMaker gpu_layer_maker(const host_training::ModelSpec& spec, uint64_t seed, GpuLayers layers) {
+  const std::vector<host_training::LayerPlan> plans = host_training::plan_layers(spec);
+  // A relu right before a pool on lesson 09's kernel is folded into it: the pool needs that relu.
+  auto folded = std::make_shared<std::map<size_t, FoldedReluLayer*>>();
+  auto folds = [plans, layers](size_t index) {  // whether relu `index` is folded into the pool after it
+    return plans[index].spec.kind == LayerKind::relu && index + 1 < plans.size() &&
+           plans[index + 1].spec.kind == LayerKind::maxpool &&
+           kernels_for(plans, index + 1, layers) == Kernels::relu_pool;
+  };
+  return [plans, seed, layers, folded, folds](const std::string& name, size_t index, const host_training::LayerPlan& plan,
+                               int max_batch, mnist_gpu::ParamView weight,
+                               mnist_gpu::ParamView bias) -> std::unique_ptr<mnist_gpu::Layer> {
+    if (index >= plans.size() || plans[index].spec.kind != plan.spec.kind)
+      throw course::Error("gpu_layer_maker: layer " + name + " is not the maker's network's layer " +
+                          std::to_string(index + 1));
+    const bool input_grad = index > 0;  // the network's input: nobody reads its gradient
+    switch (kernels_for(plans, index, layers)) {
+      case Kernels::tiled_conv: return std::make_unique<FastConvLayer>(name, plan, max_batch, weight, bias, input_grad);
+      case Kernels::implicit_conv:
+        return std::make_unique<ImplicitConvLayer>(name, plan, max_batch, weight, bias, input_grad);
+      case Kernels::dense: return std::make_unique<FastDenseLayer>(name, plan, max_batch, weight, bias, input_grad);
+      case Kernels::relu_pool: {
+        if (folds(index)) {
+          auto relu = std::make_unique<FoldedReluLayer>(name, plan, max_batch);
+          (*folded)[index] = relu.get();
+          return relu;
+        }
+        const bool after_folded = index > 0 && folds(index - 1) && folded->count(index - 1);
+        return std::make_unique<ReluPoolLayer>(name, plan, max_batch, after_folded ? folded->at(index - 1) : nullptr);
+      }
+      case Kernels::activation: return std::make_unique<ActivationLayer>(name, plan, max_batch);
+      case Kernels::dropout: return std::make_unique<DropoutLayer>(name, index, plan, max_batch, seed);
+      case Kernels::lesson08: return nullptr;
+    }
+    return nullptr;
+  };
+}
+
+std::string stream_problem(const host_training::ModelSpec& spec) {
+  const std::vector<host_training::LayerPlan> plans = host_training::plan_layers(spec);
+  for (size_t i = 0; i < plans.size(); ++i) {
+    std::string why;
+    if (kernels_for(plans, i, GpuLayers::lesson09, &why) == Kernels::lesson08)
+      return "layer " + std::to_string(i + 1) + " '" + host_training::layer_text(plans[i].spec) +
+             "' runs on lesson 08's kernels (" + why + ")";
+  }
+  return "";
+}
+
+mnist_gpu::LossMaker fused_loss_maker() {
+  return [](int classes, int max_batch) { return std::make_unique<FusedSoftmaxCrossEntropy>(classes, max_batch); };
 }
 
 }  // namespace beyond_mnist

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "course/device_buffer.hpp"
 #include "host_training.hpp"
 #include "layer.hpp"
 #include "network.hpp"
@@ -18,10 +19,13 @@ class ActivationLayer : public mnist_gpu::Layer {
   ActivationLayer(std::string name, const host_training::LayerPlan& plan, int max_batch);
   void forward(const float* x, int batch) override;
   void backward(const float* x, const float* dy, int batch) override;
+  bool runs_on_stream() const override { return true; }
 };
 
 // Dropout, drawing a new mask for every training pass: the c-th forward pass while training
 // (c = 0, 1, ...) uses dropout_key(seed, index, c), and the backward pass after it the same key.
+// The key and the count c live in device memory and a one-thread kernel advances them
+// (dropout_keys.hpp): a replayed CUDA graph of training steps draws new masks every time.
 // While not training (set_training(false): evaluation) it copies its input.
 class DropoutLayer : public mnist_gpu::Layer {
  public:
@@ -29,20 +33,31 @@ class DropoutLayer : public mnist_gpu::Layer {
   void forward(const float* x, int batch) override;
   void backward(const float* x, const float* dy, int batch) override;
   void set_training(bool training) override { training_ = training; }
-  uint64_t training_passes() const { return passes_; }
+  bool runs_on_stream() const override { return true; }
+  size_t own_bytes() const override { return 2 * sizeof(uint64_t); }
+  uint64_t training_passes() const;  // waits for the GPU
 
  private:
   int index_;
   uint64_t seed_;
   bool training_ = true;
   bool dropped_ = false;  // whether the last forward pass dropped (backward then applies its mask)
-  uint64_t key_ = 0;      // the last training pass's key
-  uint64_t passes_ = 0;
+  course::DeviceBuffer<uint64_t> key_and_passes_;  // [0] the last training pass's key, [1] passes so far
 };
 
-// Builds ActivationLayer and DropoutLayer (dropout drawing from `seed`) for GpuNetwork, and with
-// `fast` its conv and dense layers on lesson 09's kernels where they run them (fast_gpu_layers.hpp);
+// Which GPU layers build a network: lesson 08's for conv, relu, max-pool and dense, or lesson 09's
+// kernels wherever they run them (fast_gpu_layers.hpp). Sigmoid, tanh and dropout are yours in both.
+enum class GpuLayers { lesson08, lesson09 };
+
+// Builds the layers of `spec` that lesson 08 does not (ActivationLayer, DropoutLayer drawing from
+// `seed`) and, with GpuLayers::lesson09, the others on lesson 09's kernels where they run them;
 // the rest stays lesson 08's.
-mnist_gpu::LayerMaker gpu_layer_maker(uint64_t seed, bool fast);
+mnist_gpu::LayerMaker gpu_layer_maker(const host_training::ModelSpec& spec, uint64_t seed, GpuLayers layers);
+// "" when every layer gpu_layer_maker(spec, ., lesson09) builds (and the loss, fused_loss_maker's)
+// launches on a stream of its own, so that whole training steps can be captured into CUDA graphs;
+// else which layer cannot, and why: "layer 3 'pool2' (its input can be negative: ...)".
+std::string stream_problem(const host_training::ModelSpec& spec);
+// The loss on lesson 09's fused kernel (FusedSoftmaxCrossEntropy), for GpuNetwork.
+mnist_gpu::LossMaker fused_loss_maker();
 
 }  // namespace beyond_mnist

@@ -46,9 +46,13 @@ void tanh_backward_gpu(const float* y, const float* dy, float* dx, size_t n, cud
 void dropout_forward(const float* x, float* y, size_t n, float rate, uint64_t key);
 void dropout_backward(const float* dy, float* dx, size_t n, float rate, uint64_t key);
 
-void dropout_forward_gpu(const float* x, float* y, size_t n, float rate, uint64_t key,
+// On the GPU the key lives in device memory: `key` points to ONE uint64_t there, which the kernel
+// reads when it runs, not when it is launched. A CUDA graph (lesson 09) bakes in every argument of
+// every launch; it stores this pointer, so a replayed training step draws the mask of whatever key
+// was written there before it (lesson 12's dropout layer writes a new one every training step).
+void dropout_forward_gpu(const float* x, float* y, size_t n, float rate, const uint64_t* key,
                          cudaStream_t stream = nullptr);
-void dropout_backward_gpu(const float* dy, float* dx, size_t n, float rate, uint64_t key,
+void dropout_backward_gpu(const float* dy, float* dx, size_t n, float rate, const uint64_t* key,
                           cudaStream_t stream = nullptr);
 
 // Given (argument_checks.cpp): throws course::Error "<function>: the dropout rate must be in

@@ -1,9 +1,18 @@
 #pragma once
 // Lesson 12 (given): lesson 09's faster kernels as layers of lesson 08's GPU network, so that any
-// network a layer list describes trains on them: a convolution on 09.10/09.11's tiled kernels
-// (stride 1, 3x3 or 5x5, at least 8 input channels, small images: conv_tiled_problem), a dense
-// layer on 09.7's fused products. Other convolutions stay lesson 08's. Built from lesson 09's
-// solutions.
+// network a layer list describes trains on them, and on a stream of its own, so that whole training
+// steps can be captured into CUDA graphs (lesson 09's 09.9). Built from lesson 09's solutions.
+//
+//   conv    09.10/09.11's tiled kernels (stride 1, 3x3 or 5x5, at least 8 input channels, outputs
+//           of 4x4 or more: conv_tiled_problem), else 09.2-09.4's implicit GEMM; a convolution whose
+//           window covers its whole input (LeNet-5's third, 16x5x5 -> 120x1x1) IS a dense layer
+//           (the same weights, the same sums), so it runs on 09.7's fused products
+//   dense   09.7's fused products
+//   relu    09.5's ReLU folded into a max-pool, with a 1x1 window: max(0, x) and its mask; a relu
+//           right before such a pool is folded into the pool's kernel itself (FoldedReluLayer)
+//   pool    09.5's kernel when the input cannot be negative (after relu or sigmoid: the ReLU it
+//           folds in then changes nothing) and the windows do not overlap
+//   loss    09.6's softmax-cross-entropy, forward and backward in one kernel
 // The first layer's input gradient is not computed: nobody reads it.
 #include <cstddef>
 #include <memory>
@@ -13,18 +22,20 @@
 #include "host_layers.hpp"
 #include "host_training.hpp"
 #include "layer.hpp"
+#include "softmax_cross_entropy.hpp"
 
 namespace beyond_mnist {
 
 class FastConvLayer : public mnist_gpu::Layer {
  public:
-  // Throws course::Error when the tiled kernels do not run the shape (runs_fast_conv is false).
+  // Throws course::Error when the tiled kernels do not run the shape (runs_tiled_conv is false).
   FastConvLayer(std::string name, const host_training::LayerPlan& plan, int max_batch, mnist_gpu::ParamView weight,
                 mnist_gpu::ParamView bias, bool input_grad);
   void forward(const float* x, int batch) override;
   void backward(const float* x, const float* dy, int batch) override;
   std::string kernels() const override { return "tiled (lesson 09)"; }
   size_t own_bytes() const override { return (tiled_weights_.size() + workspace_.size()) * sizeof(float); }
+  bool runs_on_stream() const override { return true; }
 
  private:
   host_layers::ConvShape shape(int batch) const;
@@ -33,14 +44,35 @@ class FastConvLayer : public mnist_gpu::Layer {
   course::DeviceBuffer<float> tiled_weights_, workspace_;
 };
 
+// A convolution as 09.2-09.4's implicit GEMMs. Its input gradient needs stride 1.
+class ImplicitConvLayer : public mnist_gpu::Layer {
+ public:
+  ImplicitConvLayer(std::string name, const host_training::LayerPlan& plan, int max_batch, mnist_gpu::ParamView weight,
+                    mnist_gpu::ParamView bias, bool input_grad);
+  void forward(const float* x, int batch) override;
+  void backward(const float* x, const float* dy, int batch) override;
+  std::string kernels() const override { return "implicit GEMM (lesson 09)"; }
+  size_t own_bytes() const override { return workspace_.size() * sizeof(float); }
+  bool runs_on_stream() const override { return true; }
+
+ private:
+  host_layers::ConvShape shape(int batch) const;
+  mnist_gpu::ParamView weight_, bias_;
+  bool input_grad_;
+  course::DeviceBuffer<float> workspace_;
+};
+
+// A dense layer, or a convolution whose window covers its whole input (conv_is_dense), on 09.7's
+// fused products: x [batch x in_size], W [out_c x in_size] in both cases.
 class FastDenseLayer : public mnist_gpu::Layer {
  public:
   FastDenseLayer(std::string name, const host_training::LayerPlan& plan, int max_batch, mnist_gpu::ParamView weight,
                  mnist_gpu::ParamView bias, bool input_grad);
   void forward(const float* x, int batch) override;
   void backward(const float* x, const float* dy, int batch) override;
-  std::string kernels() const override { return "fused (lesson 09)"; }
+  std::string kernels() const override { return "fused dense products (lesson 09)"; }
   size_t own_bytes() const override { return workspace_.size() * sizeof(float); }
+  bool runs_on_stream() const override { return true; }
 
  private:
   mnist_gpu::ParamView weight_, bias_;
@@ -48,7 +80,60 @@ class FastDenseLayer : public mnist_gpu::Layer {
   course::DeviceBuffer<float> workspace_;
 };
 
+class FoldedReluLayer;
+
+// relu (as a 1x1 max-pool with the ReLU folded in) or a max-pool of non-negative inputs, on 09.5's
+// kernels; the backward pass reads only the argmax the forward pass wrote. A pool given the relu
+// before it (`folded`) reads that relu's input and writes that relu's input gradient itself.
+class ReluPoolLayer : public mnist_gpu::Layer {
+ public:
+  ReluPoolLayer(std::string name, const host_training::LayerPlan& plan, int max_batch,
+                const FoldedReluLayer* folded = nullptr);
+  void forward(const float* x, int batch) override;
+  void backward(const float* x, const float* dy, int batch) override;
+  std::string kernels() const override;
+  size_t own_bytes() const override { return argmax_.size() * sizeof(int); }
+  bool runs_on_stream() const override { return true; }
+
+ private:
+  host_layers::PoolShape shape(int batch) const;
+  course::DeviceBuffer<int> argmax_;
+  const FoldedReluLayer* folded_;
+};
+
+// A ReLU right before a max-pool that ReluPoolLayer runs: 09.5's kernel does both in one pass. While
+// training this layer only remembers where its input is (forward) and leaves its input gradient to
+// the pool (backward): its output() is not written. In evaluation it writes its output as a relu
+// does (the feature maps' picture reads it).
+class FoldedReluLayer : public ReluPoolLayer {
+ public:
+  FoldedReluLayer(std::string name, const host_training::LayerPlan& plan, int max_batch)
+      : ReluPoolLayer(std::move(name), plan, max_batch) {}
+  void forward(const float* x, int batch) override;
+  void backward(const float* x, const float* dy, int batch) override;
+  void set_training(bool training) override { training_ = training; }
+  std::string kernels() const override { return "folded into the next max-pool (lesson 09)"; }
+  const float* input() const { return input_; }  // the last forward's x
+  float* gradient_of_input() const { return const_cast<FoldedReluLayer*>(this)->input_grad(); }
+
+ private:
+  bool training_ = true;
+  const float* input_ = nullptr;
+};
+
+// The loss on 09.6's fused kernel: forward writes row_loss() and logits_grad() at once (probs() is
+// not written), backward has nothing left to do.
+class FusedSoftmaxCrossEntropy : public mnist_gpu::SoftmaxCrossEntropy {
+ public:
+  using SoftmaxCrossEntropy::SoftmaxCrossEntropy;
+  void forward(const float* logits, const int* labels, int batch) override;
+  void backward(const int* labels, int batch) override;
+  bool runs_on_stream() const override { return true; }
+};
+
 // Whether lesson 09's tiled kernels run this convolution.
-bool runs_fast_conv(const host_training::LayerPlan& plan);
+bool runs_tiled_conv(const host_training::LayerPlan& plan);
+// Whether this convolution's window covers its whole (unpadded) input: one output pixel, a dense layer.
+bool conv_is_dense(const host_training::LayerPlan& plan);
 
 }  // namespace beyond_mnist

@@ -3,6 +3,8 @@
 // 08's trainer and layers, yours for sigmoid, tanh, dropout and Adadelta) or on the CPU (lesson 02's
 // trainer on lesson 11's layers and yours). Named networks are the description files in models/.
 #include <cstdio>
+#include <functional>
+#include <memory>
 #include <string>
 
 #include "adadelta_rules.hpp"
@@ -14,6 +16,7 @@
 #include "course/main.hpp"
 #include "epoch_log.hpp"
 #include "host_training.hpp"
+#include "step_graph.hpp"
 #include "train_flags.hpp"
 #include "trainer.hpp"
 #include "your_steps_check.hpp"
@@ -89,6 +92,9 @@ int main(int argc, char** argv) {
     args.add_choice("--gpu-layers", "lesson09", {"lesson09", "lesson08"},
                     "GPU: conv and dense layers on lesson 09's kernels where they run them (tiled convolutions, "
                     "fused dense products), or all on lesson 08's");
+    args.add_choice("--graph", "on", {"on", "off"},
+                    "GPU: replay the training steps from CUDA graphs (lesson 09) when every layer runs on lesson "
+                    "09's kernels or yours and the optimizer is not adam; off: launch them one by one");
     args.add_int("--threads", 0, 0, 1024,
                  "CPU only: threads of lesson 11's layers (0: all cores, " +
                      std::to_string(fast_cpu::default_threads()) + " here)");
@@ -107,7 +113,7 @@ int main(int argc, char** argv) {
     const bool use_gpu = device == "gpu" || (device == "auto" && course::gpu_available());
     beyond_mnist::check_your_steps(use_gpu);  // an unwritten step stops here, in one line
     if (!use_gpu) {
-      for (const char* flag : {"--profile", "--profile-steps", "--conv", "--gpu-layers"})
+      for (const char* flag : {"--profile", "--profile-steps", "--conv", "--gpu-layers", "--graph"})
         if (args.given(flag)) std::printf("note: %s applies to the GPU only; ignored\n", flag);
       if (device == "auto")
         std::printf("no usable CUDA GPU (%s): training on the CPU\n", course::query_devices().reason.c_str());
@@ -120,9 +126,29 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (args.given("--threads")) std::printf("note: --threads applies to the CPU only; ignored\n");
+    const bool fast = args.get_string("--gpu-layers") == "lesson09";
+    const host_training::ModelSpec spec = host_training::model_for_data(config.model, data);
     mnist_gpu::GpuTrainerExtras extras;
-    extras.layers = beyond_mnist::gpu_layer_maker(config.seed, args.get_string("--gpu-layers") == "lesson09");
+    extras.layers = beyond_mnist::gpu_layer_maker(
+        spec, config.seed, fast ? beyond_mnist::GpuLayers::lesson09 : beyond_mnist::GpuLayers::lesson08);
     extras.rule = &beyond_mnist::adadelta_device_rule();
+    // Whole steps in CUDA graphs need every launch on one stream and every argument fixed at capture.
+    const std::string problem = !fast                             ? "--gpu-layers lesson08"
+                                : args.get_string("--graph") == "off" ? "--graph off"
+                                : config.optimizer == "adam"         ? "adam's step number changes every step"
+                                                                    : beyond_mnist::stream_problem(spec);
+    fast_training::Stream stream;
+    if (fast) extras.loss = beyond_mnist::fused_loss_maker();
+    if (problem.empty()) {
+      extras.stream = stream.get();
+      extras.capture = [s = stream.get()](const std::function<void()>& enqueue) -> std::function<void()> {
+        auto graph = std::make_shared<fast_training::GraphExec>(fast_training::capture_graph(s, enqueue));
+        return [graph, s] { graph->launch(s); };
+      };
+      extras.steps_text = "replayed from CUDA graphs (lesson 09's 09.9), every layer on a stream of its own";
+    } else {
+      extras.steps_text = "launched one by one (" + problem + ")";
+    }
     host_training::print_summary(mnist_gpu::train_on_gpu(config, data, extras), "GPU");
     return 0;
   });

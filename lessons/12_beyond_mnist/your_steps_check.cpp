@@ -112,9 +112,12 @@ void check_dropout(bool gpu) {
   std::vector<double> expected(kValues);
   for (size_t i = 0; i < kValues; ++i)
     expected[i] = dropout_keeps(kKey, i, kRate) ? double(x[i] * dropout_scale(kRate)) : 0.0;
-  const Unary f = gpu ? Unary([](const float* a, float* b, size_t n) { dropout_forward_gpu(a, b, n, kRate, kKey); })
+  course::DeviceBuffer<uint64_t> key(gpu ? 1 : 0);  // the GPU reads its key from device memory
+  if (gpu) key.upload(std::vector<uint64_t>{kKey});
+  const uint64_t* k = key.data();
+  const Unary f = gpu ? Unary([k](const float* a, float* b, size_t n) { dropout_forward_gpu(a, b, n, kRate, k); })
                       : Unary([](const float* a, float* b, size_t n) { dropout_forward(a, b, n, kRate, kKey); });
-  const Unary b = gpu ? Unary([](const float* a, float* d, size_t n) { dropout_backward_gpu(a, d, n, kRate, kKey); })
+  const Unary b = gpu ? Unary([k](const float* a, float* d, size_t n) { dropout_backward_gpu(a, d, n, kRate, k); })
                       : Unary([](const float* a, float* d, size_t n) { dropout_backward(a, d, n, kRate, kKey); });
   expect_close(c, "dropout_forward" + suffix, "y", run(gpu, f, x), expected);
   expect_close(c, "dropout_backward" + suffix, "dx", run(gpu, b, x), expected);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "beyond_gpu_layers.hpp"
 #include "beyond_host_network.hpp"
 #include "course/rng.hpp"
 #include "course_test.hpp"
@@ -126,6 +127,31 @@ TEST_CASE("the named networks of models/ plan as their files say", "[12-host_net
     CHECK(count == n.parameters);
     if (n.shapes) CHECK(host_training::plan_summary(spec) == n.shapes);
   }
+}
+
+TEST_CASE("stream_problem names the first layer that keeps a network out of CUDA graphs", "[12-host_network]") {
+  auto problem = [](const char* layers, int channels = 1, int side = 28) {
+    ModelSpec spec = host_training::model_from_text(layers);
+    spec.in_channels = channels, spec.height = spec.width = side;
+    return beyond_mnist::stream_problem(spec);
+  };
+  for (const char* name : {"mlp", "lenet5", "lenet5_classic", "mnist_cnn", "colour_cnn"}) {
+    INFO(name);
+    ModelSpec spec = host_training::model_by_name(std::string("@") + COURSE_MODELS_DIR + "/" + name + ".txt");
+    spec.in_channels = std::string(name) == "colour_cnn" ? 3 : 1;
+    spec.height = spec.width = spec.in_channels == 3 ? 32 : 28;
+    CHECK(beyond_mnist::stream_problem(spec).empty());
+  }
+  // Lesson 09's pool folds a ReLU in: right after relu or sigmoid (also past a dropout), wrong after tanh.
+  CHECK(problem("conv3x3x8,relu,dropout0.5,pool2,dense10").empty());
+  CHECK(problem("conv3x3x8,tanh,pool2,dense10") ==
+        "layer 3 'pool2' runs on lesson 08's kernels (its input can be negative: lesson 09's pool folds a ReLU in)");
+  CHECK(problem("pool2,dense10") ==
+        "layer 1 'pool2' runs on lesson 08's kernels (its input can be negative: lesson 09's pool folds a ReLU in)");
+  CHECK(problem("conv3x3x8,relu,pool3s2,dense10") == "layer 3 'pool3s2' runs on lesson 08's kernels (its windows overlap)");
+  CHECK(problem("conv3x3x8,relu,conv3x3x8s2,dense10") ==
+        "layer 3 'conv3x3x8s2' runs on lesson 08's kernels (a strided convolution's input gradient)");
+  CHECK(problem("conv3x3x8s2,relu,dense10").empty());  // the first layer's input gradient is not needed
 }
 
 TEST_CASE("train_beyond's look at your steps passes finished host functions", "[12-host_network]") {

@@ -16,6 +16,7 @@
 #include "host_training.hpp"
 #include "network.hpp"
 #include "optimizer.hpp"
+#include "step_graph.hpp"
 #include "your_steps_check.hpp"
 
 #ifndef COURSE_MODELS_DIR
@@ -51,8 +52,17 @@ host_training::ModelSpec spec_of(const Case& c) {
   return spec;
 }
 
-// fast: conv and dense layers on lesson 09's kernels where they run them, else all lesson 08's.
-void check_same_steps(const Case& c, bool fast) {
+// How the GPU runs the steps: lesson 08's layers; lesson 09's kernels where they run them, launched
+// one by one; or those on a stream of their own, the step (forward, loss, backward, update) captured
+// once into a CUDA graph and replayed for every step, the batch copied into the same buffers first.
+enum class Mode { lesson08, lesson09, graph };
+const char* mode_name(Mode m) {
+  return m == Mode::lesson08 ? "lesson 08's layers"
+         : m == Mode::lesson09 ? "lesson 09's kernels where they run, one by one"
+                               : "lesson 09's kernels, steps replayed from one CUDA graph";
+}
+
+void check_same_steps(const Case& c, Mode mode) {
   const host_training::ModelSpec spec = spec_of(c);
   const uint64_t seed = 3;
   const size_t per_example = size_t(c.channels) * c.side * c.side;
@@ -76,17 +86,39 @@ void check_same_steps(const Case& c, bool fast) {
   }
 
   // The GPU: lesson 08's network with lesson 12's layers, lesson 08's optimizer with Adadelta.
+  const bool graph = mode == Mode::graph;
+  const auto layers = mode == Mode::lesson08 ? beyond_mnist::GpuLayers::lesson08 : beyond_mnist::GpuLayers::lesson09;
   mnist_gpu::GpuNetwork gpu(spec, init, kBatch, mnist_gpu::ConvAlgorithm::automatic,
-                            beyond_mnist::gpu_layer_maker(seed, fast));
-  INFO("GPU layers: " << (fast ? "lesson 09's where they run" : "lesson 08's") << ", convolutions: "
-                      << gpu.conv_summary());
+                            beyond_mnist::gpu_layer_maker(spec, seed, layers),
+                            layers == beyond_mnist::GpuLayers::lesson09 ? beyond_mnist::fused_loss_maker() : nullptr);
+  INFO(c.model << " on the GPU: " << mode_name(mode) << ", convolutions: " << gpu.conv_summary());
+  REQUIRE(gpu.runs_on_stream() == (layers == beyond_mnist::GpuLayers::lesson09));
+  REQUIRE(beyond_mnist::stream_problem(spec).empty());
   mnist_gpu::DeviceOptimizer gpu_opt(config, gpu.parameters(), &beyond_mnist::adadelta_device_rule());
-  course::DeviceBuffer<float> dx(x);
-  course::DeviceBuffer<int> dlabels(labels);
+  course::DeviceBuffer<float> dx(x), step_x(size_t(kBatch) * per_example);
+  course::DeviceBuffer<int> dlabels(labels), step_labels{size_t(kBatch)};
   gpu.set_training(true);
+  fast_training::Stream stream;
+  fast_training::GraphExec step_graph;
+  if (graph) {
+    gpu.set_stream(stream.get());
+    step_graph = fast_training::GraphExec(fast_training::capture_graph(stream.get(), [&] {
+      gpu.forward_backward(step_x.data(), step_labels.data(), kBatch);
+      gpu_opt.step(stream.get());
+    }));
+  }
   for (int s = 0; s < kSteps; ++s) {
-    gpu.forward_backward(dx.data() + size_t(s) * kBatch * per_example, dlabels.data() + size_t(s) * kBatch, kBatch);
+    const float* batch_x = dx.data() + size_t(s) * kBatch * per_example;
+    const int* batch_labels = dlabels.data() + size_t(s) * kBatch;
     std::vector<float> rows(static_cast<size_t>(kBatch), 0.0f);
+    if (graph) {  // the step's batch into the graph's buffers (the default stream waits for the stream)
+      CUDA_CHECK(cudaMemcpy(step_x.data(), batch_x, step_x.bytes(), cudaMemcpyDeviceToDevice));
+      CUDA_CHECK(cudaMemcpy(step_labels.data(), batch_labels, step_labels.bytes(), cudaMemcpyDeviceToDevice));
+      step_graph.launch(stream.get());
+      CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+    } else {
+      gpu.forward_backward(batch_x, batch_labels, kBatch);
+    }
     CUDA_CHECK(cudaMemcpy(rows.data(), gpu.loss().row_loss(), rows.size() * sizeof(float), cudaMemcpyDeviceToHost));
     double mean = 0;
     for (float r : rows) mean += r;
@@ -94,8 +126,9 @@ void check_same_steps(const Case& c, bool fast) {
     INFO(c.model << ": loss of step " << s + 1 << " (CPU " << cpu_losses[size_t(s)] << ")");
     CHECK(std::isfinite(mean));
     CHECK(std::fabs(mean - cpu_losses[size_t(s)]) <= kLossAtol + kLossRtol * std::fabs(cpu_losses[size_t(s)]));
-    gpu_opt.step();
+    if (!graph) gpu_opt.step();
   }
+  if (graph) gpu.set_stream(nullptr);  // evaluation below on the default stream, as the trainer's
 
   const std::vector<host_training::Parameter> after = gpu.parameters().download();
   REQUIRE(after.size() == init.size());
@@ -125,18 +158,24 @@ void check_same_steps(const Case& c, bool fast) {
 }  // namespace
 
 TEST_CASE("mlp (dropout 0.2): 3 GPU steps with SGD equal the CPU's", "[12-same_steps_gpu]") {
-  for (bool fast : {false, true}) check_same_steps({"mlp", 1, 28, "sgd", 0.05f}, fast);
+  for (Mode mode : {Mode::lesson08, Mode::lesson09, Mode::graph}) check_same_steps({"mlp", 1, 28, "sgd", 0.05f}, mode);
 }
 TEST_CASE("lenet5 on 3x32x32 (sigmoid): 3 GPU steps with Adadelta equal the CPU's", "[12-same_steps_gpu]") {
-  for (bool fast : {false, true}) check_same_steps({"lenet5", 3, 32, "adadelta", 1.0f}, fast);
+  for (Mode mode : {Mode::lesson08, Mode::lesson09, Mode::graph}) check_same_steps({"lenet5", 3, 32, "adadelta", 1.0f}, mode);
 }
 TEST_CASE("mnist_cnn (dropout 0.25 and 0.5): 3 GPU steps with Adadelta equal the CPU's", "[12-same_steps_gpu]") {
-  for (bool fast : {false, true}) check_same_steps({"mnist_cnn", 1, 28, "adadelta", 1.0f}, fast);
+  for (Mode mode : {Mode::lesson08, Mode::lesson09, Mode::graph}) check_same_steps({"mnist_cnn", 1, 28, "adadelta", 1.0f}, mode);
 }
 TEST_CASE("colour_cnn on 3x32x32: 3 GPU steps with Adadelta equal the CPU's", "[12-same_steps_gpu]") {
-  for (bool fast : {false, true}) check_same_steps({"colour_cnn", 3, 32, "adadelta", 1.0f}, fast);
+  for (Mode mode : {Mode::lesson08, Mode::lesson09, Mode::graph}) check_same_steps({"colour_cnn", 3, 32, "adadelta", 1.0f}, mode);
 }
 
 TEST_CASE("train_beyond's look at your steps passes finished kernels", "[12-same_steps_gpu]") {
   CHECK_NOTHROW(beyond_mnist::check_your_steps(true));
+}
+
+TEST_CASE("lenet5_classic (its third convolution a dense product): 3 GPU steps with SGD equal the CPU's",
+          "[12-same_steps_gpu]") {
+  for (Mode mode : {Mode::lesson08, Mode::lesson09, Mode::graph})
+    check_same_steps({"lenet5_classic", 1, 28, "sgd", 0.1f}, mode);
 }
