@@ -2,10 +2,8 @@
 // Shared by lesson 12's CPU and GPU tests: the sizes, the inputs and the references, written out
 // from the contracts in beyond_mnist.hpp. The references run in double (12.1, 12.3) or repeat the
 // contract's one float multiply (12.2, compared bit for bit).
-#include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -13,22 +11,15 @@
 #include "course/rng.hpp"
 #include "course_test.hpp"
 #include "dropout_mask.hpp"
+#include "exact_checks.hpp"
 
 namespace beyond_mnist_test {
 
 // 1, 3, 17: smaller than a warp and odd; 1000, 4099: not multiples of any block size.
 inline std::vector<size_t> test_sizes() { return {1, 3, 17, 1000, 4099}; }
 
-// The message of the course::Error that f() throws, or "" when it throws none.
-template <typename F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const course::Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using course::test::error_of;              // the message a refused call throws
+using course::test::first_bit_difference;  // exact comparisons (12.2, and the state after a refused call)
 
 // ---- 12.1 ---------------------------------------------------------------------------------------
 // Outputs lie in [0, 1] (sigmoid) or [-1, 1] (tanh), where float's spacing is at most 2^-23.
@@ -95,13 +86,6 @@ inline std::vector<float> dropout_expected(const std::vector<float>& x, float ra
   std::vector<float> y(x.size());
   for (size_t i = 0; i < x.size(); ++i) y[i] = beyond_mnist::dropout_keeps(key, i, rate) ? x[i] * scale : 0.0f;
   return y;
-}
-
-// Index of the first element whose bits differ, or -1 (a tolerance of 0 would let -0 pass for 0).
-inline long long first_bit_difference(const std::vector<float>& a, const std::vector<float>& b) {
-  for (size_t i = 0; i < a.size() && i < b.size(); ++i)
-    if (std::memcmp(&a[i], &b[i], sizeof(float)) != 0) return static_cast<long long>(i);
-  return a.size() == b.size() ? -1 : static_cast<long long>(std::min(a.size(), b.size()));
 }
 
 // Fails naming the first element of `what` (written by `file`) whose bits differ from the

@@ -14,10 +14,14 @@
 #include "beyond_mnist.hpp"
 #include "beyond_mnist_references.hpp"
 #include "course_test.hpp"
-#include "gpu_buffers.hpp"
+#include "guarded_buffers.hpp"
 
 using namespace beyond_mnist_test;
 using course::DeviceBuffer;
+using course::test::download_checked;
+using course::test::gpu_sizes;
+using course::test::guarded;
+using course::test::poisoned;
 using course::test::random_vector;
 
 namespace {

@@ -9,12 +9,17 @@
 #include "beyond_mnist_references.hpp"
 #include "course_test.hpp"
 #include "dropout_mask.hpp"
-#include "gpu_buffers.hpp"
+#include "guarded_buffers.hpp"
 
 using namespace beyond_mnist_test;
 using beyond_mnist::dropout_key;
 using course::DeviceBuffer;
+using course::test::download_checked;
+using course::test::gpu_sizes;
+using course::test::guarded;
+using course::test::poisoned;
 using course::test::random_vector;
+using course::test::still_poisoned;
 
 TEST_CASE("dropout kernels give the contract's bits, forward and backward, at every size", "[12.2]") {
   for (float rate : {0.0f, 0.1f, 0.5f, 0.8f})

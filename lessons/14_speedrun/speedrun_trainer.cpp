@@ -1,0 +1,194 @@
+// Lesson 14 (given): the speedrun trainer (speedrun_trainer.hpp).
+#include "speedrun_trainer.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+#include "beyond_gpu_layers.hpp"
+#include "course/atomic_file.hpp"
+#include "course/cuda_check.hpp"
+#include "course/device_info.hpp"
+#include "course/error.hpp"
+#include "course/timer.hpp"
+#include "device_data.hpp"
+#include "epoch_counters.hpp"
+#include "evaluation.hpp"
+#include "image_shift.hpp"
+#include "mnist_gpu.hpp"
+#include "network.hpp"
+#include "optimizer.hpp"
+#include "speedrun.hpp"
+#include "step_graph.hpp"
+#include "trainer.hpp"
+
+namespace speedrun {
+
+namespace {
+
+// Examples first .. first + count - 1 of a data set, as a data set of their own.
+course::Dataset slice(const course::Dataset& all, int first, int count) {
+  course::Dataset part;
+  std::vector<int> dims = all.images.dims();
+  const size_t per_example = all.images.size() / size_t(all.count());
+  dims[0] = count;
+  part.images = course::HostTensor(dims);
+  std::copy_n(all.images.data() + size_t(first) * per_example, size_t(count) * per_example, part.images.data());
+  part.labels.assign(all.labels.begin() + first, all.labels.begin() + first + count);
+  return part;
+}
+
+SeedResult run_seed(const Recipe& r, const host_training::ModelSpec& spec, const mnist_gpu::DeviceDataset& train,
+                    const mnist_gpu::DeviceDataset& eval, uint64_t seed) {
+  SeedResult result;
+  result.seed = seed;
+  course::HostTimer whole;
+  fast_training::Stream stream;
+  const cudaStream_t s = stream.get();
+  const int n = train.count, batch = std::min(r.batch, n);
+  const int steps_per_epoch = (n + batch - 1) / batch, total_steps = steps_per_epoch * r.epochs;
+  const int warmup_steps = std::min(total_steps - 1, int(std::lround(double(r.warmup) * total_steps)));
+
+  mnist_gpu::GpuNetwork net(spec, host_training::init_parameters(spec, seed), std::max(batch, mnist_gpu::kEvalBatch),
+                            mnist_gpu::ConvAlgorithm::automatic,
+                            beyond_mnist::gpu_layer_maker(spec, seed, beyond_mnist::GpuLayers::lesson09),
+                            smoothed_loss_maker(r.smoothing));
+  net.set_stream(s);
+  host_training::OptimizerConfig config;
+  config.kind = r.optimizer, config.lr = r.peak_lr(), config.momentum = r.momentum;
+  config.weight_decay = r.weight_decay;
+  const mnist_gpu::DeviceUpdateRule rule = scheduled_rule(r.optimizer, r.schedule, total_steps, warmup_steps);
+  mnist_gpu::DeviceOptimizer optimizer(config, net.parameters(), &rule);
+
+  // Everything the run reads is on the GPU before the clock starts: the images, and every epoch's
+  // order (lesson 02's, one after another).
+  const int per_example = train.per_example;
+  course::DeviceBuffer<float> gathered(size_t(batch) * per_example), x(size_t(batch) * per_example);
+  course::DeviceBuffer<int> labels{size_t(batch)}, order{size_t(n) * r.epochs};
+  std::vector<int> orders;
+  for (int e = 0; e < r.epochs; ++e) {
+    const std::vector<int> one = host_training::epoch_order(n, seed, e);
+    orders.insert(orders.end(), one.begin(), one.end());
+  }
+  order.upload(orders);
+  mnist_gpu::EpochCounters counters;  // the NaN flag (and a loss sum nobody reads)
+
+  auto enqueue_epoch = [&](int epoch) {
+    for (int step = 0; step < steps_per_epoch; ++step) {
+      const int first = step * batch, count = std::min(batch, n - first), number = epoch * steps_per_epoch + step;
+      float* into = r.shift > 0 ? gathered.data() : x.data();
+      mnist_gpu::gather_batch(train.images.data(), train.labels.data(), n, per_example, order.data() + size_t(epoch) * n,
+                              first, count, into, labels.data(), s);
+      if (r.shift > 0)
+        shift_images_gpu(gathered.data(), x.data(), count, spec.in_channels, spec.height, spec.width, r.shift,
+                         shift_key(seed, uint64_t(number)), s);
+      net.forward_backward(x.data(), labels.data(), count);
+      mnist_gpu::accumulate_loss(net.loss().row_loss(), count, number + 1, counters.loss_sum.data(),
+                                 counters.bad_step(), s);
+      optimizer.step(s);  // the schedule's rate for this step
+    }
+  };
+
+  net.set_training(true);
+  std::vector<fast_training::GraphExec> graphs;
+  if (r.graph)
+    for (int e = 0; e < r.epochs; ++e)
+      graphs.emplace_back(fast_training::capture_graph(s, [&, e] { enqueue_epoch(e); }));
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  result.setup_ms = whole.milliseconds();
+
+  course::CudaEventTimer clock;
+  clock.start(s);
+  for (int e = 0; e < r.epochs; ++e) {
+    if (r.graph)
+      graphs[size_t(e)].launch(s);
+    else
+      enqueue_epoch(e);
+  }
+  clock.stop(s);
+  result.train_ms = clock.milliseconds();
+  mnist_gpu::read_report(counters, steps_per_epoch);  // stops on a NaN loss
+
+  net.set_training(false);
+  const mnist_gpu::GpuEvaluation evaluation = mnist_gpu::evaluate_on_gpu(net, eval);
+  result.accuracy = evaluation.accuracy, result.loss = evaluation.loss;
+  result.whole_ms = whole.milliseconds();
+  return result;
+}
+
+}  // namespace
+
+double SpeedrunResult::mean_accuracy() const {
+  double sum = 0;
+  for (const SeedResult& r : runs) sum += r.accuracy;
+  return runs.empty() ? 0 : sum / double(runs.size());
+}
+
+double SpeedrunResult::min_accuracy() const {
+  double least = runs.empty() ? 0 : runs.front().accuracy;
+  for (const SeedResult& r : runs) least = std::min(least, r.accuracy);
+  return least;
+}
+
+double SpeedrunResult::median_train_ms() const {
+  std::vector<double> times;
+  for (const SeedResult& r : runs) times.push_back(r.train_ms);
+  return times.empty() ? 0 : course::median(times);
+}
+
+host_training::ModelSpec speedrun_model(const Recipe& recipe, const host_training::TrainingData& data,
+                                        const std::string& models_dir) {
+  // A name without a comma, '@' or '/' may be a file of models/ (as lesson 12's --model).
+  const std::string file = models_dir + "/" + recipe.model + ".txt";
+  const bool named = recipe.model.find_first_of("/@,.") == std::string::npos && std::ifstream(file).good();
+  host_training::ModelSpec spec;
+  try {
+    spec = host_training::model_for_data(named ? "@" + file : recipe.model, data);
+  } catch (const course::Error& e) {
+    throw course::Error(std::string("--model: ") + e.what());
+  }
+  const std::string problem = beyond_mnist::stream_problem(spec);
+  if (!problem.empty())
+    throw course::Error("--model: every layer of a speedrun runs on lesson 09's kernels or yours, inside CUDA "
+                        "graphs; " + problem);
+  return spec;
+}
+
+SpeedrunResult run_speedrun(const Recipe& recipe, const host_training::TrainingData& data,
+                            const host_training::ModelSpec& spec, const std::string& out_dir) {
+  if (recipe.epochs < 1 || recipe.batch < 1 || recipe.seeds < 1)
+    throw course::Error("epochs, batch and seeds must be >= 1");
+  const int all = data.train.count();
+  if (recipe.val < 0 || recipe.val >= all)
+    throw course::Error("--val " + std::to_string(recipe.val) + ": must leave training images (0 .. " +
+                        std::to_string(all - 1) + ")");
+  course::require_gpu("train_speedrun");
+  if (!out_dir.empty()) course::create_folder(out_dir, "for --out");
+
+  // The validation split is the END of the training set: never trained on, and the test set is
+  // then not read at all.
+  SpeedrunResult result;
+  result.evaluated = recipe.val > 0 ? "validation" : "test";
+  const mnist_gpu::DeviceDataset train(recipe.val > 0 ? slice(data.train, 0, all - recipe.val) : data.train);
+  const mnist_gpu::DeviceDataset eval(recipe.val > 0 ? slice(data.train, all - recipe.val, recipe.val) : data.test);
+
+  std::string csv = "seed,accuracy,loss,train_ms,setup_ms,whole_ms\n";
+  for (int k = 0; k < recipe.seeds; ++k) {
+    const SeedResult r = run_seed(recipe, spec, train, eval, recipe.first_seed + uint64_t(k));
+    result.runs.push_back(r);
+    std::printf("seed %3llu  %s acc %6.2f %%  loss %.4f  training %8.1f ms  (set-up %6.1f ms, whole run %7.1f ms)\n",
+                static_cast<unsigned long long>(r.seed), result.evaluated.c_str(), 100 * r.accuracy, r.loss,
+                r.train_ms, r.setup_ms, r.whole_ms);
+    std::fflush(stdout);
+    char line[160];
+    std::snprintf(line, sizeof line, "%llu,%.6f,%.6f,%.3f,%.3f,%.3f\n", static_cast<unsigned long long>(r.seed),
+                  r.accuracy, r.loss, r.train_ms, r.setup_ms, r.whole_ms);
+    csv += line;
+  }
+  if (!out_dir.empty()) course::write_file_atomically(out_dir + "/runs.csv", csv);
+  return result;
+}
+
+}  // namespace speedrun

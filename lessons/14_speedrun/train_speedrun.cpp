@@ -1,0 +1,128 @@
+// train_speedrun: lesson 14's speedrun. One recipe (network, batch, epochs, optimizer and its
+// one-cycle schedule, label smoothing, random shifts), trained once per seed on the GPU with every
+// step inside CUDA graphs; prints each seed's accuracy and training time, then the mean and minimum
+// accuracy and the median time against the lesson's bar. The rules are in the README.
+#include <cstdio>
+#include <string>
+
+#include "course/cli.hpp"
+#include "course/device_info.hpp"
+#include "course/error.hpp"
+#include "course/main.hpp"
+#include "host_training.hpp"
+#include "speedrun_trainer.hpp"
+#include "train_flags.hpp"  // number_text
+#include "training_data.hpp"
+
+#ifndef COURSE_OUTPUT_DIR
+#define COURSE_OUTPUT_DIR "out"
+#endif
+#ifndef COURSE_SPEEDRUN_MODELS_DIR  // lessons/14_speedrun/models
+#define COURSE_SPEEDRUN_MODELS_DIR "models"
+#endif
+
+namespace {
+
+constexpr double kTargetAccuracy = 0.99;  // the bar: mean test accuracy over the seeds ...
+constexpr double kTargetSeconds = 0.5;    // ... in at most this median training time (H100)
+constexpr int kRuleSeeds = 10;            // ... over at least this many seeds
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return course::run_main([&] {
+    const speedrun::Recipe defaults;
+    course::ArgParser args("train_speedrun",
+                           "Lesson 14: time to 99 %. Trains one recipe once per seed on the GPU, every step inside\n"
+                           "CUDA graphs, and reports the mean and minimum accuracy and the median training time.");
+    args.add_string("--model", defaults.model,
+                    "network: speedrun (lessons/14_speedrun/models/<name>.txt), @<file>, or a layer list as lesson 12's");
+    args.add_int("--epochs", defaults.epochs, 1, 100, "passes over the training set");
+    args.add_int("--batch", defaults.batch, 1, 8192, "minibatch size");
+    args.add_choice("--optimizer", defaults.optimizer, {"nesterov", "sgd", "adam"},
+                    "nesterov (yours, step 14.4), sgd (momentum) or adam");
+    args.add_float("--lr", 0.0, 0.0, 100.0, "the schedule's peak learning rate (0: 0.1 for nesterov and sgd, 0.003 for adam)");
+    args.add_float("--momentum", defaults.momentum, 0.0, 0.999, "momentum of nesterov and sgd");
+    args.add_float("--weight-decay", defaults.weight_decay, 0.0, 1.0, "L2 weight decay added to every gradient");
+    args.add_choice("--schedule", "one-cycle", {"one-cycle", "constant"},
+                    "one-cycle (yours, step 14.1: up over --warmup, then down) or constant");
+    args.add_float("--warmup", defaults.warmup, 0.0, 0.99, "fraction of the steps the one-cycle schedule rises over");
+    args.add_float("--smoothing", defaults.smoothing, 0.0, 0.99, "label smoothing (yours, step 14.2); 0: none");
+    args.add_int("--shift", defaults.shift, 0, 8, "random shifts of up to N pixels (yours, step 14.3); 0: none");
+    args.add_choice("--graph", "on", {"on", "off"}, "on: every step inside CUDA graphs; off: launched one by one");
+    args.add_int("--seed", static_cast<long long>(defaults.first_seed), 0, 1LL << 62, "the first seed");
+    args.add_int("--seeds", defaults.seeds, 1, 1000, "runs, with seeds --seed, --seed + 1, ... (the rules: at least 10)");
+    args.add_int("--val", defaults.val, 0, 1 << 30,
+                 "hold out the last N training images and report accuracy on them, never on the test set "
+                 "(for choosing a recipe); 0: the test set");
+    args.add_choice("--dataset", "mnist", {"mnist", "fashion"}, "data set: mnist or fashion (Fashion-MNIST)");
+    args.add_string("--data", "", "folder with the data set's files (default: the data set's folder under data/)");
+    args.add_string("--out", std::string(COURSE_OUTPUT_DIR) + "/lesson14", "where runs.csv goes");
+    args.add_int("--train-limit", 0, 0, 1 << 30, "use only the first N training images (0: all)");
+    args.add_int("--test-limit", 0, 0, 1 << 30, "use only the first N test images (0: all)");
+    if (!args.parse(argc, argv)) return 0;
+
+    speedrun::Recipe recipe;
+    recipe.model = args.get_string("--model");
+    recipe.epochs = static_cast<int>(args.get_int("--epochs"));
+    recipe.batch = static_cast<int>(args.get_int("--batch"));
+    recipe.optimizer = args.get_string("--optimizer");
+    recipe.lr = static_cast<float>(args.get_float("--lr"));
+    recipe.momentum = static_cast<float>(args.get_float("--momentum"));
+    recipe.weight_decay = static_cast<float>(args.get_float("--weight-decay"));
+    recipe.schedule = args.get_string("--schedule") == "constant" ? speedrun::Schedule::constant
+                                                                   : speedrun::Schedule::one_cycle;
+    recipe.warmup = static_cast<float>(args.get_float("--warmup"));
+    recipe.smoothing = static_cast<float>(args.get_float("--smoothing"));
+    recipe.shift = static_cast<int>(args.get_int("--shift"));
+    recipe.graph = args.get_string("--graph") == "on";
+    recipe.first_seed = static_cast<uint64_t>(args.get_int("--seed"));
+    recipe.seeds = static_cast<int>(args.get_int("--seeds"));
+    recipe.val = static_cast<int>(args.get_int("--val"));
+
+    host_training::TrainConfig data_config;  // only what picks and loads the data
+    data_config.dataset = args.get_string("--dataset");
+    data_config.data_dir = args.get_string("--data");
+    data_config.train_limit = static_cast<int>(args.get_int("--train-limit"));
+    data_config.test_limit = static_cast<int>(args.get_int("--test-limit"));
+    if (recipe.schedule == speedrun::Schedule::constant && args.given("--warmup"))
+      throw course::Error("--warmup: the constant schedule has no warm-up (use --schedule one-cycle)");
+
+    const host_training::TrainingData data = host_training::load_training_data(data_config);
+    const host_training::ModelSpec spec = speedrun::speedrun_model(recipe, data, COURSE_SPEEDRUN_MODELS_DIR);
+    course::require_gpu("train_speedrun");
+
+    std::printf("device: %s; %s\n", course::device_summary().c_str(), course::cuda_versions().c_str());
+    std::printf("layers: %s\n", host_training::plan_summary(spec).c_str());
+    std::printf("recipe: %s lr %g (%s%s), momentum %g, weight decay %g, batch %d, %d epoch(s), label smoothing %g, "
+                "shifts up to %d px, %s\n",
+                recipe.optimizer.c_str(), double(recipe.peak_lr()),
+                recipe.schedule == speedrun::Schedule::one_cycle ? "one-cycle, warm-up " : "constant",
+                recipe.schedule == speedrun::Schedule::one_cycle
+                    ? (host_training::number_text(recipe.warmup) + " of the steps").c_str() : "",
+                double(recipe.momentum), double(recipe.weight_decay), recipe.batch, recipe.epochs,
+                double(recipe.smoothing), recipe.shift,
+                recipe.graph ? "every step inside CUDA graphs" : "launched one by one (--graph off)");
+    std::printf("data: %d training images%s, on the GPU before the clock starts; accuracy on %s\n",
+                data.train.count() - recipe.val,
+                recipe.val > 0 ? (" (the last " + std::to_string(recipe.val) + " held out)").c_str() : "",
+                recipe.val > 0 ? "the held-out validation images (the test set is not read)" : "the test set");
+    std::fflush(stdout);
+
+    const speedrun::SpeedrunResult result = speedrun::run_speedrun(recipe, data, spec, args.get_string("--out"));
+    const double mean = result.mean_accuracy(), seconds = result.median_train_ms() / 1e3;
+    std::printf("\n%zu seed(s): mean %s accuracy %.2f %%, minimum %.2f %%; median training time %.3f s\n",
+                result.runs.size(), result.evaluated.c_str(), 100 * mean, 100 * result.min_accuracy(), seconds);
+    if (recipe.val > 0) {
+      std::printf("bar: not judged on a validation split (the bar is on the test set)\n");
+    } else if (int(result.runs.size()) < kRuleSeeds) {
+      std::printf("bar: not judged: the rules ask for at least %d seeds (--seeds %d)\n", kRuleSeeds, kRuleSeeds);
+    } else {
+      const bool met = mean >= kTargetAccuracy && seconds <= kTargetSeconds;
+      std::printf("bar: mean test accuracy >= %.1f %% in a median training time <= %.1f s (on an H100): %s\n",
+                  100 * kTargetAccuracy, kTargetSeconds, met ? "MET" : "NOT MET");
+    }
+    if (!args.get_string("--out").empty()) std::printf("wrote %s/runs.csv\n", args.get_string("--out").c_str());
+    return 0;
+  });
+}
