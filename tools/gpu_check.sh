@@ -11,6 +11,8 @@
 #             compare_pytorch.sh (against PyTorch; run it with --mixed for lesson 10's BF16 bar)
 #   beyond    lesson 12: compare_pytorch_beyond.sh, every network on every data set here against PyTorch
 #             (not in the default list: about ten minutes; BEYOND_ROWS picks rows, e.g. mlp-mnist)
+#   speedrun  lesson 14: speedrun_table.sh, the recipe's ablation over 10 seeds and PyTorch's same recipe
+#             (not in the default list: about five minutes)
 # Logs go to $OUT (the device tool's output folder) or out/gpu_check.
 # usage: tools/gpu_check.sh [stage...]
 set -uo pipefail
@@ -78,6 +80,11 @@ for stage in "${stages[@]}"; do
     tools/compare_pytorch_beyond.sh ${BEYOND_ROWS:+--rows "$BEYOND_ROWS"} > "$LOG/beyond.txt" 2>&1 || status=1
     grep -v '\] *[0-9]*% ' "$LOG/beyond.txt" | grep -v "^pytorch epoch\|^epoch " | tail -40 | tee -a "$LOG/summary.txt"
     ;;
+  speedrun)
+    note "lesson 14: the speedrun's ablation and PyTorch's same recipe"
+    tools/speedrun_table.sh > "$LOG/speedrun.txt" 2>&1 || status=1
+    tail -30 "$LOG/speedrun.txt" | tee -a "$LOG/summary.txt"
+    ;;
   stubs)
     note "course check (learner build must fail every step, GPU steps included)"
     python3 tools/course_check.py --lessons-build build/lessons -- "${EXTRA[@]}" > "$LOG/course_check.log" 2>&1 || status=1
@@ -95,6 +102,13 @@ for stage in "${stages[@]}"; do
     tail -n 2 "$LOG/train_beyond_learner.txt" | tee -a "$LOG/summary.txt"
     if [ $rc -eq 0 ] || ! grep 'TODO(12\.' "$LOG/train_beyond_learner.txt" > /dev/null; then
       echo "  FAILED: the stubs' train_beyond did not stop at a TODO(12.k) (exit $rc)" | tee -a "$LOG/summary.txt"; status=1
+    fi
+    note "learner build's train_speedrun on the GPU: stops at the first unwritten step of lesson 14"
+    build/lessons/bin/train_speedrun --seeds 1 > "$LOG/train_speedrun_learner.txt" 2>&1
+    rc=$?
+    tail -n 2 "$LOG/train_speedrun_learner.txt" | tee -a "$LOG/summary.txt"
+    if [ $rc -eq 0 ] || ! grep 'TODO(14\.' "$LOG/train_speedrun_learner.txt" > /dev/null; then
+      echo "  FAILED: the stubs' train_speedrun did not stop at a TODO(14.k) (exit $rc)" | tee -a "$LOG/summary.txt"; status=1
     fi
     ;;
   bench)
@@ -158,7 +172,7 @@ for stage in "${stages[@]}"; do
       tail -40 "$LOG/train.txt" | tee -a "$LOG/summary.txt"
     fi
     ;;
-  *) echo "unknown stage '$stage' (build test sanitize stubs bench train)"; exit 2 ;;
+  *) echo "unknown stage '$stage' (build test sanitize stubs bench train beyond speedrun)"; exit 2 ;;
   esac
 done
 note "gpu_check finished, status $status"

@@ -60,7 +60,7 @@ def parse_args(argv):
     ap.add_argument("--data", metavar="DIR", help="the data set's folder (default: data/<its folder>)")
     ap.add_argument("--epochs", type=number(int, lambda v: 1 <= v <= 100, "an integer in 1..100"), default=3)
     ap.add_argument("--batch", type=number(int, lambda v: v >= 1, "a positive integer"), default=256)
-    ap.add_argument("--optimizer", choices=["nesterov", "sgd", "adam"], default="nesterov")
+    ap.add_argument("--optimizer", choices=["nesterov", "sgd", "adam"], default="adam")
     ap.add_argument("--lr", type=number(float, lambda v: v >= 0, "a number >= 0"), default=0.0,
                     help="the schedule's peak (0: 0.1 for nesterov and sgd, 0.003 for adam)")
     ap.add_argument("--momentum", type=number(float, lambda v: 0 <= v < 1, "a number in [0, 1)"), default=0.9)
@@ -68,7 +68,7 @@ def parse_args(argv):
     ap.add_argument("--schedule", choices=["one-cycle", "constant"], default="one-cycle")
     ap.add_argument("--warmup", type=number(float, lambda v: 0 <= v < 1, "a number in [0, 1)"), default=0.2)
     ap.add_argument("--smoothing", type=number(float, lambda v: 0 <= v < 1, "a number in [0, 1)"), default=0.1)
-    ap.add_argument("--shift", type=number(int, lambda v: 0 <= v <= 8, "an integer in 0..8"), default=2)
+    ap.add_argument("--shift", type=number(int, lambda v: 0 <= v <= 8, "an integer in 0..8"), default=1)
     ap.add_argument("--seed", type=number(int, lambda v: 0 <= v < 2 ** 62, "an integer >= 0"), default=1)
     ap.add_argument("--seeds", type=number(int, lambda v: 1 <= v <= 1000, "an integer in 1..1000"), default=10)
     ap.add_argument("--train-limit", type=number(int, lambda v: v >= 0, "an integer >= 0"), default=0)

@@ -13,6 +13,7 @@
 #include "speedrun_trainer.hpp"
 #include "train_flags.hpp"  // number_text
 #include "training_data.hpp"
+#include "your_steps_check.hpp"
 
 #ifndef COURSE_OUTPUT_DIR
 #define COURSE_OUTPUT_DIR "out"
@@ -91,6 +92,7 @@ int main(int argc, char** argv) {
     const host_training::TrainingData data = host_training::load_training_data(data_config);
     const host_training::ModelSpec spec = speedrun::speedrun_model(recipe, data, COURSE_SPEEDRUN_MODELS_DIR);
     course::require_gpu("train_speedrun");
+    speedrun::check_your_steps();  // an unwritten step stops here, in one line
 
     std::printf("device: %s; %s\n", course::device_summary().c_str(), course::cuda_versions().c_str());
     std::printf("layers: %s\n", host_training::plan_summary(spec).c_str());

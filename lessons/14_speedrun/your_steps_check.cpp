@@ -1,0 +1,99 @@
+// Lesson 14 (given): the quick look at your 14.1-14.4 before train_speedrun trains (your_steps_check.hpp).
+#include "your_steps_check.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "course/device_buffer.hpp"
+#include "course/error.hpp"
+#include "course/rng.hpp"
+#include "speedrun.hpp"
+
+namespace speedrun {
+
+namespace {
+
+struct Check {
+  const char* step;  // "14.2"
+  const char* file;  // where the kernel is written
+  const char* function;
+};
+
+// GPU against your host function: finite, and within 1e-5 + 1e-4 |host| (the same formula in float,
+// other rounding); exact for the shifts (a copy).
+void expect_same(const Check& c, const char* output, const std::vector<float>& gpu, const std::vector<float>& host,
+                 bool exact) {
+  for (size_t i = 0; i < gpu.size(); ++i) {
+    if (std::isnan(gpu[i]) && !std::isnan(host[i]))
+      throw course::Error(std::string("TODO(") + c.step + "): " + c.function + " left " + output + "[" +
+                          std::to_string(i) + "] unwritten (NaN): write its kernel in " + c.file + " (check_" +
+                          c.step + " tests it)");
+    const double diff = std::fabs(double(gpu[i]) - double(host[i]));
+    if (exact ? gpu[i] != host[i] : !(diff <= 1e-5 + 1e-4 * std::fabs(double(host[i])))) {
+      char line[200];
+      std::snprintf(line, sizeof line, "%s[%zu] = %.7g, your host function gives %.7g", output, i, double(gpu[i]),
+                    double(host[i]));
+      throw course::Error(std::string("step ") + c.step + " is not right yet: " + c.function + " gives " + line +
+                          " (" + c.file + "; run check_" + c.step + " for the details)");
+    }
+  }
+}
+
+std::vector<float> values(size_t n, uint64_t stream, float lo, float hi) {
+  std::vector<float> v(n);
+  course::Rng(14, stream).fill_uniform(v, lo, hi);
+  return v;
+}
+
+std::vector<float> unwritten(size_t n) { return std::vector<float>(n, std::numeric_limits<float>::quiet_NaN()); }
+
+}  // namespace
+
+void check_your_steps() {
+  (void)one_cycle_lr(0, 10, 2, 0.1f);  // 14.1: an unwritten schedule throws its TODO here
+
+  // 14.2: 37 rows of 10 classes.
+  const int rows = 37, classes = 10;
+  const std::vector<float> logits = values(size_t(rows) * classes, 1, -4.f, 4.f);
+  std::vector<int> labels(rows);
+  for (int b = 0; b < rows; ++b) labels[size_t(b)] = (b * 7) % classes;
+  std::vector<float> loss(rows), grad(logits.size());
+  smoothed_cross_entropy(logits.data(), labels.data(), loss.data(), grad.data(), rows, classes, 0.1f);
+  {
+    course::DeviceBuffer<float> d_logits(logits), d_loss(unwritten(loss.size())), d_grad(unwritten(grad.size()));
+    course::DeviceBuffer<int> d_labels(labels);
+    smoothed_cross_entropy_gpu(d_logits.data(), d_labels.data(), d_loss.data(), d_grad.data(), rows, classes, 0.1f);
+    const Check c{"14.2", "exercises/smoothing.cu", "smoothed_cross_entropy_gpu"};
+    expect_same(c, "row_loss", d_loss.to_host(), loss, false);
+    expect_same(c, "dlogits", d_grad.to_host(), grad, false);
+  }
+
+  // 14.3: 5 images of 2 x 9 x 11, shifts up to 2.
+  const int n = 5, channels = 2, height = 9, width = 11;
+  const std::vector<float> x = values(size_t(n) * channels * height * width, 2, 0.f, 1.f);
+  std::vector<float> y(x.size());
+  shift_images(x.data(), y.data(), n, channels, height, width, 2, 1234);
+  {
+    course::DeviceBuffer<float> d_x(x), d_y(unwritten(y.size()));
+    shift_images_gpu(d_x.data(), d_y.data(), n, channels, height, width, 2, 1234);
+    expect_same({"14.3", "exercises/shift.cu", "shift_images_gpu"}, "y", d_y.to_host(), y, true);
+  }
+
+  // 14.4: 333 values, two steps (the second one reads the velocity of the first).
+  const size_t count = 333;
+  std::vector<float> w = values(count, 3, -1.f, 1.f), velocity(count, 0.f);
+  const std::vector<float> g = values(count, 4, -1.f, 1.f);
+  course::DeviceBuffer<float> d_w(w), d_v(velocity), d_g(g);
+  for (int step = 0; step < 2; ++step) {
+    nesterov_step(w.data(), g.data(), velocity.data(), count, 0.1f, 0.9f, 5e-4f);
+    nesterov_update_gpu(d_w.data(), d_g.data(), d_v.data(), count, 0.1f, 0.9f, 5e-4f);
+  }
+  const Check c{"14.4", "exercises/nesterov.cu", "nesterov_update_gpu"};
+  expect_same(c, "velocity", d_v.to_host(), velocity, false);
+  expect_same(c, "w", d_w.to_host(), w, false);
+}
+
+}  // namespace speedrun
