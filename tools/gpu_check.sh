@@ -89,27 +89,18 @@ for stage in "${stages[@]}"; do
     note "course check (learner build must fail every step, GPU steps included)"
     python3 tools/course_check.py --lessons-build build/lessons -- "${EXTRA[@]}" > "$LOG/course_check.log" 2>&1 || status=1
     tail -25 "$LOG/course_check.log" | tee -a "$LOG/summary.txt"
-    note "learner build's train_mnist on the GPU: stops at the first unwritten step, writes to out/lessons"
-    build/lessons/bin/train_mnist --epochs 1 > "$LOG/train_learner.txt" 2>&1
-    rc=$?
-    tail -n 3 "$LOG/train_learner.txt" | tee -a "$LOG/summary.txt"
-    if [ $rc -eq 0 ] || ! grep -q 'TODO(08\.' "$LOG/train_learner.txt"; then
-      echo "  FAILED: the stubs' train_mnist did not stop at a TODO(08.k) (exit $rc)" | tee -a "$LOG/summary.txt"; status=1
-    fi
-    note "learner build's train_beyond on the GPU: stops at the first unwritten step of lesson 12"
-    build/lessons/bin/train_beyond --epochs 1 > "$LOG/train_beyond_learner.txt" 2>&1
-    rc=$?
-    tail -n 2 "$LOG/train_beyond_learner.txt" | tee -a "$LOG/summary.txt"
-    if [ $rc -eq 0 ] || ! grep 'TODO(12\.' "$LOG/train_beyond_learner.txt" > /dev/null; then
-      echo "  FAILED: the stubs' train_beyond did not stop at a TODO(12.k) (exit $rc)" | tee -a "$LOG/summary.txt"; status=1
-    fi
-    note "learner build's train_speedrun on the GPU: stops at the first unwritten step of lesson 14"
-    build/lessons/bin/train_speedrun --seeds 1 > "$LOG/train_speedrun_learner.txt" 2>&1
-    rc=$?
-    tail -n 2 "$LOG/train_speedrun_learner.txt" | tee -a "$LOG/summary.txt"
-    if [ $rc -eq 0 ] || ! grep 'TODO(14\.' "$LOG/train_speedrun_learner.txt" > /dev/null; then
-      echo "  FAILED: the stubs' train_speedrun did not stop at a TODO(14.k) (exit $rc)" | tee -a "$LOG/summary.txt"; status=1
-    fi
+    # Each trainer of the learner build stops at the first unwritten step of its lesson, in one line.
+    for check in "08 train_mnist --epochs 1" "12 train_beyond --epochs 1" "14 train_speedrun --seeds 1"; do
+      read -r lesson program args <<< "$check"
+      note "learner build's $program on the GPU: stops at the first unwritten step of lesson $lesson"
+      # shellcheck disable=SC2086
+      "build/lessons/bin/$program" $args > "$LOG/${program}_learner.txt" 2>&1
+      rc=$?
+      tail -n 3 "$LOG/${program}_learner.txt" | tee -a "$LOG/summary.txt"
+      if [ $rc -eq 0 ] || ! grep -q "TODO($lesson\." "$LOG/${program}_learner.txt"; then
+        echo "  FAILED: the stubs' $program did not stop at a TODO($lesson.k) (exit $rc)" | tee -a "$LOG/summary.txt"; status=1
+      fi
+    done
     ;;
   bench)
     for exe in lesson03_first_kernels lesson04_gemm_dense lesson05_conv_direct lesson06_pooling lesson07_im2col lesson09_fast_training \
