@@ -20,6 +20,7 @@
 #include "mnist_gpu.hpp"
 #include "network.hpp"
 #include "optimizer.hpp"
+#include "profile.hpp"
 #include "speedrun.hpp"
 #include "step_graph.hpp"
 #include "trainer.hpp"
@@ -41,7 +42,7 @@ course::Dataset slice(const course::Dataset& all, int first, int count) {
 }
 
 SeedResult run_seed(const Recipe& r, const host_training::ModelSpec& spec, const mnist_gpu::DeviceDataset& train,
-                    const mnist_gpu::DeviceDataset& eval, uint64_t seed) {
+                    const mnist_gpu::DeviceDataset& eval, uint64_t seed, bool profile) {
   SeedResult result;
   result.seed = seed;
   course::HostTimer whole;
@@ -74,6 +75,13 @@ SeedResult run_seed(const Recipe& r, const host_training::ModelSpec& spec, const
   }
   order.upload(orders);
   mnist_gpu::EpochCounters counters;  // the NaN flag (and a loss sum nobody reads)
+  if (profile) {  // lesson 08's table; it restores the weights and the optimizer's state afterwards
+    std::printf("\nprofile: one training step of batch %d (forward, loss, backward, update; the shifts not in it)\n",
+                batch);
+    mnist_gpu::print_profile(stdout, net, optimizer, train, batch, 200);
+    std::printf("\n");
+    std::fflush(stdout);
+  }
 
   auto enqueue_epoch = [&](int epoch) {
     for (int step = 0; step < steps_per_epoch; ++step) {
@@ -176,7 +184,7 @@ SpeedrunResult run_speedrun(const Recipe& recipe, const host_training::TrainingD
 
   std::string csv = "seed,accuracy,loss,train_ms,setup_ms,whole_ms\n";
   for (int k = 0; k < recipe.seeds; ++k) {
-    const SeedResult r = run_seed(recipe, spec, train, eval, recipe.first_seed + uint64_t(k));
+    const SeedResult r = run_seed(recipe, spec, train, eval, recipe.first_seed + uint64_t(k), recipe.profile && k == 0);
     result.runs.push_back(r);
     std::printf("seed %3llu  %s acc %6.2f %%  loss %.4f  training %8.1f ms  (set-up %6.1f ms, whole run %7.1f ms)\n",
                 static_cast<unsigned long long>(r.seed), result.evaluated.c_str(), 100 * r.accuracy, r.loss,

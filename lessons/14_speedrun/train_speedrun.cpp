@@ -58,6 +58,7 @@ int main(int argc, char** argv) {
                  "(for choosing a recipe); 0: the test set");
     args.add_choice("--dataset", "mnist", {"mnist", "fashion"}, "data set: mnist or fashion (Fashion-MNIST)");
     args.add_string("--data", "", "folder with the data set's files (default: the data set's folder under data/)");
+    args.add_flag("--profile", "before the first seed's run: the time of every layer's passes and the update (not timed)");
     args.add_string("--out", std::string(COURSE_OUTPUT_DIR) + "/lesson14", "where runs.csv goes");
     args.add_int("--train-limit", 0, 0, 1 << 30, "use only the first N training images (0: all)");
     args.add_int("--test-limit", 0, 0, 1 << 30, "use only the first N test images (0: all)");
@@ -80,6 +81,7 @@ int main(int argc, char** argv) {
     recipe.first_seed = static_cast<uint64_t>(args.get_int("--seed"));
     recipe.seeds = static_cast<int>(args.get_int("--seeds"));
     recipe.val = static_cast<int>(args.get_int("--val"));
+    recipe.profile = args.flag("--profile");
 
     host_training::TrainConfig data_config;  // only what picks and loads the data
     data_config.dataset = args.get_string("--dataset");
