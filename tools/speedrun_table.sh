@@ -47,6 +47,7 @@ ROWS=(
   "Adam (lr 0.003)|--optimizer adam --lr 0.003"
   "batch 128|--batch 128"
   "no CUDA graphs|--graph off"
+  "BF16 convolutions, TF32 products (lesson 10)|--precision bf16"
 )
 
 summary() {  # "mean|min|median" from a train_speedrun log

@@ -11,6 +11,7 @@
 #include "course/error.hpp"
 #include "dropout_keys.hpp"
 #include "fast_gpu_layers.hpp"
+#include "layer_shapes.hpp"
 
 namespace beyond_mnist {
 
@@ -122,7 +123,8 @@ Kernels kernels_for(const std::vector<host_training::LayerPlan>& plans, size_t i
 
 }  // namespace
 
-mnist_gpu::LayerMaker gpu_layer_maker(const host_training::ModelSpec& spec, uint64_t seed, GpuLayers layers) {
+mnist_gpu::LayerMaker gpu_layer_maker(const host_training::ModelSpec& spec, uint64_t seed, GpuLayers layers,
+                                      const OtherKernels& other) {
   const std::vector<host_training::LayerPlan> plans = host_training::plan_layers(spec);
   // A relu right before a pool on lesson 09's kernel is folded into it: the pool needs that relu.
   auto folded = std::make_shared<std::map<size_t, FoldedReluLayer*>>();
@@ -131,18 +133,25 @@ mnist_gpu::LayerMaker gpu_layer_maker(const host_training::ModelSpec& spec, uint
            plans[index + 1].spec.kind == LayerKind::maxpool &&
            kernels_for(plans, index + 1, layers) == Kernels::relu_pool;
   };
-  return [plans, seed, layers, folded, folds](const std::string& name, size_t index, const host_training::LayerPlan& plan,
+  return [plans, seed, layers, folded, folds, other](const std::string& name, size_t index, const host_training::LayerPlan& plan,
                                int max_batch, mnist_gpu::ParamView weight,
                                mnist_gpu::ParamView bias) -> std::unique_ptr<mnist_gpu::Layer> {
     if (index >= plans.size() || plans[index].spec.kind != plan.spec.kind)
       throw course::Error("gpu_layer_maker: layer " + name + " is not the maker's network's layer " +
                           std::to_string(index + 1));
     const bool input_grad = index > 0;  // the network's input: nobody reads its gradient
-    switch (kernels_for(plans, index, layers)) {
+    const Kernels kernels = kernels_for(plans, index, layers);
+    // Other convolution kernels take every conv they run that lesson 09 would have run (a whole-input
+    // conv stays a dense product).
+    if ((kernels == Kernels::tiled_conv || kernels == Kernels::implicit_conv) && other.conv &&
+        other.conv->runs(host_training::conv_shape_of(plan, max_batch)))
+      return std::make_unique<OtherConvLayer>(name, plan, max_batch, weight, bias, input_grad, other.conv, other.math);
+    switch (kernels) {
       case Kernels::tiled_conv: return std::make_unique<FastConvLayer>(name, plan, max_batch, weight, bias, input_grad);
       case Kernels::implicit_conv:
-        return std::make_unique<ImplicitConvLayer>(name, plan, max_batch, weight, bias, input_grad);
-      case Kernels::dense: return std::make_unique<FastDenseLayer>(name, plan, max_batch, weight, bias, input_grad);
+        return std::make_unique<ImplicitConvLayer>(name, plan, max_batch, weight, bias, input_grad, other.math);
+      case Kernels::dense:
+        return std::make_unique<FastDenseLayer>(name, plan, max_batch, weight, bias, input_grad, other.math);
       case Kernels::relu_pool: {
         if (folds(index)) {
           auto relu = std::make_unique<FoldedReluLayer>(name, plan, max_batch);

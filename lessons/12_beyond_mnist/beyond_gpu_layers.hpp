@@ -6,6 +6,7 @@
 #include <string>
 
 #include "course/device_buffer.hpp"
+#include "fast_network.hpp"
 #include "host_training.hpp"
 #include "layer.hpp"
 #include "network.hpp"
@@ -49,10 +50,19 @@ class DropoutLayer : public mnist_gpu::Layer {
 // kernels wherever they run them (fast_gpu_layers.hpp). Sigmoid, tanh and dropout are yours in both.
 enum class GpuLayers { lesson08, lesson09 };
 
+// What lesson 09's layers may run besides lesson 09's FP32 kernels (a later lesson's choice):
+// other kernels for the convolutions they run (lesson 10's Tensor Core convolutions), and the math
+// of the implicit-GEMM convolutions and the dense products (TF32: lesson 10).
+struct OtherKernels {
+  std::shared_ptr<const fast_training::ConvKernels> conv;
+  fast_training::GemmMath math = fast_training::GemmMath::fp32;
+};
+
 // Builds the layers of `spec` that lesson 08 does not (ActivationLayer, DropoutLayer drawing from
-// `seed`) and, with GpuLayers::lesson09, the others on lesson 09's kernels where they run them;
-// the rest stays lesson 08's.
-mnist_gpu::LayerMaker gpu_layer_maker(const host_training::ModelSpec& spec, uint64_t seed, GpuLayers layers);
+// `seed`) and, with GpuLayers::lesson09, the others on lesson 09's kernels where they run them (or
+// on `other`'s); the rest stays lesson 08's.
+mnist_gpu::LayerMaker gpu_layer_maker(const host_training::ModelSpec& spec, uint64_t seed, GpuLayers layers,
+                                      const OtherKernels& other = {});
 // "" when every layer gpu_layer_maker(spec, ., lesson09) builds (and the loss, fused_loss_maker's)
 // launches on a stream of its own, so that whole training steps can be captured into CUDA graphs;
 // else which layer cannot, and why: "layer 3 'pool2' (its input can be negative: ...)".

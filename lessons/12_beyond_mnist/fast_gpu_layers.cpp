@@ -73,8 +73,9 @@ void FastConvLayer::backward(const float* x, const float* dy, int batch) {
 
 // ---- conv as implicit GEMMs --------------------------------------------------------------------------
 ImplicitConvLayer::ImplicitConvLayer(std::string name, const host_training::LayerPlan& plan, int max_batch,
-                                     mnist_gpu::ParamView weight, mnist_gpu::ParamView bias, bool input_grad)
-    : Layer(std::move(name), plan, max_batch), weight_(weight), bias_(bias), input_grad_(input_grad) {
+                                     mnist_gpu::ParamView weight, mnist_gpu::ParamView bias, bool input_grad,
+                                     fast_training::GemmMath math)
+    : Layer(std::move(name), plan, max_batch), weight_(weight), bias_(bias), input_grad_(input_grad), math_(math) {
   if (plan.spec.kind != LayerKind::conv || (input_grad && plan.spec.stride != 1))
     throw course::Error("ImplicitConvLayer: lesson 09's implicit GEMMs do not run '" +
                         host_training::layer_text(plan.spec) + "' (the input gradient needs stride 1)");
@@ -86,21 +87,64 @@ host_layers::ConvShape ImplicitConvLayer::shape(int batch) const { return host_t
 
 void ImplicitConvLayer::forward(const float* x, int batch) {
   check_batch(batch, "forward");
-  fast_training::conv2d_forward_implicit(shape(batch), x, weight_.value, bias_.value, output(), stream_);
+  fast_training::conv2d_forward_implicit(shape(batch), x, weight_.value, bias_.value, output(), stream_, math_);
 }
 
 void ImplicitConvLayer::backward(const float* x, const float* dy, int batch) {
   check_batch(batch, "backward");
   const host_layers::ConvShape s = shape(batch);
-  fast_training::conv2d_backward_weight_implicit(s, x, dy, weight_.grad, bias_.grad, workspace_.data(), stream_);
+  fast_training::conv2d_backward_weight_implicit(s, x, dy, weight_.grad, bias_.grad, workspace_.data(), stream_,
+                                                 math_);
   if (input_grad_)
-    fast_training::conv2d_backward_data_implicit(s, weight_.value, dy, input_grad(), workspace_.data(), stream_);
+    fast_training::conv2d_backward_data_implicit(s, weight_.value, dy, input_grad(), workspace_.data(), stream_,
+                                                 math_);
+}
+
+// ---- conv on other kernels (lesson 10's) ---------------------------------------------------------------
+OtherConvLayer::OtherConvLayer(std::string name, const host_training::LayerPlan& plan, int max_batch,
+                               mnist_gpu::ParamView weight, mnist_gpu::ParamView bias, bool input_grad,
+                               std::shared_ptr<const fast_training::ConvKernels> kernels, fast_training::GemmMath math)
+    : Layer(std::move(name), plan, max_batch), weight_(weight), bias_(bias), input_grad_(input_grad),
+      kernels_(std::move(kernels)), math_(math) {
+  if (!kernels_ || plan.spec.kind != LayerKind::conv || !kernels_->runs(shape(max_batch)))
+    throw course::Error("OtherConvLayer: " + (kernels_ ? kernels_->name() : std::string("no kernels")) +
+                        " do not run '" + host_training::layer_text(plan.spec) + "'");
+  own_weights_ = course::DeviceBuffer<unsigned char>(std::max<size_t>(1, kernels_->weights_bytes(shape(max_batch))));
+  their_dw_ = kernels_->runs_weight_gradient(shape(max_batch));
+  tiled_dw_ = !their_dw_ && tiled_runs(shape(1));
+  workspace_ = course::DeviceBuffer<float>(largest_workspace(max_batch, [&](int b) {
+    return their_dw_ ? kernels_->weight_workspace_floats(shape(b))
+           : tiled_dw_ ? fast_training::conv_tiled_dw_workspace_floats(shape(b))
+                       : fast_training::conv_implicit_workspace_floats(shape(b));
+  }));
+}
+
+host_layers::ConvShape OtherConvLayer::shape(int batch) const { return host_training::conv_shape_of(plan_, batch); }
+
+void OtherConvLayer::forward(const float* x, int batch) {
+  check_batch(batch, "forward");
+  kernels_->forward(shape(batch), x, weight_.value, bias_.value, own_weights_.data(), output(), stream_);
+}
+
+void OtherConvLayer::backward(const float* x, const float* dy, int batch) {
+  check_batch(batch, "backward");
+  const host_layers::ConvShape s = shape(batch);
+  if (their_dw_)
+    kernels_->backward_weight(s, x, dy, weight_.grad, bias_.grad, workspace_.data(), stream_);
+  else if (tiled_dw_)
+    fast_training::conv2d_backward_weight_tiled(s, x, dy, weight_.grad, bias_.grad, workspace_.data(), stream_);
+  else
+    fast_training::conv2d_backward_weight_implicit(s, x, dy, weight_.grad, bias_.grad, workspace_.data(), stream_,
+                                                   math_);
+  // The input gradient from the weights the last forward wrote in their own layout.
+  if (input_grad_) kernels_->backward_data(s, weight_.value, own_weights_.data(), dy, input_grad(), stream_);
 }
 
 // ---- dense (and whole-input conv) on the fused products -------------------------------------------------
 FastDenseLayer::FastDenseLayer(std::string name, const host_training::LayerPlan& plan, int max_batch,
-                               mnist_gpu::ParamView weight, mnist_gpu::ParamView bias, bool input_grad)
-    : Layer(std::move(name), plan, max_batch), weight_(weight), bias_(bias), input_grad_(input_grad) {
+                               mnist_gpu::ParamView weight, mnist_gpu::ParamView bias, bool input_grad,
+                               fast_training::GemmMath math)
+    : Layer(std::move(name), plan, max_batch), weight_(weight), bias_(bias), input_grad_(input_grad), math_(math) {
   if (plan.spec.kind != LayerKind::dense && !conv_is_dense(plan))
     throw course::Error("FastDenseLayer: '" + host_training::layer_text(plan.spec) + "' is not a dense product");
   workspace_ = course::DeviceBuffer<float>(largest_workspace(max_batch, [&](int b) {
@@ -111,17 +155,17 @@ FastDenseLayer::FastDenseLayer(std::string name, const host_training::LayerPlan&
 void FastDenseLayer::forward(const float* x, int batch) {
   check_batch(batch, "forward");
   fast_training::dense_forward_fused(x, weight_.value, bias_.value, output(), batch, int(in_size()), plan_.out_c,
-                                     false, workspace_.data(), stream_);
+                                     false, workspace_.data(), stream_, math_);
 }
 
 void FastDenseLayer::backward(const float* x, const float* dy, int batch) {
   check_batch(batch, "backward");
   const int in = int(in_size()), out = plan_.out_c;
   fast_training::dense_backward_weight_fused(x, dy, weight_.grad, bias_.grad, batch, in, out, workspace_.data(),
-                                             stream_);
+                                             stream_, math_);
   if (input_grad_)
     fast_training::dense_backward_data_fused(weight_.value, dy, nullptr, input_grad(), batch, in, out,
-                                             workspace_.data(), stream_);
+                                             workspace_.data(), stream_, math_);
 }
 
 // ---- relu and pool on 09.5's kernels ---------------------------------------------------------------------

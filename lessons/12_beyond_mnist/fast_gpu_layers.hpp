@@ -19,6 +19,8 @@
 #include <string>
 
 #include "course/device_buffer.hpp"
+#include "fast_network.hpp"  // ConvKernels
+#include "fast_training.hpp"  // GemmMath
 #include "host_layers.hpp"
 #include "host_training.hpp"
 #include "layer.hpp"
@@ -44,14 +46,18 @@ class FastConvLayer : public mnist_gpu::Layer {
   course::DeviceBuffer<float> tiled_weights_, workspace_;
 };
 
-// A convolution as 09.2-09.4's implicit GEMMs. Its input gradient needs stride 1.
+// A convolution as 09.2-09.4's implicit GEMMs, in `math` (TF32: on the Tensor Cores, lesson 10).
+// Its input gradient needs stride 1.
 class ImplicitConvLayer : public mnist_gpu::Layer {
  public:
   ImplicitConvLayer(std::string name, const host_training::LayerPlan& plan, int max_batch, mnist_gpu::ParamView weight,
-                    mnist_gpu::ParamView bias, bool input_grad);
+                    mnist_gpu::ParamView bias, bool input_grad,
+                    fast_training::GemmMath math = fast_training::GemmMath::fp32);
   void forward(const float* x, int batch) override;
   void backward(const float* x, const float* dy, int batch) override;
-  std::string kernels() const override { return "implicit GEMM (lesson 09)"; }
+  std::string kernels() const override {
+    return math_ == fast_training::GemmMath::tf32 ? "implicit GEMM in TF32 (lessons 09, 10)" : "implicit GEMM (lesson 09)";
+  }
   size_t own_bytes() const override { return workspace_.size() * sizeof(float); }
   bool runs_on_stream() const override { return true; }
 
@@ -59,24 +65,56 @@ class ImplicitConvLayer : public mnist_gpu::Layer {
   host_layers::ConvShape shape(int batch) const;
   mnist_gpu::ParamView weight_, bias_;
   bool input_grad_;
+  fast_training::GemmMath math_;
+  course::DeviceBuffer<float> workspace_;
+};
+
+// A convolution on other kernels (lesson 10's Tensor Core convolutions): their forward pass and input
+// gradient, and their weight gradient where they run it, else lesson 09's (tiled where it runs, else
+// the implicit GEMM in `math`).
+class OtherConvLayer : public mnist_gpu::Layer {
+ public:
+  // Throws course::Error when `kernels` do not run the shape at max_batch.
+  OtherConvLayer(std::string name, const host_training::LayerPlan& plan, int max_batch, mnist_gpu::ParamView weight,
+                 mnist_gpu::ParamView bias, bool input_grad, std::shared_ptr<const fast_training::ConvKernels> kernels,
+                 fast_training::GemmMath math);
+  void forward(const float* x, int batch) override;
+  void backward(const float* x, const float* dy, int batch) override;
+  std::string kernels() const override { return kernels_->name(); }
+  size_t own_bytes() const override { return own_weights_.size() + workspace_.size() * sizeof(float); }
+  bool runs_on_stream() const override { return true; }
+
+ private:
+  host_layers::ConvShape shape(int batch) const;
+  mnist_gpu::ParamView weight_, bias_;
+  bool input_grad_;
+  std::shared_ptr<const fast_training::ConvKernels> kernels_;
+  fast_training::GemmMath math_;
+  bool their_dw_, tiled_dw_;
+  course::DeviceBuffer<unsigned char> own_weights_;
   course::DeviceBuffer<float> workspace_;
 };
 
 // A dense layer, or a convolution whose window covers its whole input (conv_is_dense), on 09.7's
-// fused products: x [batch x in_size], W [out_c x in_size] in both cases.
+// fused products in `math`: x [batch x in_size], W [out_c x in_size] in both cases.
 class FastDenseLayer : public mnist_gpu::Layer {
  public:
   FastDenseLayer(std::string name, const host_training::LayerPlan& plan, int max_batch, mnist_gpu::ParamView weight,
-                 mnist_gpu::ParamView bias, bool input_grad);
+                 mnist_gpu::ParamView bias, bool input_grad,
+                 fast_training::GemmMath math = fast_training::GemmMath::fp32);
   void forward(const float* x, int batch) override;
   void backward(const float* x, const float* dy, int batch) override;
-  std::string kernels() const override { return "fused dense products (lesson 09)"; }
+  std::string kernels() const override {
+    return math_ == fast_training::GemmMath::tf32 ? "fused dense products in TF32 (lessons 09, 10)"
+                                                  : "fused dense products (lesson 09)";
+  }
   size_t own_bytes() const override { return workspace_.size() * sizeof(float); }
   bool runs_on_stream() const override { return true; }
 
  private:
   mnist_gpu::ParamView weight_, bias_;
   bool input_grad_;
+  fast_training::GemmMath math_;
   course::DeviceBuffer<float> workspace_;
 };
 

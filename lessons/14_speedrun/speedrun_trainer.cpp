@@ -22,6 +22,8 @@
 #include "optimizer.hpp"
 #include "profile.hpp"
 #include "speedrun.hpp"
+#include "tensor_core_convs.hpp"
+#include "tensor_cores.hpp"
 #include "step_graph.hpp"
 #include "trainer.hpp"
 
@@ -41,6 +43,16 @@ course::Dataset slice(const course::Dataset& all, int first, int count) {
   return part;
 }
 
+// --precision bf16: lesson 10's Tensor Core convolutions and TF32 products.
+beyond_mnist::OtherKernels other_kernels(const Recipe& r) {
+  beyond_mnist::OtherKernels other;
+  if (r.precision == "bf16") {
+    other.conv = std::make_shared<tensor_cores::TensorCoreConvs>();
+    other.math = fast_training::GemmMath::tf32;
+  }
+  return other;
+}
+
 SeedResult run_seed(const Recipe& r, const host_training::ModelSpec& spec, const mnist_gpu::DeviceDataset& train,
                     const mnist_gpu::DeviceDataset& eval, uint64_t seed, bool profile) {
   SeedResult result;
@@ -54,7 +66,7 @@ SeedResult run_seed(const Recipe& r, const host_training::ModelSpec& spec, const
 
   mnist_gpu::GpuNetwork net(spec, host_training::init_parameters(spec, seed), std::max(batch, mnist_gpu::kEvalBatch),
                             mnist_gpu::ConvAlgorithm::automatic,
-                            beyond_mnist::gpu_layer_maker(spec, seed, beyond_mnist::GpuLayers::lesson09),
+                            beyond_mnist::gpu_layer_maker(spec, seed, beyond_mnist::GpuLayers::lesson09, other_kernels(r)),
                             smoothed_loss_maker(r.smoothing));
   net.set_stream(s);
   host_training::OptimizerConfig config;
@@ -173,6 +185,12 @@ SpeedrunResult run_speedrun(const Recipe& recipe, const host_training::TrainingD
     throw course::Error("--val " + std::to_string(recipe.val) + ": must leave training images (0 .. " +
                         std::to_string(all - 1) + ")");
   course::require_gpu("train_speedrun");
+  if (recipe.precision != "fp32" && recipe.precision != "bf16")
+    throw course::Error("--precision " + recipe.precision + ": expected fp32 or bf16");
+  if (recipe.precision == "bf16") {
+    const std::string why = tensor_cores::tensor_core_problem();
+    if (!why.empty()) throw course::Error("--precision bf16: " + why + "; use --precision fp32");
+  }
   if (!out_dir.empty()) course::create_folder(out_dir, "for --out");
 
   // The validation split is the END of the training set: never trained on, and the test set is

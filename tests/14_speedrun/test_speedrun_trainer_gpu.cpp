@@ -94,6 +94,20 @@ TEST_CASE("each piece of the recipe changes the run: schedule, smoothing, shifts
   REQUIRE(base.optimizer == "adam");
   CHECK(loss_with([](speedrun::Recipe& r) { r.optimizer = "nesterov", r.lr = 0.1f; }) != reference);
   CHECK(loss_with([](speedrun::Recipe& r) { r.optimizer = "sgd", r.lr = 0.1f; }) != reference);
+  CHECK(loss_with([](speedrun::Recipe& r) { r.precision = "bf16"; }) != reference);
+}
+
+TEST_CASE("--precision bf16 (lesson 10's Tensor Core convolutions) learns as FP32 does, reproducibly",
+          "[14-speedrun_gpu]") {
+  const host_training::TrainingData data = bar_data();
+  speedrun::Recipe recipe = short_recipe();
+  recipe.seeds = 1, recipe.precision = "bf16";
+  const host_training::ModelSpec spec = speedrun::speedrun_model(recipe, data, COURSE_SPEEDRUN_MODELS_DIR);
+  const speedrun::SpeedrunResult first = speedrun::run_speedrun(recipe, data, spec, "");
+  const speedrun::SpeedrunResult again = speedrun::run_speedrun(recipe, data, spec, "");
+  CHECK(std::isfinite(first.runs[0].loss));
+  CHECK(first.runs[0].accuracy > 0.5);
+  CHECK(again.runs[0].loss == first.runs[0].loss);
 }
 
 TEST_CASE("--val holds out the end of the training set and never reads the test set", "[14-speedrun_gpu]") {
