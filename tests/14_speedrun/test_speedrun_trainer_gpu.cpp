@@ -1,6 +1,7 @@
 // Lesson 14, the speedrun trainer (given code on your 14.1-14.4): a seed's run is reproducible to
 // the bit, the same with and without CUDA graphs, different for another seed, and --val never
 // reads the test set.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -132,4 +133,25 @@ TEST_CASE("--val holds out the end of the training set and never reads the test 
 
 TEST_CASE("train_speedrun's look at your steps passes finished kernels", "[14-speedrun_gpu]") {
   CHECK_NOTHROW(speedrun::check_your_steps());
+}
+
+TEST_CASE("the smallest speedrun: one seed, one epoch of four steps, FP32 and BF16", "[14-speedrun_gpu]") {
+  // Small enough for compute-sanitizer's racecheck, which runs every kernel of the run.
+  host_training::TrainingData data = bar_data();
+  data.train.labels.resize(512), data.test.labels.resize(100);
+  data.train.images = course::HostTensor({512, 1, 28, 28});
+  const host_training::TrainingData full = bar_data();
+  std::copy_n(full.train.images.data(), data.train.images.size(), data.train.images.data());
+  data.test.images = course::HostTensor({100, 1, 28, 28});
+  std::copy_n(full.test.images.data(), data.test.images.size(), data.test.images.data());
+  speedrun::Recipe recipe = short_recipe();
+  recipe.epochs = 1, recipe.seeds = 1;
+  const host_training::ModelSpec spec = speedrun::speedrun_model(recipe, data, COURSE_SPEEDRUN_MODELS_DIR);
+  for (const char* precision : {"fp32", "bf16"}) {
+    recipe.precision = precision;
+    const speedrun::SpeedrunResult result = speedrun::run_speedrun(recipe, data, spec, "");
+    INFO(precision);
+    CHECK(std::isfinite(result.runs[0].loss));
+    CHECK(result.runs[0].accuracy >= 0.0);
+  }
 }
