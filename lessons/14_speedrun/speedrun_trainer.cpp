@@ -176,17 +176,32 @@ host_training::ModelSpec speedrun_model(const Recipe& recipe, const host_trainin
   return spec;
 }
 
-SpeedrunResult run_speedrun(const Recipe& recipe, const host_training::TrainingData& data,
-                            const host_training::ModelSpec& spec, const std::string& out_dir) {
+void check_recipe(const Recipe& recipe, const host_training::TrainingData& data) {
   if (recipe.epochs < 1 || recipe.batch < 1 || recipe.seeds < 1)
     throw course::Error("epochs, batch and seeds must be >= 1");
   const int all = data.train.count();
   if (recipe.val < 0 || recipe.val >= all)
     throw course::Error("--val " + std::to_string(recipe.val) + ": must leave training images (0 .. " +
                         std::to_string(all - 1) + ")");
-  course::require_gpu("train_speedrun");
   if (recipe.precision != "fp32" && recipe.precision != "bf16")
     throw course::Error("--precision " + recipe.precision + ": expected fp32 or bf16");
+  // Every step of the run becomes nodes of a graph: a run of more steps than this is no speedrun, and
+  // its graphs would take minutes and gigabytes to capture.
+  constexpr long long kMostCapturedSteps = 20000;
+  const int train_count = all - recipe.val, batch = std::min(recipe.batch, train_count);
+  const long long per_epoch = (train_count + batch - 1) / batch, steps = per_epoch * recipe.epochs;
+  if (recipe.graph && steps > kMostCapturedSteps)
+    throw course::Error(std::to_string(steps) + " steps (--epochs " + std::to_string(recipe.epochs) + " of " +
+                        std::to_string(per_epoch) + " batches of " + std::to_string(batch) +
+                        "): a speedrun captures every step, at most " + std::to_string(kMostCapturedSteps) +
+                        "; use a larger --batch, fewer --epochs, or --graph off");
+}
+
+SpeedrunResult run_speedrun(const Recipe& recipe, const host_training::TrainingData& data,
+                            const host_training::ModelSpec& spec, const std::string& out_dir) {
+  check_recipe(recipe, data);
+  const int all = data.train.count();
+  course::require_gpu("train_speedrun");
   if (recipe.precision == "bf16") {
     const std::string why = tensor_cores::tensor_core_problem();
     if (!why.empty()) throw course::Error("--precision bf16: " + why + "; use --precision fp32");

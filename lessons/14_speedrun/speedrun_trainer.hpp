@@ -62,6 +62,10 @@ struct SpeedrunResult {
 host_training::ModelSpec speedrun_model(const Recipe& recipe, const host_training::TrainingData& data,
                                         const std::string& models_dir);
 
+// Throws course::Error (naming the flag) for a recipe that cannot run on these data: sizes < 1, a
+// --val that leaves nothing to train on, an unknown precision, more steps than a run may capture.
+void check_recipe(const Recipe& recipe, const host_training::TrainingData& data);
+
 // Runs the recipe once per seed (first_seed, first_seed + 1, ...), one line each on stdout, and
 // writes out_dir/runs.csv (out_dir empty: no file). Throws course::Error on bad input or a NaN loss.
 SpeedrunResult run_speedrun(const Recipe& recipe, const host_training::TrainingData& data,

@@ -97,6 +97,7 @@ int main(int argc, char** argv) {
 
     const host_training::TrainingData data = host_training::load_training_data(data_config);
     const host_training::ModelSpec spec = speedrun::speedrun_model(recipe, data, COURSE_SPEEDRUN_MODELS_DIR);
+    speedrun::check_recipe(recipe, data);  // bad input stops here, also on a machine without a GPU
     course::require_gpu("train_speedrun");
     speedrun::check_your_steps();  // an unwritten step stops here, in one line
 
