@@ -31,8 +31,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-from pytorch_layers import (DATASETS, InputError, build_network, load_data, model_layers, number,  # noqa: E402
-                            plan, to_device)
+from pytorch_layers import (DATASETS, InputError, Parser, build_network, load_data, model_layers,  # noqa: E402
+                            number, plan, to_device)
 from pytorch_mnist import autocast  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -45,11 +45,6 @@ def one_cycle_lr(step, total, warmup, peak):
     if step < warmup:
         return peak * (step + 1) / warmup
     return peak * (total - step) / (total - warmup)
-
-
-class Parser(argparse.ArgumentParser):
-    def error(self, message):
-        raise InputError(f"{message} (see {self.prog} --help)")
 
 
 def parse_args(argv):
@@ -145,11 +140,9 @@ class Update:
             return
         torch._foreach_mul_(self.state, a.momentum)
         torch._foreach_add_(self.state, grads)
-        if a.optimizer == "nesterov":
-            steps = torch._foreach_add(grads, self.state, alpha=a.momentum)
-        else:
-            steps = [v.clone() for v in self.state]
-        torch._foreach_mul_(steps, lr)
+        # Nesterov steps along g + momentum * v (the new v), SGD along v.
+        steps = torch._foreach_add(grads, self.state, alpha=a.momentum) if a.optimizer == "nesterov" else self.state
+        steps = torch._foreach_mul(steps, lr)
         torch._foreach_sub_(self.params, steps)
 
 

@@ -1,7 +1,6 @@
 // Lesson 12 (given): the GPU layers of sigmoid, tanh and dropout (beyond_gpu_layers.hpp).
 #include "beyond_gpu_layers.hpp"
 
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,10 +45,6 @@ DropoutLayer::DropoutLayer(std::string name, size_t index, const host_training::
     : Layer(std::move(name), plan, max_batch), index_(int(index)), seed_(seed), key_and_passes_(2) {
   check_dropout_rate("DropoutLayer", plan.spec.rate);
   key_and_passes_.zero();
-}
-
-uint64_t DropoutLayer::training_passes() const {
-  return key_and_passes_.to_host()[1];
 }
 
 void DropoutLayer::forward(const float* x, int batch) {
@@ -126,14 +121,15 @@ Kernels kernels_for(const std::vector<host_training::LayerPlan>& plans, size_t i
 mnist_gpu::LayerMaker gpu_layer_maker(const host_training::ModelSpec& spec, uint64_t seed, GpuLayers layers,
                                       const OtherKernels& other) {
   const std::vector<host_training::LayerPlan> plans = host_training::plan_layers(spec);
-  // A relu right before a pool on lesson 09's kernel is folded into it: the pool needs that relu.
-  auto folded = std::make_shared<std::map<size_t, FoldedReluLayer*>>();
+  // A relu right before a pool on lesson 09's kernel is folded into it. GpuNetwork asks for the
+  // layers in order, so the pool after it is asked for next: it gets the relu made last.
+  auto last_folded = std::make_shared<FoldedReluLayer*>(nullptr);
   auto folds = [plans, layers](size_t index) {  // whether relu `index` is folded into the pool after it
     return plans[index].spec.kind == LayerKind::relu && index + 1 < plans.size() &&
            plans[index + 1].spec.kind == LayerKind::maxpool &&
            kernels_for(plans, index + 1, layers) == Kernels::relu_pool;
   };
-  return [plans, seed, layers, folded, folds, other](const std::string& name, size_t index, const host_training::LayerPlan& plan,
+  return [plans, seed, layers, last_folded, folds, other](const std::string& name, size_t index, const host_training::LayerPlan& plan,
                                int max_batch, mnist_gpu::ParamView weight,
                                mnist_gpu::ParamView bias) -> std::unique_ptr<mnist_gpu::Layer> {
     if (index >= plans.size() || plans[index].spec.kind != plan.spec.kind)
@@ -155,11 +151,15 @@ mnist_gpu::LayerMaker gpu_layer_maker(const host_training::ModelSpec& spec, uint
       case Kernels::relu_pool: {
         if (folds(index)) {
           auto relu = std::make_unique<FoldedReluLayer>(name, plan, max_batch);
-          (*folded)[index] = relu.get();
+          *last_folded = relu.get();
           return relu;
         }
-        const bool after_folded = index > 0 && folds(index - 1) && folded->count(index - 1);
-        return std::make_unique<ReluPoolLayer>(name, plan, max_batch, after_folded ? folded->at(index - 1) : nullptr);
+        const bool after_fold = index > 0 && folds(index - 1);
+        if (after_fold && !*last_folded)
+          throw course::Error("gpu_layer_maker: " + name + " was asked for before the relu folded into it");
+        FoldedReluLayer* relu = after_fold ? *last_folded : nullptr;
+        *last_folded = nullptr;
+        return std::make_unique<ReluPoolLayer>(name, plan, max_batch, relu);
       }
       case Kernels::activation: return std::make_unique<ActivationLayer>(name, plan, max_batch);
       case Kernels::dropout: return std::make_unique<DropoutLayer>(name, index, plan, max_batch, seed);

@@ -36,7 +36,6 @@ class DropoutLayer : public mnist_gpu::Layer {
   void set_training(bool training) override { training_ = training; }
   bool runs_on_stream() const override { return true; }
   size_t own_bytes() const override { return 2 * sizeof(uint64_t); }
-  uint64_t training_passes() const;  // waits for the GPU
 
  private:
   int index_;

@@ -170,7 +170,7 @@ void FastDenseLayer::backward(const float* x, const float* dy, int batch) {
 
 // ---- relu and pool on 09.5's kernels ---------------------------------------------------------------------
 ReluPoolLayer::ReluPoolLayer(std::string name, const host_training::LayerPlan& plan, int max_batch,
-                             const FoldedReluLayer* folded)
+                             FoldedReluLayer* folded)
     : Layer(std::move(name), plan, max_batch), folded_(folded) {
   if (plan.spec.kind != LayerKind::relu &&
       !(plan.spec.kind == LayerKind::maxpool && plan.spec.stride == plan.spec.window))
@@ -201,7 +201,7 @@ void ReluPoolLayer::forward(const float* x, int batch) {
 void ReluPoolLayer::backward(const float*, const float* dy, int batch) {
   check_batch(batch, "backward");
   // Folded: the argmax already carries the relu's mask, so this is dL/d(the relu's input).
-  float* dx = folded_ ? folded_->gradient_of_input() : input_grad();
+  float* dx = folded_ ? folded_->input_grad() : input_grad();
   fast_training::relu_maxpool_backward(shape(batch), argmax_.data(), dy, dx, stream_);
 }
 

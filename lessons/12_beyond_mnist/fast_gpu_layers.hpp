@@ -126,7 +126,7 @@ class FoldedReluLayer;
 class ReluPoolLayer : public mnist_gpu::Layer {
  public:
   ReluPoolLayer(std::string name, const host_training::LayerPlan& plan, int max_batch,
-                const FoldedReluLayer* folded = nullptr);
+                FoldedReluLayer* folded = nullptr);
   void forward(const float* x, int batch) override;
   void backward(const float* x, const float* dy, int batch) override;
   std::string kernels() const override;
@@ -136,7 +136,7 @@ class ReluPoolLayer : public mnist_gpu::Layer {
  private:
   host_layers::PoolShape shape(int batch) const;
   course::DeviceBuffer<int> argmax_;
-  const FoldedReluLayer* folded_;
+  FoldedReluLayer* folded_;
 };
 
 // A ReLU right before a max-pool that ReluPoolLayer runs: 09.5's kernel does both in one pass. While
@@ -152,7 +152,6 @@ class FoldedReluLayer : public ReluPoolLayer {
   void set_training(bool training) override { training_ = training; }
   std::string kernels() const override { return "folded into the next max-pool (lesson 09)"; }
   const float* input() const { return input_; }  // the last forward's x
-  float* gradient_of_input() const { return const_cast<FoldedReluLayer*>(this)->input_grad(); }
 
  private:
   bool training_ = true;

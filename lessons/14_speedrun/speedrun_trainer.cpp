@@ -78,7 +78,7 @@ SeedResult run_seed(const Recipe& r, const host_training::ModelSpec& spec, const
   // Everything the run reads is on the GPU before the clock starts: the images, and every epoch's
   // order (lesson 02's, one after another).
   const int per_example = train.per_example;
-  course::DeviceBuffer<float> gathered(size_t(batch) * per_example), x(size_t(batch) * per_example);
+  course::DeviceBuffer<float> gathered(r.shift > 0 ? size_t(batch) * per_example : 0), x(size_t(batch) * per_example);
   course::DeviceBuffer<int> labels{size_t(batch)}, order{size_t(n) * r.epochs};
   std::vector<int> orders;
   for (int e = 0; e < r.epochs; ++e) {
