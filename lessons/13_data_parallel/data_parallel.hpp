@@ -19,9 +19,9 @@
 #include <functional>
 #include <vector>
 
-#include "fast_network.hpp"
 #include "parameters.hpp"
 #include "ranks.hpp"
+#include "replica_network.hpp"
 #include "step_graph.hpp"
 
 namespace data_parallel {
@@ -83,15 +83,14 @@ class OverlappedBackward {
 
   // 13.3: net.forward_backward(x, labels, batch), and each bucket's reduce enqueued on
   // comm_stream() AS SOON AS the backward pass has enqueued the launches that write the bucket's
-  // gradients (the network's gradient hook says when: fast_network.hpp), after them (an event on
+  // gradients (the network's gradient hook says when: replica_network.hpp), after them (an event on
   // the network's stream, waited for by comm_stream()), in bucket order. Returns with net.stream()
   // waiting for every reduction (an event on comm_stream()), so what is enqueued on net.stream()
   // next (the optimizer's step) sees reduced gradients; the host never waits. The network's hook is
   // removed again before returning. Every launch goes to net.stream() or comm_stream(), so a graph
   // captured from net.stream() holds all of it. Throws course::Error when the backward pass did not
   // report every bucket's layers.
-  void forward_backward(fast_training::FastNetwork& net, const float* x, const int* labels, int batch,
-                        const ReduceBucket& reduce);
+  void forward_backward(ReplicaNetwork& net, const float* x, const int* labels, int batch, const ReduceBucket& reduce);
 
   const std::vector<Bucket>& buckets() const { return buckets_; }
   cudaStream_t comm_stream() const { return comm_.get(); }

@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
   return course::run_main([&] {
     course::ArgParser args("lesson13_data_parallel",
                            "Lesson 13: training on several GPUs, measured: NCCL's all-reduce, then images per second of\n"
-                           "the data-parallel step on one and on N GPUs for four networks and six batch sizes.");
+                           "the data-parallel step on one and on N GPUs for six networks and six batch sizes.");
     args.add_int("--gpus", 0, 0, 64, "GPUs to use: 0 takes every usable GPU");
     args.add_int("--steps", 20, 1, 10000, "steps in each timed graph");
     args.add_int("--repeats", 5, 1, 1000, "timed replays of each graph (the median is reported)");
@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
     if (ranks >= 2)
       data_parallel::print_allreduce_table(ranks, out + "/allreduce.csv", quick);
     else
-      std::printf("\none GPU: nothing to all-reduce with. Only lesson 09's step is timed; the N-GPU columns need two GPUs.\n");
+      std::printf("\none GPU: nothing to all-reduce with. Only each network's own step is timed; the N-GPU columns need two GPUs.\n");
 
     const std::vector<int> batches = quick ? std::vector<int>{64, 128} : std::vector<int>{32, 64, 128, 256, 512, 1024};
     std::printf("\ntiming (graphs of %d steps, median of %d replays; synthetic data):\n", int(args.get_int("--steps")),

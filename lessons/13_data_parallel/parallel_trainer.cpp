@@ -109,7 +109,7 @@ host_training::TrainSummary train_parallel(const ParallelTrainConfig& config, co
                     kReportEvery, steps_per_epoch, capture.milliseconds());
     }
 
-    const mnist_gpu::EvaluationTarget target = fast_training::evaluation_target(replica.net());
+    const mnist_gpu::EvaluationTarget target = replica.net().evaluation_target();
     host_training::LossWatch watch(opt.lr, spec.classes);
     for (int epoch = 0; epoch < config.epochs; ++epoch) {
       order.upload(host_training::epoch_order(n, config.seed, epoch));  // the same order on every rank

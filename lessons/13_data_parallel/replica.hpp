@@ -1,15 +1,17 @@
 #pragma once
-// Lesson 13 (given): one rank's whole training state (a replica): lesson 09's fast network on this
-// rank's GPU, lesson 08's optimizer, buffers for this rank's shard, and the data-parallel step made
-// of 13.1-13.3. The trainer, the scaling program and the tests all train through it.
+// Lesson 13 (given): one rank's whole training state (a replica): a network on this rank's GPU
+// (lesson 09's fast network, or any layer list on lesson 12's layers: network_kinds.hpp), lesson 08's
+// optimizer, buffers for this rank's shard, and the data-parallel step made of 13.1-13.3. The
+// trainer, the scaling program and the tests all train through it.
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
 #include "data_parallel.hpp"
 #include "device_data.hpp"
-#include "fast_network.hpp"
 #include "host_training.hpp"
+#include "network_kinds.hpp"
 #include "optimizer.hpp"
 #include "step_graph.hpp"
 
@@ -20,7 +22,11 @@ struct ReplicaOptions {
   host_training::OptimizerConfig optimizer;
   bool overlap = true;               // 13.3: reduce bucket by bucket during the backward pass
   size_t bucket_floats = 1u << 20;   // 4 MiB of gradients a bucket at most (whole layers)
-  fast_training::ConvEngine conv = fast_training::ConvEngine::tiled;
+  NetworkKind network = NetworkKind::fast_network;
+  fast_training::ConvEngine conv = fast_training::ConvEngine::tiled;  // fast_network's conv engine
+  // layer_list: dropout's masks. Rank r draws from dropout_seed + r, so that every shard has masks of
+  // its own (with one seed, row i of every shard would drop the same values); rank 0's are one GPU's.
+  uint64_t dropout_seed = 1;
   int eval_batch = 0;                // the network also evaluates batches of up to this many
 };
 
@@ -42,7 +48,7 @@ class Replica {
 
   Shard shard(int count) const { return shard_of(count, rank_.ranks, rank_.rank); }
   const Rank& rank() const { return rank_; }
-  fast_training::FastNetwork& net() { return *net_; }
+  ReplicaNetwork& net() { return *net_; }
   mnist_gpu::ParameterStore& parameters() { return net_->parameters(); }
   cudaStream_t stream() const { return stream_.get(); }
   const float* shard_x() const { return x_.data(); }
@@ -54,7 +60,7 @@ class Replica {
   Rank rank_;
   ReplicaOptions options_;
   fast_training::Stream stream_;
-  std::unique_ptr<fast_training::FastNetwork> net_;
+  std::unique_ptr<ReplicaNetwork> net_;
   std::unique_ptr<mnist_gpu::DeviceOptimizer> optimizer_;
   std::unique_ptr<OverlappedBackward> overlap_;
   course::DeviceBuffer<float> x_;

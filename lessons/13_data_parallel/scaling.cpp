@@ -26,6 +26,19 @@ namespace data_parallel {
 
 namespace hs = host_training;
 
+namespace {
+
+// A layer list of lesson 12's models/ folder, for images of channels x height x width.
+hs::ModelSpec lesson12_model(const std::string& name, int channels, int height, int width) {
+  hs::ModelSpec spec = hs::model_by_name(std::string("@") + COURSE_MODELS_DIR + "/" + name + ".txt");
+  spec.name = name;
+  spec.in_channels = channels, spec.height = height, spec.width = width;
+  hs::plan_layers(spec);  // throws if the file and the image size do not fit
+  return spec;
+}
+
+}  // namespace
+
 std::vector<StudyNetwork> study_networks() {
   auto spec = [](const std::string& name, std::vector<hs::LayerSpec> layers) {
     hs::ModelSpec s;
@@ -44,6 +57,10 @@ std::vector<StudyNetwork> study_networks() {
       {"conv3", "three convs: 5x5x64, 5x5x128, 3x3x256, 2304-10",
        spec("conv3", {conv_layer(64, 5, 2), relu_layer(), maxpool_layer(), conv_layer(128, 5, 2), relu_layer(),
                       maxpool_layer(), conv_layer(256, 3, 1), relu_layer(), maxpool_layer(), dense_layer(10)})},
+      {"mnist_cnn", "lesson 12: 3x3x32, 3x3x64, dropout, 9216-128-10, dropout",
+       lesson12_model("mnist_cnn", 1, 28, 28), NetworkKind::layer_list},
+      {"colour_cnn", "lesson 12, 3x32x32 images: 3x3x64 twice, 3x3x128 twice, 3x3x256, 4096-256-10",
+       lesson12_model("colour_cnn", 3, 32, 32), NetworkKind::layer_list},
   };
 }
 
@@ -157,17 +174,18 @@ double time_graph(const fast_training::GraphExec& graph, cudaStream_t stream, in
   return course::median(times);
 }
 
-// Lesson 09's step on one GPU: the baseline, with no NCCL in it.
-double time_one_gpu(const hs::ModelSpec& spec, int batch, int steps, int repeats) {
+// The network's own step on one GPU: the baseline, with no NCCL in it.
+double time_one_gpu(const StudyNetwork& n, int batch, int steps, int repeats) {
   CUDA_CHECK(cudaSetDevice(0));
   fast_training::Stream stream;
-  fast_training::FastNetwork net(spec, hs::init_parameters(spec, 13), batch, stream.get(), fast_training::ConvEngine::tiled);
+  const std::unique_ptr<ReplicaNetwork> net = make_replica_network(
+      n.kind, n.spec, hs::init_parameters(n.spec, 13), batch, stream.get(), fast_training::ConvEngine::tiled, 1);
   hs::OptimizerConfig opt;
-  mnist_gpu::DeviceOptimizer optimizer(opt, net.parameters());
-  const SyntheticBatch data(spec, batch, 1301);
+  mnist_gpu::DeviceOptimizer optimizer(opt, net->parameters());
+  const SyntheticBatch data(n.spec, batch, 1301);
   const fast_training::GraphExec graph(fast_training::capture_graph(stream.get(), [&] {
     for (int s = 0; s < steps; ++s) {
-      net.forward_backward(data.x.data(), data.labels.data(), batch);
+      net->forward_backward(data.x.data(), data.labels.data(), batch);
       optimizer.step(stream.get());
     }
   }));
@@ -185,9 +203,9 @@ std::vector<ScalingRow> measure_scaling(const std::vector<StudyNetwork>& network
       ScalingRow row;
       row.network = n.name, row.parameters = c.parameters, row.batch_per_gpu = b, row.ranks = ranks;
       row.gflop_per_gpu_step = c.step_flops_per_example * b * 1e-9;
-      row.one_gpu_ms = time_one_gpu(n.spec, b, steps, repeats);
+      row.one_gpu_ms = time_one_gpu(n, b, steps, repeats);
       rows.push_back(row);
-      std::printf("  %-7s batch %4d: one GPU %.3f ms a step\n", n.name.c_str(), b, row.one_gpu_ms);
+      std::printf("  %-10s batch %4d: one GPU %.3f ms a step\n", n.name.c_str(), b, row.one_gpu_ms);
       std::fflush(stdout);
     }
   }
@@ -201,7 +219,7 @@ std::vector<ScalingRow> measure_scaling(const std::vector<StudyNetwork>& network
       const SyntheticBatch data(n.spec, count, 1302);  // the same on every rank: each reads its shard
       for (const bool overlap : {false, true}) {
         ReplicaOptions options;
-        options.batch = count, options.overlap = overlap;
+        options.batch = count, options.overlap = overlap, options.network = n.kind;
         Replica replica(rank, n.spec, hs::init_parameters(n.spec, 13), options);
         const fast_training::GraphExec graph(fast_training::capture_graph(replica.stream(), [&] {
           for (int s = 0; s < steps; ++s) replica.step_on_batch(data.x.data(), data.labels.data(), count);
@@ -210,7 +228,7 @@ std::vector<ScalingRow> measure_scaling(const std::vector<StudyNetwork>& network
         if (rank.rank == 0) (overlap ? row.overlap_ms : row.no_overlap_ms) = ms;
       }
       if (rank.rank == 0) {
-        std::printf("  %-7s batch %4d a GPU: %d GPUs %.3f ms a step, %.3f ms with overlap\n", row.network.c_str(),
+        std::printf("  %-10s batch %4d a GPU: %d GPUs %.3f ms a step, %.3f ms with overlap\n", row.network.c_str(),
                     row.batch_per_gpu, ranks, row.no_overlap_ms, row.overlap_ms);
         std::fflush(stdout);
       }

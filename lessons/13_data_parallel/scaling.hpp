@@ -1,19 +1,23 @@
 #pragma once
 // Lesson 13 (given): the measurements of lesson13_data_parallel. Every figure is timed in this run
-// on this machine; the one-GPU figures are lesson 09's step (no NCCL at all), the N-GPU figures
+// on this machine; the one-GPU figures are the network's own step (no NCCL at all), the N-GPU figures
 // the data-parallel step of 13.1-13.3 on N ranks.
 #include <string>
 #include <vector>
 
 #include "course/chart.hpp"
 #include "host_training.hpp"
+#include "network_kinds.hpp"
 
 namespace data_parallel {
 
-// The networks of the study, from little computation per parameter to much.
+// The networks of the study, from little computation per parameter to much: four on lesson 09's
+// fast network, then lesson 12's two largest layer lists (mnist_cnn on 1x28x28 images, colour_cnn on
+// CIFAR-10's 3x32x32) on lesson 12's layers.
 struct StudyNetwork {
   std::string name, description;
   host_training::ModelSpec spec;
+  NetworkKind kind = NetworkKind::fast_network;
 };
 std::vector<StudyNetwork> study_networks();
 
@@ -37,7 +41,7 @@ struct ScalingRow {
   size_t parameters = 0;
   int batch_per_gpu = 0, ranks = 1;
   double gflop_per_gpu_step = 0;
-  double one_gpu_ms = 0;          // lesson 09's step on one GPU, batch_per_gpu examples
+  double one_gpu_ms = 0;          // the network's step on one GPU (no NCCL), batch_per_gpu examples
   double no_overlap_ms = 0;       // the data-parallel step on `ranks` GPUs, all-reduce after backward
   double overlap_ms = 0;          // ... bucket by bucket during backward (13.3)
   double images_per_s(double ms) const { return ranks * batch_per_gpu / (ms * 1e-3); }

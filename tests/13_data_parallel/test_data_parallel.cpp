@@ -1,14 +1,17 @@
 // Lesson 13, steps 13.1 and 13.2 with one rank on one GPU: the broadcast leaves rank 0's values
 // as they are, the weighted all-reduce scales by shard / batch, and the data-parallel step of one
-// rank is lesson 09's step on one GPU. (Two ranks: test_two_gpus.cpp, on a machine with two GPUs.)
+// rank is the step of one GPU: lesson 09's fast network's, and a layer list's on lesson 12's layers
+// (dropout included). (Two ranks: test_two_gpus.cpp, on a machine with two GPUs.)
 #include <cmath>
 #include <cstdint>
 #include <vector>
 
 #include "course/cuda_check.hpp"
 #include "course/device_buffer.hpp"
+#include "beyond_gpu_layers.hpp"
 #include "course_test.hpp"
 #include "data_parallel.hpp"
+#include "network.hpp"
 #include "optimizer.hpp"
 #include "replica.hpp"
 
@@ -118,6 +121,60 @@ TEST_CASE("the data-parallel step of one rank is lesson 09's step on one GPU, bi
       CUDA_CHECK(cudaStreamSynchronize(replica.stream()));
       got = replica.parameters().download();
     });
+    REQUIRE(got.size() == expected.size());
+    for (size_t t = 0; t < got.size(); ++t) {
+      CAPTURE(got[t].name);
+      REQUIRE_ALL_CLOSE(got[t].value, expected[t].value, 0.0, 0.0);
+      REQUIRE_ALL_CLOSE(got[t].grad, expected[t].grad, 0.0, 0.0);
+    }
+  }
+}
+
+// The same for a layer list on lesson 12's layers, dropout included: the reference is lesson 08's
+// network built as lesson 12 builds it, taking three steps on one GPU; the replica's dropout draws
+// the same masks (same seed, same training passes). Four buckets of one layer each with overlap.
+TEST_CASE("the data-parallel step of one rank on a lesson 12 layer list is that network's step, bit for bit",
+          "[13.2]") {
+  host_training::ModelSpec spec = host_training::model_from_text(
+      "conv3x3x8, relu, conv3x3x16, relu, pool2, dropout0.25, dense32, relu, dropout0.5, dense10");
+  spec.height = spec.width = 15;
+  const int batch = 23;
+  const uint64_t seed = 1322;
+  const std::vector<host_training::Parameter> init = host_training::init_parameters(spec, seed);
+  DeviceBuffer<float> x(course::test::random_vector(size_t(batch) * 15 * 15, 1323, 0.0f, 1.0f));
+  std::vector<int> labels(batch);
+  for (int b = 0; b < batch; ++b) labels[b] = (3 * b + 1) % 10;
+  DeviceBuffer<int> d_labels(labels);
+  host_training::OptimizerConfig opt;
+  opt.lr = 0.05f;
+
+  mnist_gpu::GpuNetwork reference(spec, init, batch, mnist_gpu::ConvAlgorithm::automatic,
+                                  beyond_mnist::gpu_layer_maker(spec, seed, beyond_mnist::GpuLayers::lesson09),
+                                  beyond_mnist::fused_loss_maker());
+  mnist_gpu::DeviceOptimizer ref_opt(opt, reference.parameters());
+  for (int s = 0; s < 3; ++s) {
+    reference.forward_backward(x.data(), d_labels.data(), batch);
+    ref_opt.step();
+  }
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const std::vector<host_training::Parameter> expected = reference.parameters().download();
+
+  for (const bool overlap : {false, true}) {
+    CAPTURE(overlap);
+    std::vector<host_training::Parameter> got;
+    size_t buckets = 0;
+    data_parallel::run_ranks({0}, [&](const Rank& rank) {
+      data_parallel::ReplicaOptions options;
+      options.batch = batch, options.optimizer = opt, options.overlap = overlap;
+      options.network = data_parallel::NetworkKind::layer_list, options.dropout_seed = seed;
+      options.bucket_floats = 1000;  // dense10, dense32, conv2, conv1: one bucket each
+      data_parallel::Replica replica(rank, spec, init, options);
+      buckets = replica.buckets();
+      for (int s = 0; s < 3; ++s) replica.step_on_batch(x.data(), d_labels.data(), batch);
+      CUDA_CHECK(cudaStreamSynchronize(replica.stream()));
+      got = replica.parameters().download();
+    });
+    REQUIRE(buckets == (overlap ? 4u : 1u));
     REQUIRE(got.size() == expected.size());
     for (size_t t = 0; t < got.size(); ++t) {
       CAPTURE(got[t].name);

@@ -1,10 +1,13 @@
 // Lesson 13, step 13.3: OverlappedBackward on one GPU, with a stand-in for the all-reduce
 // (snapshot_kernel.hpp: it copies a bucket's gradients aside and halves them). No NCCL here: what
 // is checked is WHEN each reduction runs (after its bucket's gradients, beside the rest of the
-// backward pass, before what follows on the network's stream), directly and in a CUDA graph.
+// backward pass, before what follows on the network's stream), directly and in a CUDA graph, on both
+// kinds of network a replica trains: lesson 09's fast network (model A) and a layer list on lesson
+// 12's layers (tanh and sigmoid among them; no dropout, so that two passes give the same gradients).
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <set>
 #include <vector>
 
@@ -12,32 +15,48 @@
 #include "course/device_buffer.hpp"
 #include "course_test.hpp"
 #include "data_parallel.hpp"
+#include "network_kinds.hpp"
 #include "snapshot_kernel.hpp"
 #include "step_graph.hpp"
 
 using course::DeviceBuffer;
 using data_parallel::Bucket;
+using data_parallel::NetworkKind;
 using data_parallel::OverlappedBackward;
 
 namespace {
 
 constexpr int kBatch = 9;
 
+// Four layers with parameters in either kind: conv1 (80 floats), conv2 (1168), dense32 (18464), dense10 (330).
+constexpr const char* kLayerList = "conv3x3x8p1, tanh, conv3x3x16, relu, pool2, dense32, sigmoid, dense10";
+
 struct Setup {
+  NetworkKind kind;
   host_training::ModelSpec spec;
   std::vector<host_training::Parameter> init;
   DeviceBuffer<float> x;
   DeviceBuffer<int> labels;
+  std::vector<size_t> bucket_sizes;  // floats a bucket: one layer each, some layers each, one bucket
+
+  std::unique_ptr<data_parallel::ReplicaNetwork> network(cudaStream_t stream) const {
+    return data_parallel::make_replica_network(kind, spec, init, kBatch, stream, fast_training::ConvEngine::implicit_gemm,
+                                               7);
+  }
 };
 
-Setup setup(uint64_t seed) {
-  host_training::ModelSpec spec = host_training::model_by_name("a");
-  spec.height = spec.width = 15;  // odd: both pools drop a row
+Setup setup(NetworkKind kind, uint64_t seed) {
+  const bool fast = kind == NetworkKind::fast_network;
+  host_training::ModelSpec spec = fast ? host_training::model_by_name("a") : host_training::model_from_text(kLayerList);
+  spec.height = spec.width = 15;  // odd: the pools drop a row
   std::vector<int> labels(kBatch);
   for (int b = 0; b < kBatch; ++b) labels[b] = int((seed + 3 * b) % 10);
-  return {spec, host_training::init_parameters(spec, seed),
+  return {kind,
+          spec,
+          host_training::init_parameters(spec, seed),
           DeviceBuffer<float>(course::test::random_vector(size_t(kBatch) * 15 * 15, seed + 1, 0.0f, 1.0f)),
-          DeviceBuffer<int>(labels)};
+          DeviceBuffer<int>(labels),
+          fast ? std::vector<size_t>{0, 60000, size_t(1) << 30} : std::vector<size_t>{0, 2000, size_t(1) << 30}};
 }
 
 // One tensor of a device buffer laid out like the ParameterStore.
@@ -53,18 +72,23 @@ void poison(float* device, size_t n) { CUDA_CHECK(cudaMemset(device, 0xff, n * s
 
 TEST_CASE("OverlappedBackward: each bucket reduced once after its gradients, and the step goes on after all of them",
           "[13.3]") {
-  Setup s = setup(1330);
-  fast_training::FastNetwork reference(s.spec, s.init, kBatch);
-  reference.forward_backward(s.x.data(), s.labels.data(), kBatch);
+  const NetworkKind kind = GENERATE(NetworkKind::fast_network, NetworkKind::layer_list);
+  CAPTURE(data_parallel::network_kind_name(kind));
+  Setup s = setup(kind, 1330);
+  const auto reference = s.network(nullptr);
+  reference->forward_backward(s.x.data(), s.labels.data(), kBatch);
   CUDA_CHECK(cudaDeviceSynchronize());
-  const std::vector<host_training::Parameter> expected = reference.parameters().download();
+  const std::vector<host_training::Parameter> expected = reference->parameters().download();
 
   fast_training::Stream stream;
-  fast_training::FastNetwork net(s.spec, s.init, kBatch, stream.get());
+  const auto net_owner = s.network(stream.get());
+  data_parallel::ReplicaNetwork& net = *net_owner;
   mnist_gpu::ParameterStore& p = net.parameters();
-  for (const size_t bucket_floats : {size_t(0), size_t(60000), size_t(1) << 30}) {  // 4, 3 and 1 bucket(s)
+  std::vector<size_t> bucket_counts;
+  for (const size_t bucket_floats : s.bucket_sizes) {
     CAPTURE(bucket_floats);
     OverlappedBackward overlapped(p, bucket_floats);
+    bucket_counts.push_back(overlapped.buckets().size());
     DeviceBuffer<float> snapshot(p.total()), after(p.total());
     std::vector<size_t> calls;
     auto enqueue = [&] {
@@ -102,18 +126,22 @@ TEST_CASE("OverlappedBackward: each bucket reduced once after its gradients, and
       }
     }
   }
+  REQUIRE(bucket_counts == std::vector<size_t>{4, 3, 1});
 }
 
-// The overlap itself, read off a captured graph: the first bucket's reduction (fc2's gradients) must
-// depend only on what comes before it, so that some backward kernels (conv2's and conv1's) have no
-// path to or from it: they may run beside it. Reducing every bucket after the whole backward pass
-// gives the same numbers but no such kernel.
+// The overlap itself, read off a captured graph: the first bucket's reduction (the last layer's
+// gradients) must depend only on what comes before it, so that some backward kernels (the convs')
+// have no path to or from it: they may run beside it. Reducing every bucket after the whole backward
+// pass gives the same numbers but no such kernel.
 TEST_CASE("OverlappedBackward: in a captured step, backward kernels run beside the first bucket's reduction", "[13.3]") {
-  Setup s = setup(1340);
+  const NetworkKind kind = GENERATE(NetworkKind::fast_network, NetworkKind::layer_list);
+  CAPTURE(data_parallel::network_kind_name(kind));
+  Setup s = setup(kind, 1340);
   fast_training::Stream stream;
-  fast_training::FastNetwork net(s.spec, s.init, kBatch, stream.get());
+  const auto net_owner = s.network(stream.get());
+  data_parallel::ReplicaNetwork& net = *net_owner;
   mnist_gpu::ParameterStore& p = net.parameters();
-  OverlappedBackward overlapped(p, 0);  // one layer a bucket: fc2, fc1, conv2, conv1
+  OverlappedBackward overlapped(p, 0);  // one layer a bucket: the two dense layers, then the two convs
   REQUIRE(overlapped.buckets().size() == 4);
   DeviceBuffer<float> snapshot(p.total()), after(p.total());
 
@@ -187,8 +215,11 @@ TEST_CASE("OverlappedBackward: in a captured step, backward kernels run beside t
 }
 
 TEST_CASE("OverlappedBackward removes the network's hook, and throws when a bucket's layers never reported", "[13.3]") {
-  Setup s = setup(1350);
-  fast_training::FastNetwork net(s.spec, s.init, kBatch);
+  const NetworkKind kind = GENERATE(NetworkKind::fast_network, NetworkKind::layer_list);
+  CAPTURE(data_parallel::network_kind_name(kind));
+  Setup s = setup(kind, 1350);
+  const auto net_owner = s.network(nullptr);
+  data_parallel::ReplicaNetwork& net = *net_owner;
   int calls = 0;
   auto count_calls = [&](const Bucket&, cudaStream_t) { ++calls; };
   {

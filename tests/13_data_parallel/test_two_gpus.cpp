@@ -9,13 +9,16 @@
 
 #include "course/cuda_check.hpp"
 #include "course/device_buffer.hpp"
+#include "beyond_gpu_layers.hpp"
 #include "course_test.hpp"
 #include "data_parallel.hpp"
+#include "network.hpp"
 #include "optimizer.hpp"
 #include "replica.hpp"
 #include "step_graph.hpp"
 
 using course::DeviceBuffer;
+using data_parallel::NetworkKind;
 using data_parallel::Rank;
 using host_training::Parameter;
 
@@ -93,11 +96,11 @@ struct StepResult {
   std::vector<Parameter> after_first, after_last;  // values and (reduced) gradients
 };
 
-// `steps` SGD steps on the same batch of `count` examples: on one GPU (lesson 09's network and
-// lesson 08's optimizer), and on two ranks (each its shard).
-StepResult one_gpu(const host_training::ModelSpec& spec, const std::vector<Parameter>& init, const float* x,
-                   const int* labels, int count, int steps, const host_training::OptimizerConfig& opt) {
-  fast_training::FastNetwork net(spec, init, count, nullptr, fast_training::ConvEngine::tiled);  // the replica's
+// `steps` SGD steps on the same batch of `count` examples: on one GPU (lesson 09's network, or lesson
+// 08's network built as lesson 12 builds it, and lesson 08's optimizer), and on two ranks (each its shard).
+template <typename Network>
+StepResult steps_on_one_gpu(Network& net, const float* x, const int* labels, int count, int steps,
+                            const host_training::OptimizerConfig& opt) {
   mnist_gpu::DeviceOptimizer optimizer(opt, net.parameters());
   StepResult r;
   for (int s = 0; s < steps; ++s) {
@@ -109,7 +112,19 @@ StepResult one_gpu(const host_training::ModelSpec& spec, const std::vector<Param
   return r;
 }
 
-std::vector<StepResult> two_ranks(const host_training::ModelSpec& spec, const std::vector<Parameter>& init,
+StepResult one_gpu(NetworkKind kind, const host_training::ModelSpec& spec, const std::vector<Parameter>& init,
+                   const float* x, const int* labels, int count, int steps, const host_training::OptimizerConfig& opt) {
+  if (kind == NetworkKind::fast_network) {
+    fast_training::FastNetwork net(spec, init, count, nullptr, fast_training::ConvEngine::tiled);  // the replica's
+    return steps_on_one_gpu(net, x, labels, count, steps, opt);
+  }
+  mnist_gpu::GpuNetwork net(spec, init, count, mnist_gpu::ConvAlgorithm::automatic,
+                            beyond_mnist::gpu_layer_maker(spec, 1, beyond_mnist::GpuLayers::lesson09),
+                            beyond_mnist::fused_loss_maker());
+  return steps_on_one_gpu(net, x, labels, count, steps, opt);
+}
+
+std::vector<StepResult> two_ranks(NetworkKind kind, const host_training::ModelSpec& spec, const std::vector<Parameter>& init,
                                   const std::vector<float>& x, const std::vector<int>& labels, int count, int steps,
                                   const host_training::OptimizerConfig& opt, bool overlap, bool graph) {
   std::vector<StepResult> results(2);
@@ -118,6 +133,7 @@ std::vector<StepResult> two_ranks(const host_training::ModelSpec& spec, const st
     const std::vector<Parameter> start = rank.rank == 0 ? init : host_training::init_parameters(spec, 99);
     data_parallel::ReplicaOptions options;
     options.batch = count, options.optimizer = opt, options.overlap = overlap, options.bucket_floats = 200000;
+    options.network = kind;
     data_parallel::Replica replica(rank, spec, start, options);
     DeviceBuffer<float> d_x(x);  // every rank holds the batch on its own GPU and reads its shard
     DeviceBuffer<int> d_labels(labels);
@@ -147,8 +163,15 @@ std::vector<StepResult> two_ranks(const host_training::ModelSpec& spec, const st
 // at most lr times that per step (with momentum 0.9: 1 + 1.9 + 2.71 times), so atol 3e-4 * 5.61 *
 // lr * the largest gradient + rtol 1e-6. Forgetting the averaging (a sum), the weights (shard / batch)
 // or a bucket is off by far more. Both ranks must agree bit for bit.
+// Both kinds of network: model A on lesson 09's fast network, and a layer list on lesson 12's layers
+// (no dropout: two ranks draw other masks than one GPU, as they must).
 TEST_CASE("two ranks: the data-parallel step equals one GPU's step on the whole batch", "[two_gpus]") {
-  host_training::ModelSpec spec = host_training::model_by_name("a");
+  const NetworkKind kind = GENERATE(NetworkKind::fast_network, NetworkKind::layer_list);
+  CAPTURE(data_parallel::network_kind_name(kind));
+  host_training::ModelSpec spec =
+      kind == NetworkKind::fast_network
+          ? host_training::model_by_name("a")
+          : host_training::model_from_text("conv3x3x8p1, tanh, conv3x3x16, relu, pool2, dense32, sigmoid, dense10");
   spec.height = spec.width = 15;
   const std::vector<Parameter> init = host_training::init_parameters(spec, 1430);
   host_training::OptimizerConfig opt;
@@ -160,10 +183,10 @@ TEST_CASE("two ranks: the data-parallel step equals one GPU's step on the whole 
     for (int b = 0; b < count; ++b) labels[b] = (3 * b + count) % 10;
     DeviceBuffer<float> d_x(x);
     DeviceBuffer<int> d_labels(labels);
-    const StepResult ref = one_gpu(spec, init, d_x.data(), d_labels.data(), count, steps, opt);
+    const StepResult ref = one_gpu(kind, spec, init, d_x.data(), d_labels.data(), count, steps, opt);
     for (const auto [overlap, graph] : {std::pair{false, false}, {true, false}, {false, true}, {true, true}}) {
       CAPTURE(count, overlap, graph);
-      const std::vector<StepResult> got = two_ranks(spec, init, x, labels, count, steps, opt, overlap, graph);
+      const std::vector<StepResult> got = two_ranks(kind, spec, init, x, labels, count, steps, opt, overlap, graph);
       for (size_t t = 0; t < ref.after_last.size(); ++t) {
         CAPTURE(ref.after_last[t].name);
         double largest = 0;

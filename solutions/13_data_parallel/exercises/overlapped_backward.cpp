@@ -5,8 +5,8 @@
 
 namespace data_parallel {
 
-void OverlappedBackward::forward_backward(fast_training::FastNetwork& net, const float* x, const int* labels,
-                                          int batch, const ReduceBucket& reduce) {
+void OverlappedBackward::forward_backward(ReplicaNetwork& net, const float* x, const int* labels, int batch,
+                                          const ReduceBucket& reduce) {
   // How many tensors each bucket still waits for; a report brings a layer's two (weight, bias).
   std::vector<size_t> waiting(buckets_.size());
   for (size_t k = 0; k < buckets_.size(); ++k) waiting[k] = buckets_[k].tensors;

@@ -1,0 +1,90 @@
+// Lesson 13 (given): the networks a replica can train (network_kinds.hpp).
+#include "network_kinds.hpp"
+
+#include <algorithm>
+
+#include "beyond_gpu_layers.hpp"
+#include "course/error.hpp"
+#include "softmax_cross_entropy.hpp"
+
+namespace data_parallel {
+
+NetworkKind network_kind_by_name(const std::string& name) {
+  if (name == "fast") return NetworkKind::fast_network;
+  if (name == "layers") return NetworkKind::layer_list;
+  throw course::Error("network kind must be fast or layers, got '" + name + "'");
+}
+
+const char* network_kind_name(NetworkKind kind) { return kind == NetworkKind::fast_network ? "fast" : "layers"; }
+
+FastReplicaNetwork::FastReplicaNetwork(const host_training::ModelSpec& spec,
+                                       const std::vector<host_training::Parameter>& init, int max_batch,
+                                       cudaStream_t stream, fast_training::ConvEngine conv)
+    : net_(spec, init, max_batch, stream, conv) {}
+
+mnist_gpu::EvaluationTarget FastReplicaNetwork::evaluation_target() { return fast_training::evaluation_target(net_); }
+
+LayerListReplicaNetwork::LayerListReplicaNetwork(const host_training::ModelSpec& spec,
+                                                 const std::vector<host_training::Parameter>& init, int max_batch,
+                                                 cudaStream_t stream, uint64_t seed)
+    : stream_(stream) {
+  const std::string problem = beyond_mnist::stream_problem(spec);
+  if (!problem.empty())
+    throw course::Error("model " + spec.name + ": every layer of a replica launches on its rank's stream; " + problem);
+  net_ = std::make_unique<mnist_gpu::GpuNetwork>(
+      spec, init, max_batch, mnist_gpu::ConvAlgorithm::automatic,
+      beyond_mnist::gpu_layer_maker(spec, seed, beyond_mnist::GpuLayers::lesson09), beyond_mnist::fused_loss_maker());
+  net_->set_stream(stream);
+  for (const auto& layer : net_->layers()) {
+    layer_names_.push_back(layer->name());
+    weight_of_layer_.push_back(layer->plan().weight);
+  }
+  net_->set_observer(this);
+}
+
+void LayerListReplicaNetwork::forward_backward(const float* x, const int* labels, int batch) {
+  unreported_end_ = layer_names_.size();
+  net_->forward_backward(x, labels, batch);
+  report_down_to(0);  // the first layers' gradients: enqueued once the whole pass has returned
+}
+
+void LayerListReplicaNetwork::pass_starts(const std::string& who, bool backward) {
+  if (!backward || !hook_) return;
+  const auto it = std::find(layer_names_.begin(), layer_names_.end(), who);
+  if (it == layer_names_.end()) return;  // the loss
+  // Layer `position`'s backward pass starts: every layer after it has enqueued all of its own.
+  report_down_to(size_t(it - layer_names_.begin()) + 1);
+}
+
+void LayerListReplicaNetwork::report_down_to(size_t first) {
+  for (; unreported_end_ > first; --unreported_end_) {
+    const long weight = weight_of_layer_[unreported_end_ - 1];
+    if (weight >= 0 && hook_) hook_(size_t(weight));
+  }
+}
+
+mnist_gpu::EvaluationTarget LayerListReplicaNetwork::evaluation_target() {
+  mnist_gpu::GpuNetwork& net = *net_;
+  mnist_gpu::EvaluationTarget t;
+  t.classes = net.classes(), t.max_batch = net.max_batch(), t.input_size = net.input_size();
+  t.forward_and_loss = [&net](const float* x, const int* labels, int count) {
+    net.set_training(false);  // dropout keeps everything while evaluating
+    net.forward(x, count);
+    net.loss().forward(net.logits(), labels, count);
+    net.set_training(true);
+  };
+  t.logits = [&net] { return net.logits(); };
+  t.row_loss = [&net] { return net.loss().row_loss(); };
+  return t;
+}
+
+std::unique_ptr<ReplicaNetwork> make_replica_network(NetworkKind kind, const host_training::ModelSpec& spec,
+                                                     const std::vector<host_training::Parameter>& init,
+                                                     int max_batch, cudaStream_t stream,
+                                                     fast_training::ConvEngine conv, uint64_t seed) {
+  if (kind == NetworkKind::fast_network)
+    return std::make_unique<FastReplicaNetwork>(spec, init, max_batch, stream, conv);
+  return std::make_unique<LayerListReplicaNetwork>(spec, init, max_batch, stream, seed);
+}
+
+}  // namespace data_parallel
