@@ -26,13 +26,18 @@ int main(int argc, char** argv) {
     args.add_int("--steps", 20, 1, 10000, "steps in each timed graph");
     args.add_int("--repeats", 5, 1, 1000, "timed replays of each graph (the median is reported)");
     args.add_flag("--quick", "two networks, two batch sizes, fewer all-reduce sizes");
+    args.add_string("--networks", "", "the networks to study, e.g. mnist_cnn,colour_cnn (default: all six; --quick: mlp,a)");
+    args.add_string("--batches", "", "batch sizes a GPU, e.g. 64,512 (default: 32,64,128,256,512,1024; --quick: 64,128)");
     args.add_flag("--cpu-only", "only the counted table of the networks (no GPU needed)");
     args.add_string("--out", std::string(COURSE_OUTPUT_DIR) + "/lesson13", "where scaling.csv, scaling.png and allreduce.csv go");
     if (!args.parse(argc, argv)) return 0;
     const bool quick = args.flag("--quick");
 
-    std::vector<data_parallel::StudyNetwork> networks = data_parallel::study_networks();
-    if (quick) networks = {networks[0], networks[1]};
+    const std::string names = args.given("--networks") ? args.get_string("--networks") : quick ? "mlp,a" : "";
+    const std::vector<data_parallel::StudyNetwork> networks =
+        data_parallel::pick_networks(data_parallel::study_networks(), names);
+    const std::vector<int> batches = data_parallel::parse_batches(
+        args.given("--batches") ? args.get_string("--batches") : quick ? "64,128" : "32,64,128,256,512,1024");
     const int asked = static_cast<int>(args.get_int("--gpus"));
     if (course::announce_cpu_only("13", "13.1-13.3 (the broadcast, the all-reduce, the overlap) and the scaling study", args.flag("--cpu-only"))) {
       data_parallel::print_network_table(networks, std::max(asked, 2));
@@ -52,7 +57,6 @@ int main(int argc, char** argv) {
     else
       std::printf("\none GPU: nothing to all-reduce with. Only each network's own step is timed; the N-GPU columns need two GPUs.\n");
 
-    const std::vector<int> batches = quick ? std::vector<int>{64, 128} : std::vector<int>{32, 64, 128, 256, 512, 1024};
     std::printf("\ntiming (graphs of %d steps, median of %d replays; synthetic data):\n", int(args.get_int("--steps")),
                 int(args.get_int("--repeats")));
     const std::vector<data_parallel::ScalingRow> rows = data_parallel::measure_scaling(

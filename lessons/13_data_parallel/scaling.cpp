@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <sstream>
 
 #include "course/atomic_file.hpp"
 #include "course/chart.hpp"
@@ -62,6 +63,44 @@ std::vector<StudyNetwork> study_networks() {
       {"colour_cnn", "lesson 12, 3x32x32 images: 3x3x64 twice, 3x3x128 twice, 3x3x256, 4096-256-10",
        lesson12_model("colour_cnn", 3, 32, 32), NetworkKind::layer_list},
   };
+}
+
+std::vector<StudyNetwork> pick_networks(const std::vector<StudyNetwork>& all, const std::string& names) {
+  if (names.empty()) return all;
+  std::string known;
+  for (const StudyNetwork& n : all) known += (known.empty() ? "" : ", ") + n.name;
+  std::vector<StudyNetwork> picked;
+  std::stringstream in(names);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    const auto it = std::find_if(all.begin(), all.end(), [&](const StudyNetwork& n) { return n.name == item; });
+    if (it == all.end())
+      throw course::Error("--networks: no network '" + item + "' in the study (there are: " + known + ")");
+    picked.push_back(*it);
+  }
+  if (names.back() == ',') throw course::Error("--networks: an empty name in '" + names + "' (there are: " + known + ")");
+  return picked;
+}
+
+std::vector<int> parse_batches(const std::string& text) {
+  const std::string what = "--batches must be a comma-separated list of batch sizes a GPU, each 1 .. 65536, got '" +
+                           text + "'";
+  std::vector<int> batches;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    size_t used = 0;
+    int b = 0;
+    try {
+      b = std::stoi(item, &used);
+    } catch (const std::exception&) {
+      throw course::Error(what);
+    }
+    if (used != item.size() || b < 1 || b > 65536) throw course::Error(what);
+    batches.push_back(b);
+  }
+  if (batches.empty() || text.back() == ',') throw course::Error(what);
+  return batches;
 }
 
 NetworkCost network_cost(const hs::ModelSpec& spec) {
@@ -271,19 +310,26 @@ void report_scaling(const std::vector<ScalingRow>& rows, const std::string& out_
   std::map<std::pair<std::string, int>, double> one_gpu;
   for (const ScalingRow& r : rows) one_gpu[{r.network, r.batch_per_gpu}] = r.one_gpu_ms;
   const std::string link = link_note().empty() ? "" : ", NCCL_P2P_DISABLE=1: through host memory";
-  std::printf("\n## Data-parallel training: images per second, %d GPU(s) (%s%s)\n\n", ranks, gpu.c_str(), link.c_str());
-  std::printf("Speed-up: N GPUs with overlap against one GPU with the same batch per GPU; \"same step\": against one GPU\n"
-              "taking the whole batch of all N (the same training, one GPU). Epoch: 60000 images at that rate.\n\n");
-  std::printf("| network | parameters | batch a GPU | GFLOP a GPU a step | 1 GPU (img/s) | %d GPUs, all-reduce after backward (img/s) | %d GPUs, overlapped (img/s) | overlap gain | speed-up | speed-up, same step | epoch 1 GPU -> %d GPUs (s) |\n",
-              ranks, ranks, ranks);
-  std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  if (ranks < 2) {
+    std::printf("\n## One GPU: images per second of each network's own step (%s)\n\n", gpu.c_str());
+    std::printf("The N-GPU columns need two GPUs. Epoch: 60000 images at that rate.\n\n");
+    std::printf("| network | parameters | batch | GFLOP a step | 1 GPU (img/s) | epoch (s) |\n");
+    std::printf("|---|---:|---:|---:|---:|---:|\n");
+  } else {
+    std::printf("\n## Data-parallel training: images per second, %d GPUs (%s%s)\n\n", ranks, gpu.c_str(), link.c_str());
+    std::printf("Speed-up: N GPUs with overlap against one GPU with the same batch per GPU; \"same step\": against one GPU\n"
+                "taking the whole batch of all N (the same training, one GPU). Epoch: 60000 images at that rate.\n\n");
+    std::printf("| network | parameters | batch a GPU | GFLOP a GPU a step | 1 GPU (img/s) | %d GPUs, all-reduce after backward (img/s) | %d GPUs, overlapped (img/s) | overlap gain | speed-up | speed-up, same step | epoch 1 GPU -> %d GPUs (s) |\n",
+                ranks, ranks, ranks);
+    std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  }
   std::string csv = "network,parameters,batch_per_gpu,ranks,gflop_per_gpu_step,one_gpu_ms,no_overlap_ms,overlap_ms,"
                     "one_gpu_images_per_s,no_overlap_images_per_s,overlap_images_per_s,speedup,speedup_same_step\n";
   for (const ScalingRow& r : rows) {
     const double one = r.images_per_s(r.one_gpu_ms) / r.ranks;  // one GPU: batch_per_gpu a step
     char line[512];
     if (ranks < 2) {
-      std::printf("| %s | %zu | %d | %.3f | %.0f | | | | | | %.2f |\n", r.network.c_str(), r.parameters, r.batch_per_gpu,
+      std::printf("| %s | %zu | %d | %.3f | %.0f | %.2f |\n", r.network.c_str(), r.parameters, r.batch_per_gpu,
                   r.gflop_per_gpu_step, one, 60000 / one);
       std::snprintf(line, sizeof line, "%s,%zu,%d,%d,%.6f,%.6f,,,%.1f,,,,\n", r.network.c_str(), r.parameters,
                     r.batch_per_gpu, r.ranks, r.gflop_per_gpu_step, r.one_gpu_ms, one);

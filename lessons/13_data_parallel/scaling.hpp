@@ -20,6 +20,11 @@ struct StudyNetwork {
   NetworkKind kind = NetworkKind::fast_network;
 };
 std::vector<StudyNetwork> study_networks();
+// The networks of `all` named in "a,colour_cnn" (in that order); "" keeps them all. An unknown name
+// or an empty item is a course::Error listing the names there are.
+std::vector<StudyNetwork> pick_networks(const std::vector<StudyNetwork>& all, const std::string& names);
+// "32,64,1024" -> {32, 64, 1024}: batches a GPU, each 1 .. 65536; else a course::Error naming --batches.
+std::vector<int> parse_batches(const std::string& text);
 
 struct NetworkCost {
   size_t parameters = 0;
