@@ -82,8 +82,13 @@ std::unique_ptr<ReplicaNetwork> make_replica_network(NetworkKind kind, const hos
                                                      const std::vector<host_training::Parameter>& init,
                                                      int max_batch, cudaStream_t stream,
                                                      fast_training::ConvEngine conv, uint64_t seed) {
-  if (kind == NetworkKind::fast_network)
-    return std::make_unique<FastReplicaNetwork>(spec, init, max_batch, stream, conv);
+  if (kind == NetworkKind::fast_network) {
+    try {
+      return std::make_unique<FastReplicaNetwork>(spec, init, max_batch, stream, conv);
+    } catch (const course::Error& e) {
+      throw course::Error(std::string(e.what()) + " (train_parallel --network layers trains any layer list)");
+    }
+  }
   return std::make_unique<LayerListReplicaNetwork>(spec, init, max_batch, stream, seed);
 }
 

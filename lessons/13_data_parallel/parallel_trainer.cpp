@@ -48,8 +48,9 @@ host_training::TrainSummary train_parallel(const ParallelTrainConfig& config, co
 
   std::printf("devices: %d x %s; %s; NCCL %s\n", ranks, course::device_summary(devices[0]).c_str(),
               course::cuda_versions().c_str(), nccl_version().c_str());
-  std::printf("model %s, fast network (lesson 09), %s lr %g%s, batch %d (%d a GPU), %d epoch(s), seed %llu\n",
-              spec.name.c_str(), config.optimizer.c_str(), double(opt.lr), host_training::momentum_text(opt).c_str(),
+  std::printf("model %s, %s, %s lr %g%s, batch %d (%d a GPU), %d epoch(s), seed %llu\n", spec.name.c_str(),
+              config.network == NetworkKind::fast_network ? "fast network (lesson 09)" : "lesson 12's layers",
+              config.optimizer.c_str(), double(opt.lr), host_training::momentum_text(opt).c_str(),
               batch, shard_of(batch, ranks, 0).count, config.epochs, static_cast<unsigned long long>(config.seed));
   std::printf("layers: %s\n", host_training::plan_summary(spec).c_str());
   std::printf("gradients: averaged over %d rank(s) by NCCL all-reduce%s; steps %s\n", ranks,
@@ -66,6 +67,7 @@ host_training::TrainSummary train_parallel(const ParallelTrainConfig& config, co
     ReplicaOptions options;
     options.batch = batch, options.optimizer = opt, options.overlap = config.overlap;
     options.bucket_floats = config.bucket_floats, options.conv = config.conv;
+    options.network = config.network, options.dropout_seed = config.seed;
     options.eval_batch = lead ? kEvalBatch : 0;
     Replica replica(rank, spec, host_training::init_parameters(spec, config.seed), options);
     const DeviceDataset train(train_set);  // every GPU its own copy: each gathers its own shards

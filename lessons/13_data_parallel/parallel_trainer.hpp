@@ -8,11 +8,13 @@
 
 #include "fast_trainer.hpp"
 #include "host_training.hpp"
+#include "network_kinds.hpp"
 #include "training_data.hpp"
 
 namespace data_parallel {
 
 struct ParallelTrainConfig : fast_training::FastTrainConfig {
+  NetworkKind network = NetworkKind::fast_network;  // or any layer list on lesson 12's layers
   int gpus = 0;                     // 0: every usable GPU
   bool overlap = true;              // 13.3: all-reduce bucket by bucket during the backward pass
   size_t bucket_floats = 1u << 20;  // gradients per bucket at most (whole layers)

@@ -24,6 +24,9 @@ int main(int argc, char** argv) {
     args.add_choice("--overlap", "on", {"on", "off"},
                     "on: all-reduce bucket by bucket during the backward pass (13.3); off: once after it");
     args.add_int("--bucket-kb", 4096, 1, 1 << 20, "gradients per bucket at most, in KiB (whole layers)");
+    args.add_choice("--network", "fast", {"fast", "layers"},
+                    "fast: lesson 09's network (conv-ReLU-pool blocks, then dense layers); layers: any layer list on "
+                    "lesson 12's layers, e.g. --model @lessons/12_beyond_mnist/models/mnist_cnn.txt (--conv is then unused)");
     if (!args.parse(argc, argv)) return 0;
 
     course::require_gpu("train_parallel");  // before the data: the clearest message on a machine without one
@@ -31,6 +34,7 @@ int main(int argc, char** argv) {
     static_cast<fast_training::FastTrainConfig&>(config) = fast_training::fast_train_config(args);
     config.gpus = static_cast<int>(args.get_int("--gpus"));
     config.overlap = args.get_string("--overlap") == "on";
+    config.network = data_parallel::network_kind_by_name(args.get_string("--network"));
     config.bucket_floats = size_t(args.get_int("--bucket-kb")) * 1024 / sizeof(float);
     const host_training::TrainingData data = host_training::load_training_data(config);
 
