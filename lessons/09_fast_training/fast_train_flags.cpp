@@ -34,9 +34,9 @@ void add_fast_train_flags(course::ArgParser& args, const std::string& out_defaul
   args.add_int("--test-limit", defaults.test_limit, 0, 1 << 30, "use only the first N test images (0: all)");
 }
 
-FastTrainConfig fast_train_config(const course::ArgParser& args) {
+FastTrainConfig fast_train_config(const course::ArgParser& args, const host_training::FlagOptions& options) {
   FastTrainConfig config;
-  host_training::apply_given_flags(args, config);
+  host_training::apply_given_flags(args, config, options);
   config.graph = args.get_string("--graph") == "on";
   config.conv = args.get_string("--conv") == "tiled" ? ConvEngine::tiled : ConvEngine::implicit_gemm;
   config.profile = args.flag("--profile");

@@ -6,13 +6,15 @@
 
 #include "course/cli.hpp"
 #include "fast_trainer.hpp"
+#include "train_flags.hpp"
 
 namespace fast_training {
 
 // Declares --model --epochs --batch --lr --optimizer --seed --dataset --data --out --save --graph
 // --conv --profile --profile-steps --train-limit --test-limit; --out defaults to out_default.
 void add_fast_train_flags(course::ArgParser& args, const std::string& out_default);
-// The config those flags give (flags not given keep FastTrainConfig's defaults).
-FastTrainConfig fast_train_config(const course::ArgParser& args);
+// The config those flags give (flags not given keep FastTrainConfig's defaults). `options`: which
+// --model a later lesson's trainer takes (lesson 13's: any layer list, lesson 12's models by name).
+FastTrainConfig fast_train_config(const course::ArgParser& args, const host_training::FlagOptions& options = {});
 
 }  // namespace fast_training

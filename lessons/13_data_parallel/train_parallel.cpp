@@ -10,6 +10,9 @@
 #include "parallel_trainer.hpp"
 #include "training_data.hpp"
 
+#ifndef COURSE_MODELS_DIR  // lessons/12_beyond_mnist/models (lesson 12's layers library defines it)
+#define COURSE_MODELS_DIR "models"
+#endif
 #ifndef COURSE_OUTPUT_DIR
 #define COURSE_OUTPUT_DIR "out"
 #endif
@@ -26,12 +29,17 @@ int main(int argc, char** argv) {
     args.add_int("--bucket-kb", 4096, 1, 1 << 20, "gradients per bucket at most, in KiB (whole layers)");
     args.add_choice("--network", "fast", {"fast", "layers"},
                     "fast: lesson 09's network (conv-ReLU-pool blocks, then dense layers); layers: any layer list on "
-                    "lesson 12's layers, e.g. --model @lessons/12_beyond_mnist/models/mnist_cnn.txt (--conv is then unused)");
+                    "lesson 12's layers, e.g. --model mnist_cnn (lesson 12's models/ by name; --conv is then unused)");
     if (!args.parse(argc, argv)) return 0;
 
     course::require_gpu("train_parallel");  // before the data: the clearest message on a machine without one
     data_parallel::ParallelTrainConfig config;
-    static_cast<fast_training::FastTrainConfig&>(config) = fast_training::fast_train_config(args);
+    // --model takes any layer list, and lesson 12's models by name ("mnist_cnn"): lesson 09's network
+    // says itself which it cannot run (and that --network layers can).
+    host_training::FlagOptions model_options;
+    model_options.every_layer_kind = true;
+    model_options.models_dir = COURSE_MODELS_DIR;
+    static_cast<fast_training::FastTrainConfig&>(config) = fast_training::fast_train_config(args, model_options);
     config.gpus = static_cast<int>(args.get_int("--gpus"));
     config.overlap = args.get_string("--overlap") == "on";
     config.network = data_parallel::network_kind_by_name(args.get_string("--network"));
