@@ -13,9 +13,18 @@
 #             (not in the default list: about ten minutes; BEYOND_ROWS picks rows, e.g. mlp-mnist)
 #   speedrun  lesson 14: speedrun_table.sh, the recipe's ablation over 10 seeds and PyTorch's same recipe
 #             (not in the default list: about five minutes)
+#   two_gpus  lesson 13 on a machine with two GPUs (not in the default list): its tests (the two-rank ones
+#             included) under memcheck and racecheck, then train_parallel's table: 1 and 2 GPUs, model A
+#             and lesson 12's mnist_cnn (--network layers)
+#   scaling   lesson 13: lesson13_data_parallel over NVLink and through host memory (NCCL_P2P_DISABLE=1),
+#             CSVs and pictures in $LOG/scaling_nvlink and $LOG/scaling_no_p2p (not in the default list;
+#             SCALING_LINKS=nvlink runs one link: each study takes a few minutes on two GPUs)
+# On machines with several GPUs NVLink multicast stays off (NCCL_NVLS_ENABLE=0), here and in every
+# program this script starts.
 # Logs go to $OUT (the device tool's output folder) or out/gpu_check.
 # usage: tools/gpu_check.sh [stage...]
 set -uo pipefail
+export NCCL_NVLS_ENABLE=0
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 LOG=${OUT:-$ROOT/out/gpu_check}
@@ -163,7 +172,39 @@ for stage in "${stages[@]}"; do
       tail -40 "$LOG/train.txt" | tee -a "$LOG/summary.txt"
     fi
     ;;
-  *) echo "unknown stage '$stage' (build test sanitize stubs bench train beyond speedrun)"; exit 2 ;;
+  two_gpus)
+    note "lesson 13: the tests with every GPU here ($(nvidia-smi -L | wc -l) GPUs; two-rank tests need two)"
+    ctest --test-dir build/solutions -R "^13" --output-on-failure > "$LOG/ctest_13.txt" 2>&1 || status=1
+    grep -E "tests passed|Failed|Skipped" "$LOG/ctest_13.txt" | tee -a "$LOG/summary.txt"
+    # One program at a time: nothing else shares the GPUs while the sanitizers or the timings run.
+    for tool in memcheck racecheck; do
+      for exe in test_13_two_gpus test_13_data_parallel; do
+        compute-sanitizer --tool $tool --report-api-errors no --error-exitcode 99 --print-limit 20 \
+          "build/solutions/bin/$exe" > "$LOG/san_${tool}_$exe.txt" 2>&1 || status=1
+        echo "$tool $exe: $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' "$LOG/san_${tool}_$exe.txt" | head -1)" |
+          tee -a "$LOG/summary.txt"
+      done
+    done
+    PARALLEL=build/solutions/bin/train_parallel
+    for args in "--gpus 1" "--gpus 2" "--gpus 2 --overlap off" "--gpus 2 --graph off" "--gpus 2 --batch 64" \
+                "--gpus 1 --batch 256" "--gpus 1 --network layers --model mnist_cnn" \
+                "--gpus 2 --network layers --model mnist_cnn"; do
+      note "lesson 13: train_parallel $args"
+      # shellcheck disable=SC2086
+      "$PARALLEL" $args --out "$LOG/parallel" > "$LOG/train_parallel.txt" 2>&1 || status=1
+      grep -v '\] *[0-9]*% ' "$LOG/train_parallel.txt" | grep -E "^model|^epoch 5|^summary|error" | tee -a "$LOG/summary.txt"
+    done
+    ;;
+  scaling)
+    for link in ${SCALING_LINKS:-nvlink no_p2p}; do
+      note "lesson 13: the scaling study, $link"
+      p2p=0; [ $link = no_p2p ] && p2p=1
+      NCCL_P2P_DISABLE=$p2p timeout 580 build/solutions/bin/lesson13_data_parallel --out "$LOG/scaling_$link" \
+        > "$LOG/scaling_$link.txt" 2>&1 || status=1
+      grep -A60 "^## NCCL all-reduce" "$LOG/scaling_$link.txt" | tee -a "$LOG/summary.txt"
+    done
+    ;;
+  *) echo "unknown stage '$stage' (build test sanitize stubs bench train beyond speedrun two_gpus scaling)"; exit 2 ;;
   esac
 done
 note "gpu_check finished, status $status"
