@@ -7,10 +7,11 @@ unwritable or full outputs, and checks every case the same way:
   * no stack trace or sanitizer report;
   * nothing is left half-written: no output file, and no temporary file, in the output folder.
 
-Each program first runs once on a good generated data set, MNIST-like and CIFAR-10-like (it must
-succeed), so a case cannot pass because the program fails on everything.
+Each program first runs once on a good generated data set, MNIST-like and CIFAR-10-like where it
+reads CIFAR-10 (it must succeed), so a case cannot pass because the program fails on everything.
 
-Usage: bad_input_table.py --lesson02 PROG --train-mnist PROG [--train-beyond PROG] [--markdown FILE]
+Usage: bad_input_table.py --lesson02 PROG --train-mnist PROG [--train-beyond PROG] [--train-speedrun PROG]
+                          [--markdown FILE]
   --markdown writes the table (program, case, exit status, message) for docs/.
 Exit status 0 when every case holds.
 """
@@ -157,6 +158,20 @@ BEYOND_FLAG_CASES = [
     ("--rho 1.5", ["--rho", "1.5"], ["--rho"]),
     ("--model with dropout1", ["--model", "dense100,dropout1,dense10"], ["--model", "dropout1", "0 <= rate < 1"]),
 ]
+# Only for lesson 14's train_speedrun: its own flags (its --lr 0 means "the optimizer's default").
+SPEEDRUN_FLAG_CASES = [
+    ("--shift 9", ["--shift", "9"], ["--shift"]),
+    ("--val as large as the training set", ["--val", "64"], ["--val 64"]),
+    ("--model with a pool after tanh", ["--model", "conv3x3x8,tanh,pool2,dense10"], ["--model", "pool2"]),
+]
+
+
+class Program:
+    """A trainer under test and what it takes: CIFAR-10, --save, the file its run writes, its own flags."""
+
+    def __init__(self, name, cmd, own_flags, cifar=True, save=True, writes="metrics.csv", skip=()):
+        self.name, self.cmd, self.own_flags = name, cmd, own_flags
+        self.cifar, self.save, self.writes, self.skip = cifar, save, writes, set(skip)
 
 
 # ---- running one case ---------------------------------------------------------------------------
@@ -214,6 +229,7 @@ def main():
     ap.add_argument("--lesson02", required=True, help="lesson02_host_training")
     ap.add_argument("--train-mnist", required=True, help="train_mnist (solutions build)")
     ap.add_argument("--train-beyond", help="lesson 12's train_beyond (solutions build), when it is built")
+    ap.add_argument("--train-speedrun", help="lesson 14's train_speedrun (solutions build; runs only with a GPU)")
     ap.add_argument("--markdown", help="write the table here")
     args = ap.parse_args()
 
@@ -222,18 +238,27 @@ def main():
         good = good_set(root)
         good_cifar = write_cifar_set(os.path.join(root, "good_cifar"))
         quick = ["--epochs", "1", "--batch", "16"]
-        programs = [("lesson02_host_training", [args.lesson02, *quick]),
-                    ("train_mnist --device cpu", [args.train_mnist, "--device", "cpu", *quick])]
+        programs = [Program("lesson02_host_training", [args.lesson02, *quick], LESSON02_FLAG_CASES),
+                    Program("train_mnist --device cpu", [args.train_mnist, "--device", "cpu", *quick],
+                            LESSON02_FLAG_CASES)]
         if args.train_beyond:  # its default network, mnist_cnn, with dropout and Adadelta
-            programs.append(("train_beyond --device cpu", [args.train_beyond, "--device", "cpu", *quick]))
+            programs.append(Program("train_beyond --device cpu", [args.train_beyond, "--device", "cpu", *quick],
+                                    BEYOND_FLAG_CASES))
         # The GPU path too, where there is a GPU (the same checks, the GPU's own code path).
         rc, out = run([args.train_mnist, "--device", "gpu", "--data", good, "--out", os.path.join(root, "probe"), *quick])
         if rc == 0:
-            programs.append(("train_mnist --device gpu", [args.train_mnist, "--device", "gpu", *quick]))
-        gpu_note = "" if rc == 0 else "train_mnist --device gpu: not run (no usable GPU here)"
+            programs.append(Program("train_mnist --device gpu", [args.train_mnist, "--device", "gpu", *quick],
+                                    LESSON02_FLAG_CASES))
+            if args.train_speedrun:  # GPU only; MNIST-like data (no CIFAR-10), no --save, runs.csv
+                programs.append(Program("train_speedrun", [args.train_speedrun, "--seeds", "1", *quick],
+                                        SPEEDRUN_FLAG_CASES, cifar=False, save=False, writes="runs.csv",
+                                        skip=["--lr 0"]))
+        gpu_note = "" if rc == 0 else ("train_mnist --device gpu" + (" and train_speedrun" if args.train_speedrun else "")
+                                       + ": not run (no usable GPU here)")
 
         rows, failures = [], 0
-        for prog_name, prog in programs:
+        for program in programs:
+            prog_name, prog = program.name, program.cmd
             # The good data set must train, or every case below would pass for the wrong reason.
             out_dir = os.path.join(root, "out_good")
             rc, out = run([*prog, "--data", good, "--out", out_dir])
@@ -241,27 +266,32 @@ def main():
                 print(f"FAILED: {prog_name} does not run on the good data set (exit {rc}):\n{out[-2000:]}")
                 return 1
             shutil.rmtree(out_dir)
-            rc, out = run([*prog, "--dataset", "cifar10", "--data", good_cifar, "--out", out_dir])
-            if rc != 0:
-                print(f"FAILED: {prog_name} does not run on the good CIFAR-10 set (exit {rc}):\n{out[-2000:]}")
-                return 1
-            shutil.rmtree(out_dir)
+            if program.cifar:
+                rc, out = run([*prog, "--dataset", "cifar10", "--data", good_cifar, "--out", out_dir])
+                if rc != 0:
+                    print(f"FAILED: {prog_name} does not run on the good CIFAR-10 set (exit {rc}):\n{out[-2000:]}")
+                    return 1
+                shutil.rmtree(out_dir)
 
             prog_root = os.path.join(root, prog_name.replace(" ", "_"))
             cases = [(name, ["--data", folder], words, None) for name, folder, words in data_cases(prog_root)]
-            cases += [(name, ["--dataset", "cifar10", "--data", folder], words, None)
-                      for name, folder, words in cifar_cases(prog_root)]
-            own = BEYOND_FLAG_CASES if prog_name.startswith("train_beyond") else LESSON02_FLAG_CASES
-            cases += [(name, ["--data", good, *extra], words, None) for name, extra, words in FLAG_CASES + own]
+            if program.cifar:
+                cases += [(name, ["--dataset", "cifar10", "--data", folder], words, None)
+                          for name, folder, words in cifar_cases(prog_root)]
+            cases += [(name, ["--data", good, *extra], words, None)
+                      for name, extra, words in FLAG_CASES + program.own_flags if name not in program.skip]
             blocker = os.path.join(root, "a_file")
             open(blocker, "w").close()
             cases += [
                 ("--out inside a regular file", ["--data", good, "--out", os.path.join(blocker, "out")], [blocker], None),
-                ("--save inside a regular file", ["--data", good, "--save", os.path.join(blocker, "npy")], [blocker],
-                 None),
-                ("full disk (file size limit 0)", ["--data", good], ["metrics.csv"], 0),
-                ("full disk (file size limit 64 KiB, --save)", ["--data", good, "--save", "@OUT@/npy"], [".npy"], 64),
+                ("full disk (file size limit 0)", ["--data", good], [program.writes], 0),
             ]
+            if program.save:
+                cases += [
+                    ("--save inside a regular file", ["--data", good, "--save", os.path.join(blocker, "npy")], [blocker],
+                     None),
+                    ("full disk (file size limit 64 KiB, --save)", ["--data", good, "--save", "@OUT@/npy"], [".npy"], 64),
+                ]
             for name, extra, words, limit in cases:
                 out_dir = os.path.join(root, "out_case")
                 shutil.rmtree(out_dir, ignore_errors=True)
