@@ -66,6 +66,33 @@ function(course_exercise_library name)
   endforeach()
 endfunction()
 
+# course_given_library(<name> ON <exercise library> SOURCES <files...> [LIBS <targets...>]
+#     [DEFINITIONS <definitions...>])
+# Given code of a lesson that calls the lesson's exercises, built twice:
+#   <name>      on <exercise library>: the learner's (their lesson's programs run their code)
+#   <name>_ref  on <exercise library>_ref: the solutions' (what later lessons link: a slip in an
+#               earlier lesson never stops them)
+# In a build from solutions they are one library (<name>_ref an alias of <name>).
+function(course_given_library name)
+  cmake_parse_arguments(ARG "" "ON" "SOURCES;LIBS;DEFINITIONS" ${ARGN})
+  foreach(suffix "" "_ref")
+    if(suffix STREQUAL "_ref")
+      get_target_property(aliased ${ARG_ON} ALIASED_TARGET)
+      if(aliased)
+        add_library(${name}_ref ALIAS ${name})
+        continue()
+      endif()
+    endif()
+    add_library(${name}${suffix} STATIC ${ARG_SOURCES})
+    target_include_directories(${name}${suffix} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+    target_link_libraries(${name}${suffix} PUBLIC ${ARG_ON}${suffix} ${ARG_LIBS})
+    if(ARG_DEFINITIONS)
+      target_compile_definitions(${name}${suffix} PUBLIC ${ARG_DEFINITIONS})
+    endif()
+    course_cuda_options(${name}${suffix})
+  endforeach()
+endfunction()
+
 # Warnings and nvcc flags shared by every target with CUDA sources.
 function(course_cuda_options target)
   target_compile_options(${target} PRIVATE

@@ -4,6 +4,7 @@
 // (dropout included). (Two ranks: test_two_gpus.cpp, on a machine with two GPUs.)
 #include <cmath>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "course/cuda_check.hpp"
@@ -85,48 +86,81 @@ TEST_CASE("allreduce_mean refuses a shard outside 0..batch and a batch below 1",
   REQUIRE(refused == std::vector<int>{1, 1, 1});
 }
 
-// One rank takes the whole batch with weight 1 (exact): its step must be lesson 09's, bit for bit,
-// with and without overlap (three buckets: fc2, fc1, then both convs).
-TEST_CASE("the data-parallel step of one rank is lesson 09's step on one GPU, bit for bit", "[13.2]") {
-  host_training::ModelSpec spec = host_training::model_by_name("a");
-  spec.height = spec.width = 15;
-  const int batch = 23;
-  const std::vector<host_training::Parameter> init = host_training::init_parameters(spec, 1320);
-  const size_t per_example = 15 * 15;
-  DeviceBuffer<float> x(course::test::random_vector(size_t(batch) * per_example, 1321, 0.0f, 1.0f));
-  std::vector<int> labels(batch);
-  for (int b = 0; b < batch; ++b) labels[b] = (7 * b + 3) % 10;
-  DeviceBuffer<int> d_labels(labels);
+namespace {
+
+// One rank taking a whole batch of random images three times with SGD: the reference network on
+// one GPU, and the replica (weight 1 in every all-reduce: exact), with and without overlap.
+struct OneRankCase {
+  host_training::ModelSpec spec;
+  std::vector<host_training::Parameter> init;
+  int batch;
+  DeviceBuffer<float> x;
+  DeviceBuffer<int> labels;
   host_training::OptimizerConfig opt;
-  opt.lr = 0.05f;
 
-  fast_training::FastNetwork reference(spec, init, batch, nullptr, fast_training::ConvEngine::tiled);  // the replica's
-  mnist_gpu::DeviceOptimizer ref_opt(opt, reference.parameters());
-  for (int s = 0; s < 3; ++s) {
-    reference.forward_backward(x.data(), d_labels.data(), batch);
-    ref_opt.step();
+  OneRankCase(host_training::ModelSpec model, uint64_t seed, int count) : spec(std::move(model)), batch(count) {
+    spec.height = spec.width = 15;
+    init = host_training::init_parameters(spec, seed);
+    x = DeviceBuffer<float>(course::test::random_vector(size_t(batch) * 15 * 15, seed + 1, 0.0f, 1.0f));
+    std::vector<int> host(batch);
+    for (int b = 0; b < batch; ++b) host[b] = int((7 * b + seed) % 10);
+    labels = DeviceBuffer<int>(host);
+    opt.lr = 0.05f;
   }
-  CUDA_CHECK(cudaDeviceSynchronize());
-  const std::vector<host_training::Parameter> expected = reference.parameters().download();
 
-  for (const bool overlap : {false, true}) {
-    CAPTURE(overlap);
+  template <typename Network>
+  std::vector<host_training::Parameter> three_steps(Network& reference) const {
+    mnist_gpu::DeviceOptimizer optimizer(opt, reference.parameters());
+    for (int s = 0; s < 3; ++s) {
+      reference.forward_backward(x.data(), labels.data(), batch);
+      optimizer.step();
+    }
+    CUDA_CHECK(cudaDeviceSynchronize());
+    return reference.parameters().download();
+  }
+
+  // The replica's three steps with `options` (batch and optimizer set here); its buckets.
+  std::vector<host_training::Parameter> replica_three_steps(data_parallel::ReplicaOptions options,
+                                                           size_t* buckets) const {
     std::vector<host_training::Parameter> got;
+    options.batch = batch, options.optimizer = opt;
     data_parallel::run_ranks({0}, [&](const Rank& rank) {
-      data_parallel::ReplicaOptions options;
-      options.batch = batch, options.optimizer = opt, options.overlap = overlap;
-      options.bucket_floats = 200000;  // fc1's 1.6M floats alone, then the rest
       data_parallel::Replica replica(rank, spec, init, options);
-      for (int s = 0; s < 3; ++s) replica.step_on_batch(x.data(), d_labels.data(), batch);
+      *buckets = replica.buckets();
+      for (int s = 0; s < 3; ++s) replica.step_on_batch(x.data(), labels.data(), batch);
       CUDA_CHECK(cudaStreamSynchronize(replica.stream()));
       got = replica.parameters().download();
     });
-    REQUIRE(got.size() == expected.size());
-    for (size_t t = 0; t < got.size(); ++t) {
-      CAPTURE(got[t].name);
-      REQUIRE_ALL_CLOSE(got[t].value, expected[t].value, 0.0, 0.0);
-      REQUIRE_ALL_CLOSE(got[t].grad, expected[t].grad, 0.0, 0.0);
-    }
+    return got;
+  }
+};
+
+void require_identical(const std::vector<host_training::Parameter>& got,
+                       const std::vector<host_training::Parameter>& expected) {
+  REQUIRE(got.size() == expected.size());
+  for (size_t t = 0; t < got.size(); ++t) {
+    CAPTURE(got[t].name);
+    REQUIRE_ALL_CLOSE(got[t].value, expected[t].value, 0.0, 0.0);
+    REQUIRE_ALL_CLOSE(got[t].grad, expected[t].grad, 0.0, 0.0);
+  }
+}
+
+}  // namespace
+
+// One rank takes the whole batch with weight 1 (exact): its step must be lesson 09's, bit for bit,
+// with and without overlap (three buckets: fc2, fc1, then both convs).
+TEST_CASE("the data-parallel step of one rank is lesson 09's step on one GPU, bit for bit", "[13.2]") {
+  const OneRankCase c(host_training::model_by_name("a"), 1320, 23);
+  fast_training::FastNetwork reference(c.spec, c.init, c.batch, nullptr, fast_training::ConvEngine::tiled);  // the replica's
+  const std::vector<host_training::Parameter> expected = c.three_steps(reference);
+  for (const bool overlap : {false, true}) {
+    CAPTURE(overlap);
+    data_parallel::ReplicaOptions options;
+    options.overlap = overlap;
+    options.bucket_floats = 200000;  // fc1's 1.6M floats alone, then the rest
+    size_t buckets = 0;
+    require_identical(c.replica_three_steps(options, &buckets), expected);
+    REQUIRE(buckets == (overlap ? 3u : 1u));
   }
 }
 
@@ -135,51 +169,22 @@ TEST_CASE("the data-parallel step of one rank is lesson 09's step on one GPU, bi
 // the same masks (same seed, same training passes). Four buckets of one layer each with overlap.
 TEST_CASE("the data-parallel step of one rank on a lesson 12 layer list is that network's step, bit for bit",
           "[13.2]") {
-  host_training::ModelSpec spec = host_training::model_from_text(
-      "conv3x3x8, relu, conv3x3x16, relu, pool2, dropout0.25, dense32, relu, dropout0.5, dense10");
-  spec.height = spec.width = 15;
-  const int batch = 23;
   const uint64_t seed = 1322;
-  const std::vector<host_training::Parameter> init = host_training::init_parameters(spec, seed);
-  DeviceBuffer<float> x(course::test::random_vector(size_t(batch) * 15 * 15, 1323, 0.0f, 1.0f));
-  std::vector<int> labels(batch);
-  for (int b = 0; b < batch; ++b) labels[b] = (3 * b + 1) % 10;
-  DeviceBuffer<int> d_labels(labels);
-  host_training::OptimizerConfig opt;
-  opt.lr = 0.05f;
-
-  mnist_gpu::GpuNetwork reference(spec, init, batch, mnist_gpu::ConvAlgorithm::automatic,
-                                  beyond_mnist::gpu_layer_maker(spec, seed, beyond_mnist::GpuLayers::lesson09),
+  const OneRankCase c(host_training::model_from_text(
+                          "conv3x3x8, relu, conv3x3x16, relu, pool2, dropout0.25, dense32, relu, dropout0.5, dense10"),
+                      seed, 23);
+  mnist_gpu::GpuNetwork reference(c.spec, c.init, c.batch, mnist_gpu::ConvAlgorithm::automatic,
+                                  beyond_mnist::gpu_layer_maker(c.spec, seed, beyond_mnist::GpuLayers::lesson09),
                                   beyond_mnist::fused_loss_maker());
-  mnist_gpu::DeviceOptimizer ref_opt(opt, reference.parameters());
-  for (int s = 0; s < 3; ++s) {
-    reference.forward_backward(x.data(), d_labels.data(), batch);
-    ref_opt.step();
-  }
-  CUDA_CHECK(cudaDeviceSynchronize());
-  const std::vector<host_training::Parameter> expected = reference.parameters().download();
-
+  const std::vector<host_training::Parameter> expected = c.three_steps(reference);
   for (const bool overlap : {false, true}) {
     CAPTURE(overlap);
-    std::vector<host_training::Parameter> got;
+    data_parallel::ReplicaOptions options;
+    options.overlap = overlap;
+    options.network = data_parallel::NetworkKind::layer_list, options.dropout_seed = seed;
+    options.bucket_floats = 1000;  // dense10, dense32, conv2, conv1: one bucket each
     size_t buckets = 0;
-    data_parallel::run_ranks({0}, [&](const Rank& rank) {
-      data_parallel::ReplicaOptions options;
-      options.batch = batch, options.optimizer = opt, options.overlap = overlap;
-      options.network = data_parallel::NetworkKind::layer_list, options.dropout_seed = seed;
-      options.bucket_floats = 1000;  // dense10, dense32, conv2, conv1: one bucket each
-      data_parallel::Replica replica(rank, spec, init, options);
-      buckets = replica.buckets();
-      for (int s = 0; s < 3; ++s) replica.step_on_batch(x.data(), d_labels.data(), batch);
-      CUDA_CHECK(cudaStreamSynchronize(replica.stream()));
-      got = replica.parameters().download();
-    });
+    require_identical(c.replica_three_steps(options, &buckets), expected);
     REQUIRE(buckets == (overlap ? 4u : 1u));
-    REQUIRE(got.size() == expected.size());
-    for (size_t t = 0; t < got.size(); ++t) {
-      CAPTURE(got[t].name);
-      REQUIRE_ALL_CLOSE(got[t].value, expected[t].value, 0.0, 0.0);
-      REQUIRE_ALL_CLOSE(got[t].grad, expected[t].grad, 0.0, 0.0);
-    }
   }
 }
