@@ -12,6 +12,7 @@
 #include "course/device_buffer.hpp"
 #include "course/error.hpp"
 #include "course/rng.hpp"
+#include "course/step_output.hpp"
 #include "dropout_mask.hpp"
 
 namespace beyond_mnist {
@@ -31,18 +32,7 @@ struct Check {
 // a few ulps; a wrong formula is off by far more).
 void expect_close(const Check& c, const std::string& function, const char* output, const std::vector<float>& got,
                   const std::vector<double>& expected) {
-  for (size_t i = 0; i < got.size(); ++i) {
-    if (std::isnan(got[i]))
-      throw course::Error(std::string("TODO(") + c.step + "): " + function + " left " + output + "[" +
-                          std::to_string(i) + "] unwritten (NaN): write it in " + c.file +
-                          " (check_" + c.step + " tests it)");
-    if (!(std::fabs(double(got[i]) - expected[i]) <= 1e-5 + 1e-4 * std::fabs(expected[i]))) {
-      char line[160];
-      std::snprintf(line, sizeof line, "%s[%zu] = %.7g, expected %.7g", output, i, double(got[i]), expected[i]);
-      throw course::Error(std::string("step ") + c.step + " is not right yet: " + function + " gives " + line +
-                          " (" + c.file + "; run check_" + c.step + " for the details)");
-    }
-  }
+  course::expect_step_output({c.step, function, c.file, output}, got, expected, 1e-5, 1e-4);
 }
 
 std::vector<float> values(uint64_t stream, float lo, float hi) {

@@ -8,7 +8,8 @@ namespace beyond_mnist {
 // Runs every host function of 12.1-12.3 on a few hundred values against the formulas in double,
 // and with gpu, every *_gpu function against them too (outputs poisoned with NaN first). Throws
 // course::Error naming the step, the function and what is wrong, e.g. "TODO(12.k):
-// sigmoid_forward_gpu left y[0] unwritten (NaN): write its kernel in exercises/activations.cu".
+// sigmoid_forward_gpu left y[0] unwritten (NaN): write it in exercises/activations.cu (check_12.1
+// tests it)".
 // A host function you have not written throws its own TODO.
 void check_your_steps(bool gpu);
 

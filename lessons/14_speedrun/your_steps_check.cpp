@@ -10,6 +10,7 @@
 #include "course/device_buffer.hpp"
 #include "course/error.hpp"
 #include "course/rng.hpp"
+#include "course/step_output.hpp"
 #include "speedrun.hpp"
 
 namespace speedrun {
@@ -26,20 +27,8 @@ struct Check {
 // other rounding); exact for the shifts (a copy).
 void expect_same(const Check& c, const char* output, const std::vector<float>& gpu, const std::vector<float>& host,
                  bool exact) {
-  for (size_t i = 0; i < gpu.size(); ++i) {
-    if (std::isnan(gpu[i]) && !std::isnan(host[i]))
-      throw course::Error(std::string("TODO(") + c.step + "): " + c.function + " left " + output + "[" +
-                          std::to_string(i) + "] unwritten (NaN): write its kernel in " + c.file + " (check_" +
-                          c.step + " tests it)");
-    const double diff = std::fabs(double(gpu[i]) - double(host[i]));
-    if (exact ? gpu[i] != host[i] : !(diff <= 1e-5 + 1e-4 * std::fabs(double(host[i])))) {
-      char line[200];
-      std::snprintf(line, sizeof line, "%s[%zu] = %.7g, your host function gives %.7g", output, i, double(gpu[i]),
-                    double(host[i]));
-      throw course::Error(std::string("step ") + c.step + " is not right yet: " + c.function + " gives " + line +
-                          " (" + c.file + "; run check_" + c.step + " for the details)");
-    }
-  }
+  course::expect_step_output({c.step, c.function, c.file, output}, gpu, std::vector<double>(host.begin(), host.end()),
+                             exact ? 0.0 : 1e-5, exact ? 0.0 : 1e-4, "your host function gives");
 }
 
 std::vector<float> values(size_t n, uint64_t stream, float lo, float hi) {
