@@ -22,6 +22,7 @@
 #include "mnist_gpu_test_support.hpp"
 #include "network.hpp"
 #include "optimizer.hpp"
+#include "device_download.hpp"
 
 using host_training::Parameter;
 
@@ -134,11 +135,7 @@ Trace cpu_reference(const Shape& shape, const std::string& optimizer, uint64_t b
   return trace;
 }
 
-std::vector<float> download(const float* device, size_t n) {
-  std::vector<float> host(n);
-  CUDA_CHECK(cudaMemcpy(host.data(), device, n * sizeof(float), cudaMemcpyDeviceToHost));
-  return host;
-}
+using course::test::download;
 
 // Fills every activation, gradient and parameter-gradient buffer with NaN, so whatever a pass
 // forgets to write shows up. (Parameter gradients: each tensor's own range; the padding between

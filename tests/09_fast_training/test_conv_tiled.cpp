@@ -15,6 +15,7 @@
 #include "fast_training.hpp"
 #include "network.hpp"
 #include "weight_gradients.hpp"
+#include "device_download.hpp"
 
 using course::DeviceBuffer;
 using course::float_sum_atol;
@@ -82,11 +83,7 @@ WeightGrads backward_weight(const ConvShape& s, const ConvInputs& in) {
       });
 }
 
-std::vector<float> download(const float* device, size_t n) {
-  std::vector<float> host(n);
-  CUDA_CHECK(cudaMemcpy(host.data(), device, n * sizeof(float), cudaMemcpyDeviceToHost));
-  return host;
-}
+using course::test::download;
 
 }  // namespace
 

@@ -10,6 +10,7 @@
 #include "course_test.hpp"
 #include "fast_network.hpp"
 #include "network.hpp"
+#include "device_download.hpp"
 
 using course::DeviceBuffer;
 using host_training::Parameter;
@@ -31,11 +32,7 @@ host_training::ModelSpec spec_of(const NetCase& c) {
   return spec;
 }
 
-std::vector<float> download(const float* device, size_t n) {
-  std::vector<float> host(n);
-  CUDA_CHECK(cudaMemcpy(host.data(), device, n * sizeof(float), cudaMemcpyDeviceToHost));
-  return host;
-}
+using course::test::download;
 
 }  // namespace
 

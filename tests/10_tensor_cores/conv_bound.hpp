@@ -12,6 +12,7 @@
 #include "course/device_buffer.hpp"
 #include "course_test.hpp"
 #include "host_layers.hpp"
+#include "device_download.hpp"
 
 namespace conv_bound {
 
@@ -31,11 +32,7 @@ inline std::vector<double> widen(const std::vector<float>& v, bool absolute) {
   return out;
 }
 
-inline std::vector<float> download(const float* device, size_t n) {
-  std::vector<float> host(n);
-  CUDA_CHECK(cudaMemcpy(host.data(), device, n * sizeof(float), cudaMemcpyDeviceToHost));
-  return host;
-}
+using course::test::download;
 
 // |y - y_exact| <= (2u + u^2 + 2 K 2^-24) * sum_k |x_k| |w_k| + 2^-23 |bias|, with y_exact lesson 01's
 // convolution of the FP32 inputs in double and u the unit roundoff of the format the inputs are

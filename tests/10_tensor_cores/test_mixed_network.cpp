@@ -11,17 +11,14 @@
 #include "course_test.hpp"
 #include "fast_network.hpp"
 #include "tensor_core_convs.hpp"
+#include "device_download.hpp"
 
 using course::DeviceBuffer;
 using host_training::Parameter;
 
 namespace {
 
-std::vector<float> download(const float* device, size_t n) {
-  std::vector<float> host(n);
-  CUDA_CHECK(cudaMemcpy(host.data(), device, n * sizeof(float), cudaMemcpyDeviceToHost));
-  return host;
-}
+using course::test::download;
 
 double largest(const std::vector<float>& v) {  // of the logits
   double m = 0;

@@ -15,17 +15,14 @@
 #include "network.hpp"
 #include "optimizer.hpp"
 #include "replica.hpp"
+#include "device_download.hpp"
 
 using course::DeviceBuffer;
 using data_parallel::Rank;
 
 namespace {
 
-std::vector<float> download(const float* device, size_t n) {
-  std::vector<float> host(n);
-  CUDA_CHECK(cudaMemcpy(host.data(), device, n * sizeof(float), cudaMemcpyDeviceToHost));
-  return host;
-}
+using course::test::download;
 
 }  // namespace
 

@@ -17,6 +17,7 @@
 #include "network.hpp"
 #include "network_kinds.hpp"
 #include "step_graph.hpp"
+#include "device_download.hpp"
 
 using course::DeviceBuffer;
 using data_parallel::NetworkKind;
@@ -25,11 +26,7 @@ namespace {
 
 constexpr int kBatch = 7;
 
-std::vector<float> download(const float* device, size_t n) {
-  std::vector<float> host(n);
-  CUDA_CHECK(cudaMemcpy(host.data(), device, n * sizeof(float), cudaMemcpyDeviceToHost));
-  return host;
-}
+using course::test::download;
 
 bool all_finite(const std::vector<float>& v) {
   return std::all_of(v.begin(), v.end(), [](float f) { return std::isfinite(f); });

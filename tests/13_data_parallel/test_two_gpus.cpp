@@ -16,6 +16,7 @@
 #include "optimizer.hpp"
 #include "replica.hpp"
 #include "step_graph.hpp"
+#include "device_download.hpp"
 
 using course::DeviceBuffer;
 using data_parallel::NetworkKind;
@@ -24,11 +25,7 @@ using host_training::Parameter;
 
 namespace {
 
-std::vector<float> download(const float* device, size_t n) {
-  std::vector<float> host(n);
-  CUDA_CHECK(cudaMemcpy(host.data(), device, n * sizeof(float), cudaMemcpyDeviceToHost));
-  return host;
-}
+using course::test::download;
 
 const std::vector<int> kTwo = {0, 1};
 
