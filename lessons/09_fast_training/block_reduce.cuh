@@ -1,6 +1,6 @@
 #pragma once
 // Lesson 09 (given, read-only): block-wide maximum and sum for kernels that give one row to a
-// block (09.6). Every thread of the block must call them, with blockDim.x a multiple of 32 (at
+// block (09.6), and warp-wide ones for kernels that give a row to a warp (lesson 14's 14.2). Every thread of the block must call them, with blockDim.x a multiple of 32 (at
 // most 1024); every thread gets the result. Each warp reduces with shuffles, then the first warp
 // reduces the warps' results, read from shared memory.
 #include <cuda_runtime.h>
@@ -39,6 +39,11 @@ __device__ float block_reduce(float value, Op op, float identity) {
   return out;
 }
 }  // namespace reduce_detail
+
+// The largest `value` over the 32 lanes of a warp, and the sum; every lane gets the result. All 32
+// lanes must call them together.
+__device__ inline float warp_max(float value) { return reduce_detail::warp_reduce(value, reduce_detail::Max{}); }
+__device__ inline float warp_sum(float value) { return reduce_detail::warp_reduce(value, reduce_detail::Sum{}); }
 
 // The largest `value` of the block (NaN only if every value is NaN: fmaxf skips NaN).
 __device__ inline float block_max(float value) {

@@ -6,24 +6,18 @@
 #include <algorithm>
 #include <cmath>  // NAN, INFINITY
 
+#include "block_reduce.cuh"
 #include "course/cuda_check.hpp"
 #include "first_kernels.hpp"
 #include "speedrun.hpp"
 
 namespace speedrun {
 
-// The largest `value` and the sum of `value` over the 32 lanes of a warp; every lane gets the
-// result. All 32 lanes must call them together (the row loop below keeps whole warps together).
-// (Outside the unnamed namespace, where nvcc would warn while nothing calls them.)
-__device__ inline float warp_max(float value) {
-  for (int offset = 16; offset > 0; offset /= 2)
-    value = fmaxf(value, __shfl_xor_sync(0xffffffffu, value, offset));
-  return value;
-}
-__device__ inline float warp_sum(float value) {
-  for (int offset = 16; offset > 0; offset /= 2) value += __shfl_xor_sync(0xffffffffu, value, offset);
-  return value;
-}
+// Lesson 09's warp reductions (block_reduce.cuh): the largest value and the sum over the 32 lanes of
+// a warp, every lane getting the result. All 32 lanes must call them together (the row loop below
+// keeps whole warps together).
+using fast_training::warp_max;
+using fast_training::warp_sum;
 
 namespace {
 
