@@ -9,7 +9,7 @@
 
 namespace mnist_gpu {
 
-GpuEvaluation evaluate_on_gpu(GpuNetwork& net, const DeviceDataset& data) {
+EvaluationTarget evaluation_target(GpuNetwork& net) {
   EvaluationTarget target;
   target.classes = net.classes(), target.max_batch = net.max_batch(), target.input_size = net.input_size();
   target.forward_and_loss = [&net](const float* x, const int* labels, int count) {
@@ -18,7 +18,11 @@ GpuEvaluation evaluate_on_gpu(GpuNetwork& net, const DeviceDataset& data) {
   };
   target.logits = [&net] { return net.logits(); };
   target.row_loss = [&net] { return net.loss().row_loss(); };
-  return evaluate_on_gpu(target, data);
+  return target;
+}
+
+GpuEvaluation evaluate_on_gpu(GpuNetwork& net, const DeviceDataset& data) {
+  return evaluate_on_gpu(evaluation_target(net), data);
 }
 
 GpuEvaluation evaluate_on_gpu(const EvaluationTarget& net, const DeviceDataset& data) {

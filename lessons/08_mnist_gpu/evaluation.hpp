@@ -29,5 +29,8 @@ struct EvaluationTarget {
 // once, at the end (an evaluation is a report point).
 GpuEvaluation evaluate_on_gpu(const EvaluationTarget& net, const DeviceDataset& data);
 GpuEvaluation evaluate_on_gpu(GpuNetwork& net, const DeviceDataset& data);
+// This network as an evaluation target: its forward pass and loss, as it is set (set_training(false)
+// first, for dropout).
+EvaluationTarget evaluation_target(GpuNetwork& net);
 
 }  // namespace mnist_gpu

@@ -64,17 +64,12 @@ void LayerListReplicaNetwork::report_down_to(size_t first) {
 }
 
 mnist_gpu::EvaluationTarget LayerListReplicaNetwork::evaluation_target() {
-  mnist_gpu::GpuNetwork& net = *net_;
-  mnist_gpu::EvaluationTarget t;
-  t.classes = net.classes(), t.max_batch = net.max_batch(), t.input_size = net.input_size();
-  t.forward_and_loss = [&net](const float* x, const int* labels, int count) {
+  mnist_gpu::EvaluationTarget t = mnist_gpu::evaluation_target(*net_);
+  t.forward_and_loss = [&net = *net_, pass = t.forward_and_loss](const float* x, const int* labels, int count) {
     net.set_training(false);  // dropout keeps everything while evaluating
-    net.forward(x, count);
-    net.loss().forward(net.logits(), labels, count);
+    pass(x, labels, count);
     net.set_training(true);
   };
-  t.logits = [&net] { return net.logits(); };
-  t.row_loss = [&net] { return net.loss().row_loss(); };
   return t;
 }
 

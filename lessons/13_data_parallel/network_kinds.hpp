@@ -41,7 +41,6 @@ class FastReplicaNetwork : public ReplicaNetwork {
   const float* logits() override { return net_.logits(); }
   const float* row_loss() override { return net_.row_loss(); }
   mnist_gpu::EvaluationTarget evaluation_target() override;
-  std::string description() const override { return "fast network (lesson 09)"; }
 
  private:
   fast_training::FastNetwork net_;
@@ -62,8 +61,6 @@ class LayerListReplicaNetwork : public ReplicaNetwork, private mnist_gpu::PassOb
   const float* logits() override { return net_->logits(); }
   const float* row_loss() override { return net_->loss().row_loss(); }
   mnist_gpu::EvaluationTarget evaluation_target() override;
-  std::string description() const override { return "layer list on lesson 12's layers (lesson 08's network)"; }
-  mnist_gpu::GpuNetwork& network() { return *net_; }
 
  private:
   void pass_starts(const std::string& who, bool backward) override;

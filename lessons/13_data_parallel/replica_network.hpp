@@ -7,7 +7,6 @@
 
 #include <cstddef>
 #include <functional>
-#include <string>
 
 #include "evaluation.hpp"
 #include "parameters.hpp"
@@ -37,8 +36,6 @@ class ReplicaNetwork {
   virtual const float* row_loss() = 0;    // of the last forward_backward: one loss per example
   // What lesson 08's evaluation runs: the forward pass and the loss (dropout off), batch by batch.
   virtual mnist_gpu::EvaluationTarget evaluation_target() = 0;
-  // Which network and kernels, for the first lines a program prints ("fast network (lesson 09)").
-  virtual std::string description() const = 0;
 };
 
 }  // namespace data_parallel
