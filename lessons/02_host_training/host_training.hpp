@@ -85,6 +85,9 @@ ModelSpec scaling_cnn(int filters);
 // A named model ("small", "a", "scaling-<filters>", e.g. "scaling-256"), a layer list
 // (model_from_text) or "@<file>" with one; throws course::Error otherwise.
 ModelSpec model_by_name(const std::string& name);
+// A trainer's --model as model_by_name reads it: a plain name ("mnist_cnn": no '/', '@', ',' or '.')
+// whose file <models_dir>/<name>.txt exists becomes "@<models_dir>/<name>.txt"; anything else stays.
+std::string model_in_folder(const std::string& name, const std::string& models_dir);
 
 // ---- models as text (model_text.cpp) ---------------------------------------------------------
 // A network written as its layers, separated by commas: conv<k>x<k>x<channels>[p<pad>][s<stride>],

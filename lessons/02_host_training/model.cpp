@@ -1,5 +1,6 @@
 // Lesson 02 (given code): the models as data, their layer sizes and their initial weights.
 #include <cmath>
+#include <fstream>
 #include <string>
 
 #include "course/error.hpp"
@@ -73,6 +74,11 @@ ModelSpec scaling_cnn(int filters) {
 const char* const kModelFlagHelp =
     "small, a, scaling-<filters> (e.g. scaling-256), a layer list such as conv3x3x10p1,relu,pool2,dense100,relu,"
     "dense10, or @file with one";
+
+std::string model_in_folder(const std::string& name, const std::string& models_dir) {
+  const std::string path = models_dir + "/" + name + ".txt";
+  return name.find_first_of("/@,.") == std::string::npos && std::ifstream(path).good() ? "@" + path : name;
+}
 
 ModelSpec model_by_name(const std::string& name) {
   if (name == "small") return small_cnn();

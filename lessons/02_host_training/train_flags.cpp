@@ -2,7 +2,6 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 
 #include "course/error.hpp"
 #include "host_training.hpp"
@@ -28,10 +27,7 @@ void apply_given_flags(const course::ArgParser& args, TrainConfig& config, const
     if (args.given(flag)) field = static_cast<int>(args.get_int(flag));
   };
   text("--model", config.model);
-  if (!options.models_dir.empty()) {  // a named description file: "mlp" -> "@<models_dir>/mlp.txt"
-    const std::string path = options.models_dir + "/" + config.model + ".txt";
-    if (config.model.find_first_of("/@,.") == std::string::npos && std::ifstream(path).good()) config.model = "@" + path;
-  }
+  if (!options.models_dir.empty()) config.model = model_in_folder(config.model, options.models_dir);
   if (args.given("--model") || !options.models_dir.empty()) {
     ModelSpec spec;
     try {

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <memory>
 
 #include "beyond_gpu_layers.hpp"
@@ -160,12 +159,9 @@ double SpeedrunResult::median_train_ms() const {
 
 host_training::ModelSpec speedrun_model(const Recipe& recipe, const host_training::TrainingData& data,
                                         const std::string& models_dir) {
-  // A name without a comma, '@' or '/' may be a file of models/ (as lesson 12's --model).
-  const std::string file = models_dir + "/" + recipe.model + ".txt";
-  const bool named = recipe.model.find_first_of("/@,.") == std::string::npos && std::ifstream(file).good();
   host_training::ModelSpec spec;
-  try {
-    spec = host_training::model_for_data(named ? "@" + file : recipe.model, data);
+  try {  // a plain name may be a file of models/ (as lesson 12's --model)
+    spec = host_training::model_for_data(host_training::model_in_folder(recipe.model, models_dir), data);
   } catch (const course::Error& e) {
     throw course::Error(std::string("--model: ") + e.what());
   }
