@@ -86,8 +86,7 @@ host_training::TrainSummary train_on_gpu(const GpuTrainConfig& config, const hos
     }
   };
   // The epoch in stretches of kReportEvery steps, each run as it is enqueued or as extras.capture replays it.
-  std::vector<std::pair<int, int>> stretches;
-  for (int s = 0; s < steps_per_epoch; s += kReportEvery) stretches.push_back({s, std::min(s + kReportEvery, steps_per_epoch)});
+  const std::vector<std::pair<int, int>> stretches = report_stretches(steps_per_epoch);
   std::vector<std::function<void()>> run_stretch;
   net.set_training(true);
   course::HostTimer capture_timer;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "host_training.hpp"
@@ -22,6 +23,15 @@ namespace mnist_gpu {
 
 constexpr int kReportEvery = 50;  // steps between progress-bar refreshes (each one waits for the GPU)
 constexpr int kEvalBatch = 1000;  // examples per forward pass when evaluating the test set
+
+// An epoch's steps cut at the report points: [first, last) stretches of kReportEvery steps (the last
+// one shorter), each enqueued, or captured once and replayed, as one piece.
+inline std::vector<std::pair<int, int>> report_stretches(int steps_per_epoch) {
+  std::vector<std::pair<int, int>> stretches;
+  for (int s = 0; s < steps_per_epoch; s += kReportEvery)
+    stretches.push_back({s, s + kReportEvery < steps_per_epoch ? s + kReportEvery : steps_per_epoch});
+  return stretches;
+}
 
 // Lesson 02's TrainConfig with the GPU's defaults (written here once; train_mnist's flags show
 // them) and the settings only the GPU trainer has. Fields not set here keep lesson 02's defaults.

@@ -110,8 +110,7 @@ host_training::TrainSummary train_fast(const FastTrainConfig& config, const host
   host_training::EpochLog log(out_path("metrics.csv"), config.epochs);
 
   // The epoch in stretches of kReportEvery steps; with graphs, one graph per stretch.
-  std::vector<std::pair<int, int>> stretches;
-  for (int s = 0; s < steps_per_epoch; s += kReportEvery) stretches.push_back({s, std::min(s + kReportEvery, steps_per_epoch)});
+  const std::vector<std::pair<int, int>> stretches = report_stretches(steps_per_epoch);
   std::vector<GraphExec> graphs;
   if (use_graph) {
     course::HostTimer capture;

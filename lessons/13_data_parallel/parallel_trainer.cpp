@@ -98,9 +98,7 @@ host_training::TrainSummary train_parallel(const ParallelTrainConfig& config, co
       return sum;
     };
 
-    std::vector<std::pair<int, int>> stretches;
-    for (int s = 0; s < steps_per_epoch; s += kReportEvery)
-      stretches.push_back({s, std::min(s + kReportEvery, steps_per_epoch)});
+    const std::vector<std::pair<int, int>> stretches = report_stretches(steps_per_epoch);
     std::vector<fast_training::GraphExec> graphs;
     if (use_graph) {
       course::HostTimer capture;
