@@ -201,7 +201,9 @@ for stage in "${stages[@]}"; do
       p2p=0; [ $link = no_p2p ] && p2p=1
       NCCL_P2P_DISABLE=$p2p timeout 580 build/solutions/bin/lesson13_data_parallel --out "$LOG/scaling_$link" \
         > "$LOG/scaling_$link.txt" 2>&1 || status=1
-      grep -A60 "^## NCCL all-reduce" "$LOG/scaling_$link.txt" | tee -a "$LOG/summary.txt"
+      # Every table from the all-reduce on (13.4's fit and predictions included), without the progress lines.
+      sed -n '/^## NCCL all-reduce/,$p' "$LOG/scaling_$link.txt" | grep -v '^  [a-z_0-9]* *batch' | tee -a "$LOG/summary.txt"
+      cp "$LOG/scaling_$link/scaling.png" "$LOG/scaling_$link.png" 2>/dev/null || true  # comes back beside the logs
     done
     ;;
   *) echo "unknown stage '$stage' (build test sanitize stubs bench train beyond speedrun two_gpus scaling)"; exit 2 ;;
@@ -210,5 +212,5 @@ done
 note "gpu_check finished, status $status"
 # The device tool brings back few files: pack the detailed logs into one.
 ( cd "$LOG" && tar czf logs.tgz --exclude=summary.txt --exclude=logs.tgz -- * 2>/dev/null &&
-  find . -mindepth 1 -maxdepth 1 ! -name summary.txt ! -name logs.tgz ! -name '*.md' -exec rm -rf {} + )
+  find . -mindepth 1 -maxdepth 1 ! -name summary.txt ! -name logs.tgz ! -name '*.md' ! -name 'scaling_*.png' -exec rm -rf {} + )
 exit $status

@@ -2,18 +2,15 @@
 #include "scaling_results.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
 #include <tuple>
 
+#include "course/csv.hpp"
 #include "course/error.hpp"
-#include "course/input_file.hpp"
 
 namespace scaling_study {
 
@@ -50,69 +47,15 @@ void set_epoch_figure(Result& r) {
 
 namespace {
 
-// ---- writing -------------------------------------------------------------------------------------
-
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
-}
-
 std::string number(const char* format, double v) {
   char text[64];
   std::snprintf(text, sizeof text, format, v);
   return text;
 }
 
-// ---- reading -------------------------------------------------------------------------------------
-
-// The fields of one CSV line; throws a plain message (the caller adds the file and line).
-std::vector<std::string> split_csv_line(const std::string& line) {
-  std::vector<std::string> fields(1);
-  bool quoted = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c != '"') fields.back() += c;
-      else if (i + 1 < line.size() && line[i + 1] == '"') fields.back() += '"', ++i;
-      else quoted = false;
-    } else if (c == ',') {
-      fields.emplace_back();
-    } else if (c == '"' && fields.back().empty()) {
-      quoted = true;
-    } else {
-      fields.back() += c;
-    }
-  }
-  if (quoted) throw course::Error("a quoted field is not closed");
-  return fields;
-}
-
-// A whole decimal integer in [min, max]: "12"; not "12.0", "1e3", " 12" or "".
-long parse_long(const std::string& text, const std::string& column, long min, long max) {
-  const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
-  errno = 0;
-  const long v = digits ? std::strtol(text.c_str(), nullptr, 10) : 0;
-  if (!digits || errno != 0 || v < min || v > max)
-    throw course::Error(column + " must be an integer in [" + std::to_string(min) + ", " + std::to_string(max) +
-                        "], got '" + text + "'");
-  return v;
-}
-
-// A finite decimal number in [min, max] with nothing around it.
-double parse_double(const std::string& text, const std::string& column, double min, double max,
-                    bool min_excluded) {
-  char* end = nullptr;
-  errno = 0;
-  const double v = text.empty() ? 0.0 : std::strtod(text.c_str(), &end);
-  const bool whole = !text.empty() && *end == '\0' && !std::isspace(static_cast<unsigned char>(text[0]));
-  const bool in_range = std::isfinite(v) && (min_excluded ? v > min : v >= min) && v <= max;
-  if (!whole || errno == ERANGE || !in_range)
-    throw course::Error(column + " must be a number " + (min_excluded ? "> " : ">= ") + number("%g", min) +
-                        (max < 1e300 ? " and <= " + number("%g", max) : std::string()) + ", got '" + text + "'");
-  return v;
-}
+using course::csv_field;
+using course::parse_csv_integer;
+using course::parse_csv_number;
 
 Result parse_row(const std::vector<std::string>& f) {
   Result r;
@@ -121,16 +64,16 @@ Result parse_row(const std::vector<std::string>& f) {
   r.machine = f[1];
   if (r.machine.empty()) throw course::Error("machine is empty");
   if (gpu && !f[2].empty()) throw course::Error("threads must be empty for a GPU system, got '" + f[2] + "'");
-  if (!gpu) r.threads = int(parse_long(f[2], "threads", 1, 1 << 20));
-  r.filters = int(parse_long(f[3], "filters", 1, 1 << 20));
-  r.batch = int(parse_long(f[4], "batch", 1, 1 << 30));
-  r.images_timed = parse_long(f[5], "images_timed", 1, 1L << 40);
-  r.seconds_timed = parse_double(f[6], "seconds_timed", 0.0, 1e300, true);
-  r.seconds_per_epoch = parse_double(f[7], "seconds_per_epoch", 0.0, 1e300, true);
+  if (!gpu) r.threads = int(parse_csv_integer(f[2], "threads", 1, 1 << 20));
+  r.filters = int(parse_csv_integer(f[3], "filters", 1, 1 << 20));
+  r.batch = int(parse_csv_integer(f[4], "batch", 1, 1 << 30));
+  r.images_timed = parse_csv_integer(f[5], "images_timed", 1, 1L << 40);
+  r.seconds_timed = parse_csv_number(f[6], "seconds_timed", 0.0, 1e300, true);
+  r.seconds_per_epoch = parse_csv_number(f[7], "seconds_per_epoch", 0.0, 1e300, true);
   if (f[8] != "yes" && f[8] != "no") throw course::Error("scaled_to_epoch must be yes or no, got '" + f[8] + "'");
   r.scaled = f[8] == "yes";
-  r.test_images = f[9].empty() ? 0 : parse_long(f[9], "test_images", 0, 1L << 40);
-  r.test_accuracy = f[10].empty() ? -1.0 : parse_double(f[10], "test_accuracy", 0.0, 1.0, false);
+  r.test_images = f[9].empty() ? 0 : parse_csv_integer(f[9], "test_images", 0, 1L << 40);
+  r.test_accuracy = f[10].empty() ? -1.0 : parse_csv_number(f[10], "test_accuracy", 0.0, 1.0, false);
   r.setup = f[11];
   return r;
 }
@@ -174,44 +117,20 @@ std::string results_csv(const std::vector<Result>& rows) {
 }
 
 std::vector<Result> read_results(const std::string& path) {
-  course::regular_file_size(path, "a CSV file", "file not found (write it with lesson11_scaling_study --csv)");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw course::Error(path + ": cannot open the file for reading");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw course::Error(path + ": the file could not be read to its end");
-  return parse_results(text.str(), path);
+  return parse_results(course::read_text_file(path, "a CSV file",
+                                              "file not found (write it with lesson11_scaling_study --csv)"),
+                       path);
 }
 
 std::vector<Result> parse_results(const std::string& text, const std::string& path) {
-  std::istringstream in(text);
-  std::string line;
-  int line_number = 0;
   std::vector<Result> rows;
   std::set<RunKey> seen;
-  const size_t columns = split_csv_line(kResultsHeader).size();
-  while (std::getline(in, line)) {
-    ++line_number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();  // a file saved with Windows line ends
-    const std::string where = path + ":" + std::to_string(line_number) + ": ";
-    if (line_number == 1) {
-      if (line != kResultsHeader)
-        throw course::Error(where + "not a scaling study CSV: the first line must be '" + kResultsHeader + "'");
-      continue;
-    }
-    if (line.empty()) continue;
-    try {
-      const std::vector<std::string> fields = split_csv_line(line);
-      if (fields.size() != columns)
-        throw course::Error(std::to_string(fields.size()) + " fields, the header has " + std::to_string(columns));
-      Result r = parse_row(fields);
-      if (!seen.insert(key_of(r)).second) throw course::Error(key_text(r) + " appears twice");
-      rows.push_back(std::move(r));
-    } catch (const course::Error& e) {
-      throw course::Error(where + e.what());
-    }
-  }
-  if (line_number == 0) throw course::Error(path + ": the file is empty (no header line)");
+  course::for_each_csv_row(text, path, kResultsHeader, "a scaling study CSV",
+                           [&](const std::vector<std::string>& fields, int) {
+                             Result r = parse_row(fields);
+                             if (!seen.insert(key_of(r)).second) throw course::Error(key_text(r) + " appears twice");
+                             rows.push_back(std::move(r));
+                           });
   return rows;
 }
 

@@ -1,6 +1,8 @@
 // Lesson 13's program: data parallelism, measured. The networks' costs (counted: any machine),
-// then on the GPUs: NCCL's all-reduce bandwidth, and the data-parallel step of 13.1-13.3 on one
-// and on N GPUs for every network and batch: the scaling table, scaling.csv and scaling.png.
+// then on the GPUs: NCCL's all-reduce bandwidth and 13.4's alpha-beta fit to it, and the
+// data-parallel step of 13.1-13.3 on one and on N GPUs for every network and batch: the scaling
+// table, the model's predictions beside it, scaling.csv and scaling.png. --fit FILE fits a
+// recorded all-reduce sweep instead (any machine).
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -29,6 +31,7 @@ int main(int argc, char** argv) {
     args.add_string("--networks", "", "the networks to study, e.g. mnist_cnn,colour_cnn (default: all six; --quick: mlp,a)");
     args.add_string("--batches", "", "batch sizes a GPU, e.g. 64,512 (default: 32,64,128,256,512,1024; --quick: 64,128)");
     args.add_flag("--cpu-only", "only the counted table of the networks (no GPU needed)");
+    args.add_string("--fit", "", "fit 13.4's alpha-beta model to this allreduce.csv (e.g. docs/lesson13/allreduce_nvlink.csv); no GPU needed");
     args.add_string("--out", std::string(COURSE_OUTPUT_DIR) + "/lesson13", "where scaling.csv, scaling.png and allreduce.csv go");
     if (!args.parse(argc, argv)) return 0;
     const bool quick = args.flag("--quick");
@@ -39,6 +42,15 @@ int main(int argc, char** argv) {
     const std::vector<int> batches = data_parallel::parse_batches(
         args.given("--batches") ? args.get_string("--batches") : quick ? "64,128" : "32,64,128,256,512,1024");
     const int asked = static_cast<int>(args.get_int("--gpus"));
+    if (args.given("--fit")) {
+      const std::string path = args.get_string("--fit");
+      const data_parallel::AllReduceSweep sweep = data_parallel::read_allreduce_csv(path);
+      const data_parallel::AlphaBeta model = data_parallel::fit_alpha_beta(sweep.points, sweep.ranks);  // 13.4
+      data_parallel::print_alpha_beta_fit(sweep, model, path);
+      data_parallel::print_network_table(networks, sweep.ranks, &model);
+      std::printf("\nfit done\n");
+      return 0;
+    }
     if (course::announce_cpu_only("13", "13.1-13.3 (the broadcast, the all-reduce, the overlap) and the scaling study", args.flag("--cpu-only"))) {
       data_parallel::print_network_table(networks, std::max(asked, 2));
       std::printf("\nnetwork table done\n");
@@ -52,16 +64,19 @@ int main(int argc, char** argv) {
     data_parallel::print_network_table(networks, std::max(ranks, 2));
     const std::string out = args.get_string("--out");
     course::create_folder(out, "for --out");
-    if (ranks >= 2)
-      data_parallel::print_allreduce_table(ranks, out + "/allreduce.csv", quick);
-    else
+    data_parallel::AlphaBeta model;
+    if (ranks >= 2) {
+      const data_parallel::AllReduceSweep sweep = data_parallel::print_allreduce_table(ranks, out + "/allreduce.csv", quick);
+      model = data_parallel::fit_alpha_beta(sweep.points, ranks);  // 13.4
+      data_parallel::print_alpha_beta_fit(sweep, model, "this sweep");
+    } else
       std::printf("\none GPU: nothing to all-reduce with. Only each network's own step is timed; the N-GPU columns need two GPUs.\n");
 
     std::printf("\ntiming (graphs of %d steps, median of %d replays; synthetic data):\n", int(args.get_int("--steps")),
                 int(args.get_int("--repeats")));
     const std::vector<data_parallel::ScalingRow> rows = data_parallel::measure_scaling(
         networks, batches, ranks, static_cast<int>(args.get_int("--steps")), static_cast<int>(args.get_int("--repeats")));
-    data_parallel::report_scaling(rows, out, gpu);
+    data_parallel::report_scaling(rows, out, gpu, ranks >= 2 ? &model : nullptr);
     std::printf("scaling done\n");
     return 0;
   });

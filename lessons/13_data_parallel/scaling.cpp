@@ -120,22 +120,24 @@ double bus_factor(int ranks) { return 2.0 * (ranks - 1) / ranks; }
 
 }  // namespace
 
-void print_network_table(const std::vector<StudyNetwork>& networks, int ranks) {
+void print_network_table(const std::vector<StudyNetwork>& networks, int ranks, const AlphaBeta* model) {
   std::printf("\n## The networks (counted, not timed)\n\n");
-  std::printf("| network | layers | parameters | gradients (MB) | GFLOP per example (step) | all-reduce through each GPU, %d GPUs (MB per step) | flops per byte all-reduced, 128 a GPU |\n",
-              ranks);
-  std::printf("|---|---|---:|---:|---:|---:|---:|\n");
+  std::printf("| network | layers | parameters | gradients (MB) | GFLOP per example (step) | all-reduce through each GPU, %d GPUs (MB per step) | flops per byte all-reduced, 128 a GPU |%s\n",
+              ranks, model ? " one all-reduce of the gradients, model (us) |" : "");
+  std::printf("|---|---|---:|---:|---:|---:|---:|%s\n", model ? "---:|" : "");
   for (const StudyNetwork& n : networks) {
     const NetworkCost c = network_cost(n.spec);
     const double grad_mb = c.parameters * 4e-6, moved = grad_mb * bus_factor(ranks);
-    std::printf("| %s | %s | %zu | %.2f | %.4f | %.2f | %.0f |\n", n.name.c_str(), n.description.c_str(), c.parameters,
+    std::printf("| %s | %s | %zu | %.2f | %.4f | %.2f | %.0f |", n.name.c_str(), n.description.c_str(), c.parameters,
                 grad_mb, c.step_flops_per_example * 1e-9, moved,
                 moved > 0 ? 128 * c.step_flops_per_example / (moved * 1e6) : 0.0);
+    if (model) std::printf(" %.1f |", allreduce_model_seconds(*model, c.parameters * 4.0, ranks) * 1e6);
+    std::printf("\n");
   }
   std::fflush(stdout);
 }
 
-void print_allreduce_table(int ranks, const std::string& csv_path, bool quick) {
+AllReduceSweep print_allreduce_table(int ranks, const std::string& csv_path, bool quick) {
   std::vector<size_t> sizes;  // bytes
   for (size_t b = 4096; b <= (size_t(256) << 20); b *= quick ? 16 : 4) sizes.push_back(b);
   std::vector<double> ms(sizes.size());
@@ -161,7 +163,8 @@ void print_allreduce_table(int ranks, const std::string& csv_path, bool quick) {
   std::printf("\n## NCCL all-reduce on %d GPUs (float, sum, in place; median of 10)%s\n\n", ranks,
               link_note().empty() ? "" : ", NCCL_P2P_DISABLE=1: through host memory");
   std::printf("| size | time (us) | algorithm bandwidth (GB/s) | bus bandwidth (GB/s) |\n|---:|---:|---:|---:|\n");
-  std::string csv = "bytes,microseconds,algbw_gb_per_s,busbw_gb_per_s\n";
+  AllReduceSweep sweep;
+  sweep.ranks = ranks;
   for (size_t i = 0; i < sizes.size(); ++i) {
     const double alg = sizes[i] / (ms[i] * 1e-3) * 1e-9, bus = alg * bus_factor(ranks);
     char size_text[32];
@@ -170,13 +173,12 @@ void print_allreduce_table(int ranks, const std::string& csv_path, bool quick) {
     else
       std::snprintf(size_text, sizeof size_text, "%zu KiB", sizes[i] >> 10);
     std::printf("| %s | %.1f | %.1f | %.1f |\n", size_text, ms[i] * 1e3, alg, bus);
-    char line[128];
-    std::snprintf(line, sizeof line, "%zu,%.3f,%.3f,%.3f\n", sizes[i], ms[i] * 1e3, alg, bus);
-    csv += line;
+    sweep.points.push_back({double(sizes[i]), ms[i] * 1e-3});
   }
-  course::write_file_atomically(csv_path, csv);
+  course::write_file_atomically(csv_path, allreduce_csv(sweep));
   std::printf("wrote %s\n", csv_path.c_str());
   std::fflush(stdout);
+  return sweep;
 }
 
 namespace {
@@ -265,6 +267,11 @@ std::vector<ScalingRow> measure_scaling(const std::vector<StudyNetwork>& network
         }));
         const double ms = time_graph(graph, replica.stream(), steps, repeats, &barrier);
         if (rank.rank == 0) (overlap ? row.overlap_ms : row.no_overlap_ms) = ms;
+        if (rank.rank == 0 && overlap) {
+          row.bucket_bytes.clear();
+          for (const Bucket& b : make_buckets(replica.parameters(), options.bucket_floats))
+            row.bucket_bytes.push_back(b.count * double(sizeof(float)));
+        }
       }
       if (rank.rank == 0) {
         std::printf("  %-10s batch %4d a GPU: %d GPUs %.3f ms a step, %.3f ms with overlap\n", row.network.c_str(),
@@ -303,7 +310,35 @@ course::ChartSpec scaling_chart(const std::vector<ScalingRow>& rows, const std::
   return chart;
 }
 
-void report_scaling(const std::vector<ScalingRow>& rows, const std::string& out_dir, const std::string& gpu) {
+namespace {
+
+// 13.4's model against the measurement: the speed-up over one GPU at the same batch a GPU, measured
+// and predicted, after backward and overlapped.
+void print_predictions(const std::vector<ScalingRow>& rows, const AlphaBeta& model) {
+  const int ranks = rows.front().ranks;
+  std::printf("\n## The alpha-beta model's speed-ups against the measured ones (%d GPUs, same batch a GPU)\n\n", ranks);
+  std::printf("Predicted step: one GPU's measured step plus the model's all-reduce: after backward, t(all gradients);\n"
+              "overlapped, max(step + t(last bucket), sum of t(bucket)) (allreduce_sweep.hpp). Two GPUs pay when one\n"
+              "GPU's step takes longer than the all-reduce the model gives the gradients.\n\n");
+  std::printf("| network | batch a GPU | gradients (MB) | buckets | 1 GPU step (us) | t(all gradients), model (us) | after backward: measured | predicted | overlapped: measured | predicted |\n");
+  std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (const ScalingRow& r : rows) {
+    double bytes = 0;
+    for (double b : r.bucket_bytes) bytes += b;
+    const double after = predicted_step_ms(r.one_gpu_ms, r.bucket_bytes, model, ranks, false);
+    const double overlapped = predicted_step_ms(r.one_gpu_ms, r.bucket_bytes, model, ranks, true);
+    std::printf("| %s | %d | %.2f | %zu | %.1f | %.1f | %.2f | %.2f | %.2f | %.2f |\n", r.network.c_str(), r.batch_per_gpu,
+                bytes * 1e-6, r.bucket_bytes.size(), r.one_gpu_ms * 1e3,
+                allreduce_model_seconds(model, bytes, ranks) * 1e6, ranks * r.one_gpu_ms / r.no_overlap_ms,
+                ranks * r.one_gpu_ms / after, ranks * r.one_gpu_ms / r.overlap_ms, ranks * r.one_gpu_ms / overlapped);
+  }
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+void report_scaling(const std::vector<ScalingRow>& rows, const std::string& out_dir, const std::string& gpu,
+                    const AlphaBeta* model) {
   if (rows.empty()) return;
   const int ranks = rows.front().ranks;
   // One GPU's step at a batch, to compare N GPUs with one GPU taking the same (N times larger) batch.
@@ -324,14 +359,15 @@ void report_scaling(const std::vector<ScalingRow>& rows, const std::string& out_
     std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   }
   std::string csv = "network,parameters,batch_per_gpu,ranks,gflop_per_gpu_step,one_gpu_ms,no_overlap_ms,overlap_ms,"
-                    "one_gpu_images_per_s,no_overlap_images_per_s,overlap_images_per_s,speedup,speedup_same_step\n";
+                    "one_gpu_images_per_s,no_overlap_images_per_s,overlap_images_per_s,speedup,speedup_same_step,"
+                    "predicted_no_overlap_ms,predicted_overlap_ms\n";
   for (const ScalingRow& r : rows) {
     const double one = r.images_per_s(r.one_gpu_ms) / r.ranks;  // one GPU: batch_per_gpu a step
     char line[512];
     if (ranks < 2) {
       std::printf("| %s | %zu | %d | %.3f | %.0f | %.2f |\n", r.network.c_str(), r.parameters, r.batch_per_gpu,
                   r.gflop_per_gpu_step, one, 60000 / one);
-      std::snprintf(line, sizeof line, "%s,%zu,%d,%d,%.6f,%.6f,,,%.1f,,,,\n", r.network.c_str(), r.parameters,
+      std::snprintf(line, sizeof line, "%s,%zu,%d,%d,%.6f,%.6f,,,%.1f,,,,,,\n", r.network.c_str(), r.parameters,
                     r.batch_per_gpu, r.ranks, r.gflop_per_gpu_step, r.one_gpu_ms, one);
       csv += line;
       continue;
@@ -345,11 +381,18 @@ void report_scaling(const std::vector<ScalingRow>& rows, const std::string& out_
     std::printf("| %s | %zu | %d | %.3f | %.0f | %.0f | %.0f | %.2f | %.2f | %s | %.2f -> %.2f |\n", r.network.c_str(),
                 r.parameters, r.batch_per_gpu, r.gflop_per_gpu_step, one, after, overlapped, r.no_overlap_ms / r.overlap_ms,
                 speedup, same_text, 60000 / one, 60000 / overlapped);
-    std::snprintf(line, sizeof line, "%s,%zu,%d,%d,%.6f,%.6f,%.6f,%.6f,%.1f,%.1f,%.1f,%.4f,%s\n", r.network.c_str(),
+    std::snprintf(line, sizeof line, "%s,%zu,%d,%d,%.6f,%.6f,%.6f,%.6f,%.1f,%.1f,%.1f,%.4f,%s,", r.network.c_str(),
                   r.parameters, r.batch_per_gpu, r.ranks, r.gflop_per_gpu_step, r.one_gpu_ms, r.no_overlap_ms,
                   r.overlap_ms, one, after, overlapped, speedup, same_text);
     csv += line;
+    if (model)
+      std::snprintf(line, sizeof line, "%.6f,%.6f\n", predicted_step_ms(r.one_gpu_ms, r.bucket_bytes, *model, ranks, false),
+                    predicted_step_ms(r.one_gpu_ms, r.bucket_bytes, *model, ranks, true));
+    else
+      std::snprintf(line, sizeof line, ",\n");
+    csv += line;
   }
+  if (model && ranks >= 2) print_predictions(rows, *model);
   const std::string csv_path = out_dir + "/scaling.csv";
   course::write_file_atomically(csv_path, csv);
   std::printf("\nwrote %s", csv_path.c_str());

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "allreduce_sweep.hpp"
 #include "course/chart.hpp"
 #include "host_training.hpp"
 #include "network_kinds.hpp"
@@ -33,13 +34,14 @@ struct NetworkCost {
 NetworkCost network_cost(const host_training::ModelSpec& spec);
 
 // Prints, for each network: parameters, gradient bytes, GFLOP per example, and the bytes an
-// all-reduce moves through each GPU per step with `ranks` GPUs.
-void print_network_table(const std::vector<StudyNetwork>& networks, int ranks);
+// all-reduce moves through each GPU per step with `ranks` GPUs; with a model (13.4), also what the
+// model says one all-reduce of all the gradients takes.
+void print_network_table(const std::vector<StudyNetwork>& networks, int ranks, const AlphaBeta* model = nullptr);
 
 // NCCL all-reduce of float buffers from 4 KiB to 256 MiB on `ranks` GPUs: time, algorithm bandwidth
 // (bytes / time) and bus bandwidth (x 2 (N-1) / N: what each GPU's links carry). Also written
-// to csv_path.
-void print_allreduce_table(int ranks, const std::string& csv_path, bool quick);
+// to csv_path (allreduce_csv) and returned, for 13.4's fit.
+AllReduceSweep print_allreduce_table(int ranks, const std::string& csv_path, bool quick);
 
 struct ScalingRow {
   std::string network;
@@ -49,6 +51,7 @@ struct ScalingRow {
   double one_gpu_ms = 0;          // the network's step on one GPU (no NCCL), batch_per_gpu examples
   double no_overlap_ms = 0;       // the data-parallel step on `ranks` GPUs, all-reduce after backward
   double overlap_ms = 0;          // ... bucket by bucket during backward (13.3)
+  std::vector<double> bucket_bytes;  // the gradients' buckets with overlap, in backward order (ranks >= 2)
   double images_per_s(double ms) const { return ranks * batch_per_gpu / (ms * 1e-3); }
 };
 
@@ -63,7 +66,10 @@ course::ChartSpec scaling_chart(const std::vector<ScalingRow>& rows, const std::
 // "" normally; "NO P2P" when NCCL_P2P_DISABLE=1 keeps NCCL off the GPUs' direct links (NVLink):
 // the gradients then go through host memory, a much slower link.
 std::string link_note();
-// The table (markdown), scaling.csv and scaling.png (scaling_chart).
-void report_scaling(const std::vector<ScalingRow>& rows, const std::string& out_dir, const std::string& gpu);
+// The table (markdown), scaling.csv and scaling.png (scaling_chart). With a model (13.4) and two
+// GPUs or more, also the speed-ups the model predicts (predicted_step_ms) beside the measured ones,
+// in the table and in scaling.csv.
+void report_scaling(const std::vector<ScalingRow>& rows, const std::string& out_dir, const std::string& gpu,
+                    const AlphaBeta* model = nullptr);
 
 }  // namespace data_parallel

@@ -1,6 +1,6 @@
 // Writes the seed corpus of the fuzz targets: valid files made by the course's own writers and
 // hand-made edge cases (each close to a rule of its parser), so that no binary file has to be
-// stored in the repository. Usage: fuzz_corpus <folder>; writes <folder>/{idx,npy,cli,scaling_csv,cifar}/*.
+// stored in the repository. Usage: fuzz_corpus <folder>; writes <folder>/{idx,npy,cli,scaling_csv,cifar,allreduce_csv}/*.
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -12,6 +12,7 @@
 #include "course/error.hpp"
 #include "course/idx.hpp"
 #include "course/npy.hpp"
+#include "allreduce_sweep.hpp"
 #include "scaling_results.hpp"
 
 namespace {
@@ -235,6 +236,23 @@ void cifar_corpus(const fs::path& dir) {
   const char pickle[] = "\x80\x02}q\x00(X\x05\x00\x00\x00" "batch_label";
   save(dir / "python-pickle", std::string(pickle, sizeof pickle - 1));
 }
+
+// ---- lesson 13's all-reduce sweep ---------------------------------------------------------
+void allreduce_csv_corpus(const fs::path& dir) {
+  data_parallel::AllReduceSweep sweep;
+  sweep.ranks = 2;
+  for (double bytes = 4096; bytes <= 268435456; bytes *= 16) sweep.points.push_back({bytes, 18e-6 + bytes / 260e9});
+  const std::string valid = data_parallel::allreduce_csv(sweep);
+  save(dir / "valid", valid);
+  save(dir / "header-only", data_parallel::allreduce_csv({2, {}}));
+  const std::string header = valid.substr(0, valid.find('\n') + 1);
+  save(dir / "one-size", header + "2,4096,20.1,0.2,0.2\n");
+  save(dir / "ranks-change", header + "2,4096,20.1,0.2,0.2\n4,65536,22.0,3.0,4.5\n");
+  save(dir / "times-fall", header + "2,4096,900,0,0\n2,1048576,300,3.5,3.5\n2,67108864,20,3355,3355\n");
+  save(dir / "sub-nanosecond", header + "2,4096,0.0001,1,1\n2,8192,20,1,1\n");
+  save(dir / "windows-line-ends", "ranks,bytes,microseconds,algbw_gb_per_s,busbw_gb_per_s\r\n2,4096,20,0.2,0.2\r\n2,8192,21,0.4,0.4\r\n");
+  save(dir / "old-header", "bytes,microseconds,algbw_gb_per_s,busbw_gb_per_s\n4096,14.9,0.3,0.3\n");
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -244,7 +262,7 @@ int main(int argc, char** argv) {
   }
   try {
     const fs::path root = argv[1];
-    for (const char* target : {"idx", "npy", "cli", "scaling_csv", "cifar"}) {
+    for (const char* target : {"idx", "npy", "cli", "scaling_csv", "cifar", "allreduce_csv"}) {
       fs::remove_all(root / target);
       fs::create_directories(root / target);
     }
@@ -254,8 +272,9 @@ int main(int argc, char** argv) {
     cli_corpus(root / "cli");
     scaling_csv_corpus(root / "scaling_csv");
     cifar_corpus(root / "cifar");
+    allreduce_csv_corpus(root / "allreduce_csv");
     fs::remove(scratch);
-    std::printf("seed corpus written to %s/{idx,npy,cli,scaling_csv,cifar}\n", root.string().c_str());
+    std::printf("seed corpus written to %s/{idx,npy,cli,scaling_csv,cifar,allreduce_csv}\n", root.string().c_str());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;
