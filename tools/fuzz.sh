@@ -2,7 +2,7 @@
 # Fuzzes every parser of outside input with libFuzzer under ASan + UBSan (docs/fuzzing.md):
 # IDX files (fuzz_idx), .npy files (fuzz_npy), the command line (fuzz_cli), lesson 11's
 # scaling-study CSV (fuzz_scaling_csv), CIFAR-10's batch files (fuzz_cifar) and lesson 13's
-# all-reduce sweep (fuzz_allreduce_csv).
+# all-reduce sweep (fuzz_allreduce_csv) and scaling study (fuzz_parallel_scaling_csv).
 #
 #   tools/fuzz.sh quick            configure + build the "fuzz" presets, then run each target for
 #                                  20000 executions over its generated seed corpus (what CI runs)
@@ -40,7 +40,7 @@ if ! nice cmake --build --preset fuzz >"$build/logs/build.log" 2>&1; then
   fi
   exit 1
 fi
-echo "built $build/bin/fuzz_{idx,npy,cli,scaling_csv,cifar,allreduce_csv}; seed corpus in $build/fuzz_corpus"
+echo "built $build/bin/fuzz_{idx,npy,cli,scaling_csv,cifar,allreduce_csv,parallel_scaling_csv}; seed corpus in $build/fuzz_corpus"
 
 # A finding stops a target at once (every sanitizer report aborts): counts are 0 or 1 each.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
@@ -48,8 +48,8 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 artifacts=$build/artifacts
 mkdir -p "$artifacts"
 failed=0
-printf '%-17s %11s %6s %6s %8s %6s %9s %8s %8s\n' target executions cov ft crashes leaks timeouts exec/s seconds
-for target in idx npy cli scaling_csv cifar allreduce_csv; do
+printf '%-26s %11s %6s %6s %8s %6s %9s %8s %8s\n' target executions cov ft crashes leaks timeouts exec/s seconds
+for target in idx npy cli scaling_csv cifar allreduce_csv parallel_scaling_csv; do
   corpus=$build/fuzz_corpus/$target
   if [[ $mode == quick ]]; then
     work=$build/work-quick/$target
@@ -84,7 +84,7 @@ for target in idx npy cli scaling_csv cifar allreduce_csv; do
   elif grep -q 'ERROR: libFuzzer: timeout' "$log"; then timeouts=1
   elif [[ $rc -ne 0 ]]; then crashes=1  # a sanitizer report, a failed check, an uncaught exception, out of memory
   fi
-  printf '%-17s %11s %6s %6s %8s %6s %9s %8s %8s\n' "fuzz_$target" "${execs:-?}" "${cov:-?}" "${ft:-?}" \
+  printf '%-26s %11s %6s %6s %8s %6s %9s %8s %8s\n' "fuzz_$target" "${execs:-?}" "${cov:-?}" "${ft:-?}" \
       "$crashes" "$leaks" "$timeouts" "${rate:-?}" "$seconds"
   if [[ $rc -ne 0 ]]; then
     failed=1

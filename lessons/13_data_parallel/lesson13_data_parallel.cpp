@@ -9,11 +9,13 @@
 #include <vector>
 
 #include "course/atomic_file.hpp"
+#include "course/chart.hpp"
 #include "course/cli.hpp"
 #include "course/device_info.hpp"
 #include "course/main.hpp"
 #include "ranks.hpp"
 #include "scaling.hpp"
+#include "scaling_model.hpp"
 
 #ifndef COURSE_OUTPUT_DIR
 #define COURSE_OUTPUT_DIR "out"
@@ -32,6 +34,7 @@ int main(int argc, char** argv) {
     args.add_string("--batches", "", "batch sizes a GPU, e.g. 64,512 (default: 32,64,128,256,512,1024; --quick: 64,128)");
     args.add_flag("--cpu-only", "only the counted table of the networks (no GPU needed)");
     args.add_string("--fit", "", "fit 13.4's alpha-beta model to this allreduce.csv (e.g. docs/lesson13/allreduce_nvlink.csv); no GPU needed");
+    args.add_string("--scaling", "", "with --fit: hold this scaling.csv of the same machine and link against the model (table and scaling_model.png in --out)");
     args.add_string("--out", std::string(COURSE_OUTPUT_DIR) + "/lesson13", "where scaling.csv, scaling.png and allreduce.csv go");
     if (!args.parse(argc, argv)) return 0;
     const bool quick = args.flag("--quick");
@@ -48,9 +51,19 @@ int main(int argc, char** argv) {
       const data_parallel::AlphaBeta model = data_parallel::fit_alpha_beta(sweep.points, sweep.ranks);  // 13.4
       data_parallel::print_alpha_beta_fit(sweep, model, path);
       data_parallel::print_network_table(networks, sweep.ranks, &model);
+      if (args.given("--scaling")) {
+        const std::vector<data_parallel::MeasuredStep> steps = data_parallel::read_scaling_csv(args.get_string("--scaling"));
+        data_parallel::print_model_table(steps, model);
+        const std::string out = args.get_string("--out");
+        course::create_folder(out, "for --out");
+        const std::string png = out + "/scaling_model.png";
+        course::write_png(png, course::line_chart(data_parallel::model_chart(steps, model, "")));
+        std::printf("\nwrote %s\n", png.c_str());
+      }
       std::printf("\nfit done\n");
       return 0;
     }
+    if (args.given("--scaling")) throw course::Error("--scaling needs --fit: the model to hold the study against");
     if (course::announce_cpu_only("13", "13.1-13.3 (the broadcast, the all-reduce, the overlap) and the scaling study", args.flag("--cpu-only"))) {
       data_parallel::print_network_table(networks, std::max(asked, 2));
       std::printf("\nnetwork table done\n");

@@ -21,6 +21,7 @@
 #include "nccl_check.hpp"
 #include "optimizer.hpp"
 #include "replica.hpp"
+#include "scaling_model.hpp"
 #include "step_graph.hpp"
 
 namespace data_parallel {
@@ -312,27 +313,13 @@ course::ChartSpec scaling_chart(const std::vector<ScalingRow>& rows, const std::
 
 namespace {
 
-// 13.4's model against the measurement: the speed-up over one GPU at the same batch a GPU, measured
-// and predicted, after backward and overlapped.
-void print_predictions(const std::vector<ScalingRow>& rows, const AlphaBeta& model) {
-  const int ranks = rows.front().ranks;
-  std::printf("\n## The alpha-beta model's speed-ups against the measured ones (%d GPUs, same batch a GPU)\n\n", ranks);
-  std::printf("Predicted step: one GPU's measured step plus the model's all-reduce: after backward, t(all gradients);\n"
-              "overlapped, max(step + t(last bucket), sum of t(bucket)) (allreduce_sweep.hpp). Two GPUs pay when one\n"
-              "GPU's step takes longer than the all-reduce the model gives the gradients.\n\n");
-  std::printf("| network | batch a GPU | gradients (MB) | buckets | 1 GPU step (us) | t(all gradients), model (us) | after backward: measured | predicted | overlapped: measured | predicted |\n");
-  std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-  for (const ScalingRow& r : rows) {
-    double bytes = 0;
-    for (double b : r.bucket_bytes) bytes += b;
-    const double after = predicted_step_ms(r.one_gpu_ms, r.bucket_bytes, model, ranks, false);
-    const double overlapped = predicted_step_ms(r.one_gpu_ms, r.bucket_bytes, model, ranks, true);
-    std::printf("| %s | %d | %.2f | %zu | %.1f | %.1f | %.2f | %.2f | %.2f | %.2f |\n", r.network.c_str(), r.batch_per_gpu,
-                bytes * 1e-6, r.bucket_bytes.size(), r.one_gpu_ms * 1e3,
-                allreduce_model_seconds(model, bytes, ranks) * 1e6, ranks * r.one_gpu_ms / r.no_overlap_ms,
-                ranks * r.one_gpu_ms / after, ranks * r.one_gpu_ms / r.overlap_ms, ranks * r.one_gpu_ms / overlapped);
-  }
-  std::fflush(stdout);
+// The rows as 13.4's model table and picture take them.
+std::vector<MeasuredStep> measured_steps(const std::vector<ScalingRow>& rows) {
+  std::vector<MeasuredStep> steps;
+  for (const ScalingRow& r : rows)
+    steps.push_back({r.network, long(r.parameters), r.batch_per_gpu, r.ranks, r.one_gpu_ms, r.no_overlap_ms,
+                     r.overlap_ms, r.bucket_bytes});
+  return steps;
 }
 
 }  // namespace
@@ -358,9 +345,7 @@ void report_scaling(const std::vector<ScalingRow>& rows, const std::string& out_
                 ranks, ranks, ranks);
     std::printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   }
-  std::string csv = "network,parameters,batch_per_gpu,ranks,gflop_per_gpu_step,one_gpu_ms,no_overlap_ms,overlap_ms,"
-                    "one_gpu_images_per_s,no_overlap_images_per_s,overlap_images_per_s,speedup,speedup_same_step,"
-                    "predicted_no_overlap_ms,predicted_overlap_ms\n";
+  std::string csv = std::string(kScalingHeader) + "\n";
   for (const ScalingRow& r : rows) {
     const double one = r.images_per_s(r.one_gpu_ms) / r.ranks;  // one GPU: batch_per_gpu a step
     char line[512];
@@ -392,7 +377,7 @@ void report_scaling(const std::vector<ScalingRow>& rows, const std::string& out_
       std::snprintf(line, sizeof line, ",\n");
     csv += line;
   }
-  if (model && ranks >= 2) print_predictions(rows, *model);
+  if (model && ranks >= 2) print_model_table(measured_steps(rows), *model);
   const std::string csv_path = out_dir + "/scaling.csv";
   course::write_file_atomically(csv_path, csv);
   std::printf("\nwrote %s", csv_path.c_str());
@@ -400,6 +385,11 @@ void report_scaling(const std::vector<ScalingRow>& rows, const std::string& out_
     const std::string png_path = out_dir + "/scaling.png";
     course::write_png(png_path, course::line_chart(scaling_chart(rows, link_note())));
     std::printf(" and %s", png_path.c_str());
+    if (model) {
+      const std::string model_png = out_dir + "/scaling_model.png";
+      course::write_png(model_png, course::line_chart(model_chart(measured_steps(rows), *model, link_note())));
+      std::printf(" and %s", model_png.c_str());
+    }
   }
   std::printf("\n");
   std::fflush(stdout);

@@ -1,6 +1,6 @@
 // Writes the seed corpus of the fuzz targets: valid files made by the course's own writers and
 // hand-made edge cases (each close to a rule of its parser), so that no binary file has to be
-// stored in the repository. Usage: fuzz_corpus <folder>; writes <folder>/{idx,npy,cli,scaling_csv,cifar,allreduce_csv}/*.
+// stored in the repository. Usage: fuzz_corpus <folder>; writes <folder>/{idx,npy,cli,scaling_csv,cifar,allreduce_csv,parallel_scaling_csv}/*.
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -13,6 +13,7 @@
 #include "course/idx.hpp"
 #include "course/npy.hpp"
 #include "allreduce_sweep.hpp"
+#include "scaling_model.hpp"
 #include "scaling_results.hpp"
 
 namespace {
@@ -253,6 +254,18 @@ void allreduce_csv_corpus(const fs::path& dir) {
   save(dir / "windows-line-ends", "ranks,bytes,microseconds,algbw_gb_per_s,busbw_gb_per_s\r\n2,4096,20,0.2,0.2\r\n2,8192,21,0.4,0.4\r\n");
   save(dir / "old-header", "bytes,microseconds,algbw_gb_per_s,busbw_gb_per_s\n4096,14.9,0.3,0.3\n");
 }
+
+// ---- lesson 13's scaling study ------------------------------------------------------------
+void parallel_scaling_csv_corpus(const fs::path& dir) {
+  const std::string header = std::string(data_parallel::kScalingHeader) + "\n";
+  save(dir / "valid", header + "mlp,669706,32,2,0.102695,0.059701,0.090750,0.094371,536006.2,705231.0,678173.0,1.2652,0.70,0.083802,0.083802\n"
+                               "a,1663370,1024,2,74.12,2.861392,3.147531,3.0,0,0,0,0,,,\n");
+  save(dir / "one-gpu", header + "a,1663370,128,1,9.265,0.286139,,,0,,,,,,\n");
+  save(dir / "mixed-ranks", header + "a,1663370,128,1,9.265,0.286139,,,0,,,,,,\na,1663370,128,2,9.265,0.28,0.5,0.4,0,0,0,0,,,\n");
+  save(dir / "zero-time", header + "a,1663370,128,2,9.265,0,0.5,0.4,0,0,0,0,,,\n");
+  save(dir / "empty-network", header + ",1663370,128,2,9.265,0.3,0.5,0.4,0,0,0,0,,,\n");
+  save(dir / "header-only", header);
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -262,7 +275,7 @@ int main(int argc, char** argv) {
   }
   try {
     const fs::path root = argv[1];
-    for (const char* target : {"idx", "npy", "cli", "scaling_csv", "cifar", "allreduce_csv"}) {
+    for (const char* target : {"idx", "npy", "cli", "scaling_csv", "cifar", "allreduce_csv", "parallel_scaling_csv"}) {
       fs::remove_all(root / target);
       fs::create_directories(root / target);
     }
@@ -273,8 +286,9 @@ int main(int argc, char** argv) {
     scaling_csv_corpus(root / "scaling_csv");
     cifar_corpus(root / "cifar");
     allreduce_csv_corpus(root / "allreduce_csv");
+    parallel_scaling_csv_corpus(root / "parallel_scaling_csv");
     fs::remove(scratch);
-    std::printf("seed corpus written to %s/{idx,npy,cli,scaling_csv,cifar,allreduce_csv}\n", root.string().c_str());
+    std::printf("seed corpus written to %s/{idx,npy,cli,scaling_csv,cifar,allreduce_csv,parallel_scaling_csv}\n", root.string().c_str());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;
