@@ -46,10 +46,13 @@ inline void gemm_simd(Trans ta, Trans tb, int M, int N, int K, const float* A, c
 }
 
 // ---- 11.3 threads -------------------------------------------------------------------------------
-// Starting and joining a thread costs some tens of microseconds: a thread is worth it only with at
-// least this much work (2 flops per multiply-add), about a quarter of a millisecond of one core at
-// 80 GFLOP/s. Smaller products run on fewer threads, down to one (11.3 and 11.5 use it).
-constexpr double kMinFlopsPerThread = 2e7;
+// The threads come from a pool (parallel_ranges, below): started once, they wait between calls, so
+// handing one a range costs about a microsecond instead of the tens of microseconds of starting a
+// std::thread. A thread still pays only with enough work: each range a core takes is data another
+// core wrote, and the results go back to the core that reads them next. At batch 32 splitting the
+// small CNN's 4.5 MFLOP convolutions over two cores made the step slower on the 2-core machine of
+// docs/results.md; its 12.5 MFLOP products gain. Smaller work runs on fewer threads, down to one.
+constexpr double kMinFlopsPerThread = 8e6;
 // The same product split over up to `threads` threads (threads >= 1, else course::Error) by blocks
 // of rows of C, each block computed with 11.2's gemm_simd_rows. threads = 1: no thread is started.
 // C is bit for bit the same for every value of `threads`.
@@ -93,9 +96,11 @@ void conv2d_direct_backward(const ConvShape& s, const float* x, const float* W, 
                             float* dW, float* dbias, int threads, bool input_grad = true);
 
 // Given (parallel.cpp): body(begin, end) for [0, count) cut into contiguous ranges of sizes within
-// one of each other, each on its own std::thread (the caller runs the last one): as many ranges as
+// one of each other, run on the caller and on the pool's waiting threads: as many ranges as
 // `threads` (>= 1, else course::Error), `count` and `flops` / kMinFlopsPerThread allow, at least
-// one. An exception in a range is rethrown in the caller after every thread has finished.
+// one. An exception in a range is rethrown in the caller after every range has finished. A call
+// from inside a range, or while another thread's call has the pool, runs its ranges in turn on the
+// calling thread (same ranges, same results).
 void parallel_ranges(int threads, int count, double flops, const std::function<void(int begin, int end)>& body);
 
 }  // namespace fast_cpu

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <thread>
+#include <vector>
 
 #include "course/error.hpp"
 #include "fast_cpu.hpp"
@@ -36,6 +37,56 @@ namespace {
 // ReLU over a window is ReLU of the max, so the window's max is found on x itself and clamped at 0.
 // argmax: the first maximum of x in the window (flat index into x), as lesson 01 picks it; where
 // that maximum is <= 0 the output is 0 and the backward pass below sends it no gradient.
+// 2x2 windows, stride 2, no padding (lesson 02's pool): the max of each pair of input rows first,
+// along whole rows (contiguous: vectorised), then of each pair of columns of that. Where the window
+// sits is not stored: the backward pass finds the window's first maximum again (pool2_window_first).
+bool is_pool2(const host_layers::PoolShape& p) {
+  return p.window == 2 && p.stride == 2 && p.height % 2 == 0 && p.width % 2 == 0;
+}
+
+void relu_pool2_forward(const host_layers::PoolShape& p, const float* x, float* y, int plane0, int plane1) {
+  const int OH = p.out_h(), OW = p.out_w(), W = p.width;
+  std::vector<float> rows(static_cast<size_t>(W));
+  for (int plane = plane0; plane < plane1; ++plane) {
+    const float* in = x + size_t(plane) * p.height * W;
+    float* out = y + size_t(plane) * OH * OW;
+    for (int oh = 0; oh < OH; ++oh) {
+      const float* r0 = in + size_t(2 * oh) * W;
+      const float* r1 = r0 + W;
+      for (int w = 0; w < W; ++w) rows[size_t(w)] = r0[w] > r1[w] ? r0[w] : r1[w];
+      for (int ow = 0; ow < OW; ++ow) {
+        const float top = rows[size_t(2 * ow)] > rows[size_t(2 * ow + 1)] ? rows[size_t(2 * ow)] : rows[size_t(2 * ow + 1)];
+        out[size_t(oh) * OW + ow] = top > 0.0f ? top : 0.0f;
+      }
+    }
+  }
+}
+
+void relu_pool2_backward(const host_layers::PoolShape& p, const float* x, const float* y, const float* dy,
+                         float* dx, int plane0, int plane1) {
+  const int OH = p.out_h(), OW = p.out_w(), W = p.width;
+  for (size_t plane = size_t(plane0); plane < size_t(plane1); ++plane)
+    for (int oh = 0; oh < OH; ++oh) {
+      const size_t o = (plane * OH + size_t(oh)) * OW;
+      const size_t at = (plane * p.height + size_t(2 * oh)) * W;
+      const float *x0 = x + at, *x1 = x0 + W;
+      float *d0 = dx + at, *d1 = d0 + W;
+      for (int ow = 0; ow < OW; ++ow) {
+        // The window's first input equal to its maximum, in lesson 01's order ((0,0), (0,1), (1,0),
+        // (1,1)): the one lesson 01's max-pool picks. Where y > 0 the maximum is y itself (ReLU let
+        // it through); elsewhere every input of the window gets 0. Each dx is written once.
+        const float top = y[o + ow], g = top > 0.0f ? dy[o + ow] : 0.0f;
+        // As 0/1 flags (&, not &&): no branches, so the loop vectorises.
+        const int a = x0[2 * ow] == top, b = (1 - a) & (x0[2 * ow + 1] == top);
+        const int c = (1 - a) & (1 - b) & (x1[2 * ow] == top), d = (1 - a) & (1 - b) & (1 - c);
+        d0[2 * ow] = a ? g : 0.0f;
+        d0[2 * ow + 1] = b ? g : 0.0f;
+        d1[2 * ow] = c ? g : 0.0f;
+        d1[2 * ow + 1] = d ? g : 0.0f;
+      }
+    }
+}
+
 void relu_maxpool_forward(const host_layers::PoolShape& p, const float* x, float* y, int* argmax) {
   const int OH = p.out_h(), OW = p.out_w();
   for (int plane = 0; plane < p.batch * p.channels; ++plane) {
@@ -99,7 +150,13 @@ void FastHostNetwork::forward_layers(int batch, bool training) {
       }
       case LayerKind::relu:
         if (relu_into_pool(i)) {  // acts_[i + 1], the ReLU's output, is skipped: nobody reads it
-          relu_maxpool_forward(pool_shape(i + 1, batch), in, acts_[i + 2].data(), argmax_[i + 1].data());
+          const host_layers::PoolShape pool = pool_shape(i + 1, batch);
+          if (is_pool2(pool))  // planes split over threads: it only moves memory, a few ops a float
+            parallel_ranges(threads_, pool.batch * pool.channels, 2.0 * pool.input_size(), [&](int p0, int p1) {
+              relu_pool2_forward(pool, in, acts_[i + 2].data(), p0, p1);
+            });
+          else
+            relu_maxpool_forward(pool, in, acts_[i + 2].data(), argmax_[i + 1].data());
           ++i;
           break;
         }
@@ -155,9 +212,13 @@ float FastHostNetwork::forward_backward(const float* x, const int* labels, int b
         break;
       case LayerKind::maxpool:
         if (i > 0 && relu_into_pool(i - 1)) {  // the ReLU before it ran with it: both gradients at once
-          if (i - 1 > 0)
-            relu_maxpool_backward(pool_shape(i, batch), acts_[i + 1].data(), argmax_[i].data(), dout,
-                                  grads_[i - 1].data());
+          const host_layers::PoolShape pool = pool_shape(i, batch);
+          if (i - 1 > 0 && is_pool2(pool))
+            parallel_ranges(threads_, pool.batch * pool.channels, 8.0 * pool.input_size(), [&](int p0, int p1) {
+              relu_pool2_backward(pool, acts_[i - 1].data(), acts_[i + 1].data(), dout, grads_[i - 1].data(), p0, p1);
+            });
+          else if (i - 1 > 0)
+            relu_maxpool_backward(pool, acts_[i + 1].data(), argmax_[i].data(), dout, grads_[i - 1].data());
           --i;
           break;
         }

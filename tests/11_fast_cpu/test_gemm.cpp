@@ -156,7 +156,7 @@ TEST_CASE("gemm_threads equals lesson 01's loop in double with 1, 2 and 3 thread
 TEST_CASE("gemm_threads: C is bit for bit the same for 1, 2, 3, 4 and 7 threads", "[11.3]") {
   const uint64_t seed = 1105;
   CAPTURE(seed);
-  // Large enough that kMinFlopsPerThread lets every thread count run: 2*M*N*K >= 7 * 2e7 for most.
+  // Large enough that kMinFlopsPerThread lets every thread count run: 2*M*N*K >= 7 * 8e6 for most.
   for (Sizes s : {Sizes{129, 127, 129}, Sizes{1000, 33, 2049}, Sizes{67, 1200, 1001}, Sizes{1001, 257, 300},
                   Sizes{301, 600, 257}}) {
     INFO("M=" << s.M << " N=" << s.N << " K=" << s.K);

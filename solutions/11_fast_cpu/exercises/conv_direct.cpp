@@ -12,6 +12,16 @@ namespace {
 // loops below have this fixed length and independent lanes, so g++ -O3 turns each into a few
 // vector instructions whatever the target.
 constexpr int kLanes = 16;
+// kLanes floats as one value of g++'s vector extension: the register-blocked kernels below keep
+// their sums in these, so that they stay in registers (plain arrays there were kept in memory).
+// Compiled to one AVX-512 register, two AVX ones or four SSE ones.
+typedef float Lanes __attribute__((vector_size(kLanes * sizeof(float))));
+inline Lanes load_lanes(const float* from) {
+  Lanes v;
+  __builtin_memcpy(&v, from, sizeof v);  // unaligned load
+  return v;
+}
+inline void store_lanes(float* to, Lanes v) { __builtin_memcpy(to, &v, sizeof v); }
 
 // The sizes of one image's planes copied with their zero padding, wide enough that every chunk
 // of kLanes output columns reads inside them: no bounds test in the lane loops.
@@ -67,14 +77,6 @@ inline void tap_forward(const Padded& p, int S, float w, const float* __restrict
       for (int l = 0; l < kLanes; ++l) oc[l] += w * at[l * S];
     }
 }
-// Stride 1: out has the padded planes' row pitch (p.cols), so a tap is ONE contiguous loop over
-// the plane: out[q] += w * in[q]. The columns past OW are computed and never read.
-template <>
-inline void tap_forward<1>(const Padded& p, int, float w, const float* __restrict__ in, float* __restrict__ out) {
-  const size_t count = size_t(p.OH) * p.cols;
-  for (size_t q = 0; q < count; ++q) out[q] += w * in[q];
-}
-
 // part[l] += sum over the chunks of one image and channel of d[l] * in[l*S]: d holds dy's rows cut
 // into chunks of kLanes (zeros past each row's end), `in` is one tap's first input.
 template <int kStride>
@@ -113,9 +115,8 @@ void forward_images(const ConvShape& s, const Padded& p, const float* x, const f
   const int S = kStride > 0 ? kStride : s.stride;
   const std::vector<int> offsets = tap_offsets(s, p);
   const int taps = int(offsets.size());
-  const int pitch = kStride == 1 ? p.cols : p.chunks * kLanes;  // of the sums' rows (see tap_forward)
-  // kernel_w floats of slack: stride 1's flat loop reads up to kernel_w - 1 past the last plane.
-  std::vector<float> planes(size_t(s.in_channels) * p.plane() + s.kernel_w, 0.0f);
+  const int pitch = p.chunks * kLanes;  // of the sums' rows
+  std::vector<float> planes(size_t(s.in_channels) * p.plane(), 0.0f);
   std::vector<float> sums(size_t(p.OH) * pitch);
   for (int n = n0; n < n1; ++n) {
     pad_image(s, p, x, n, planes.data());
@@ -127,6 +128,46 @@ void forward_images(const ConvShape& s, const Padded& p, const float* x, const f
       float* out = y + (size_t(n) * s.out_channels + o) * p.OH * p.OW;
       for (int oy = 0; oy < p.OH; ++oy)
         for (int ox = 0; ox < p.OW; ++ox) out[oy * p.OW + ox] = sums[size_t(oy) * pitch + ox] + bias[o];
+    }
+  }
+}
+
+// Stride 1, register-blocked: a chunk of kLanes outputs of kGroup output channels stays in
+// registers while every tap is added (one load of the input per tap, kGroup multiply-adds on it),
+// and is stored once, with the bias. Each output is still the sum over the taps in lesson 01's
+// order from 0, then the bias: the same bits as a tap at a time over the plane.
+constexpr int kGroup = 4;
+void forward_images_stride1(const ConvShape& s, const Padded& p, const float* x, const float* W, const float* bias,
+                            float* y, int n0, int n1) {
+  const std::vector<int> offsets = tap_offsets(s, p);
+  const int taps = int(offsets.size()), O = s.out_channels;
+  std::vector<float> planes(size_t(s.in_channels) * p.plane(), 0.0f);
+  std::vector<float> w(size_t(taps) * kGroup);  // w[t * kGroup + g]: a group's weights, tap by tap
+  for (int n = n0; n < n1; ++n) {
+    pad_image(s, p, x, n, planes.data());
+    for (int o0 = 0; o0 < O; o0 += kGroup) {
+      const int group = std::min(kGroup, O - o0);
+      for (int t = 0; t < taps; ++t)
+        for (int g = 0; g < kGroup; ++g) w[size_t(t) * kGroup + g] = g < group ? W[size_t(o0 + g) * taps + t] : 0.0f;
+      for (int oy = 0; oy < p.OH; ++oy)
+        for (int ch = 0; ch < p.chunks; ++ch) {
+          const float* at = planes.data() + size_t(oy) * p.cols + size_t(ch) * kLanes;
+          Lanes acc[kGroup] = {};
+          for (int t = 0; t < taps; ++t) {
+            const Lanes in = load_lanes(at + offsets[t]);
+            for (int g = 0; g < kGroup; ++g) acc[g] += w[size_t(t) * kGroup + g] * in;
+          }
+          const int cols = std::min(kLanes, p.OW - ch * kLanes);
+          for (int g = 0; g < group; ++g) {
+            float* out = y + ((size_t(n) * O + o0 + g) * p.OH + oy) * p.OW + size_t(ch) * kLanes;
+            const Lanes sum = acc[g] + bias[o0 + g];
+            if (cols == kLanes) {
+              store_lanes(out, sum);
+            } else {
+              for (int l = 0; l < cols; ++l) out[l] = sum[l];
+            }
+          }
+        }
     }
   }
 }
@@ -149,6 +190,41 @@ void weight_partials(const ConvShape& s, const Padded& p, const float* x, const 
       float* bias_part = part_o + size_t(taps) * kLanes;
       for (size_t k = 0; k < d.size(); k += kLanes)
         for (int l = 0; l < kLanes; ++l) bias_part[l] += d[k + l];
+    }
+  }
+}
+
+// Stride 1, register-blocked: for each chunk of dy, the kTaps partial sums of its channel stay in
+// registers (one load of dy, one load of the input and one multiply-add per tap). dy is read in
+// place; only the last chunk of a row, which runs past OW, is copied with zeros. The same partial
+// sums as weight_partials (lane l of tap t sums the same products), added in another order.
+template <int kTaps>
+void weight_partials_taps(const ConvShape& s, const Padded& p, const float* x, const float* dy, int o0, int o1,
+                          float* part) {
+  const std::vector<int> offsets = tap_offsets(s, p);
+  std::vector<float> planes(size_t(s.in_channels) * p.plane());
+  float tail[kLanes];
+  for (int n = 0; n < s.batch; ++n) {
+    pad_image(s, p, x, n, planes.data());
+    for (int o = o0; o < o1; ++o) {
+      float* part_o = part + size_t(o - o0) * (kTaps + 1) * kLanes;
+      Lanes acc[kTaps + 1];
+      for (int t = 0; t <= kTaps; ++t) acc[t] = load_lanes(part_o + t * kLanes);
+      const float* plane = dy + (size_t(n) * s.out_channels + o) * p.OH * p.OW;
+      for (int oy = 0; oy < p.OH; ++oy)
+        for (int ch = 0; ch < p.chunks; ++ch) {
+          const int cols = std::min(kLanes, p.OW - ch * kLanes);
+          const float* from = plane + size_t(oy) * p.OW + size_t(ch) * kLanes;
+          if (cols < kLanes) {
+            for (int l = 0; l < kLanes; ++l) tail[l] = l < cols ? from[l] : 0.0f;
+            from = tail;
+          }
+          const Lanes d = load_lanes(from);
+          const float* at = planes.data() + size_t(oy) * p.cols + size_t(ch) * kLanes;
+          for (int t = 0; t < kTaps; ++t) acc[t] += d * load_lanes(at + offsets[t]);
+          acc[kTaps] += d;
+        }
+      for (int t = 0; t <= kTaps; ++t) store_lanes(part_o + t * kLanes, acc[t]);
     }
   }
 }
@@ -195,7 +271,7 @@ void conv2d_direct_forward(const ConvShape& s, const float* x, const float* W, c
   const double flops = 2.0 * double(s.output_size()) * s.in_channels * s.kernel_h * s.kernel_w;
   parallel_ranges(threads, empty ? 0 : s.batch, flops, [&](int n0, int n1) {
     if (s.stride == 1)
-      forward_images<1>(s, p, x, W, bias, y, n0, n1);
+      forward_images_stride1(s, p, x, W, bias, y, n0, n1);
     else
       forward_images<0>(s, p, x, W, bias, y, n0, n1);
   });
@@ -212,7 +288,9 @@ void conv2d_direct_backward(const ConvShape& s, const float* x, const float* W, 
   parallel_ranges(threads, s.out_channels, flops, [&](int o0, int o1) {
     std::vector<float> part(size_t(o1 - o0) * (taps + 1) * kLanes, 0.0f);
     if (!empty) {
-      if (s.stride == 1)
+      if (s.stride == 1 && taps == 9)  // 3x3 on one channel, lesson 02's first layer
+        weight_partials_taps<9>(s, p, x, dy, o0, o1, part.data());
+      else if (s.stride == 1)
         weight_partials<1>(s, p, x, dy, o0, o1, part.data());
       else
         weight_partials<0>(s, p, x, dy, o0, o1, part.data());

@@ -66,7 +66,12 @@ void gemm_simd_rows(Trans ta, Trans tb, int M, int N, int K, const float* A, con
   const size_t a_row = ta == Trans::no ? size_t(K) : 1, a_col = ta == Trans::no ? 1 : size_t(M);
   const size_t b_row = tb == Trans::no ? size_t(N) : 1, b_col = tb == Trans::no ? 1 : size_t(K);
   const int panels_max = (kBlockN + kTileCols - 1) / kTileCols;
-  std::vector<float> b_block(size_t(panels_max) * kBlockK * kTileCols), a_panel(size_t(kBlockK) * kTileRows);
+  // The packing buffers live as long as the thread: a fresh 256 KiB vector per call would cost a
+  // page fault per 4 KiB and zeroing, more than a small product's arithmetic. Every float the tile
+  // loop reads is written by the packing below first.
+  thread_local std::vector<float> b_block, a_panel;
+  b_block.resize(size_t(panels_max) * kBlockK * kTileCols);
+  a_panel.resize(size_t(kBlockK) * kTileRows);
   for (int j0 = 0; j0 < N; j0 += kBlockN) {
     const int nb = std::min(kBlockN, N - j0), panels = (nb + kTileCols - 1) / kTileCols;
     for (int k0 = 0; k0 < K; k0 += kBlockK) {
