@@ -16,6 +16,13 @@ minibatches, then evaluates the test set. Only the training part of an epoch is 
                  (mode="max-autotune-no-cudagraphs": Triton kernels, autotuned, no graphs of its
                  own). Compiling and autotuning happen before the first timed epoch; their
                  seconds are reported (setup_seconds) but not timed.
+  expert         what an expert runs: the model and the loss compiled together (max-autotune, no
+                 graphs of its own), a fused optimizer (torch.optim.SGD(fused=True)), and
+                 --steps-per-graph steps in each CUDA graph (an epoch is a few graph replays),
+                 the batch indices read on the device from the epoch's order. With
+                 --channels-last the network and the images are in channels_last memory format.
+--tf32 allows TF32 in cuDNN and cuBLAS (PyTorch's own default for convolutions); without it, FP32
+is strict (TF32 off), as the course's FP32 trainers compute.
 --amp bf16 runs the forward pass and the loss under torch.autocast with BF16 (mixed precision:
 BF16 convolutions and matrix products where autocast picks them, FP32 weights, gradients and
 optimizer state), in every mode.
@@ -149,9 +156,7 @@ def graph_step(net, model, opt, x_train, y_train, loss_sum, sizes, device, amp):
     the model as it is now (training mode: a dropout layer draws a new mask at every replay). An
     optimizer with a step counter (Adam, Adadelta) must have been made with capturable=True,
     where PyTorch has that flag, for its step to be captured."""
-    saved_params = [p.detach().clone() for p in model.parameters()]
-    saved_loss = loss_sum.clone()
-    rng = torch.cuda.get_rng_state()
+    restore = snapshot(model, opt, loss_sum)
     static_idx = {b: torch.zeros(b, dtype=torch.int64, device=device) for b in sizes}
 
     def body(b):
@@ -186,29 +191,91 @@ def graph_step(net, model, opt, x_train, y_train, loss_sum, sizes, device, amp):
     # Zeroed in place (the graphs hold these tensors), the state is what a fresh optimizer starts
     # from: SGD's momentum buffers (all this script uses), and for tools/pytorch_layers.py Adam's
     # m, v and step and Adadelta's running averages and step. A step counter kept as a Python
-    # number (Adadelta in PyTorch 1.x; its update does not read it) goes back to 0 as well; SGD's
-    # state holds no numbers, so for SGD this is what it always did.
-    with torch.no_grad():
-        for p, v in zip(model.parameters(), saved_params):
-            p.copy_(v)
-        for state in opt.state.values():
-            for key, t in state.items():
-                if torch.is_tensor(t):
-                    t.zero_()
-                elif key == "step":
-                    state[key] = 0
-    loss_sum.copy_(saved_loss)
+    # number (Adadelta in PyTorch 1.x; its update does not read it) goes back to 0 as well.
     # The random state too: the first epoch's shuffle, and the dropout masks of pytorch_layers.py's
     # networks, which the graphs draw at every replay from the generator's state at that time
     # (PyTorch feeds a captured graph its seed and offset at replay), start where they would have
     # without warm-up and capture.
-    torch.cuda.set_rng_state(rng)
-    torch.cuda.synchronize()
+    restore()
 
     def step(idx):
         static_idx[idx.numel()].copy_(idx)
         graphs[idx.numel()].replay()
     return step
+
+
+def snapshot(model, opt, loss_sum):
+    """What warm-up and capture change: the parameters, the loss sum and the random state. Returns
+    a function that puts them back and zeroes the optimizer's state (as a fresh optimizer has it)."""
+    saved_params = [p.detach().clone() for p in model.parameters()]
+    saved_loss = loss_sum.clone()
+    rng = torch.cuda.get_rng_state()
+
+    def restore():
+        with torch.no_grad():
+            for p, v in zip(model.parameters(), saved_params):
+                p.copy_(v)
+            for state in opt.state.values():
+                for key, t in state.items():
+                    if torch.is_tensor(t):
+                        t.zero_()
+                    elif key == "step":
+                        state[key] = 0
+        loss_sum.copy_(saved_loss)
+        torch.cuda.set_rng_state(rng)
+        torch.cuda.synchronize()
+    return restore
+
+
+def expert_epoch(model, opt, x_train, y_train, loss_sum, n, batch, device, amp, steps_per_graph):
+    """The expert's epoch: the model and the loss compiled together, the optimizer fused (opt),
+    steps_per_graph training steps captured in each CUDA graph. Each step reads its batch's indices
+    from `order` (on the device) at a fixed place, so one set of graphs serves every epoch: the
+    epoch's permutation is copied into `order` and the graphs are replayed in turn. Returns the
+    epoch function (it takes the epoch's order) for run_epochs."""
+    loss_of = torch.compile(lambda x, y: F.cross_entropy(model(x), y), mode="max-autotune-no-cudagraphs", dynamic=False)
+    order = torch.zeros(n, dtype=torch.int64, device=device)
+    full, tail = n // batch, n % batch
+    # (first step, steps, batch size) of each graph: full graphs of steps_per_graph, the rest, the tail.
+    plan = [(s, min(steps_per_graph, full - s), batch) for s in range(0, full, steps_per_graph)]
+    if tail:
+        plan.append((full, 1, tail))
+
+    def steps(first_step, count, b):
+        for s in range(first_step, first_step + count):
+            opt.zero_grad(set_to_none=True)  # backward writes fresh gradients (none to add to)
+            idx = order[s * batch: s * batch + b]
+            with autocast(amp):
+                loss = loss_of(x_train[idx], y_train[idx])
+            loss.backward()
+            opt.step()
+            loss_sum.add_(loss.detach() * b)
+
+    restore = snapshot(model, opt, loss_sum)
+    order.copy_(torch.arange(n, device=device))
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):  # warm-up: compiles and autotunes both batch sizes, makes the state
+        for b in sorted({batch, tail} - {0}):
+            for _ in range(3):
+                steps(0, 1, b)
+    torch.cuda.current_stream().wait_stream(side)
+    graphs, pool = [], None
+    for first_step, count, b in plan:
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g, pool=pool):
+            steps(first_step, count, b)
+        pool = g.pool()
+        graphs.append(g)
+    restore()
+
+    def epoch(epoch_order):
+        order.copy_(epoch_order)
+        for g in graphs:
+            g.replay()
+    epoch.takes_epoch = True
+    epoch.graphs = len(graphs)
+    return epoch
 
 
 def run_epochs(model, run_step, x_test, y_test, n, batch, epochs, amp, loss_sum, results,
@@ -223,8 +290,11 @@ def run_epochs(model, run_step, x_test, y_test, n, batch, epochs, amp, loss_sum,
         loss_sum.zero_()
         synchronize()
         start = time.perf_counter()
-        for first in range(0, n, batch):
-            run_step(order[first:first + batch])
+        if getattr(run_step, "takes_epoch", False):
+            run_step(order)  # the whole epoch at once (expert_epoch)
+        else:
+            for first in range(0, n, batch):
+                run_step(order[first:first + batch])
         synchronize()
         seconds = time.perf_counter() - start
         model.eval()
@@ -250,8 +320,12 @@ def main():
     ap.add_argument("--momentum", type=float, default=0.9)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--cudnn-benchmark", action="store_true", help="let cuDNN pick algorithms by timing")
-    ap.add_argument("--mode", choices=["eager", "graph", "compile-graph"], default="eager",
-                    help="eager ops, the whole step in one CUDA graph, or torch.compile's kernels in that graph")
+    ap.add_argument("--mode", choices=["eager", "graph", "compile-graph", "expert"], default="eager",
+                    help="eager ops, the whole step in one CUDA graph, torch.compile's kernels in that graph, "
+                         "or an expert's configuration (see above)")
+    ap.add_argument("--steps-per-graph", type=int, default=50, help="expert: training steps in each CUDA graph")
+    ap.add_argument("--channels-last", action="store_true", help="the network and the images in channels_last")
+    ap.add_argument("--tf32", action="store_true", help="allow TF32 in cuDNN and cuBLAS (default: strict FP32)")
     ap.add_argument("--amp", choices=["off", "bf16"], default="off",
                     help="bf16: the forward pass and the loss under BF16 autocast (mixed precision)")
     ap.add_argument("--json", help="write results here")
@@ -260,8 +334,10 @@ def main():
 
     if not torch.cuda.is_available():
         raise SystemExit("error: PyTorch sees no CUDA GPU")
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
+    if args.steps_per_graph < 1:
+        raise SystemExit("error: --steps-per-graph must be >= 1")
+    torch.backends.cuda.matmul.allow_tf32 = args.tf32
+    torch.backends.cudnn.allow_tf32 = args.tf32
     torch.backends.cudnn.benchmark = args.cudnn_benchmark
     torch.manual_seed(args.seed)
     device = torch.device("cuda")
@@ -270,15 +346,31 @@ def main():
     x_train, y_train = load(args.data, "train", device)
     x_test, y_test = load(args.data, "test", device)
     model = (ModelA() if args.model == "a" else SmallCnn()).to(device)
-    opt = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=args.momentum)
+    if args.channels_last:
+        model = model.to(memory_format=torch.channels_last)
+        x_train = x_train.contiguous(memory_format=torch.channels_last)
+        x_test = x_test.contiguous(memory_format=torch.channels_last)
+    expert = args.mode == "expert"
+    opt = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=args.momentum, **({"fused": True} if expert else {}))
 
     n = x_train.shape[0]
     results = {"device": torch.cuda.get_device_name(0), "torch": torch.__version__, "mode": args.mode, "amp": args.amp,
-               "cudnn_benchmark": args.cudnn_benchmark, "epoch_seconds": [], "test_accuracy": [], "train_loss": [],
-               "setup_seconds": 0.0}
+               "cudnn_benchmark": args.cudnn_benchmark, "channels_last": args.channels_last, "tf32": args.tf32,
+               "optimizer": "SGD fused" if expert else "SGD foreach", "epoch_seconds": [], "test_accuracy": [],
+               "train_loss": [], "setup_seconds": 0.0}
     loss_sum = torch.zeros((), device=device)
     run_step = eager_step(model, opt, x_train, y_train, loss_sum, args.amp)
-    if args.mode != "eager":
+    if expert:
+        setup = time.perf_counter()
+        run_step = expert_epoch(model, opt, x_train, y_train, loss_sum, n, args.batch, device, args.amp,
+                                args.steps_per_graph)
+        results["setup_seconds"] = time.perf_counter() - setup
+        results["graphs_per_epoch"] = run_step.graphs
+        print(f"pytorch expert: model and loss compiled (max-autotune), SGD fused, {run_step.graphs} CUDA graph(s) an "
+              f"epoch of up to {args.steps_per_graph} steps, {'channels_last' if args.channels_last else 'NCHW'}, "
+              f"{'TF32 allowed' if args.tf32 else 'strict FP32'}, amp {args.amp}; compiled, warmed up and captured in "
+              f"{results['setup_seconds']:.1f} s (not timed)", flush=True)
+    elif args.mode != "eager":
         setup = time.perf_counter()
         net = torch.compile(model, mode="max-autotune-no-cudagraphs") if args.mode == "compile-graph" else model
         sizes = sorted({args.batch, n % args.batch} - {0})

@@ -98,7 +98,7 @@ void print_model_table(const std::vector<MeasuredStep>& steps, const AlphaBeta& 
               "that is once one GPU's step takes longer than %s.%s\n\n",
               ranks, ranks, 1.0 / (ranks - 1),
               ranks == 2 ? "the model's all-reduce of the gradients" : "1 / (N - 1) of the model's all-reduce of the gradients",
-              buckets ? " Overlapped: predicted_step_ms (allreduce_sweep.hpp), an\noptimistic bound." : "");
+              buckets ? "\nOverlapped: predicted_step_ms (allreduce_sweep.hpp), an optimistic bound." : "");
   std::printf("| network | batch a GPU | 1 GPU step (us) | t(gradients), model (us) | x | after backward: measured | model |%s\n",
               buckets ? " overlapped: measured | model |" : "");
   std::printf("|---|---:|---:|---:|---:|---:|---:|%s\n", buckets ? "---:|---:|" : "");
