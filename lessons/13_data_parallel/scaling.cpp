@@ -291,13 +291,10 @@ std::string link_note() {
 
 course::ChartSpec scaling_chart(const std::vector<ScalingRow>& rows, const std::string& link) {
   const int ranks = rows.empty() ? 2 : rows.front().ranks;
-  course::ChartSpec chart;
-  chart.title = "DATA PARALLEL ON " + std::to_string(ranks) + " GPUS" + (link.empty() ? "" : ", " + link) +
-                ": SPEED-UP OVER ONE GPU, SAME BATCH A GPU";
-  chart.x_label = "GFLOP A GPU A STEP";
-  chart.y_label = "SPEED-UP";
-  chart.log_x = true;
-  chart.y_lines = {{1.0, "NO GAIN"}, {double(ranks), std::to_string(ranks) + "X: PERFECT"}};
+  course::ChartSpec chart = speedup_chart_frame(
+      "DATA PARALLEL ON " + std::to_string(ranks) + " GPUS" + (link.empty() ? "" : ", " + link) +
+          ": SPEED-UP OVER ONE GPU, SAME BATCH A GPU",
+      "GFLOP A GPU A STEP", ranks);
   std::map<std::string, size_t> series_of;
   for (const ScalingRow& r : rows) {
     if (!series_of.count(r.network)) {

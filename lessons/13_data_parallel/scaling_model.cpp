@@ -60,15 +60,22 @@ int common_ranks(const std::vector<MeasuredStep>& steps) {
 }
 }  // namespace
 
-course::ChartSpec model_chart(const std::vector<MeasuredStep>& steps, const AlphaBeta& model, const std::string& link) {
-  const int ranks = common_ranks(steps);
+course::ChartSpec speedup_chart_frame(const std::string& title, const std::string& x_label, int ranks) {
   course::ChartSpec chart;
-  chart.title = "THE ALPHA-BETA MODEL AGAINST " + std::to_string(ranks) + " GPUS" + (link.empty() ? "" : ", " + link) +
-                ": SPEED-UP, ALL-REDUCE AFTER BACKWARD";
-  chart.x_label = "X = ONE GPU STEP / MODEL ALL-REDUCE OF THE GRADIENTS";
+  chart.title = title;
+  chart.x_label = x_label;
   chart.y_label = "SPEED-UP";
   chart.log_x = true;
   chart.y_lines = {{1.0, "NO GAIN"}, {double(ranks), std::to_string(ranks) + "X: PERFECT"}};
+  return chart;
+}
+
+course::ChartSpec model_chart(const std::vector<MeasuredStep>& steps, const AlphaBeta& model, const std::string& link) {
+  const int ranks = common_ranks(steps);
+  course::ChartSpec chart = speedup_chart_frame(
+      "THE ALPHA-BETA MODEL AGAINST " + std::to_string(ranks) + " GPUS" + (link.empty() ? "" : ", " + link) +
+          ": SPEED-UP, ALL-REDUCE AFTER BACKWARD",
+      "X = ONE GPU STEP / MODEL ALL-REDUCE OF THE GRADIENTS", ranks);
   double lo = 1e300, hi = 0;
   for (const MeasuredStep& s : steps) {
     const double x = step_over_allreduce(s, model);

@@ -35,6 +35,10 @@ extern const char* const kScalingHeader;
 std::vector<MeasuredStep> parse_scaling_csv(const std::string& text, const std::string& path);
 std::vector<MeasuredStep> read_scaling_csv(const std::string& path);
 
+// A speed-up chart on `ranks` GPUs: the title, the x label, a log x axis, and the lines "no gain"
+// (1) and "perfect" (ranks) that every speed-up picture of the lesson has.
+course::ChartSpec speedup_chart_frame(const std::string& title, const std::string& x_label, int ranks);
+
 // x = t1 / t(gradients of 4-byte floats): where the row sits on the model's curve.
 double step_over_allreduce(const MeasuredStep& s, const AlphaBeta& model);
 // The picture: measured speed-up (all-reduce after backward) against x, one line per network, and
