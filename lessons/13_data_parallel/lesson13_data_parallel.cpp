@@ -48,11 +48,15 @@ int main(int argc, char** argv) {
     if (args.given("--fit")) {
       const std::string path = args.get_string("--fit");
       const data_parallel::AllReduceSweep sweep = data_parallel::read_allreduce_csv(path);
+      std::vector<data_parallel::MeasuredStep> steps;  // every file read and checked before the fit
+      if (args.given("--scaling")) {
+        steps = data_parallel::read_scaling_csv(args.get_string("--scaling"));
+        data_parallel::study_ranks(steps);
+      }
       const data_parallel::AlphaBeta model = data_parallel::fit_alpha_beta(sweep.points, sweep.ranks);  // 13.4
       data_parallel::print_alpha_beta_fit(sweep, model, path);
       data_parallel::print_network_table(networks, sweep.ranks, &model);
       if (args.given("--scaling")) {
-        const std::vector<data_parallel::MeasuredStep> steps = data_parallel::read_scaling_csv(args.get_string("--scaling"));
         data_parallel::print_model_table(steps, model);
         const std::string out = args.get_string("--out");
         course::create_folder(out, "for --out");

@@ -50,15 +50,13 @@ double step_over_allreduce(const MeasuredStep& s, const AlphaBeta& model) {
   return s.one_gpu_ms / (allreduce_model_seconds(model, s.parameters * 4.0, s.ranks) * 1e3);
 }
 
-namespace {
-int common_ranks(const std::vector<MeasuredStep>& steps) {
+int study_ranks(const std::vector<MeasuredStep>& steps) {
   const int ranks = steps.empty() ? 0 : steps.front().ranks;
   for (const MeasuredStep& s : steps)
     if (s.ranks != ranks) throw course::Error("the study's rows are on different numbers of GPUs: one at a time");
   if (ranks < 2) throw course::Error("the study ran on one GPU: there is no N-GPU step to hold against the model");
   return ranks;
 }
-}  // namespace
 
 course::ChartSpec speedup_chart_frame(const std::string& title, const std::string& x_label, int ranks) {
   course::ChartSpec chart;
@@ -71,7 +69,7 @@ course::ChartSpec speedup_chart_frame(const std::string& title, const std::strin
 }
 
 course::ChartSpec model_chart(const std::vector<MeasuredStep>& steps, const AlphaBeta& model, const std::string& link) {
-  const int ranks = common_ranks(steps);
+  const int ranks = study_ranks(steps);
   course::ChartSpec chart = speedup_chart_frame(
       "THE ALPHA-BETA MODEL AGAINST " + std::to_string(ranks) + " GPUS" + (link.empty() ? "" : ", " + link) +
           ": SPEED-UP, ALL-REDUCE AFTER BACKWARD",
@@ -98,7 +96,7 @@ course::ChartSpec model_chart(const std::vector<MeasuredStep>& steps, const Alph
 }
 
 void print_model_table(const std::vector<MeasuredStep>& steps, const AlphaBeta& model) {
-  const int ranks = common_ranks(steps);
+  const int ranks = study_ranks(steps);
   const bool buckets = std::all_of(steps.begin(), steps.end(), [](const MeasuredStep& s) { return !s.bucket_bytes.empty(); });
   std::printf("\n## The scaling study against the model: x = one GPU's step / the model's all-reduce of the gradients\n\n");
   std::printf("Model, all-reduce after backward, same batch a GPU: speed-up = %d x / (x + 1); %d GPUs pay once x > %.2f,\n"

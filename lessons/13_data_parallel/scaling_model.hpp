@@ -39,6 +39,10 @@ std::vector<MeasuredStep> read_scaling_csv(const std::string& path);
 // (1) and "perfect" (ranks) that every speed-up picture of the lesson has.
 course::ChartSpec speedup_chart_frame(const std::string& title, const std::string& x_label, int ranks);
 
+// The number of GPUs every row of the study ran on; a course::Error when the rows differ in it or
+// when it is one (nothing to hold against the model).
+int study_ranks(const std::vector<MeasuredStep>& steps);
+
 // x = t1 / t(gradients of 4-byte floats): where the row sits on the model's curve.
 double step_over_allreduce(const MeasuredStep& s, const AlphaBeta& model);
 // The picture: measured speed-up (all-reduce after backward) against x, one line per network, and
