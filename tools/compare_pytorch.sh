@@ -18,7 +18,8 @@
 # With --mixed, lesson 10's bar instead: train_mixed --precision bf16 (the convolutions on the Tensor
 # Cores) beside train_fast, against PyTorch's whole-step graph, torch.compile in it, and the expert's
 # configuration with channels_last and without, all with BF16 autocast; no FP32 PyTorch run.
-# The bars compare with the fastest PyTorch row, the expert's included. max-autotune's search
+# The bars compare with the fastest PyTorch row of the same arithmetic, the expert's included (the
+# TF32 row is shown beside them, not raced). max-autotune's search
 # takes minutes for each compiled row (strict FP32 the longest).
 #
 # usage: tools/compare_pytorch.sh [--epochs N] [--build DIR] [--data DIR] [--conv auto|im2col|direct]
@@ -156,11 +157,11 @@ fastest = min((k for k in medians if not k.endswith("tf32")), key=medians.get)
 title = dict(configs)[fastest]
 if mixed:
     best = "train_mixed"
-    print(f"bar of lesson 10 ({best} <= the fastest mixed-precision PyTorch configuration, {title}: "
+    print(f"bar of lesson 10 ({best} <= the fastest mixed-precision PyTorch row, {title}: "
           f"{medians[fastest]:.3f} s): " +
           ("MET" if mine[best] <= medians[fastest] else f"NOT MET ({mine[best] / medians[fastest]:.2f}x its time)"))
 else:
     best = "train_fast" if "train_fast" in mine else "train_mnist"
-    print(f"bar of lesson 09 ({best} <= the fastest PyTorch configuration, {title}: {medians[fastest]:.3f} s): " +
+    print(f"bar of lesson 09 ({best} <= the fastest strict-FP32 PyTorch row, {title}: {medians[fastest]:.3f} s): " +
           ("MET" if mine[best] <= medians[fastest] else f"NOT MET ({mine[best] / medians[fastest]:.2f}x its time)"))
 PY
