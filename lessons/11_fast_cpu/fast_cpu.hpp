@@ -60,7 +60,7 @@ void gemm_threads(Trans ta, Trans tb, int M, int N, int K, const float* A, const
                   int threads);
 
 // ---- 11.4 the layers on these GEMMs -------------------------------------------------------------
-// All products through 11.3's gemm_threads with `threads` threads. input_grad = false skips dx
+// All products through 11.3's gemm_threads, on at most `threads` threads together. input_grad = false skips dx
 // (the first layer's input gradient, which nobody reads): dx is then not written and may be null.
 
 // x [batch x in], W [out x in], bias [out] -> y [batch x out] = x W^T + bias.

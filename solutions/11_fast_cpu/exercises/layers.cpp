@@ -16,13 +16,26 @@ void dense_forward(const float* x, const float* W, const float* bias, float* y, 
 
 void dense_backward(const float* x, const float* W, const float* dy, float* dx, float* dW, float* dbias, int batch,
                     int in, int out, int threads, bool input_grad) {
-  // dW [out x in] = dy^T [out x batch] * x [batch x in]: dy is stored batch x out.
-  gemm_threads(Trans::yes, Trans::no, out, in, batch, dy, x, dW, threads);
-  std::fill(dbias, dbias + out, 0.0f);
-  for (int b = 0; b < batch; ++b)
-    for (int o = 0; o < out; ++o) dbias[o] += dy[size_t(b) * out + o];
+  auto weight_grads = [&](int gemm_threads_) {
+    // dW [out x in] = dy^T [out x batch] * x [batch x in]: dy is stored batch x out.
+    gemm_threads(Trans::yes, Trans::no, out, in, batch, dy, x, dW, gemm_threads_);
+    std::fill(dbias, dbias + out, 0.0f);
+    for (int b = 0; b < batch; ++b)
+      for (int o = 0; o < out; ++o) dbias[o] += dy[size_t(b) * out + o];
+  };
   // dx [batch x in] = dy [batch x out] * W [out x in]; the first layer's dx is nobody's input.
-  if (input_grad) gemm_threads(Trans::no, Trans::no, batch, in, out, dy, W, dx, threads);
+  auto input_grads = [&](int gemm_threads_) { gemm_threads(Trans::no, Trans::no, batch, in, out, dy, W, dx, gemm_threads_); };
+  if (input_grad && threads == 2) {
+    // The two products do not depend on each other: on two threads they run side by side, one
+    // thread each, rather than one after the other split in two (each half packing all of B again).
+    // Each product is computed the same way whatever its thread count: the bits do not change.
+    parallel_ranges(2, 2, 4.0 * batch * in * out, [&](int first, int end) {
+      for (int p = first; p < end; ++p) p == 0 ? weight_grads(1) : input_grads(1);
+    });
+    return;
+  }
+  weight_grads(threads);
+  if (input_grad) input_grads(threads);
 }
 
 size_t conv_workspace_floats(const ConvShape& s) {
