@@ -51,7 +51,7 @@ inline void gemm_simd(Trans ta, Trans tb, int M, int N, int K, const float* A, c
 // std::thread. A thread still pays only with enough work: each range a core takes is data another
 // core wrote, and the results go back to the core that reads them next. At batch 32 splitting the
 // small CNN's 4.5 MFLOP convolutions over two cores made the step slower on the 2-core machine of
-// docs/results.md; its 12.5 MFLOP products gain. Smaller work runs on fewer threads, down to one.
+// docs/results.md. Smaller work runs on fewer threads, down to one.
 constexpr double kMinFlopsPerThread = 8e6;
 // The same product split over up to `threads` threads (threads >= 1, else course::Error) by blocks
 // of rows of C, each block computed with 11.2's gemm_simd_rows. threads = 1: no thread is started.

@@ -44,10 +44,10 @@ bool is_pool2(const host_layers::PoolShape& p) {
   return p.window == 2 && p.stride == 2 && p.height % 2 == 0 && p.width % 2 == 0;
 }
 
-void relu_pool2_forward(const host_layers::PoolShape& p, const float* x, float* y, int plane0, int plane1) {
+void relu_pool2_forward(const host_layers::PoolShape& p, const float* x, float* y) {
   const int OH = p.out_h(), OW = p.out_w(), W = p.width;
   std::vector<float> rows(static_cast<size_t>(W));
-  for (int plane = plane0; plane < plane1; ++plane) {
+  for (int plane = 0; plane < p.batch * p.channels; ++plane) {
     const float* in = x + size_t(plane) * p.height * W;
     float* out = y + size_t(plane) * OH * OW;
     for (int oh = 0; oh < OH; ++oh) {
@@ -63,9 +63,9 @@ void relu_pool2_forward(const host_layers::PoolShape& p, const float* x, float* 
 }
 
 void relu_pool2_backward(const host_layers::PoolShape& p, const float* x, const float* y, const float* dy,
-                         float* dx, int plane0, int plane1) {
+                         float* dx) {
   const int OH = p.out_h(), OW = p.out_w(), W = p.width;
-  for (size_t plane = size_t(plane0); plane < size_t(plane1); ++plane)
+  for (size_t plane = 0; plane < size_t(p.batch) * p.channels; ++plane)
     for (int oh = 0; oh < OH; ++oh) {
       const size_t o = (plane * OH + size_t(oh)) * OW;
       const size_t at = (plane * p.height + size_t(2 * oh)) * W;
@@ -151,10 +151,8 @@ void FastHostNetwork::forward_layers(int batch, bool training) {
       case LayerKind::relu:
         if (relu_into_pool(i)) {  // acts_[i + 1], the ReLU's output, is skipped: nobody reads it
           const host_layers::PoolShape pool = pool_shape(i + 1, batch);
-          if (is_pool2(pool))  // planes split over threads: it only moves memory, a few ops a float
-            parallel_ranges(threads_, pool.batch * pool.channels, 2.0 * pool.input_size(), [&](int p0, int p1) {
-              relu_pool2_forward(pool, in, acts_[i + 2].data(), p0, p1);
-            });
+          if (is_pool2(pool))
+            relu_pool2_forward(pool, in, acts_[i + 2].data());
           else
             relu_maxpool_forward(pool, in, acts_[i + 2].data(), argmax_[i + 1].data());
           ++i;
@@ -214,9 +212,7 @@ float FastHostNetwork::forward_backward(const float* x, const int* labels, int b
         if (i > 0 && relu_into_pool(i - 1)) {  // the ReLU before it ran with it: both gradients at once
           const host_layers::PoolShape pool = pool_shape(i, batch);
           if (i - 1 > 0 && is_pool2(pool))
-            parallel_ranges(threads_, pool.batch * pool.channels, 8.0 * pool.input_size(), [&](int p0, int p1) {
-              relu_pool2_backward(pool, acts_[i - 1].data(), acts_[i + 1].data(), dout, grads_[i - 1].data(), p0, p1);
-            });
+            relu_pool2_backward(pool, acts_[i - 1].data(), acts_[i + 1].data(), dout, grads_[i - 1].data());
           else if (i - 1 > 0)
             relu_maxpool_backward(pool, acts_[i + 1].data(), argmax_[i].data(), dout, grads_[i - 1].data());
           --i;

@@ -13,10 +13,7 @@ namespace data_parallel {
 
 const char* const kAllReduceHeader = "ranks,bytes,microseconds,algbw_gb_per_s,busbw_gb_per_s";
 
-namespace {
-double link_share(int ranks) { return 2.0 * (ranks - 1) / ranks; }
-
-std::string size_text(double bytes) {
+std::string bytes_text(double bytes) {
   char text[32];
   if (bytes >= 1 << 20)
     std::snprintf(text, sizeof text, "%.3g MiB", bytes / (1 << 20));
@@ -26,7 +23,6 @@ std::string size_text(double bytes) {
     std::snprintf(text, sizeof text, "%.3g B", bytes);
   return text;
 }
-}  // namespace
 
 std::string allreduce_csv(const AllReduceSweep& sweep) {
   std::string csv = std::string(kAllReduceHeader) + "\n";
@@ -34,7 +30,7 @@ std::string allreduce_csv(const AllReduceSweep& sweep) {
     const double alg = p.bytes / p.seconds * 1e-9;
     char line[160];
     std::snprintf(line, sizeof line, "%d,%.0f,%.3f,%.3f,%.3f\n", sweep.ranks, p.bytes, p.seconds * 1e6, alg,
-                  alg * link_share(sweep.ranks));
+                  alg * ring_link_share(sweep.ranks));
     csv += line;
   }
   return csv;
@@ -77,13 +73,13 @@ void print_alpha_beta_fit(const AllReduceSweep& sweep, const AlphaBeta& model, c
               "beta = %.1f GB/s (each link's bandwidth).\n",
               sweep.ranks, model.alpha_s * 1e6, model.beta_bytes_per_s * 1e-9);
   std::printf("Half the time is alpha at S = %s: below that a call costs mostly alpha, above it mostly bytes.\n\n",
-              size_text(model.alpha_s * model.beta_bytes_per_s / link_share(sweep.ranks)).c_str());
+              bytes_text(model.alpha_s * model.beta_bytes_per_s / ring_link_share(sweep.ranks)).c_str());
   std::printf("| size | measured (us) | model (us) | model / measured |\n|---:|---:|---:|---:|\n");
   std::vector<AllReduceTime> points = sweep.points;
   std::sort(points.begin(), points.end(), [](const AllReduceTime& a, const AllReduceTime& b) { return a.bytes < b.bytes; });
   for (const AllReduceTime& p : points) {
     const double m = allreduce_model_seconds(model, p.bytes, sweep.ranks);
-    std::printf("| %s | %.1f | %.1f | %.2f |\n", size_text(p.bytes).c_str(), p.seconds * 1e6, m * 1e6, m / p.seconds);
+    std::printf("| %s | %.1f | %.1f | %.2f |\n", bytes_text(p.bytes).c_str(), p.seconds * 1e6, m * 1e6, m / p.seconds);
   }
   std::fflush(stdout);
 }

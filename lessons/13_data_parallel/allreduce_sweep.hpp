@@ -25,6 +25,9 @@ std::string allreduce_csv(const AllReduceSweep& sweep);
 AllReduceSweep parse_allreduce_csv(const std::string& text, const std::string& path);
 AllReduceSweep read_allreduce_csv(const std::string& path);
 
+// "4 KiB", "3.64 MiB": a size for the tables.
+std::string bytes_text(double bytes);
+
 // The fit and, size by size, the measured time beside the model's and the miss in %.
 void print_alpha_beta_fit(const AllReduceSweep& sweep, const AlphaBeta& model, const std::string& source);
 

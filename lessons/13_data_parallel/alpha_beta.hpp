@@ -27,10 +27,13 @@ struct AlphaBeta {
   double beta_bytes_per_s = 0;  // each link's bandwidth (bytes a second)
 };
 
+// What a ring all-reduce moves through each GPU's links, per byte reduced: 2 (n-1)/n.
+inline double ring_link_share(int ranks) { return 2.0 * (ranks - 1) / ranks; }
+
 // The model's time for an all-reduce of `bytes` on `ranks` GPUs (one rank: nothing to reduce, 0).
 inline double allreduce_model_seconds(const AlphaBeta& m, double bytes, int ranks) {
   if (ranks < 2) return 0;
-  return m.alpha_s + 2.0 * (ranks - 1) / ranks * bytes / m.beta_bytes_per_s;
+  return m.alpha_s + ring_link_share(ranks) * bytes / m.beta_bytes_per_s;
 }
 
 // ---- step 13.4: fit alpha and beta -----------------------------------------------------------

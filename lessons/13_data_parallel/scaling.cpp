@@ -114,13 +114,6 @@ NetworkCost network_cost(const hs::ModelSpec& spec) {
   return c;
 }
 
-namespace {
-
-// What one all-reduce moves through each GPU's links (ring algorithm): 2 (N-1)/N times the data.
-double bus_factor(int ranks) { return 2.0 * (ranks - 1) / ranks; }
-
-}  // namespace
-
 void print_network_table(const std::vector<StudyNetwork>& networks, int ranks, const AlphaBeta* model) {
   std::printf("\n## The networks (counted, not timed)\n\n");
   std::printf("| network | layers | parameters | gradients (MB) | GFLOP per example (step) | all-reduce through each GPU, %d GPUs (MB per step) | flops per byte all-reduced, 128 a GPU |%s\n",
@@ -128,7 +121,7 @@ void print_network_table(const std::vector<StudyNetwork>& networks, int ranks, c
   std::printf("|---|---|---:|---:|---:|---:|---:|%s\n", model ? "---:|" : "");
   for (const StudyNetwork& n : networks) {
     const NetworkCost c = network_cost(n.spec);
-    const double grad_mb = c.parameters * 4e-6, moved = grad_mb * bus_factor(ranks);
+    const double grad_mb = c.parameters * 4e-6, moved = grad_mb * ring_link_share(ranks);
     std::printf("| %s | %s | %zu | %.2f | %.4f | %.2f | %.0f |", n.name.c_str(), n.description.c_str(), c.parameters,
                 grad_mb, c.step_flops_per_example * 1e-9, moved,
                 moved > 0 ? 128 * c.step_flops_per_example / (moved * 1e6) : 0.0);
@@ -167,13 +160,8 @@ AllReduceSweep print_allreduce_table(int ranks, const std::string& csv_path, boo
   AllReduceSweep sweep;
   sweep.ranks = ranks;
   for (size_t i = 0; i < sizes.size(); ++i) {
-    const double alg = sizes[i] / (ms[i] * 1e-3) * 1e-9, bus = alg * bus_factor(ranks);
-    char size_text[32];
-    if (sizes[i] >= (size_t(1) << 20))
-      std::snprintf(size_text, sizeof size_text, "%zu MiB", sizes[i] >> 20);
-    else
-      std::snprintf(size_text, sizeof size_text, "%zu KiB", sizes[i] >> 10);
-    std::printf("| %s | %.1f | %.1f | %.1f |\n", size_text, ms[i] * 1e3, alg, bus);
+    const double alg = sizes[i] / (ms[i] * 1e-3) * 1e-9, bus = alg * ring_link_share(ranks);
+    std::printf("| %s | %.1f | %.1f | %.1f |\n", bytes_text(double(sizes[i])).c_str(), ms[i] * 1e3, alg, bus);
     sweep.points.push_back({double(sizes[i]), ms[i] * 1e-3});
   }
   course::write_file_atomically(csv_path, allreduce_csv(sweep));

@@ -66,10 +66,9 @@ std::vector<int> tap_offsets(const ConvShape& s, const Padded& p) {
 // lanes read neighbouring floats, one vector load); 0: S at run time. Consecutive chunks are
 // different sums, so their multiply-adds do not wait for each other.
 
-// out[chunk][l] += w * in[chunk's first input + l*S]: one tap's share of every output of a plane.
-template <int kStride>
+// out[chunk][l] += w * in[chunk's first input + l*S]: one tap's share of every output of a plane
+// (any stride; stride 1 has forward_images_stride1 below).
 inline void tap_forward(const Padded& p, int S, float w, const float* __restrict__ in, float* __restrict__ out) {
-  if (kStride > 0) S = kStride;
   for (int oy = 0; oy < p.OH; ++oy)
     for (int ch = 0; ch < p.chunks; ++ch) {
       float* __restrict__ oc = out + size_t(oy * p.chunks + ch) * kLanes;
@@ -109,10 +108,9 @@ void chunk_dy(const ConvShape& s, const Padded& p, const float* dy, int n, int o
     for (int x = 0; x < p.chunks * kLanes; ++x) d[size_t(oy) * p.chunks * kLanes + x] = x < p.OW ? plane[oy * p.OW + x] : 0.0f;
 }
 
-template <int kStride>
 void forward_images(const ConvShape& s, const Padded& p, const float* x, const float* W, const float* bias,
                     float* y, int n0, int n1) {
-  const int S = kStride > 0 ? kStride : s.stride;
+  const int S = s.stride;
   const std::vector<int> offsets = tap_offsets(s, p);
   const int taps = int(offsets.size());
   const int pitch = p.chunks * kLanes;  // of the sums' rows
@@ -124,7 +122,7 @@ void forward_images(const ConvShape& s, const Padded& p, const float* x, const f
       // Every output of the plane summed over the taps in lesson 01's order (c, i, j), then the bias.
       std::fill(sums.begin(), sums.end(), 0.0f);
       for (int t = 0; t < taps; ++t)
-        tap_forward<kStride>(p, S, W[size_t(o) * taps + t], planes.data() + offsets[t], sums.data());
+        tap_forward(p, S, W[size_t(o) * taps + t], planes.data() + offsets[t], sums.data());
       float* out = y + (size_t(n) * s.out_channels + o) * p.OH * p.OW;
       for (int oy = 0; oy < p.OH; ++oy)
         for (int ox = 0; ox < p.OW; ++ox) out[oy * p.OW + ox] = sums[size_t(oy) * pitch + ox] + bias[o];
@@ -273,7 +271,7 @@ void conv2d_direct_forward(const ConvShape& s, const float* x, const float* W, c
     if (s.stride == 1)
       forward_images_stride1(s, p, x, W, bias, y, n0, n1);
     else
-      forward_images<0>(s, p, x, W, bias, y, n0, n1);
+      forward_images(s, p, x, W, bias, y, n0, n1);
   });
 }
 

@@ -25,11 +25,13 @@ void dense_backward(const float* x, const float* W, const float* dy, float* dx, 
   };
   // dx [batch x in] = dy [batch x out] * W [out x in]; the first layer's dx is nobody's input.
   auto input_grads = [&](int gemm_threads_) { gemm_threads(Trans::no, Trans::no, batch, in, out, dy, W, dx, gemm_threads_); };
-  if (input_grad && threads == 2) {
-    // The two products do not depend on each other: on two threads they run side by side, one
-    // thread each, rather than one after the other split in two (each half packing all of B again).
-    // Each product is computed the same way whatever its thread count: the bits do not change.
-    parallel_ranges(2, 2, 4.0 * batch * in * out, [&](int first, int end) {
+  const double flops_each = 2.0 * batch * in * out;
+  if (input_grad && threads >= 2 && flops_each < 2 * kMinFlopsPerThread) {
+    // Each product alone is too small for two threads (gemm_threads would keep it on one), but the
+    // two do not depend on each other: side by side, one thread each, when together they are worth
+    // it (parallel_ranges decides, as for any split). Each product is computed the same way whatever
+    // its thread count: the bits do not change.
+    parallel_ranges(threads, 2, 2 * flops_each, [&](int first, int end) {
       for (int p = first; p < end; ++p) p == 0 ? weight_grads(1) : input_grads(1);
     });
     return;

@@ -22,7 +22,7 @@ AlphaBeta fit_alpha_beta(const std::vector<AllReduceTime>& sweep, int ranks) {
                         std::to_string(sizes.size()));
   // t = alpha + gamma * x with x the bytes through each link and gamma = 1 / beta: weighted least
   // squares, weight 1 / t^2, whose normal equations are 2 x 2.
-  const double link_share = 2.0 * (ranks - 1) / ranks;
+  const double link_share = ring_link_share(ranks);
   double sw = 0, sx = 0, sxx = 0, st = 0, sxt = 0;
   for (const AllReduceTime& p : sweep) {
     const double x = link_share * p.bytes, t = p.seconds, w = 1 / (t * t);
