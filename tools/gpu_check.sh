@@ -13,6 +13,9 @@
 #             (not in the default list: about ten minutes; BEYOND_ROWS picks rows, e.g. mlp-mnist)
 #   speedrun  lesson 14: speedrun_table.sh, the recipe's ablation over 10 seeds and PyTorch's same recipe
 #             (not in the default list: about five minutes)
+#   race      the course's fastest trainers against an expert's PyTorch (tools/race_pytorch.py): lessons 09,
+#             10, 12 and 14, three alternated runs each (not in the default list: its first compiles take
+#             minutes; RACE_LESSONS=09,10 picks lessons, RACE_RUNS=N the rounds)
 #   two_gpus  lesson 13 on a machine with two GPUs (not in the default list): its tests (the two-rank ones
 #             included) under memcheck and racecheck, then train_parallel's table: 1 and 2 GPUs, model A
 #             and lesson 12's mnist_cnn (--network layers)
@@ -172,6 +175,13 @@ for stage in "${stages[@]}"; do
       tail -40 "$LOG/train.txt" | tee -a "$LOG/summary.txt"
     fi
     ;;
+  race)
+    note "the course against an expert's PyTorch, alternated runs (lessons ${RACE_LESSONS:-09,10,12,14})"
+    python3 tools/race_pytorch.py --lessons "${RACE_LESSONS:-09,10,12,14}" --runs "${RACE_RUNS:-3}" \
+      --out "$LOG/race" > "$LOG/race.txt" 2>&1 || status=1
+    tail -n 40 "$LOG/race.txt" | tee -a "$LOG/summary.txt"  # every run's line, then the table
+    cp "$LOG/race/race.md" "$LOG/race.md" 2>/dev/null || true  # comes back beside the logs
+    ;;
   two_gpus)
     note "lesson 13: the tests with every GPU here ($(nvidia-smi -L | wc -l) GPUs; two-rank tests need two)"
     ctest --test-dir build/solutions -R "^13" --output-on-failure > "$LOG/ctest_13.txt" 2>&1 || status=1
@@ -206,7 +216,7 @@ for stage in "${stages[@]}"; do
       cp "$LOG/scaling_$link/scaling.png" "$LOG/scaling_$link.png" 2>/dev/null || true  # comes back beside the logs
     done
     ;;
-  *) echo "unknown stage '$stage' (build test sanitize stubs bench train beyond speedrun two_gpus scaling)"; exit 2 ;;
+  *) echo "unknown stage '$stage' (build test sanitize stubs bench train beyond speedrun race two_gpus scaling)"; exit 2 ;;
   esac
 done
 note "gpu_check finished, status $status"

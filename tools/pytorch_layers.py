@@ -24,9 +24,12 @@ order; every bias is 0. The values differ from the course's (another generator),
 distribution is the same.
 
 --mode, --amp and --cudnn-benchmark as tools/pytorch_mnist.py (whose step functions this script
-uses): eager ops, the whole training step captured in one CUDA graph, or torch.compile's kernels
-inside that graph; BF16 autocast for the forward pass and the loss. --device cpu (eager only) is
-for quick checks without a GPU.
+uses): eager ops, the whole training step captured in one CUDA graph, torch.compile's kernels
+inside that graph, or the expert's configuration (the model and the loss compiled together with
+max-autotune, the optimizer fused where PyTorch has a fused one (SGD, Adam; Adadelta foreach),
+--steps-per-graph steps in each CUDA graph, the batch indices read on the device); --channels-last
+puts the network and the images in channels_last; BF16 autocast for the forward pass and the loss.
+--device cpu (eager only) is for quick checks without a GPU.
 
 Prints a line naming the network (its canonical layer list and parameter count), a line with the
 data and the recipe, then one line per epoch; --json FILE writes the settings and the per-epoch
@@ -49,7 +52,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 
-from pytorch_mnist import eager_step, graph_step, read_idx, run_epochs  # noqa: E402
+from pytorch_mnist import EXPERT_COMPILE, eager_step, expert_epoch, graph_step, read_idx, run_epochs  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODELS_DIR = os.path.join(ROOT, "lessons", "12_beyond_mnist", "models")
@@ -485,8 +488,12 @@ def parse_args(argv):
                     help="seeds the initial weights, the shuffles and the dropout masks (default 1)")
     ap.add_argument("--device", choices=["cuda", "cpu"], default="cuda",
                     help="cuda (default), or cpu for quick checks (eager only)")
-    ap.add_argument("--mode", choices=["eager", "graph", "compile-graph"], default="eager",
-                    help="eager ops, the whole step in one CUDA graph, or torch.compile's kernels in that graph")
+    ap.add_argument("--mode", choices=["eager", "graph", "compile-graph", "expert"], default="eager",
+                    help="eager ops, the whole step in one CUDA graph, torch.compile's kernels in that graph, or "
+                         "the expert's configuration (see above)")
+    ap.add_argument("--steps-per-graph", type=number(int, lambda v: v >= 1, "a positive integer"), default=50,
+                    help="expert: training steps in each CUDA graph (default 50)")
+    ap.add_argument("--channels-last", action="store_true", help="the network and the images in channels_last")
     ap.add_argument("--compile-mode", choices=["max-autotune-no-cudagraphs", "default"],
                     default="max-autotune-no-cudagraphs",
                     help="torch.compile's mode in compile-graph: autotuned Triton kernels (minutes of set-up per "
@@ -498,11 +505,11 @@ def parse_args(argv):
     args = ap.parse_args(argv)
     if args.device == "cpu":
         for given, flag in ((args.mode != "eager", f"--mode {args.mode}"), (args.amp != "off", f"--amp {args.amp}"),
-                            (args.cudnn_benchmark, "--cudnn-benchmark")):
+                            (args.cudnn_benchmark, "--cudnn-benchmark"), (args.channels_last, "--channels-last")):
             if given:
                 raise InputError(f"{flag} needs --device cuda (--device cpu runs --mode eager, FP32, for quick checks)")
-    if args.mode == "compile-graph" and not hasattr(torch, "compile"):
-        raise InputError(f"--mode compile-graph needs torch.compile (PyTorch 2), this is PyTorch {torch.__version__}")
+    if args.mode in ("compile-graph", "expert") and not hasattr(torch, "compile"):
+        raise InputError(f"--mode {args.mode} needs torch.compile (PyTorch 2), this is PyTorch {torch.__version__}")
     if args.json:
         parent = os.path.dirname(os.path.abspath(args.json))
         if not os.path.isdir(parent):
@@ -520,9 +527,12 @@ def make_optimizer(args, params):
     reads it there, instead of baking the first step's bias correction into the graph; PyTorch
     refuses to capture the step otherwise. Eager runs keep PyTorch's default."""
     settings = {"name": args.optimizer, "lr": args.lr}
+    fused = args.mode == "expert" and args.optimizer in ("sgd", "adam")  # Adadelta has no fused kernel
+    if fused:
+        settings["fused"] = True
     if args.optimizer == "sgd":
         settings["momentum"] = args.momentum
-        return torch.optim.SGD(params, lr=args.lr, momentum=args.momentum), settings
+        return torch.optim.SGD(params, lr=args.lr, momentum=args.momentum, **({"fused": True} if fused else {})), settings
     cls = torch.optim.Adam if args.optimizer == "adam" else torch.optim.Adadelta
     kwargs = {"lr": args.lr, "eps": args.eps}
     if args.optimizer == "adadelta":
@@ -531,6 +541,8 @@ def make_optimizer(args, params):
     if args.mode != "eager" and "capturable" in inspect.signature(cls.__init__).parameters:
         kwargs["capturable"] = True
         settings["capturable"] = True
+    if fused:
+        kwargs["fused"] = True
     return cls(params, **kwargs), settings
 
 
@@ -565,15 +577,21 @@ def run(argv):
     print(f"network {text} ({parameters} parameters)", flush=True)
     x_train, y_train = to_device(train_images, train_labels, device)
     x_test, y_test = to_device(test_images, test_labels, device)
+    if args.channels_last:
+        model = model.to(memory_format=torch.channels_last)
+        x_train = x_train.contiguous(memory_format=torch.channels_last)
+        x_test = x_test.contiguous(memory_format=torch.channels_last)
     opt, settings = make_optimizer(args, model.parameters())
-    recipe = " ".join(f"{k} {v:g}" for k, v in settings.items() if k not in ("name", "capturable"))
+    recipe = " ".join(f"{k} {v:g}" for k, v in settings.items() if k not in ("name", "capturable", "fused"))
     n = x_train.shape[0]
     print(f"data {args.dataset} {'x'.join(map(str, in_shape))} from {data_dir}: {n} training and "
           f"{x_test.shape[0]} test examples; {args.optimizer} {recipe}, batch {args.batch}, seed {args.seed}; "
           f"PyTorch {torch.__version__} on {args.device}, mode {args.mode}, amp {args.amp}", flush=True)
 
     results = {"device": torch.cuda.get_device_name(0) if args.device == "cuda" else "cpu",
-               "torch": torch.__version__, "mode": args.mode, "compile_mode": args.compile_mode if args.mode == "compile-graph" else "", "amp": args.amp,
+               "torch": torch.__version__, "mode": args.mode,
+               "compile_mode": {"compile-graph": args.compile_mode, "expert": EXPERT_COMPILE}.get(args.mode, ""),
+               "amp": args.amp, "channels_last": args.channels_last,
                "cudnn_benchmark": args.cudnn_benchmark, "model": text, "parameters": parameters,
                "dataset": args.dataset, "data": data_dir, "input_shape": list(in_shape), "train_examples": n,
                "test_examples": int(x_test.shape[0]), "optimizer": settings, "batch": args.batch,
@@ -581,7 +599,18 @@ def run(argv):
                "train_loss": [], "setup_seconds": 0.0}
     loss_sum = torch.zeros((), device=device)
     run_step = eager_step(model, opt, x_train, y_train, loss_sum, args.amp)
-    if args.mode != "eager":
+    if args.mode == "expert":
+        setup = time.perf_counter()
+        run_step = expert_epoch(model, opt, x_train, y_train, loss_sum, n, min(args.batch, n), device, args.amp,
+                                args.steps_per_graph)
+        synchronize()
+        results["setup_seconds"] = time.perf_counter() - setup
+        results["graphs_per_epoch"] = run_step.graphs
+        print(f"pytorch expert: model and loss compiled ({EXPERT_COMPILE}), {args.optimizer} "
+              f"{'fused' if settings.get('fused') else 'foreach'}, {run_step.graphs} CUDA graph(s) an epoch of up to "
+              f"{args.steps_per_graph} steps, {'channels_last' if args.channels_last else 'NCHW'}, amp {args.amp}; "
+              f"compiled, warmed up and captured in {results['setup_seconds']:.1f} s (not timed)", flush=True)
+    elif args.mode != "eager":
         setup = time.perf_counter()
         net = (torch.compile(model, mode=args.compile_mode, dynamic=False)  # one static graph per batch size
                if args.mode == "compile-graph" else model)

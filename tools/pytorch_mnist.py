@@ -227,13 +227,14 @@ def snapshot(model, opt, loss_sum):
     return restore
 
 
-def expert_epoch(model, opt, x_train, y_train, loss_sum, n, batch, device, amp, steps_per_graph):
-    """The expert's epoch: the model and the loss compiled together, the optimizer fused (opt),
-    steps_per_graph training steps captured in each CUDA graph. Each step reads its batch's indices
-    from `order` (on the device) at a fixed place, so one set of graphs serves every epoch: the
-    epoch's permutation is copied into `order` and the graphs are replayed in turn. Returns the
-    epoch function (it takes the epoch's order) for run_epochs."""
-    loss_of = torch.compile(lambda x, y: F.cross_entropy(model(x), y), mode="max-autotune-no-cudagraphs", dynamic=False)
+def epoch_graphs(step, restore, n, batch, steps_per_graph, device, warm_up=3):
+    """An epoch as a few CUDA graph replays. step(order, s, b) enqueues training step s of batch size b,
+    reading its examples' indices from order[s * batch: s * batch + b] (a tensor on the device);
+    steps_per_graph of them are captured in each graph, so one set of graphs serves every epoch: the
+    epoch's permutation is copied into `order` and the graphs are replayed in turn. Warm-up (on a
+    side stream, as capture requires: it compiles, autotunes and makes the optimizer's state) and
+    capture run first; restore() then undoes what they changed. Returns the epoch function (it
+    takes the epoch's order) for run_epochs, with .graphs, the number of graphs an epoch."""
     order = torch.zeros(n, dtype=torch.int64, device=device)
     full, tail = n // batch, n % batch
     # (first step, steps, batch size) of each graph: full graphs of steps_per_graph, the rest, the tail.
@@ -243,21 +244,14 @@ def expert_epoch(model, opt, x_train, y_train, loss_sum, n, batch, device, amp, 
 
     def steps(first_step, count, b):
         for s in range(first_step, first_step + count):
-            opt.zero_grad(set_to_none=True)  # backward writes fresh gradients (none to add to)
-            idx = order[s * batch: s * batch + b]
-            with autocast(amp):
-                loss = loss_of(x_train[idx], y_train[idx])
-            loss.backward()
-            opt.step()
-            loss_sum.add_(loss.detach() * b)
+            step(order, s, b)
 
-    restore = snapshot(model, opt, loss_sum)
     order.copy_(torch.arange(n, device=device))
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):  # warm-up: compiles and autotunes both batch sizes, makes the state
+    with torch.cuda.stream(side):
         for b in sorted({batch, tail} - {0}):
-            for _ in range(3):
+            for _ in range(warm_up):
                 steps(0, 1, b)
     torch.cuda.current_stream().wait_stream(side)
     graphs, pool = [], None
@@ -276,6 +270,26 @@ def expert_epoch(model, opt, x_train, y_train, loss_sum, n, batch, device, amp, 
     epoch.takes_epoch = True
     epoch.graphs = len(graphs)
     return epoch
+
+
+EXPERT_COMPILE = "max-autotune-no-cudagraphs"  # autotuned Triton kernels; the CUDA graphs are epoch_graphs'
+
+
+def expert_epoch(model, opt, x_train, y_train, loss_sum, n, batch, device, amp, steps_per_graph):
+    """The expert's epoch: the model and the loss compiled together, the optimizer fused (opt),
+    steps_per_graph training steps in each CUDA graph (epoch_graphs)."""
+    loss_of = torch.compile(lambda x, y: F.cross_entropy(model(x), y), mode=EXPERT_COMPILE, dynamic=False)
+
+    def step(order, s, b):
+        opt.zero_grad(set_to_none=True)  # backward writes fresh gradients (none to add to)
+        idx = order[s * batch: s * batch + b]
+        with autocast(amp):
+            loss = loss_of(x_train[idx], y_train[idx])
+        loss.backward()
+        opt.step()
+        loss_sum.add_(loss.detach() * b)
+
+    return epoch_graphs(step, snapshot(model, opt, loss_sum), n, batch, steps_per_graph, device)
 
 
 def run_epochs(model, run_step, x_test, y_test, n, batch, epochs, amp, loss_sum, results,

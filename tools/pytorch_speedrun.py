@@ -7,10 +7,15 @@ and the same rules: the training time is CUDA events around the whole run (every
 drawn before the clock starts), evaluation off the clock, one run per seed, then the mean and
 minimum test accuracy and the median time.
 
-Its fastest configurations (--mode): "graph", each training step captured once into a CUDA graph
-and replayed (the rate read from a table on the GPU by a step counter there, so one graph serves
-every step); "compile-graph", torch.compile's kernels inside that graph. --amp bf16: BF16 autocast
-for the forward pass and the loss. --mode eager: op by op (also on --device cpu, for quick checks).
+Its configurations (--mode), from plain to an expert's: "eager", op by op (also on --device cpu,
+for quick checks); "graph", each training step captured once into a CUDA graph and replayed (the
+rate read from a table on the GPU by a step counter there, so one graph serves every step);
+"compile-graph", torch.compile's kernels (Inductor's defaults) inside that graph; "expert" (the
+default), what an expert runs: the random shift, the model and the loss compiled together
+(max-autotune, no graphs of its own), the update compiled too (Inductor fuses its element-wise
+work into a few kernels), and --steps-per-graph steps in each CUDA graph (an epoch is a few
+replays; each step reads its batch's indices on the device). --amp bf16: BF16 autocast for the
+forward pass and the loss; --channels-last: the network and the images in channels_last.
 
 The update is written out with torch._foreach ops, PyTorch's own formulation of each optimizer
 (torch.optim.SGD(nesterov=True), SGD, Adam with weight decay added to the gradient), because the
@@ -33,7 +38,7 @@ import torch.nn.functional as F  # noqa: E402
 
 from pytorch_layers import (DATASETS, InputError, Parser, build_network, load_data, model_layers,  # noqa: E402
                             number, plan, to_device)
-from pytorch_mnist import autocast  # noqa: E402
+from pytorch_mnist import EXPERT_COMPILE, autocast, epoch_graphs  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SPEEDRUN_MODELS = os.path.join(ROOT, "lessons", "14_speedrun", "models")
@@ -69,12 +74,17 @@ def parse_args(argv):
     ap.add_argument("--train-limit", type=number(int, lambda v: v >= 0, "an integer >= 0"), default=0)
     ap.add_argument("--test-limit", type=number(int, lambda v: v >= 0, "an integer >= 0"), default=0)
     ap.add_argument("--device", choices=["cuda", "cpu"], default="cuda")
-    ap.add_argument("--mode", choices=["eager", "graph", "compile-graph"], default="compile-graph")
+    ap.add_argument("--mode", choices=["eager", "graph", "compile-graph", "expert"], default="expert")
+    ap.add_argument("--steps-per-graph", type=number(int, lambda v: v >= 1, "a positive integer"), default=50,
+                    help="expert: training steps in each CUDA graph (default 50)")
+    ap.add_argument("--channels-last", action="store_true", help="the network and the images in channels_last")
     ap.add_argument("--amp", choices=["off", "bf16"], default="off")
     ap.add_argument("--json", metavar="FILE")
     args = ap.parse_args(argv)
-    if args.device == "cpu" and (args.mode != "eager" or args.amp != "off"):
-        raise InputError("--device cpu runs --mode eager --amp off only")
+    if args.device == "cpu" and (args.mode != "eager" or args.amp != "off" or args.channels_last):
+        raise InputError("--device cpu runs --mode eager --amp off only, without --channels-last")
+    if args.mode in ("compile-graph", "expert") and not hasattr(torch, "compile"):
+        raise InputError(f"--mode {args.mode} needs torch.compile (PyTorch 2), this is PyTorch {torch.__version__}")
     if args.lr == 0:
         args.lr = DEFAULT_LR[args.optimizer]
     named = os.path.join(SPEEDRUN_MODELS, args.model + ".txt")
@@ -174,6 +184,10 @@ def main(argv):
                           for s in range(total)], dtype=torch.float32, device=device)
 
     model = build_network(layers, in_shape, args.seed).to(device)
+    if args.channels_last:
+        model = model.to(memory_format=torch.channels_last)
+        x_train = x_train.contiguous(memory_format=torch.channels_last)
+        x_test = x_test.contiguous(memory_format=torch.channels_last)
     params = list(model.parameters())
     update = Update(params, args, rates)
     net = torch.compile(model, dynamic=False) if args.mode == "compile-graph" else model
@@ -186,9 +200,27 @@ def main(argv):
         loss.backward()
         update.step()
 
-    run_step = None
+    run_step = run_epoch = None
     setup = time.perf_counter()
-    if args.mode == "eager":
+    if args.mode == "expert":
+        loss_of = torch.compile(lambda x, y: F.cross_entropy(model(shift_images(x, args.shift)), y,
+                                                             label_smoothing=args.smoothing),
+                                mode=EXPERT_COMPILE, dynamic=False)
+        update_step = torch.compile(update.step, dynamic=False)
+
+        def expert_step(order, s, b):
+            for p in params:
+                p.grad = None
+            idx = order[s * batch: s * batch + b]
+            with autocast(args.amp):
+                loss = loss_of(x_train[idx], y_train[idx])
+            loss.backward()
+            update_step()
+
+        # Nothing to restore after warm-up and capture: every seed starts from fresh weights, a
+        # reset update and its own random state.
+        run_epoch = epoch_graphs(expert_step, lambda: None, n, batch, args.steps_per_graph, device)
+    elif args.mode == "eager":
         def run_step(idx):
             for p in params:
                 p.grad = None
@@ -218,7 +250,11 @@ def main(argv):
             graphs[idx.numel()].replay()
     sync()
     setup_s = time.perf_counter() - setup
-    print(f"pytorch {torch.__version__}, {args.mode}, amp {args.amp}: network {text}; {args.optimizer} lr {args.lr:g} "
+    how = (f"expert (shift, model and loss compiled with {EXPERT_COMPILE}, update compiled, "
+           f"{run_epoch.graphs} CUDA graph(s) an epoch of up to {args.steps_per_graph} steps)"
+           if run_epoch else args.mode)
+    print(f"pytorch {torch.__version__}, {how}, amp {args.amp}, "
+          f"{'channels_last' if args.channels_last else 'NCHW'}: network {text}; {args.optimizer} lr {args.lr:g} "
           f"({args.schedule}), momentum {args.momentum:g}, weight decay {args.weight_decay:g}, batch {batch}, "
           f"{args.epochs} epoch(s), label smoothing {args.smoothing:g}, shifts up to {args.shift} px; "
           f"set-up {setup_s:.1f} s (not timed)", flush=True)
@@ -239,8 +275,11 @@ def main(argv):
             start.record()
         began = time.perf_counter()
         for order in orders:
-            for first in range(0, n, batch):
-                run_step(order[first:first + batch])
+            if run_epoch:
+                run_epoch(order)
+            else:
+                for first in range(0, n, batch):
+                    run_step(order[first:first + batch])
         if args.device == "cuda":
             stop.record()
             stop.synchronize()
@@ -263,7 +302,8 @@ def main(argv):
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"torch": torch.__version__, "device": torch.cuda.get_device_name(0) if args.device == "cuda"
-                       else "cpu", "mode": args.mode, "amp": args.amp, "model": text, "recipe": vars(args),
+                       else "cpu", "mode": args.mode, "amp": args.amp, "channels_last": args.channels_last,
+                       "graphs_per_epoch": run_epoch.graphs if run_epoch else None, "model": text, "recipe": vars(args),
                        "setup_seconds": setup_s, "runs": runs, "mean_accuracy": mean, "min_accuracy": least,
                        "median_train_ms": median_ms}, f, indent=1)
     return 0

@@ -3,8 +3,10 @@
 #   1. the ablation: train_speedrun with its recipe (every flag as given here), then once more per
 #      row with one piece of it taken away or changed (no label smoothing, no shifts, a constant
 #      rate, another optimizer, a smaller batch, no CUDA graphs), each over the same seeds;
-#   2. PyTorch with the same network and recipe (tools/pytorch_speedrun.py): torch.compile's kernels
-#      in a whole-step CUDA graph, in FP32 (TF32 off, as the course) and with BF16 autocast.
+#   2. PyTorch with the same network and recipe (tools/pytorch_speedrun.py), in FP32 (TF32 off, as the
+#      course) and with BF16 autocast: torch.compile's kernels in a whole-step CUDA graph, then the
+#      expert's configuration (shift, model and loss compiled with max-autotune, the update compiled,
+#      50 steps in each CUDA graph).
 # Then a markdown table: mean and minimum test accuracy over the seeds, median training time, what
 # each row changed. The rules are lesson 14's README's.
 #
@@ -70,19 +72,23 @@ done
 if [ $PYTORCH -eq 1 ]; then
   echo "| PyTorch, same recipe | pytorch_speedrun.py | mean test acc | min test acc | median training s |" > "$LOG/pytorch.md"
   echo "|---|---|---:|---:|---:|" >> "$LOG/pytorch.md"
-  for amp in off bf16; do
-    json=$LOG/pytorch_$amp.json
-    python3 tools/pytorch_speedrun.py --mode compile-graph --amp "$amp" --seeds "$SEEDS" --json "$json" \
-      "${RECIPE[@]}" > "$LOG/pytorch_$amp.txt" 2>&1 ||
-      { echo "error: pytorch_speedrun.py failed (see $LOG/pytorch_$amp.txt)" >&2; grep -v '^pytorch seed' "$LOG/pytorch_$amp.txt" | tail -25 >&2; exit 1; }
-    python3 - "$json" "$amp" >> "$LOG/pytorch.md" <<'PY'
+  for mode in compile-graph expert; do
+    for amp in off bf16; do
+      json=$LOG/pytorch_${mode}_$amp.json
+      python3 tools/pytorch_speedrun.py --mode $mode --amp "$amp" --seeds "$SEEDS" --json "$json" \
+        "${RECIPE[@]}" > "$LOG/pytorch_${mode}_$amp.txt" 2>&1 ||
+        { echo "error: pytorch_speedrun.py failed (see $LOG/pytorch_${mode}_$amp.txt)" >&2
+          grep -v '^pytorch seed' "$LOG/pytorch_${mode}_$amp.txt" | tail -25 >&2; exit 1; }
+      python3 - "$json" "$amp" "$mode" >> "$LOG/pytorch.md" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 label = "FP32 (TF32 off)" if sys.argv[2] == "off" else "BF16 autocast"
-print(f"| compile + graph, {label} | --mode compile-graph --amp {sys.argv[2]} | {100 * r['mean_accuracy']:.2f} % | "
+how = "compile + graph" if sys.argv[3] == "compile-graph" else "expert"
+print(f"| {how}, {label} | --mode {sys.argv[3]} --amp {sys.argv[2]} | {100 * r['mean_accuracy']:.2f} % | "
       f"{100 * r['min_accuracy']:.2f} % | {r['median_train_ms'] / 1e3:.3f} |")
 PY
-    tail -1 "$LOG/pytorch_$amp.txt"
+      tail -1 "$LOG/pytorch_${mode}_$amp.txt"
+    done
   done
 fi
 

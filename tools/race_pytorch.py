@@ -1,0 +1,274 @@
+#!/usr/bin/env python3
+"""The course's fastest GPU trainers against an expert's PyTorch, on one GPU, in alternated runs.
+
+For each lesson it races one course trainer against PyTorch set up as an expert would (the model
+and the loss compiled together with max-autotune, a fused or compiled update, 50 steps in each
+CUDA graph with the batch indices read on the device; tools/pytorch_mnist.py, pytorch_layers.py,
+pytorch_speedrun.py --mode expert), same network, recipe, batch, seed and data:
+
+Bars: lessons 09, 10 and 14 ask for a median ratio <= 0.9.
+
+  09  train_fast (FP32)                     against the expert's strict FP32 (TF32 off), NCHW and channels_last
+  10  train_mixed --precision bf16          against the expert's BF16 autocast, NCHW and channels_last
+  12  train_beyond mnist_cnn (Adadelta)     against the expert's FP32 (Adadelta has no fused kernel: foreach)
+  14  train_speedrun --precision bf16       against the expert's BF16 speedrun (the same recipe and seeds)
+
+Round 1 runs the course and every PyTorch candidate (the memory formats, and for lesson 09 a row
+with TF32 allowed, PyTorch's own default for convolutions, shown beside the race, not raced); the
+fastest candidate of the same arithmetic is the expert row from then on. Rounds 2..N alternate
+course and expert. Each round gives a ratio (course / expert, below 1: the course is faster);
+the table shows every run, the median and the spread. Compiling and autotuning happen before each
+PyTorch program's timed part (Inductor's cache makes the later rounds' set-up short).
+
+Measures: lessons 09, 10, 12: the median training seconds of epochs 2..E (epoch 1 carries one-time
+costs on both sides); lesson 14: the median training time over the seeds. Accuracies beside them.
+
+usage: tools/race_pytorch.py [--lessons 09,10,12,14] [--runs 3] [--epochs 3] [--seeds 10]
+                             [--build DIR] [--timeout S] [--out DIR]
+Outputs (every log, race.json, race.md) go to --out (default $OUT/race or out/race). Exit 0 when
+every run finished; 1 when one failed (its log's last lines are printed); 2 for bad arguments.
+"""
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PY = sys.executable
+
+
+class RunFailed(Exception):
+    pass
+
+
+def epoch_seconds(text):
+    """Course trainers' epoch lines: (seconds, test accuracy %) each."""
+    return [(float(m.group(2)), float(m.group(1)))
+            for m in re.finditer(r"^epoch \d+/\d+ .*test acc ([0-9.]+) %\s+([0-9.]+) s", text, re.M)]
+
+
+def later_median(values):
+    return statistics.median(values[1:] if len(values) > 1 else values)
+
+
+def course_epochs(text, _json):
+    rows = epoch_seconds(text)
+    if not rows:
+        raise RunFailed("no epoch lines")
+    return later_median([s for s, _ in rows]), f"{rows[-1][1]:.2f} %"
+
+
+def pytorch_epochs(_text, js):
+    return later_median(js["epoch_seconds"]), f"{100 * js['test_accuracy'][-1]:.2f} %"
+
+
+def course_seeds(text, _json):
+    m = re.search(r"seed\(s\): mean [a-z]* accuracy ([0-9.]+) %, minimum ([0-9.]+) %; median training time ([0-9.]+) s",
+                  text)
+    if not m:
+        raise RunFailed("no summary line")
+    return float(m.group(3)), f"{m.group(1)} % (min {m.group(2)} %)"
+
+
+def pytorch_seeds(_text, js):
+    return js["median_train_ms"] / 1e3, f"{100 * js['mean_accuracy']:.2f} % (min {100 * js['min_accuracy']:.2f} %)"
+
+
+def lessons(args):
+    """Each lesson: what the course runs, the PyTorch candidates (name, flags, raced), how to read them."""
+    bin_ = os.path.join(args.build, "bin")
+    epochs = ["--epochs", str(args.epochs)]
+    mnist = ["--model", "a", "--batch", "128", "--lr", "0.05", "--seed", "1"] + epochs
+    course_mnist = mnist + ["--optimizer", "sgd"]
+    torch_mnist = [PY, "tools/pytorch_mnist.py", "--mode", "expert", "--cudnn-benchmark", "--momentum", "0.9"] + mnist
+    beyond = ["--model", "mnist_cnn", "--dataset", "mnist", "--optimizer", "adadelta", "--lr", "1.0", "--rho", "0.95",
+              "--batch", "128", "--seed", "1"] + epochs
+    seeds = ["--seeds", str(args.seeds)]
+    return {
+        "09": {"title": "model A, FP32 (TF32 off), batch 128, SGD momentum 0.9, lr 0.05",
+               "course": ("train_fast", [os.path.join(bin_, "train_fast")] + course_mnist, course_epochs),
+               "pytorch": [("expert FP32, NCHW", torch_mnist, True),
+                           ("expert FP32, channels_last", torch_mnist + ["--channels-last"], True),
+                           ("expert, TF32 allowed, NCHW", torch_mnist + ["--tf32"], False)],
+               "read": pytorch_epochs, "unit": "s an epoch", "bar": 0.9},
+        "10": {"title": "model A, BF16 (course: BF16 convolutions; PyTorch: BF16 autocast), batch 128, SGD momentum 0.9",
+               "course": ("train_mixed --precision bf16",
+                          [os.path.join(bin_, "train_mixed"), "--precision", "bf16"] + course_mnist, course_epochs),
+               "pytorch": [("expert BF16, NCHW", torch_mnist + ["--amp", "bf16"], True),
+                           ("expert BF16, channels_last", torch_mnist + ["--amp", "bf16", "--channels-last"], True)],
+               "read": pytorch_epochs, "unit": "s an epoch", "bar": 0.9},
+        "12": {"title": "lesson 12's mnist_cnn on MNIST, FP32 (TF32 off), Adadelta lr 1.0 rho 0.95, batch 128",
+               "course": ("train_beyond --model mnist_cnn",
+                          [os.path.join(bin_, "train_beyond"), "--device", "gpu"] + beyond, course_epochs),
+               "pytorch": [("expert FP32, NCHW",
+                            [PY, "tools/pytorch_layers.py", "--mode", "expert", "--cudnn-benchmark"] + beyond, True),
+                           ("expert FP32, channels_last",
+                            [PY, "tools/pytorch_layers.py", "--mode", "expert", "--cudnn-benchmark", "--channels-last"]
+                            + beyond, True)],
+               "read": pytorch_epochs, "unit": "s an epoch"},
+        "14": {"title": f"the speedrun recipe (lesson 14's defaults), BF16, {args.seeds} seeds",
+               "course": ("train_speedrun --precision bf16",
+                          [os.path.join(bin_, "train_speedrun"), "--precision", "bf16"] + seeds, course_seeds),
+               "pytorch": [("expert BF16, NCHW", [PY, "tools/pytorch_speedrun.py", "--amp", "bf16"] + seeds, True),
+                           ("expert BF16, channels_last",
+                            [PY, "tools/pytorch_speedrun.py", "--amp", "bf16", "--channels-last"] + seeds, True)],
+               "read": pytorch_seeds, "unit": "s of training (median over the seeds)", "bar": 0.9},
+    }
+
+
+def run(cmd, log, timeout, js=None):
+    """Runs cmd (logged to `log`); returns its output and, for PyTorch, its JSON."""
+    if js:
+        cmd = cmd + ["--json", js]
+    began = time.perf_counter()
+    try:
+        done = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        open(log, "w").write(out)
+        raise RunFailed(f"{' '.join(cmd)}: still running after {timeout} s (log {log})")
+    open(log, "w").write(done.stdout)
+    if done.returncode != 0:
+        tail = "\n".join(done.stdout.splitlines()[-8:])
+        raise RunFailed(f"{' '.join(cmd)}: exit {done.returncode} (log {log})\n{tail}")
+    return done.stdout, (json.load(open(js)) if js else None), time.perf_counter() - began
+
+
+def spread(values):
+    return f"{statistics.median(values):.3f} ({min(values):.3f}-{max(values):.3f})"
+
+
+def race(key, spec, args):
+    out = os.path.join(args.out, key)
+    os.makedirs(out, exist_ok=True)
+    name, course_cmd, read_course = spec["course"]
+    course, pytorch, ratios, shown = [], [], [], {}
+    described = {}
+
+    def course_run(r):
+        text, _, wall = run(course_cmd, os.path.join(out, f"course_{r}.txt"), args.timeout)
+        course.append(read_course(text, None))
+        print(f"  {key} round {r}: {name} {course[-1][0]:.3f} {spec['unit']}, accuracy {course[-1][1]} ({wall:.0f} s)",
+              flush=True)
+
+    def pytorch_run(r, i):
+        label, cmd, _ = spec["pytorch"][i]
+        js = os.path.join(out, f"pytorch_{i}_{r}.json")
+        text, data, wall = run(cmd, os.path.join(out, f"pytorch_{i}_{r}.txt"), args.timeout, js)
+        described[label] = next((line for line in text.splitlines() if line.startswith("pytorch ")), "")
+        value = spec["read"](text, data)
+        print(f"  {key} round {r}: PyTorch {label} {value[0]:.3f} {spec['unit']}, accuracy {value[1]} "
+              f"({wall:.0f} s with set-up)", flush=True)
+        return value, data
+
+    expert = None
+    torch_build = ""
+    round1 = {}  # every candidate's first run: label -> [value, accuracy]
+    for r in range(1, args.runs + 1):
+        course_run(r)
+        if r == 1:
+            results = {}
+            for i, (label, _, raced) in enumerate(spec["pytorch"]):
+                value, data = pytorch_run(r, i)
+                round1[label] = list(value)
+                torch_build = f"PyTorch {data.get('torch', '?')}"
+                (results if raced else shown)[i] = value
+            expert = min(results, key=lambda i: results[i][0])
+            pytorch.append(results[expert])
+        else:
+            pytorch.append(pytorch_run(r, expert)[0])
+        ratios.append(course[-1][0] / pytorch[-1][0])
+    label = spec["pytorch"][expert][0]
+    return {"lesson": key, "title": spec["title"], "bar": spec.get("bar"), "course": name, "expert": label,
+            "expert_ran": described.get(label, ""), "torch": torch_build, "unit": spec["unit"],
+            "course_runs": [v for v, _ in course], "course_accuracy": [a for _, a in course],
+            "expert_runs": [v for v, _ in pytorch], "expert_accuracy": [a for _, a in pytorch],
+            "ratios": ratios, "median_ratio": statistics.median(ratios),
+            "round1": round1,
+            "shown": {spec["pytorch"][i][0]: {"value": v[0], "accuracy": v[1],
+                                              "ran": described.get(spec["pytorch"][i][0], "")}
+                      for i, v in shown.items()}}
+
+
+def table(rows, gpu, commit, runs):
+    lines = [f"GPU: {gpu}; commit {commit}; {runs} alternated run(s) each (course, PyTorch, course, ...); "
+             f"round 1 also ran every PyTorch candidate, the fastest of the same arithmetic raced on", "",
+             "| lesson | what | course trainer | course: median (min-max) | expert PyTorch row | "
+             "PyTorch: median (min-max) | course / expert, each run | median | accuracy: course / PyTorch (last run) |",
+             "|---|---|---|---:|---|---:|---|---:|---|"]
+    for row in rows:
+        lines.append(f"| {row['lesson']} | {row['title']}; {row['unit']} | {row['course']} | {spread(row['course_runs'])} "
+                     f"| {row['expert']} | {spread(row['expert_runs'])} | "
+                     f"{', '.join(f'{x:.2f}' for x in row['ratios'])} | **{row['median_ratio']:.2f}** | "
+                     f"{row['course_accuracy'][-1]} / {row['expert_accuracy'][-1]} |")
+    lines.append("")
+    for row in rows:
+        if row["bar"]:
+            met = row["median_ratio"] <= row["bar"]
+            lines.append(f"- {row['lesson']}: bar (the course's median ratio <= {row['bar']:.2f} of the expert's time): "
+                         + ("MET" if met else f"NOT MET ({row['median_ratio']:.2f})"))
+        lines.append(f"- {row['lesson']}: the expert row ran: `{row['expert_ran']}` ({row['torch']})")
+        for label, s in row["shown"].items():
+            lines.append(f"- {row['lesson']}, shown beside the race (round 1): PyTorch {label}: {s['value']:.3f} "
+                         f"{row['unit']}, accuracy {s['accuracy']}; course / it "
+                         f"{row['course_runs'][0] / s['value']:.2f}")
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--lessons", default="09,10,12,14")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--epochs", type=int, default=3)
+    ap.add_argument("--seeds", type=int, default=10)
+    ap.add_argument("--build", default=os.path.join(ROOT, "build", "solutions"))
+    ap.add_argument("--timeout", type=int, default=540, help="seconds one program may run (compiling included)")
+    ap.add_argument("--out", default=os.path.join(os.environ.get("OUT", os.path.join(ROOT, "out")), "race"))
+    args = ap.parse_args()
+    specs = lessons(args)
+    chosen = [k.strip() for k in args.lessons.split(",") if k.strip()]
+    for bad, why in ((not chosen or any(k not in specs for k in chosen), f"--lessons takes some of {', '.join(specs)}"),
+                     (not 1 <= args.runs <= 20, "--runs must be 1..20"),
+                     (not 2 <= args.epochs <= 100, "--epochs must be 2..100 (epoch 1 is not measured)"),
+                     (not 1 <= args.seeds <= 100, "--seeds must be 1..100"),
+                     (args.timeout < 1, "--timeout must be positive")):
+        if bad:
+            print(f"error: {why}", file=sys.stderr)
+            return 2
+    for key in chosen:
+        exe = specs[key]["course"][1][0]
+        if not os.access(exe, os.X_OK):
+            print(f"error: {exe} not found; build first: cmake --preset solutions && cmake --build --preset solutions",
+                  file=sys.stderr)
+            return 1
+    os.makedirs(args.out, exist_ok=True)
+    gpu = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout.splitlines()
+    gpu = gpu[0] if gpu else "unknown"
+    commit = os.environ.get("COURSE_COMMIT") or subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        text=True).stdout.strip() or "unknown"
+    rows, status = [], 0
+    for key in chosen:
+        print(f"== lesson {key}: {specs[key]['title']}", flush=True)
+        try:
+            rows.append(race(key, specs[key], args))
+        except RunFailed as e:
+            print(f"error: lesson {key}: {e}", file=sys.stderr, flush=True)
+            status = 1
+        with open(os.path.join(args.out, "race.json"), "w") as f:
+            json.dump({"gpu": gpu, "commit": commit, "rows": rows}, f, indent=1)
+    if rows:
+        text = table(rows, gpu, commit, args.runs)
+        open(os.path.join(args.out, "race.md"), "w").write(text + "\n")
+        print("\n" + text)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
