@@ -15,7 +15,8 @@
 #             (not in the default list: about five minutes)
 #   race      the course's fastest trainers against an expert's PyTorch (tools/race_pytorch.py): lessons 09,
 #             10, 12 and 14, three alternated runs each (not in the default list: its first compiles take
-#             minutes; RACE_LESSONS=09,10 picks lessons, RACE_RUNS=N the rounds)
+#             minutes; RACE_LESSONS=09,10 picks lessons, RACE_RUNS=N the rounds, RACE_FORMATS=known
+#             only the memory format earlier races found faster)
 #   two_gpus  lesson 13 on a machine with two GPUs (not in the default list): its tests (the two-rank ones
 #             included) under memcheck and racecheck, then train_parallel's table: 1 and 2 GPUs, model A
 #             and lesson 12's mnist_cnn (--network layers)
@@ -178,7 +179,7 @@ for stage in "${stages[@]}"; do
   race)
     note "the course against an expert's PyTorch, alternated runs (lessons ${RACE_LESSONS:-09,10,12,14})"
     python3 tools/race_pytorch.py --lessons "${RACE_LESSONS:-09,10,12,14}" --runs "${RACE_RUNS:-3}" \
-      --out "$LOG/race" > "$LOG/race.txt" 2>&1 || status=1
+      --formats "${RACE_FORMATS:-both}" --out "$LOG/race" > "$LOG/race.txt" 2>&1 || status=1
     tail -n 40 "$LOG/race.txt" | tee -a "$LOG/summary.txt"  # every run's line, then the table
     cp "$LOG/race/race.md" "$LOG/race.md" 2>/dev/null || true  # comes back beside the logs
     ;;

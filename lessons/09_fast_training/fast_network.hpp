@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "branch.hpp"
 #include "course/device_buffer.hpp"
 #include "evaluation.hpp"
 #include "fast_training.hpp"
@@ -100,7 +101,16 @@ class FastNetwork {
   // weight + 1 of parameters()) went to stream(), so an event recorded on stream() inside the hook
   // marks that layer's gradients done. Layers report in backward order, each once per call.
   using GradientHook = std::function<void(size_t weight)>;
-  void set_gradient_hook(GradientHook hook) { gradient_hook_ = std::move(hook); }
+  void set_gradient_hook(GradientHook hook);
+
+  // Step 09.12: with a branch (its main stream must be stream()), every layer's weight gradient but
+  // the first layer's runs on the branch's side stream, forked right after its dy is written,
+  // beside the input gradients on stream() (each side with its own workspace). The first layer's
+  // is the backward's last work: it stays on stream(), where nothing else is left to run. forward_backward then returns with the weight
+  // gradients possibly still being written: branch->join() before anything on stream() reads them
+  // (the update). Null: everything on stream(), as before. Not with a gradient hook (lesson 13's
+  // events mark points of stream() only): setting both throws course::Error.
+  void use_branch(Branch* branch);
 
   struct ConvBlock {
     host_layers::ConvShape conv;      // at max_batch; .batch is set per call
@@ -148,6 +158,16 @@ class FastNetwork {
   std::vector<ConvBlock> conv_;
   std::vector<DenseStage> dense_;
   course::DeviceBuffer<float> conv_workspace_, dense_workspace_, row_loss_, dlogits_;
+  course::DeviceBuffer<float> side_conv_workspace_, side_dense_workspace_;  // the branch's (09.12)
+  Branch* branch_ = nullptr;
+  // Where the next weight gradient goes: forks the branch and returns its side stream and
+  // workspaces when an input gradient follows it on stream(), else stream() and the network's own.
+  struct Target {
+    cudaStream_t stream;
+    float* conv_workspace;
+    float* dense_workspace;
+  };
+  Target weight_gradient_target(bool input_gradient_follows);
   GradientHook gradient_hook_;
   std::shared_ptr<const ConvKernels> kernels_;
 };

@@ -131,17 +131,42 @@ void FastNetwork::conv_forward(ConvBlock& b, const float* in, int batch) {
   conv2d_forward_tiled(s, in, b.tiled_weights.data(), bias, b.conv_out.data(), stream_);
 }
 
+void FastNetwork::set_gradient_hook(GradientHook hook) {
+  if (hook && branch_) throw course::Error("FastNetwork: a gradient hook and a branch (09.12) cannot be used together");
+  gradient_hook_ = std::move(hook);
+}
+
+void FastNetwork::use_branch(Branch* branch) {
+  if (branch && gradient_hook_) throw course::Error("FastNetwork: a gradient hook and a branch (09.12) cannot be used together");
+  if (branch && branch->main() != stream_) throw course::Error("FastNetwork::use_branch: the branch's main stream is not the network's");
+  if (branch && side_conv_workspace_.size() == 0) {  // the side's own, as large as the main stream's
+    side_conv_workspace_ = course::DeviceBuffer<float>(conv_workspace_.size());
+    side_dense_workspace_ = course::DeviceBuffer<float>(dense_workspace_.size());
+  }
+  branch_ = branch;
+}
+
+FastNetwork::Target FastNetwork::weight_gradient_target(bool input_gradient_follows) {
+  // The first layer's weight gradient is the backward's last work: nothing would run beside it on
+  // stream_, and on the side it would queue behind the other layers' weight gradients.
+  if (!branch_ || !input_gradient_follows) return {stream_, conv_workspace_.data(), dense_workspace_.data()};
+  // The side starts from here: dy and the layer's input are written (or enqueued) on stream_.
+  branch_->fork();
+  return {branch_->side(), side_conv_workspace_.data(), side_dense_workspace_.data()};
+}
+
 void FastNetwork::conv_backward_weight(ConvBlock& b, const float* in, int batch) {
   host_layers::ConvShape s = b.conv;
   s.batch = batch;
   float* dW = params_.grad(b.weight);
   float* dbias = params_.grad(b.weight + 1);
+  const Target t = weight_gradient_target(&b != &conv_.front());
   if (b.other_dw)
-    kernels_->backward_weight(s, in, b.d_conv_out.data(), dW, dbias, conv_workspace_.data(), stream_);
+    kernels_->backward_weight(s, in, b.d_conv_out.data(), dW, dbias, t.conv_workspace, t.stream);
   else if (b.tiled)
-    conv2d_backward_weight_tiled(s, in, b.d_conv_out.data(), dW, dbias, conv_workspace_.data(), stream_);
+    conv2d_backward_weight_tiled(s, in, b.d_conv_out.data(), dW, dbias, t.conv_workspace, t.stream);
   else
-    conv2d_backward_weight_implicit(s, in, b.d_conv_out.data(), dW, dbias, conv_workspace_.data(), stream_, math_);
+    conv2d_backward_weight_implicit(s, in, b.d_conv_out.data(), dW, dbias, t.conv_workspace, t.stream, math_);
   gradients_ready(b.weight);
 }
 
@@ -151,8 +176,9 @@ void FastNetwork::dense_forward(DenseStage& d, const float* in, int batch) {
 }
 
 void FastNetwork::dense_backward_weight(DenseStage& d, const float* in, const float* dy, int batch) {
+  const Target t = weight_gradient_target(!(conv_.empty() && &d == &dense_.front()));
   dense_backward_weight_fused(in, dy, params_.grad(d.weight), params_.grad(d.weight + 1), batch, d.in, d.out,
-                              dense_workspace_.data(), stream_, math_);
+                              t.dense_workspace, t.stream, math_);
   gradients_ready(d.weight);
 }
 

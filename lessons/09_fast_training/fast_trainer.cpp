@@ -19,6 +19,7 @@
 #include "loss_watch.hpp"
 #include "mnist_gpu.hpp"
 #include "optimizer.hpp"
+#include "branch.hpp"
 #include "step_graph.hpp"
 #include "step_profile.hpp"
 #include "saved_model.hpp"
@@ -40,6 +41,8 @@ host_training::TrainSummary train_fast(const FastTrainConfig& config, const host
   Stream stream;  // every step's launch goes here (the default stream cannot be captured)
   FastNetwork net(spec, host_training::init_parameters(spec, config.seed), std::max(batch, kEvalBatch), stream.get(),
                   config.conv, config.conv_kernels, config.math);
+  Branch branch(stream.get());  // 09.12: a second stream beside it
+  if (config.branches) net.use_branch(&branch);
   const host_training::OptimizerConfig opt_config = host_training::optimizer_config(config);  // as train_mnist
   DeviceOptimizer optimizer(opt_config, net.parameters());
   const DeviceDataset train(train_set), test(test_set);
@@ -57,9 +60,10 @@ host_training::TrainSummary train_fast(const FastTrainConfig& config, const host
                 net.conv_blocks(), net.other_weight_gradients(), config.conv_kernels->name().c_str());
   if (config.math == GemmMath::tf32)
     std::printf("implicit-GEMM products (dense layers, implicit-GEMM convs) on the Tensor Cores in TF32\n");
-  std::printf("steps: %s\n", use_graph ? "replayed from CUDA graphs"
+  std::printf("steps: %s; %s\n", use_graph ? "replayed from CUDA graphs"
                              : config.graph ? "launched one by one (--optimizer adam: its step number changes every step)"
-                                            : "launched one by one (--graph off)");
+                                            : "launched one by one (--graph off)",
+              config.branches ? "weight gradients and counters on a second stream (09.12)" : "one stream (--branches off)");
   std::fflush(stdout);
 
   // Everything a step touches exists before the first step and keeps its address: graphs hold the
@@ -78,10 +82,18 @@ host_training::TrainSummary train_fast(const FastTrainConfig& config, const host
       gather_batch(train.images.data(), train.labels.data(), n, train.per_example, order.data(), first, count,
                    x.data(), labels.data(), stream.get());
       net.forward_backward(x.data(), labels.data(), count);
-      accumulate_loss(net.row_loss(), count, step + 1, counters.loss_sum.data(), counters.bad_step(), stream.get());
-      predict_and_count(net.logits(), labels.data(), count, classes, predictions.data(), counters.correct(),
-                        stream.get());
+      // With branches: the weight gradients are done once the main stream joins the side; then the
+      // counters go aside, beside the update (they read the loss and logits, it the gradients).
+      cudaStream_t counting = stream.get();
+      if (config.branches) {
+        branch.join();
+        branch.fork();
+        counting = branch.side();
+      }
+      accumulate_loss(net.row_loss(), count, step + 1, counters.loss_sum.data(), counters.bad_step(), counting);
+      predict_and_count(net.logits(), labels.data(), count, classes, predictions.data(), counters.correct(), counting);
       optimizer.step(stream.get());
+      if (config.branches) branch.join();  // the next step's forward writes what the counters read
     }
   };
 

@@ -1,6 +1,9 @@
-// Lesson 09 (given): the owners of a graph and of a stream (step_graph.hpp). Capturing is step
-// 09.9 (exercises/step_graph.cpp).
+// Lesson 09 (given): the owners of a graph, of a stream (step_graph.hpp) and of a branch's stream
+// and events (branch.hpp). Capturing is step 09.9 (exercises/step_graph.cpp), fork and join step
+// 09.12 (exercises/branch.cpp).
+#include "branch.hpp"
 #include "course/cuda_check.hpp"
+#include "course/error.hpp"
 #include "step_graph.hpp"
 
 namespace fast_training {
@@ -28,6 +31,25 @@ void GraphExec::launch(cudaStream_t stream) const {
 Stream::Stream() { CUDA_CHECK(cudaStreamCreate(&stream_)); }
 Stream::~Stream() {
   if (stream_) cudaStreamDestroy(stream_);
+}
+
+Branch::Branch(cudaStream_t main) : main_(main) {
+  if (main == nullptr) throw course::Error("Branch: the main stream must be a stream of its own, not the default stream");
+  // Ordering only: events without timing are the cheap kind.
+  cudaError_t error = cudaStreamCreate(&side_);
+  if (error == cudaSuccess) error = cudaEventCreateWithFlags(&forked_, cudaEventDisableTiming);
+  if (error == cudaSuccess) error = cudaEventCreateWithFlags(&joined_, cudaEventDisableTiming);
+  if (error != cudaSuccess) {  // a throwing constructor runs no destructor: free what was made
+    if (forked_) cudaEventDestroy(forked_);
+    if (side_) cudaStreamDestroy(side_);
+    CUDA_CHECK(error);
+  }
+}
+
+Branch::~Branch() {
+  cudaEventDestroy(forked_);
+  cudaEventDestroy(joined_);
+  cudaStreamDestroy(side_);
 }
 
 }  // namespace fast_training

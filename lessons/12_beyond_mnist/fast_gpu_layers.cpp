@@ -7,6 +7,7 @@
 #include "fast_network.hpp"  // kTiledMinChannels
 #include "fast_training.hpp"
 #include "layer_shapes.hpp"
+#include "network.hpp"
 
 namespace beyond_mnist {
 
@@ -33,6 +34,30 @@ size_t largest_workspace(int max_batch, Floats floats_at) {
 }
 
 }  // namespace
+
+void WeightGradientAside::use(fast_training::Branch* branch, cudaStream_t layer_stream, size_t workspace_floats) {
+  if (branch && branch->main() != layer_stream)
+    throw course::Error("use_branch: the branch's main stream is not the layer's (set the network's stream first)");
+  if (branch && side_workspace_.size() < workspace_floats) side_workspace_ = course::DeviceBuffer<float>(workspace_floats);
+  branch_ = branch;
+}
+
+WeightGradientAside::Target WeightGradientAside::target(cudaStream_t layer_stream, float* layer_workspace,
+                                                        bool input_gradient_follows) {
+  if (!branch_ || !input_gradient_follows) return {layer_stream, layer_workspace};
+  branch_->fork();  // dy and the layer's input are written (or enqueued) on the layer's stream
+  return {branch_->side(), side_workspace_.data()};
+}
+
+int use_branch(mnist_gpu::GpuNetwork& net, fast_training::Branch* branch) {
+  int count = 0;
+  for (const std::unique_ptr<mnist_gpu::Layer>& layer : net.layers())
+    if (auto* branching = dynamic_cast<BranchingLayer*>(layer.get())) {
+      branching->use_branch(branch);
+      ++count;
+    }
+  return count;
+}
 
 bool runs_tiled_conv(const host_training::LayerPlan& plan) {
   return plan.spec.kind == LayerKind::conv && tiled_runs(host_training::conv_shape_of(plan, 1));
@@ -67,7 +92,8 @@ void FastConvLayer::forward(const float* x, int batch) {
 void FastConvLayer::backward(const float* x, const float* dy, int batch) {
   check_batch(batch, "backward");
   const host_layers::ConvShape s = shape(batch);
-  fast_training::conv2d_backward_weight_tiled(s, x, dy, weight_.grad, bias_.grad, workspace_.data(), stream_);
+  const WeightGradientAside::Target t = aside_.target(stream_, workspace_.data(), input_grad_);
+  fast_training::conv2d_backward_weight_tiled(s, x, dy, weight_.grad, bias_.grad, t.workspace, t.stream);
   if (input_grad_) fast_training::conv2d_backward_data_tiled(s, tiled_weights_.data(), dy, input_grad(), stream_);
 }
 
@@ -93,8 +119,8 @@ void ImplicitConvLayer::forward(const float* x, int batch) {
 void ImplicitConvLayer::backward(const float* x, const float* dy, int batch) {
   check_batch(batch, "backward");
   const host_layers::ConvShape s = shape(batch);
-  fast_training::conv2d_backward_weight_implicit(s, x, dy, weight_.grad, bias_.grad, workspace_.data(), stream_,
-                                                 math_);
+  const WeightGradientAside::Target t = aside_.target(stream_, workspace_.data(), input_grad_);
+  fast_training::conv2d_backward_weight_implicit(s, x, dy, weight_.grad, bias_.grad, t.workspace, t.stream, math_);
   if (input_grad_)
     fast_training::conv2d_backward_data_implicit(s, weight_.value, dy, input_grad(), workspace_.data(), stream_,
                                                  math_);
@@ -129,13 +155,13 @@ void OtherConvLayer::forward(const float* x, int batch) {
 void OtherConvLayer::backward(const float* x, const float* dy, int batch) {
   check_batch(batch, "backward");
   const host_layers::ConvShape s = shape(batch);
+  const WeightGradientAside::Target t = aside_.target(stream_, workspace_.data(), input_grad_);
   if (their_dw_)
-    kernels_->backward_weight(s, x, dy, weight_.grad, bias_.grad, workspace_.data(), stream_);
+    kernels_->backward_weight(s, x, dy, weight_.grad, bias_.grad, t.workspace, t.stream);
   else if (tiled_dw_)
-    fast_training::conv2d_backward_weight_tiled(s, x, dy, weight_.grad, bias_.grad, workspace_.data(), stream_);
+    fast_training::conv2d_backward_weight_tiled(s, x, dy, weight_.grad, bias_.grad, t.workspace, t.stream);
   else
-    fast_training::conv2d_backward_weight_implicit(s, x, dy, weight_.grad, bias_.grad, workspace_.data(), stream_,
-                                                   math_);
+    fast_training::conv2d_backward_weight_implicit(s, x, dy, weight_.grad, bias_.grad, t.workspace, t.stream, math_);
   // The input gradient from the weights the last forward wrote in their own layout.
   if (input_grad_) kernels_->backward_data(s, weight_.value, own_weights_.data(), dy, input_grad(), stream_);
 }
@@ -161,8 +187,9 @@ void FastDenseLayer::forward(const float* x, int batch) {
 void FastDenseLayer::backward(const float* x, const float* dy, int batch) {
   check_batch(batch, "backward");
   const int in = int(in_size()), out = plan_.out_c;
-  fast_training::dense_backward_weight_fused(x, dy, weight_.grad, bias_.grad, batch, in, out, workspace_.data(),
-                                             stream_, math_);
+  const WeightGradientAside::Target t = aside_.target(stream_, workspace_.data(), input_grad_);
+  fast_training::dense_backward_weight_fused(x, dy, weight_.grad, bias_.grad, batch, in, out, t.workspace, t.stream,
+                                             math_);
   if (input_grad_)
     fast_training::dense_backward_data_fused(weight_.value, dy, nullptr, input_grad(), batch, in, out,
                                              workspace_.data(), stream_, math_);

@@ -14,10 +14,13 @@
 //           folds in then changes nothing) and the windows do not overlap
 //   loss    09.6's softmax-cross-entropy, forward and backward in one kernel
 // The first layer's input gradient is not computed: nobody reads it.
+// With lesson 09's branch (09.12, use_branch below) the conv and dense layers put their weight
+// gradient on the branch's side stream, beside the input gradients, each with its own workspace.
 #include <cstddef>
 #include <memory>
 #include <string>
 
+#include "branch.hpp"
 #include "course/device_buffer.hpp"
 #include "fast_network.hpp"  // ConvKernels
 #include "fast_training.hpp"  // GemmMath
@@ -26,9 +29,44 @@
 #include "layer.hpp"
 #include "softmax_cross_entropy.hpp"
 
+namespace mnist_gpu {
+class GpuNetwork;
+}  // namespace mnist_gpu
+
 namespace beyond_mnist {
 
-class FastConvLayer : public mnist_gpu::Layer {
+// Where a layer's weight gradient goes (09.12): on the branch's side stream, forked once dy is
+// written, with a workspace of its own, when the layer also computes an input gradient on its
+// stream; else on its stream with its workspace (the first layer's is the backward's last work).
+class WeightGradientAside {
+ public:
+  // branch: nullptr for none; its main stream must be the layer's. workspace_floats: the side's.
+  void use(fast_training::Branch* branch, cudaStream_t layer_stream, size_t workspace_floats);
+  struct Target {
+    cudaStream_t stream;
+    float* workspace;
+  };
+  Target target(cudaStream_t layer_stream, float* layer_workspace, bool input_gradient_follows);
+
+ private:
+  fast_training::Branch* branch_ = nullptr;
+  course::DeviceBuffer<float> side_workspace_;
+};
+
+// A layer whose weight gradient can go to a branch's side stream.
+class BranchingLayer {
+ public:
+  virtual ~BranchingLayer() = default;
+  virtual void use_branch(fast_training::Branch* branch) = 0;
+};
+
+// Gives `branch` (nullptr: none) to every layer of `net` that can use it; returns how many. With a
+// branch, forward_backward returns with weight gradients possibly still being written on the side:
+// branch->join() before anything on the network's stream reads them (the update). Set it after
+// net.set_stream, to the branch of that stream.
+int use_branch(mnist_gpu::GpuNetwork& net, fast_training::Branch* branch);
+
+class FastConvLayer : public mnist_gpu::Layer, public BranchingLayer {
  public:
   // Throws course::Error when the tiled kernels do not run the shape (runs_tiled_conv is false).
   FastConvLayer(std::string name, const host_training::LayerPlan& plan, int max_batch, mnist_gpu::ParamView weight,
@@ -38,17 +76,19 @@ class FastConvLayer : public mnist_gpu::Layer {
   std::string kernels() const override { return "tiled (lesson 09)"; }
   size_t own_bytes() const override { return (tiled_weights_.size() + workspace_.size()) * sizeof(float); }
   bool runs_on_stream() const override { return true; }
+  void use_branch(fast_training::Branch* branch) override { aside_.use(branch, stream_, workspace_.size()); }
 
  private:
   host_layers::ConvShape shape(int batch) const;
   mnist_gpu::ParamView weight_, bias_;
   bool input_grad_;
   course::DeviceBuffer<float> tiled_weights_, workspace_;
+  WeightGradientAside aside_;
 };
 
 // A convolution as 09.2-09.4's implicit GEMMs, in `math` (TF32: on the Tensor Cores, lesson 10).
 // Its input gradient needs stride 1.
-class ImplicitConvLayer : public mnist_gpu::Layer {
+class ImplicitConvLayer : public mnist_gpu::Layer, public BranchingLayer {
  public:
   ImplicitConvLayer(std::string name, const host_training::LayerPlan& plan, int max_batch, mnist_gpu::ParamView weight,
                     mnist_gpu::ParamView bias, bool input_grad,
@@ -60,6 +100,7 @@ class ImplicitConvLayer : public mnist_gpu::Layer {
   }
   size_t own_bytes() const override { return workspace_.size() * sizeof(float); }
   bool runs_on_stream() const override { return true; }
+  void use_branch(fast_training::Branch* branch) override { aside_.use(branch, stream_, workspace_.size()); }
 
  private:
   host_layers::ConvShape shape(int batch) const;
@@ -67,12 +108,13 @@ class ImplicitConvLayer : public mnist_gpu::Layer {
   bool input_grad_;
   fast_training::GemmMath math_;
   course::DeviceBuffer<float> workspace_;
+  WeightGradientAside aside_;
 };
 
 // A convolution on other kernels (lesson 10's Tensor Core convolutions): their forward pass and input
 // gradient, and their weight gradient where they run it, else lesson 09's (tiled where it runs, else
 // the implicit GEMM in `math`).
-class OtherConvLayer : public mnist_gpu::Layer {
+class OtherConvLayer : public mnist_gpu::Layer, public BranchingLayer {
  public:
   // Throws course::Error when `kernels` do not run the shape at max_batch.
   OtherConvLayer(std::string name, const host_training::LayerPlan& plan, int max_batch, mnist_gpu::ParamView weight,
@@ -83,6 +125,7 @@ class OtherConvLayer : public mnist_gpu::Layer {
   std::string kernels() const override { return kernels_->name(); }
   size_t own_bytes() const override { return own_weights_.size() + workspace_.size() * sizeof(float); }
   bool runs_on_stream() const override { return true; }
+  void use_branch(fast_training::Branch* branch) override { aside_.use(branch, stream_, workspace_.size()); }
 
  private:
   host_layers::ConvShape shape(int batch) const;
@@ -93,11 +136,12 @@ class OtherConvLayer : public mnist_gpu::Layer {
   bool their_dw_, tiled_dw_;
   course::DeviceBuffer<unsigned char> own_weights_;
   course::DeviceBuffer<float> workspace_;
+  WeightGradientAside aside_;
 };
 
 // A dense layer, or a convolution whose window covers its whole input (conv_is_dense), on 09.7's
 // fused products in `math`: x [batch x in_size], W [out_c x in_size] in both cases.
-class FastDenseLayer : public mnist_gpu::Layer {
+class FastDenseLayer : public mnist_gpu::Layer, public BranchingLayer {
  public:
   FastDenseLayer(std::string name, const host_training::LayerPlan& plan, int max_batch, mnist_gpu::ParamView weight,
                  mnist_gpu::ParamView bias, bool input_grad,
@@ -110,12 +154,14 @@ class FastDenseLayer : public mnist_gpu::Layer {
   }
   size_t own_bytes() const override { return workspace_.size() * sizeof(float); }
   bool runs_on_stream() const override { return true; }
+  void use_branch(fast_training::Branch* branch) override { aside_.use(branch, stream_, workspace_.size()); }
 
  private:
   mnist_gpu::ParamView weight_, bias_;
   bool input_grad_;
   fast_training::GemmMath math_;
   course::DeviceBuffer<float> workspace_;
+  WeightGradientAside aside_;
 };
 
 class FoldedReluLayer;

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "beyond_gpu_layers.hpp"
+#include "branch.hpp"
 #include "course/atomic_file.hpp"
 #include "course/cuda_check.hpp"
 #include "course/device_info.hpp"
@@ -15,6 +16,7 @@
 #include "device_data.hpp"
 #include "epoch_counters.hpp"
 #include "evaluation.hpp"
+#include "fast_gpu_layers.hpp"
 #include "image_shift.hpp"
 #include "mnist_gpu.hpp"
 #include "network.hpp"
@@ -94,6 +96,10 @@ SeedResult run_seed(const Recipe& r, const host_training::ModelSpec& spec, const
     std::fflush(stdout);
   }
 
+  // After the profile (lesson 08's, which times every pass on the one stream): the branch.
+  fast_training::Branch branch(s);
+  if (r.branches) beyond_mnist::use_branch(net, &branch);
+
   auto enqueue_epoch = [&](int epoch) {
     for (int step = 0; step < steps_per_epoch; ++step) {
       const int first = step * batch, count = std::min(batch, n - first), number = epoch * steps_per_epoch + step;
@@ -104,9 +110,18 @@ SeedResult run_seed(const Recipe& r, const host_training::ModelSpec& spec, const
         shift_images_gpu(gathered.data(), x.data(), count, spec.in_channels, spec.height, spec.width, r.shift,
                          shift_key(seed, uint64_t(number)), s);
       net.forward_backward(x.data(), labels.data(), count);
+      // With branches: the weight gradients are done once the stream joins the side; then the loss
+      // sum goes aside, beside the update.
+      cudaStream_t counting = s;
+      if (r.branches) {
+        branch.join();
+        branch.fork();
+        counting = branch.side();
+      }
       mnist_gpu::accumulate_loss(net.loss().row_loss(), count, number + 1, counters.loss_sum.data(),
-                                 counters.bad_step(), s);
+                                 counters.bad_step(), counting);
       optimizer.step(s);  // the schedule's rate for this step
+      if (r.branches) branch.join();  // the next step's forward writes what the loss sum reads
     }
   };
 

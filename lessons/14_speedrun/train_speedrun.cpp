@@ -54,6 +54,9 @@ int main(int argc, char** argv) {
                     "fp32: lesson 09's kernels; bf16: the convolutions on lesson 10's Tensor Core kernels (BF16 "
                     "products, FP32 sums), the other products in TF32");
     args.add_choice("--graph", "on", {"on", "off"}, "on: every step inside CUDA graphs; off: launched one by one");
+    args.add_choice("--branches", "on", {"on", "off"},
+                    "on: the weight gradients and the loss sum on a second stream, beside the rest (lesson 09's "
+                    "09.12); off: one stream");
     args.add_int("--seed", static_cast<long long>(defaults.first_seed), 0, 1LL << 62, "the first seed");
     args.add_int("--seeds", defaults.seeds, 1, 1000, "runs, with seeds --seed, --seed + 1, ... (the rules: at least 10)");
     args.add_int("--val", defaults.val, 0, 1 << 30,
@@ -81,6 +84,7 @@ int main(int argc, char** argv) {
     recipe.smoothing = static_cast<float>(args.get_float("--smoothing"));
     recipe.shift = static_cast<int>(args.get_int("--shift"));
     recipe.graph = args.get_string("--graph") == "on";
+    recipe.branches = args.get_string("--branches") == "on";
     recipe.precision = args.get_string("--precision");
     recipe.first_seed = static_cast<uint64_t>(args.get_int("--seed"));
     recipe.seeds = static_cast<int>(args.get_int("--seeds"));
@@ -104,7 +108,7 @@ int main(int argc, char** argv) {
     std::printf("device: %s; %s\n", course::device_summary().c_str(), course::cuda_versions().c_str());
     std::printf("layers: %s\n", host_training::plan_summary(spec).c_str());
     std::printf("recipe: %s lr %g (%s%s), momentum %g, weight decay %g, batch %d, %d epoch(s), label smoothing %g, "
-                "shifts up to %d px, %s, %s\n",
+                "shifts up to %d px, %s, %s, %s\n",
                 recipe.optimizer.c_str(), double(recipe.peak_lr()),
                 recipe.schedule == speedrun::Schedule::one_cycle ? "one-cycle, warm-up " : "constant",
                 recipe.schedule == speedrun::Schedule::one_cycle
@@ -112,7 +116,8 @@ int main(int argc, char** argv) {
                 double(recipe.momentum), double(recipe.weight_decay), recipe.batch, recipe.epochs,
                 double(recipe.smoothing), recipe.shift,
                 recipe.precision == "bf16" ? "BF16 convolutions and TF32 products (lesson 10)" : "FP32 (TF32 off)",
-                recipe.graph ? "every step inside CUDA graphs" : "launched one by one (--graph off)");
+                recipe.graph ? "every step inside CUDA graphs" : "launched one by one (--graph off)",
+                recipe.branches ? "weight gradients on a second stream (09.12)" : "one stream (--branches off)");
     std::printf("data: %d training images%s, on the GPU before the clock starts; accuracy on %s\n",
                 data.train.count() - recipe.val,
                 recipe.val > 0 ? (" (the last " + std::to_string(recipe.val) + " held out)").c_str() : "",

@@ -9,9 +9,11 @@
 #include <vector>
 
 #include "beyond_gpu_layers.hpp"
+#include "branch.hpp"
 #include "course/device_buffer.hpp"
 #include "course/rng.hpp"
 #include "course_test.hpp"
+#include "fast_gpu_layers.hpp"
 #include "host_training.hpp"
 #include "network.hpp"
 #include "optimizer.hpp"
@@ -74,10 +76,12 @@ struct Run {
 
 Run train(const host_training::ModelSpec& spec, const std::vector<host_training::Parameter>& init,
           const beyond_mnist::OtherKernels& other, bool graph, const std::vector<float>& x,
-          const std::vector<int>& labels) {
+          const std::vector<int>& labels, bool branches = false) {
   mnist_gpu::GpuNetwork net = network(spec, init, other);
   fast_training::Stream stream;
   net.set_stream(stream.get());
+  fast_training::Branch branch(stream.get());  // lesson 09's 09.12: the weight gradients on its side
+  if (branches) REQUIRE(beyond_mnist::use_branch(net, &branch) > 0);
   host_training::OptimizerConfig config;
   config.kind = "sgd", config.lr = 0.01f;  // small steps: the loss falls, no step amplifies the rounding
   mnist_gpu::DeviceOptimizer optimizer(config, net.parameters());
@@ -86,6 +90,7 @@ Run train(const host_training::ModelSpec& spec, const std::vector<host_training:
   course::DeviceBuffer<int> all_labels(labels), step_labels{size_t(kBatch)};
   auto enqueue_step = [&] {
     net.forward_backward(step_x.data(), step_labels.data(), kBatch);
+    if (branches) branch.join();  // the update reads the side's gradients
     optimizer.step(stream.get());
   };
   fast_training::GraphExec exec;
@@ -110,6 +115,7 @@ Run train(const host_training::ModelSpec& spec, const std::vector<host_training:
   }
   run.after = net.parameters().download();
   for (const auto& layer : net.layers()) run.kernels.push_back(layer->kernels());
+  if (branches) beyond_mnist::use_branch(net, nullptr);
   return run;
 }
 
@@ -131,6 +137,7 @@ TEST_CASE("lesson 12's layers on lesson 10's BF16 convolutions take lesson 09's 
   const beyond_mnist::OtherKernels bf16 = bf16_kernels();
   const Run direct = train(spec, init, bf16, false, x, labels);
   const Run replayed = train(spec, init, bf16, true, x, labels);
+  const Run branched = train(spec, init, bf16, true, x, labels, true);  // weight gradients on a side stream
 
   // Both convolutions run on the Tensor Cores; FP32 runs none there.
   const std::string tensor_cores = bf16.conv->name();
@@ -143,6 +150,7 @@ TEST_CASE("lesson 12's layers on lesson 10's BF16 convolutions take lesson 09's 
     REQUIRE(std::isfinite(direct.losses[s]));
     REQUIRE(std::fabs(direct.losses[s] - fp32.losses[s]) <= kLossRtol * std::fabs(fp32.losses[s]));
     REQUIRE(replayed.losses[s] == direct.losses[s]);
+    REQUIRE(branched.losses[s] == direct.losses[s]);
   }
   for (size_t t = 0; t < init.size(); ++t) {
     CAPTURE(init[t].name);
@@ -156,6 +164,7 @@ TEST_CASE("lesson 12's layers on lesson 10's BF16 convolutions take lesson 09's 
     REQUIRE(error <= kStepNormwise);
     // The graph replays the very same kernels on the very same data: the same weights to the bit.
     REQUIRE_ALL_CLOSE(replayed.after[t].value, direct.after[t].value, 0.0, 0.0);
+    REQUIRE_ALL_CLOSE(branched.after[t].value, direct.after[t].value, 0.0, 0.0);  // the same kernels, side by side
   }
 }
 

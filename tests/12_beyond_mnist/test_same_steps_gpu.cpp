@@ -9,6 +9,8 @@
 
 #include "adadelta_rules.hpp"
 #include "beyond_gpu_layers.hpp"
+#include "branch.hpp"
+#include "fast_gpu_layers.hpp"
 #include "beyond_host_network.hpp"
 #include "course/device_buffer.hpp"
 #include "course/rng.hpp"
@@ -54,12 +56,15 @@ host_training::ModelSpec spec_of(const Case& c) {
 
 // How the GPU runs the steps: lesson 08's layers; lesson 09's kernels where they run them, launched
 // one by one; or those on a stream of their own, the step (forward, loss, backward, update) captured
-// once into a CUDA graph and replayed for every step, the batch copied into the same buffers first.
-enum class Mode { lesson08, lesson09, graph };
+// once into a CUDA graph and replayed for every step, the batch copied into the same buffers first;
+// or that graph with the weight gradients on a branch's side stream (lesson 09's 09.12).
+enum class Mode { lesson08, lesson09, graph, graph_branches };
+constexpr Mode kModes[] = {Mode::lesson08, Mode::lesson09, Mode::graph, Mode::graph_branches};
 const char* mode_name(Mode m) {
   return m == Mode::lesson08 ? "lesson 08's layers"
          : m == Mode::lesson09 ? "lesson 09's kernels where they run, one by one"
-                               : "lesson 09's kernels, steps replayed from one CUDA graph";
+         : m == Mode::graph ? "lesson 09's kernels, steps replayed from one CUDA graph"
+                            : "lesson 09's kernels, steps replayed from one CUDA graph, weight gradients on a side stream";
 }
 
 void check_same_steps(const Case& c, Mode mode) {
@@ -86,7 +91,7 @@ void check_same_steps(const Case& c, Mode mode) {
   }
 
   // The GPU: lesson 08's network with lesson 12's layers, lesson 08's optimizer with Adadelta.
-  const bool graph = mode == Mode::graph;
+  const bool graph = mode == Mode::graph || mode == Mode::graph_branches;
   const auto layers = mode == Mode::lesson08 ? beyond_mnist::GpuLayers::lesson08 : beyond_mnist::GpuLayers::lesson09;
   mnist_gpu::GpuNetwork gpu(spec, init, kBatch, mnist_gpu::ConvAlgorithm::automatic,
                             beyond_mnist::gpu_layer_maker(spec, seed, layers),
@@ -99,11 +104,14 @@ void check_same_steps(const Case& c, Mode mode) {
   course::DeviceBuffer<int> dlabels(labels), step_labels{size_t(kBatch)};
   gpu.set_training(true);
   fast_training::Stream stream;
+  fast_training::Branch branch(stream.get());
   fast_training::GraphExec step_graph;
   if (graph) {
     gpu.set_stream(stream.get());
+    if (mode == Mode::graph_branches) REQUIRE(beyond_mnist::use_branch(gpu, &branch) > 0);
     step_graph = fast_training::GraphExec(fast_training::capture_graph(stream.get(), [&] {
       gpu.forward_backward(step_x.data(), step_labels.data(), kBatch);
+      if (mode == Mode::graph_branches) branch.join();  // the update reads the side's gradients
       gpu_opt.step(stream.get());
     }));
   }
@@ -128,6 +136,7 @@ void check_same_steps(const Case& c, Mode mode) {
     CHECK(std::fabs(mean - cpu_losses[size_t(s)]) <= kLossAtol + kLossRtol * std::fabs(cpu_losses[size_t(s)]));
     if (!graph) gpu_opt.step();
   }
+  if (mode == Mode::graph_branches) beyond_mnist::use_branch(gpu, nullptr);
   if (graph) gpu.set_stream(nullptr);  // evaluation below on the default stream, as the trainer's
 
   const std::vector<host_training::Parameter> after = gpu.parameters().download();
@@ -158,16 +167,16 @@ void check_same_steps(const Case& c, Mode mode) {
 }  // namespace
 
 TEST_CASE("mlp (dropout 0.2): 3 GPU steps with SGD equal the CPU's", "[12-same_steps_gpu]") {
-  for (Mode mode : {Mode::lesson08, Mode::lesson09, Mode::graph}) check_same_steps({"mlp", 1, 28, "sgd", 0.05f}, mode);
+  for (Mode mode : kModes) check_same_steps({"mlp", 1, 28, "sgd", 0.05f}, mode);
 }
 TEST_CASE("lenet5 on 3x32x32 (sigmoid): 3 GPU steps with Adadelta equal the CPU's", "[12-same_steps_gpu]") {
-  for (Mode mode : {Mode::lesson08, Mode::lesson09, Mode::graph}) check_same_steps({"lenet5", 3, 32, "adadelta", 1.0f}, mode);
+  for (Mode mode : kModes) check_same_steps({"lenet5", 3, 32, "adadelta", 1.0f}, mode);
 }
 TEST_CASE("mnist_cnn (dropout 0.25 and 0.5): 3 GPU steps with Adadelta equal the CPU's", "[12-same_steps_gpu]") {
-  for (Mode mode : {Mode::lesson08, Mode::lesson09, Mode::graph}) check_same_steps({"mnist_cnn", 1, 28, "adadelta", 1.0f}, mode);
+  for (Mode mode : kModes) check_same_steps({"mnist_cnn", 1, 28, "adadelta", 1.0f}, mode);
 }
 TEST_CASE("colour_cnn on 3x32x32: 3 GPU steps with Adadelta equal the CPU's", "[12-same_steps_gpu]") {
-  for (Mode mode : {Mode::lesson08, Mode::lesson09, Mode::graph}) check_same_steps({"colour_cnn", 3, 32, "adadelta", 1.0f}, mode);
+  for (Mode mode : kModes) check_same_steps({"colour_cnn", 3, 32, "adadelta", 1.0f}, mode);
 }
 
 TEST_CASE("train_beyond's look at your steps passes finished kernels", "[12-same_steps_gpu]") {
@@ -176,6 +185,6 @@ TEST_CASE("train_beyond's look at your steps passes finished kernels", "[12-same
 
 TEST_CASE("lenet5_classic (its third convolution a dense product): 3 GPU steps with SGD equal the CPU's",
           "[12-same_steps_gpu]") {
-  for (Mode mode : {Mode::lesson08, Mode::lesson09, Mode::graph})
+  for (Mode mode : kModes)
     check_same_steps({"lenet5_classic", 1, 28, "sgd", 0.1f}, mode);
 }
