@@ -382,7 +382,7 @@ def main():
         results["graphs_per_epoch"] = run_step.graphs
         print(f"pytorch expert: model and loss compiled (max-autotune), SGD fused, {run_step.graphs} CUDA graph(s) an "
               f"epoch of up to {args.steps_per_graph} steps, {'channels_last' if args.channels_last else 'NCHW'}, "
-              f"{'TF32 allowed' if args.tf32 else 'strict FP32'}, amp {args.amp}; compiled, warmed up and captured in "
+              f"{'BF16 autocast (FP32 elsewhere, TF32 ' + ('allowed' if args.tf32 else 'off') + ')' if args.amp == 'bf16' else 'TF32 allowed' if args.tf32 else 'strict FP32'}; compiled, warmed up and captured in "
               f"{results['setup_seconds']:.1f} s (not timed)", flush=True)
     elif args.mode != "eager":
         setup = time.perf_counter()
