@@ -2,7 +2,7 @@
 # Lesson 14's tables, in one run on one GPU:
 #   1. the ablation: train_speedrun with its recipe (every flag as given here), then once more per
 #      row with one piece of it taken away or changed (no label smoothing, no shifts, a constant
-#      rate, another optimizer, a smaller batch, no CUDA graphs, one stream), each over the same seeds;
+#      rate, another optimizer, a smaller batch, no CUDA graphs, one stream, conv1 and its pool apart), each over the same seeds;
 #   2. PyTorch with the same network and recipe (tools/pytorch_speedrun.py), in FP32 (TF32 off, as the
 #      course) and with BF16 autocast: torch.compile's kernels in a whole-step CUDA graph, then the
 #      expert's configuration (shift, model and loss compiled with max-autotune, the update compiled,
@@ -50,6 +50,7 @@ ROWS=(
   "batch 128|--batch 128"
   "no CUDA graphs|--graph off"
   "one stream (no branches, lesson 09's 09.12)|--branches off"
+  "conv1 and its pool as separate passes (lesson 09's 09.13)|--thin off"
   "BF16 convolutions, TF32 products (lesson 10)|--precision bf16"
 )
 

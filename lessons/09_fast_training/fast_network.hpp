@@ -103,6 +103,13 @@ class FastNetwork {
   using GradientHook = std::function<void(size_t weight)>;
   void set_gradient_hook(GradientHook hook);
 
+  // Step 09.13: the first conv block's conv, ReLU and pool by the thin kernels, where they run it
+  // (thin_conv_problem): the forward writes only the pooled output and its argmax, the backward
+  // reads d_pooled and the argmax straight into dW and dbias. Off (the default): 09.5 and the
+  // block's conv kernels, as before. Any time between steps.
+  void use_thin_first_layer(bool on);
+  bool thin_first_layer() const;  // whether the first block runs on the thin kernels now
+
   // Step 09.12: with a branch (its main stream must be stream()), every layer's weight gradient but
   // the first layer's runs on the branch's side stream, forked right after its dy is written,
   // beside the input gradients on stream() (each side with its own workspace). The first layer's
@@ -123,6 +130,7 @@ class FastNetwork {
     bool other = false;                         // forward and dx by the ConvKernels
     bool other_dw = false;                      // dW and dbias by them too (else as above)
     course::DeviceBuffer<unsigned char> other_weights;  // their own copy of the weights
+    bool thin_ok = false;  // the first block, and the thin kernels run it (09.13)
   };
   struct DenseStage {
     int in = 0, out = 0;
@@ -140,6 +148,13 @@ class FastNetwork {
   void conv_forward(ConvBlock& b, const float* in, int batch);
   void conv_backward_weight(ConvBlock& b, const float* in, int batch);
   void conv_backward_data(ConvBlock& b, float* dx, int batch);
+  // Given: block b's ReLU and max-pool by 09.5 (forward: b.conv_out -> b.pooled and b.argmax;
+  // backward: b.d_pooled through b.argmax -> b.d_conv_out). With the thin kernels (09.13) running
+  // the block, its conv_forward already wrote pooled and argmax, and its conv_backward_weight reads
+  // d_pooled itself: these then have nothing left to do.
+  void pool_forward(ConvBlock& b, int batch);
+  void pool_backward(ConvBlock& b, int batch);
+  bool runs_thin(const ConvBlock& b) const { return thin_first_ && b.thin_ok; }
   // Given: dense stage d's passes by 09.7's kernels, in the network's math: its forward from `in`
   // into d.out_buf (ReLU when d.relu); its dW and dbias from `in` and dy = dL/d(its output); its dx
   // from dy, masked by `mask` (null: no ReLU before), into dx.
@@ -160,6 +175,7 @@ class FastNetwork {
   course::DeviceBuffer<float> conv_workspace_, dense_workspace_, row_loss_, dlogits_;
   course::DeviceBuffer<float> side_conv_workspace_, side_dense_workspace_;  // the branch's (09.12)
   Branch* branch_ = nullptr;
+  bool thin_first_ = false;
   // Where the next weight gradient goes: forks the branch and returns its side stream and
   // workspaces when an input gradient follows it on stream(), else stream() and the network's own.
   struct Target {

@@ -56,10 +56,13 @@ FastNetwork::FastNetwork(const host_training::ModelSpec& spec, const std::vector
     b.other = kernels_ && kernels_->runs(b.conv);
     if (b.other) b.other_weights = course::DeviceBuffer<unsigned char>(std::max<size_t>(1, kernels_->weights_bytes(b.conv)));
     b.other_dw = b.other && kernels_->runs_weight_gradient(b.conv);
+    b.thin_ok = conv_.empty() && thin_conv_problem(b.conv, b.pool).empty();  // the first block only: no dx
     for (int batch = 1; batch <= max_batch; ++batch) {  // the split-K rule is not monotonic in the batch
       const host_layers::ConvShape s = host_training::conv_shape_of(plan[i], batch);
       conv_work = std::max(conv_work, b.tiled ? conv_tiled_dw_workspace_floats(s) : conv_implicit_workspace_floats(s));
       if (b.other_dw) conv_work = std::max(conv_work, kernels_->weight_workspace_floats(s));
+      if (b.thin_ok)
+        conv_work = std::max(conv_work, thin_conv_dw_workspace_floats(s, host_training::pool_shape_of(plan[i + 2], batch)));
     }
     conv_.push_back(std::move(b));
     i += 3;
@@ -103,11 +106,11 @@ mnist_gpu::EvaluationTarget evaluation_target(FastNetwork& net) {
 }
 
 int FastNetwork::other_convs() const {
-  return int(std::count_if(conv_.begin(), conv_.end(), [](const ConvBlock& b) { return b.other; }));
+  return int(std::count_if(conv_.begin(), conv_.end(), [this](const ConvBlock& b) { return b.other && !runs_thin(b); }));
 }
 
 int FastNetwork::other_weight_gradients() const {
-  return int(std::count_if(conv_.begin(), conv_.end(), [](const ConvBlock& b) { return b.other_dw; }));
+  return int(std::count_if(conv_.begin(), conv_.end(), [this](const ConvBlock& b) { return b.other_dw && !runs_thin(b); }));
 }
 
 int FastNetwork::tiled_convs() const {
@@ -119,6 +122,12 @@ void FastNetwork::conv_forward(ConvBlock& b, const float* in, int batch) {
   s.batch = batch;
   const float* W = params_.value(b.weight);
   const float* bias = params_.value(b.weight + 1);
+  if (runs_thin(b)) {  // conv, ReLU and pool at once: conv_out is not written
+    host_layers::PoolShape p = b.pool;
+    p.batch = batch;
+    thin_conv_relu_maxpool(s, p, in, W, bias, b.pooled.data(), b.argmax.data(), stream_);
+    return;
+  }
   if (b.other) {
     kernels_->forward(s, in, W, bias, b.other_weights.data(), b.conv_out.data(), stream_);
     return;
@@ -161,7 +170,11 @@ void FastNetwork::conv_backward_weight(ConvBlock& b, const float* in, int batch)
   float* dW = params_.grad(b.weight);
   float* dbias = params_.grad(b.weight + 1);
   const Target t = weight_gradient_target(&b != &conv_.front());
-  if (b.other_dw)
+  if (runs_thin(b)) {  // through the pool's argmax, from d_pooled
+    host_layers::PoolShape p = b.pool;
+    p.batch = batch;
+    thin_conv_backward_weight(s, p, in, b.argmax.data(), b.d_pooled.data(), dW, dbias, t.conv_workspace, t.stream);
+  } else if (b.other_dw)
     kernels_->backward_weight(s, in, b.d_conv_out.data(), dW, dbias, t.conv_workspace, t.stream);
   else if (b.tiled)
     conv2d_backward_weight_tiled(s, in, b.d_conv_out.data(), dW, dbias, t.conv_workspace, t.stream);
@@ -169,6 +182,24 @@ void FastNetwork::conv_backward_weight(ConvBlock& b, const float* in, int batch)
     conv2d_backward_weight_implicit(s, in, b.d_conv_out.data(), dW, dbias, t.conv_workspace, t.stream, math_);
   gradients_ready(b.weight);
 }
+
+void FastNetwork::pool_forward(ConvBlock& b, int batch) {
+  if (runs_thin(b)) return;  // conv_forward wrote pooled and argmax
+  host_layers::PoolShape p = b.pool;
+  p.batch = batch;
+  relu_maxpool_forward(p, b.conv_out.data(), b.pooled.data(), b.argmax.data(), stream_);
+}
+
+void FastNetwork::pool_backward(ConvBlock& b, int batch) {
+  if (runs_thin(b)) return;  // conv_backward_weight reads d_pooled and the argmax itself
+  host_layers::PoolShape p = b.pool;
+  p.batch = batch;
+  relu_maxpool_backward(p, b.argmax.data(), b.d_pooled.data(), b.d_conv_out.data(), stream_);
+}
+
+void FastNetwork::use_thin_first_layer(bool on) { thin_first_ = on; }
+
+bool FastNetwork::thin_first_layer() const { return !conv_.empty() && runs_thin(conv_.front()); }
 
 void FastNetwork::dense_forward(DenseStage& d, const float* in, int batch) {
   dense_forward_fused(in, params_.value(d.weight), params_.value(d.weight + 1), d.out_buf.data(), batch, d.in, d.out,

@@ -29,6 +29,9 @@ void add_fast_train_flags(course::ArgParser& args, const std::string& out_defaul
   args.add_choice("--branches", "on", {"on", "off"},
                   "on: the weight gradients and the step's counters on a second stream, beside the rest (09.12); "
                   "off: one stream");
+  args.add_choice("--thin", "on", {"on", "off"},
+                  "on: the first conv block's conv, ReLU and pool in one kernel, its dW from the pool's argmax, where "
+                  "the thin kernels run it (09.13); off: its conv and 09.5's pool as separate passes");
   args.add_choice("--conv", "tiled", {"tiled", "implicit"},
                   "tiled: 09.10's kernel for the convs it runs (forward and dx), implicit: 09.2-09.4 everywhere");
   args.add_flag("--profile", "before training, time every kernel of one step, and the step with and without a graph");
@@ -42,6 +45,7 @@ FastTrainConfig fast_train_config(const course::ArgParser& args, const host_trai
   host_training::apply_given_flags(args, config, options);
   config.graph = args.get_string("--graph") == "on";
   config.branches = args.get_string("--branches") == "on";
+  config.thin = args.get_string("--thin") == "on";
   config.conv = args.get_string("--conv") == "tiled" ? ConvEngine::tiled : ConvEngine::implicit_gemm;
   config.profile = args.flag("--profile");
   if (args.given("--profile-steps")) config.profile_steps = static_cast<int>(args.get_int("--profile-steps"));

@@ -43,6 +43,7 @@ host_training::TrainSummary train_fast(const FastTrainConfig& config, const host
                   config.conv, config.conv_kernels, config.math);
   Branch branch(stream.get());  // 09.12: a second stream beside it
   if (config.branches) net.use_branch(&branch);
+  net.use_thin_first_layer(config.thin);
   const host_training::OptimizerConfig opt_config = host_training::optimizer_config(config);  // as train_mnist
   DeviceOptimizer optimizer(opt_config, net.parameters());
   const DeviceDataset train(train_set), test(test_set);
@@ -55,6 +56,8 @@ host_training::TrainSummary train_fast(const FastTrainConfig& config, const host
   std::printf("layers: %s\n", host_training::plan_summary(spec).c_str());
   std::printf("convolutions: %d of %d by the tiled kernel (09.10), the others implicit GEMMs (09.2-09.4)%s\n",
               net.tiled_convs(), net.conv_blocks(), config.conv == ConvEngine::tiled ? "" : " (--conv implicit)");
+  if (net.thin_first_layer())
+    std::printf("  the first block's conv, ReLU and pool in one kernel, its dW from the pool's argmax (09.13)\n");
   if (config.conv_kernels)
     std::printf("  forward and input gradient of %d of %d, weight gradient of %d, by %s\n", net.other_convs(),
                 net.conv_blocks(), net.other_weight_gradients(), config.conv_kernels->name().c_str());

@@ -8,7 +8,8 @@
 // reports, the last one shorter): about 10 graphs for MNIST at batch 128. Each epoch uploads its
 // new order into the same buffer and replays them. Adam's bias corrections change every step, so
 // with --optimizer adam the steps are launched one by one. With --branches (the default) the weight
-// gradients, the loss sum and the accuracy count run on a second stream beside the rest (09.12).
+// gradients, the loss sum and the accuracy count run on a second stream beside the rest (09.12); with
+// --thin (the default) the first block runs on the thin kernels where they run it (09.13).
 #include "fast_network.hpp"
 #include "host_training.hpp"
 #include "trainer.hpp"
@@ -19,6 +20,7 @@ namespace fast_training {
 struct FastTrainConfig : mnist_gpu::GpuTrainConfig {
   bool graph = true;  // replay the steps from CUDA graphs (SGD only)
   bool branches = true;  // weight gradients and counters on a side stream (09.12)
+  bool thin = true;      // the first block's conv, ReLU and pool on the thin kernels where they run (09.13)
   ConvEngine conv = ConvEngine::tiled;  // 09.10's kernel where it runs (FastNetwork says which convs)
   std::shared_ptr<const ConvKernels> conv_kernels;  // other kernels for the convs they run (lesson 10's)
   GemmMath math = GemmMath::fp32;  // the implicit-GEMM engine's arithmetic (lesson 10: tf32)

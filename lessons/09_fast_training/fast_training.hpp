@@ -180,4 +180,30 @@ size_t conv_tiled_dw_workspace_floats(const ConvShape& s);
 void conv2d_backward_weight_tiled(const ConvShape& s, const float* x, const float* dy, float* dW, float* dbias,
                                   float* workspace, cudaStream_t stream = nullptr);
 
+// ---- 09.13 the thin first layer: conv, ReLU and max-pool in one kernel, dW from the argmax -----
+// Model A's conv1 has one input channel: each output is 25 multiply-adds, too few for a GEMM's tile
+// (09.2 runs it at a few TFLOP/s), and its 32 x 28 x 28 outputs per image are written, read back by
+// 09.5's pool and thrown away. A block holds one image (padding included) and the weights of 8
+// output channels in shared memory; a thread computes one POOLED output: the conv's window x window
+// outputs under it, their first maximum and the ReLU, and writes only that and its argmax (an index
+// into the conv's output, as relu_maxpool_forward writes it; the conv's output itself is never
+// written). Backward, the pool sends each gradient to its window's winner only: dW and dbias are
+// sums over the pooled outputs whose argmax is not -1, read straight from d_pooled and the argmax,
+// a quarter of the conv's outputs and none of 09.5's backward pass. The first layer only: nobody
+// needs its input gradient. Stride 1, C * k * k <= kThinMaxTaps (k 3 or 5, C 1-3), a pool whose
+// windows do not overlap, the padded image of one example in 48 KiB of shared memory
+// (thin_conv_problem says what does not fit; the functions throw course::Error with that text).
+constexpr int kThinMaxTaps = 32;
+std::string thin_conv_problem(const ConvShape& c, const host_layers::PoolShape& p);
+// pooled = maxpool(relu(conv(x, W) + bias)) [batch x O x PH x PW]; argmax as relu_maxpool_forward's.
+void thin_conv_relu_maxpool(const ConvShape& c, const host_layers::PoolShape& p, const float* x, const float* W,
+                            const float* bias, float* pooled, int* argmax, cudaStream_t stream = nullptr);
+// dW [O x C x k x k] and dbias [O] (both overwritten) from d_pooled = dL/d(pooled) and the argmax of
+// the forward: each slice of the images sums into the workspace, then a fixed-order sum (the same
+// bits on every run). workspace: thin_conv_dw_workspace_floats(c, p) floats.
+size_t thin_conv_dw_workspace_floats(const ConvShape& c, const host_layers::PoolShape& p);
+void thin_conv_backward_weight(const ConvShape& c, const host_layers::PoolShape& p, const float* x, const int* argmax,
+                               const float* d_pooled, float* dW, float* dbias, float* workspace,
+                               cudaStream_t stream = nullptr);
+
 }  // namespace fast_training

@@ -118,18 +118,38 @@ Kernels kernels_for(const std::vector<host_training::LayerPlan>& plans, size_t i
 
 }  // namespace
 
+namespace {
+
+bool thin_first(const std::vector<host_training::LayerPlan>& plans, int max_batch) {
+  return plans.size() >= 3 && plans[0].spec.kind == LayerKind::conv && plans[1].spec.kind == LayerKind::relu &&
+         plans[2].spec.kind == LayerKind::maxpool && kernels_for(plans, 2, GpuLayers::lesson09) == Kernels::relu_pool &&
+         fast_training::thin_conv_problem(host_training::conv_shape_of(plans[0], max_batch),
+                                          host_training::pool_shape_of(plans[2], max_batch))
+             .empty();
+}
+
+}  // namespace
+
+bool runs_thin_first(const host_training::ModelSpec& spec, int max_batch) {
+  return thin_first(host_training::plan_layers(spec), max_batch);
+}
+
 mnist_gpu::LayerMaker gpu_layer_maker(const host_training::ModelSpec& spec, uint64_t seed, GpuLayers layers,
                                       const OtherKernels& other) {
   const std::vector<host_training::LayerPlan> plans = host_training::plan_layers(spec);
   // A relu right before a pool on lesson 09's kernel is folded into it. GpuNetwork asks for the
   // layers in order, so the pool after it is asked for next: it gets the relu made last.
   auto last_folded = std::make_shared<FoldedReluLayer*>(nullptr);
+  // A thin first conv (09.13) and the pool two layers later share a ThinBlock: made with the conv,
+  // handed to the pool when the pool is made.
+  auto thin_block = std::make_shared<std::shared_ptr<ThinBlock>>();
   auto folds = [plans, layers](size_t index) {  // whether relu `index` is folded into the pool after it
     return plans[index].spec.kind == LayerKind::relu && index + 1 < plans.size() &&
            plans[index + 1].spec.kind == LayerKind::maxpool &&
            kernels_for(plans, index + 1, layers) == Kernels::relu_pool;
   };
-  return [plans, seed, layers, last_folded, folds, other](const std::string& name, size_t index, const host_training::LayerPlan& plan,
+  return [plans, seed, layers, last_folded, thin_block, folds, other](const std::string& name, size_t index,
+                                                                       const host_training::LayerPlan& plan,
                                int max_batch, mnist_gpu::ParamView weight,
                                mnist_gpu::ParamView bias) -> std::unique_ptr<mnist_gpu::Layer> {
     if (index >= plans.size() || plans[index].spec.kind != plan.spec.kind)
@@ -137,6 +157,14 @@ mnist_gpu::LayerMaker gpu_layer_maker(const host_training::ModelSpec& spec, uint
                           std::to_string(index + 1));
     const bool input_grad = index > 0;  // the network's input: nobody reads its gradient
     const Kernels kernels = kernels_for(plans, index, layers);
+    if (index == 0 && layers == GpuLayers::lesson09 && other.thin_first && thin_first(plans, max_batch)) {
+      *thin_block = std::make_shared<ThinBlock>();
+      if (other.conv && other.conv->runs(host_training::conv_shape_of(plan, max_batch)))
+        return std::make_unique<ThinConvLayer<OtherConvLayer>>(*thin_block, name, plan, max_batch, weight, bias,
+                                                               input_grad, other.conv, other.math);
+      return std::make_unique<ThinConvLayer<ImplicitConvLayer>>(*thin_block, name, plan, max_batch, weight, bias,
+                                                                input_grad, other.math);
+    }
     // Other convolution kernels take every conv they run that lesson 09 would have run (a whole-input
     // conv stays a dense product).
     if ((kernels == Kernels::tiled_conv || kernels == Kernels::implicit_conv) && other.conv &&
@@ -159,7 +187,13 @@ mnist_gpu::LayerMaker gpu_layer_maker(const host_training::ModelSpec& spec, uint
           throw course::Error("gpu_layer_maker: " + name + " was asked for before the relu folded into it");
         FoldedReluLayer* relu = after_fold ? *last_folded : nullptr;
         *last_folded = nullptr;
-        return std::make_unique<ReluPoolLayer>(name, plan, max_batch, relu);
+        auto pool = std::make_unique<ReluPoolLayer>(name, plan, max_batch, relu);
+        if (index == 2 && *thin_block) {  // the thin first conv's pool
+          pool->share_thin_block(*thin_block);
+          (*thin_block)->pool = pool.get();
+          *thin_block = nullptr;
+        }
+        return pool;
       }
       case Kernels::activation: return std::make_unique<ActivationLayer>(name, plan, max_batch);
       case Kernels::dropout: return std::make_unique<DropoutLayer>(name, index, plan, max_batch, seed);

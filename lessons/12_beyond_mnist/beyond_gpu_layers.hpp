@@ -55,7 +55,14 @@ enum class GpuLayers { lesson08, lesson09 };
 struct OtherKernels {
   std::shared_ptr<const fast_training::ConvKernels> conv;
   fast_training::GemmMath math = fast_training::GemmMath::fp32;
+  // A first conv -> relu -> max-pool that lesson 09's thin kernels run (09.13): conv, ReLU and pool in
+  // one kernel while training, dW from the pool's argmax (ThinConvLayer); evaluation as before.
+  bool thin_first = false;
 };
+
+// Whether the first conv of `spec`, with the relu and max-pool right after it, runs on lesson 09's
+// thin kernels (09.13) when OtherKernels::thin_first asks for them.
+bool runs_thin_first(const host_training::ModelSpec& spec, int max_batch);
 
 // Builds the layers of `spec` that lesson 08 does not (ActivationLayer, DropoutLayer drawing from
 // `seed`) and, with GpuLayers::lesson09, the others on lesson 09's kernels where they run them (or

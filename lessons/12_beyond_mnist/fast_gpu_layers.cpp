@@ -195,6 +195,38 @@ void FastDenseLayer::backward(const float* x, const float* dy, int batch) {
                                              workspace_.data(), stream_, math_);
 }
 
+// ---- the thin first conv, its relu and pool in one kernel (lesson 09's 09.13) ------------------------------
+template <class Conv>
+void ThinConvLayer<Conv>::allocate_workspace() {
+  host_layers::PoolShape unused;  // the workspace depends on the conv's shape only
+  thin_workspace_ = course::DeviceBuffer<float>(largest_workspace(this->max_batch(), [&](int b) {
+    return fast_training::thin_conv_dw_workspace_floats(this->shape(b), unused);
+  }));
+}
+
+template <class Conv>
+void ThinConvLayer<Conv>::forward(const float* x, int batch) {
+  if (!thin_->fused()) return Conv::forward(x, batch);
+  this->check_batch(batch, "forward");
+  // The pool's output and argmax, written here; the relu's and the pool's own passes do nothing.
+  fast_training::thin_conv_relu_maxpool(this->shape(batch), thin_->pool->shape(batch), x, this->weight_.value,
+                                        this->bias_.value, thin_->pool->output(), thin_->pool->argmax(),
+                                        this->stream_);
+}
+
+template <class Conv>
+void ThinConvLayer<Conv>::backward(const float* x, const float* dy, int batch) {
+  if (!thin_->fused()) return Conv::backward(x, dy, batch);
+  this->check_batch(batch, "backward");
+  if (!thin_->d_pooled) throw course::Error(this->name() + ": the pool's backward did not run before the conv's");
+  fast_training::thin_conv_backward_weight(this->shape(batch), thin_->pool->shape(batch), x, thin_->pool->argmax(),
+                                           thin_->d_pooled, this->weight_.grad, this->bias_.grad,
+                                           thin_workspace_.data(), this->stream_);
+}
+
+template class ThinConvLayer<ImplicitConvLayer>;
+template class ThinConvLayer<OtherConvLayer>;
+
 // ---- relu and pool on 09.5's kernels ---------------------------------------------------------------------
 ReluPoolLayer::ReluPoolLayer(std::string name, const host_training::LayerPlan& plan, int max_batch,
                              FoldedReluLayer* folded)
@@ -220,6 +252,7 @@ std::string ReluPoolLayer::kernels() const {
 
 void ReluPoolLayer::forward(const float* x, int batch) {
   check_batch(batch, "forward");
+  if (thin_ && thin_->fused()) return;  // the thin conv before it wrote the output and the argmax
   // Folded: the relu's input, not its (unwritten) output; max(relu(a), relu(b)) = relu(max(a, b)).
   const float* in = folded_ ? folded_->input() : x;
   fast_training::relu_maxpool_forward(shape(batch), in, output(), argmax_.data(), stream_);
@@ -227,6 +260,10 @@ void ReluPoolLayer::forward(const float* x, int batch) {
 
 void ReluPoolLayer::backward(const float*, const float* dy, int batch) {
   check_batch(batch, "backward");
+  if (thin_ && thin_->fused()) {  // the thin conv reads dy and the argmax itself
+    thin_->d_pooled = dy;
+    return;
+  }
   // Folded: the argmax already carries the relu's mask, so this is dL/d(the relu's input).
   float* dx = folded_ ? folded_->input_grad() : input_grad();
   fast_training::relu_maxpool_backward(shape(batch), argmax_.data(), dy, dx, stream_);

@@ -19,6 +19,8 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "branch.hpp"
 #include "course/device_buffer.hpp"
@@ -102,9 +104,11 @@ class ImplicitConvLayer : public mnist_gpu::Layer, public BranchingLayer {
   bool runs_on_stream() const override { return true; }
   void use_branch(fast_training::Branch* branch) override { aside_.use(branch, stream_, workspace_.size()); }
 
- private:
+ protected:  // ThinConvLayer's too
   host_layers::ConvShape shape(int batch) const;
   mnist_gpu::ParamView weight_, bias_;
+
+ private:
   bool input_grad_;
   fast_training::GemmMath math_;
   course::DeviceBuffer<float> workspace_;
@@ -127,9 +131,11 @@ class OtherConvLayer : public mnist_gpu::Layer, public BranchingLayer {
   bool runs_on_stream() const override { return true; }
   void use_branch(fast_training::Branch* branch) override { aside_.use(branch, stream_, workspace_.size()); }
 
- private:
+ protected:  // ThinConvLayer's too
   host_layers::ConvShape shape(int batch) const;
   mnist_gpu::ParamView weight_, bias_;
+
+ private:
   bool input_grad_;
   std::shared_ptr<const fast_training::ConvKernels> kernels_;
   fast_training::GemmMath math_;
@@ -166,6 +172,15 @@ class FastDenseLayer : public mnist_gpu::Layer, public BranchingLayer {
 
 class FoldedReluLayer;
 
+// What a thin first conv (09.13) and the pool after it share: whether the conv runs them fused now
+// (training), and the pool's gradient, which the pool's backward leaves for the conv's.
+struct ThinBlock {
+  bool training = true;
+  const float* d_pooled = nullptr;
+  class ReluPoolLayer* pool = nullptr;
+  bool fused() const { return training && pool; }
+};
+
 // relu (as a 1x1 max-pool with the ReLU folded in) or a max-pool of non-negative inputs, on 09.5's
 // kernels; the backward pass reads only the argmax the forward pass wrote. A pool given the relu
 // before it (`folded`) reads that relu's input and writes that relu's input gradient itself.
@@ -178,9 +193,13 @@ class ReluPoolLayer : public mnist_gpu::Layer {
   std::string kernels() const override;
   size_t own_bytes() const override { return argmax_.size() * sizeof(int); }
   bool runs_on_stream() const override { return true; }
+  // A thin first conv before it (09.13): while `thin` fuses them, this pool's passes are the conv's.
+  void share_thin_block(std::shared_ptr<ThinBlock> thin) { thin_ = std::move(thin); }
+  int* argmax() { return argmax_.data(); }
+  host_layers::PoolShape shape(int batch) const;
 
  private:
-  host_layers::PoolShape shape(int batch) const;
+  std::shared_ptr<ThinBlock> thin_;
   course::DeviceBuffer<int> argmax_;
   FoldedReluLayer* folded_;
 };
@@ -212,6 +231,35 @@ class FusedSoftmaxCrossEntropy : public mnist_gpu::SoftmaxCrossEntropy {
   void forward(const float* logits, const int* labels, int batch) override;
   void backward(const int* labels, int batch) override;
   bool runs_on_stream() const override { return true; }
+};
+
+// The first conv of a network on lesson 09's thin kernels (09.13) while training: its conv, the
+// folded relu after it and the pool after that in one kernel, writing the pool's output and argmax;
+// backward, dW and dbias straight from the pool's gradient and argmax. In evaluation (and before the
+// pool is attached) it is the conv layer it derives from: ImplicitConvLayer or OtherConvLayer.
+template <class Conv>
+class ThinConvLayer : public Conv {
+ public:
+  template <class... Args>
+  explicit ThinConvLayer(std::shared_ptr<ThinBlock> thin, Args&&... args)
+      : Conv(std::forward<Args>(args)...), thin_(std::move(thin)) {
+    allocate_workspace();
+  }
+  void forward(const float* x, int batch) override;
+  void backward(const float* x, const float* dy, int batch) override;
+  void set_training(bool training) override {
+    Conv::set_training(training);
+    thin_->training = training;
+  }
+  std::string kernels() const override {
+    return "conv, ReLU and max-pool in one kernel while training (lesson 09's 09.13); else " + Conv::kernels();
+  }
+  size_t own_bytes() const override { return Conv::own_bytes() + thin_workspace_.size() * sizeof(float); }
+
+ private:
+  void allocate_workspace();  // the thin weight gradient's, for every batch up to max_batch
+  std::shared_ptr<ThinBlock> thin_;
+  course::DeviceBuffer<float> thin_workspace_;
 };
 
 // Whether lesson 09's tiled kernels run this convolution.

@@ -44,9 +44,11 @@ course::Dataset slice(const course::Dataset& all, int first, int count) {
   return part;
 }
 
-// --precision bf16: lesson 10's Tensor Core convolutions and TF32 products.
+// --precision bf16: lesson 10's Tensor Core convolutions and TF32 products; --thin: lesson 09's thin
+// first layer (09.13).
 beyond_mnist::OtherKernels other_kernels(const Recipe& r) {
   beyond_mnist::OtherKernels other;
+  other.thin_first = r.thin;
   if (r.precision == "bf16") {
     other.conv = std::make_shared<tensor_cores::TensorCoreConvs>();
     other.math = fast_training::GemmMath::tf32;

@@ -31,6 +31,7 @@ struct Recipe {
   int shift = 1;                    // your 14.3: pixels each image may move; 0: none
   bool graph = true;                // false: every launch one by one (what the graphs earn)
   bool branches = true;             // weight gradients and the loss sum on a side stream (lesson 09's 09.12)
+  bool thin = true;                 // the first conv, ReLU and pool in one kernel where it runs (lesson 09's 09.13)
   // "fp32" (lesson 09's kernels), or "bf16": the convolutions on lesson 10's Tensor Core kernels
   // (BF16 products, FP32 sums) and the other products in TF32, as lesson 10's train_mixed
   std::string precision = "fp32";

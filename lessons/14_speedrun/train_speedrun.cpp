@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "beyond_gpu_layers.hpp"  // runs_thin_first
 #include "course/cli.hpp"
 #include "course/device_info.hpp"
 #include "course/error.hpp"
@@ -54,6 +55,9 @@ int main(int argc, char** argv) {
                     "fp32: lesson 09's kernels; bf16: the convolutions on lesson 10's Tensor Core kernels (BF16 "
                     "products, FP32 sums), the other products in TF32");
     args.add_choice("--graph", "on", {"on", "off"}, "on: every step inside CUDA graphs; off: launched one by one");
+    args.add_choice("--thin", "on", {"on", "off"},
+                    "on: the first conv, its ReLU and pool in one kernel while training, dW from the pool's argmax, "
+                    "where lesson 09's thin kernels run it (09.13); off: separate passes");
     args.add_choice("--branches", "on", {"on", "off"},
                     "on: the weight gradients and the loss sum on a second stream, beside the rest (lesson 09's "
                     "09.12); off: one stream");
@@ -85,6 +89,7 @@ int main(int argc, char** argv) {
     recipe.shift = static_cast<int>(args.get_int("--shift"));
     recipe.graph = args.get_string("--graph") == "on";
     recipe.branches = args.get_string("--branches") == "on";
+    recipe.thin = args.get_string("--thin") == "on";
     recipe.precision = args.get_string("--precision");
     recipe.first_seed = static_cast<uint64_t>(args.get_int("--seed"));
     recipe.seeds = static_cast<int>(args.get_int("--seeds"));
@@ -108,7 +113,7 @@ int main(int argc, char** argv) {
     std::printf("device: %s; %s\n", course::device_summary().c_str(), course::cuda_versions().c_str());
     std::printf("layers: %s\n", host_training::plan_summary(spec).c_str());
     std::printf("recipe: %s lr %g (%s%s), momentum %g, weight decay %g, batch %d, %d epoch(s), label smoothing %g, "
-                "shifts up to %d px, %s, %s, %s\n",
+                "shifts up to %d px, %s, %s, %s%s\n",
                 recipe.optimizer.c_str(), double(recipe.peak_lr()),
                 recipe.schedule == speedrun::Schedule::one_cycle ? "one-cycle, warm-up " : "constant",
                 recipe.schedule == speedrun::Schedule::one_cycle
@@ -117,7 +122,9 @@ int main(int argc, char** argv) {
                 double(recipe.smoothing), recipe.shift,
                 recipe.precision == "bf16" ? "BF16 convolutions and TF32 products (lesson 10)" : "FP32 (TF32 off)",
                 recipe.graph ? "every step inside CUDA graphs" : "launched one by one (--graph off)",
-                recipe.branches ? "weight gradients on a second stream (09.12)" : "one stream (--branches off)");
+                recipe.branches ? "weight gradients on a second stream (09.12)" : "one stream (--branches off)",
+                recipe.thin && beyond_mnist::runs_thin_first(spec, recipe.batch)
+                    ? ", the first conv, ReLU and pool in one kernel (09.13)" : "");
     std::printf("data: %d training images%s, on the GPU before the clock starts; accuracy on %s\n",
                 data.train.count() - recipe.val,
                 recipe.val > 0 ? (" (the last " + std::to_string(recipe.val) + " held out)").c_str() : "",

@@ -188,3 +188,55 @@ TEST_CASE("lesson 12's layers on lesson 10's BF16 convolutions read the weights 
   CHECK(normwise_error(got_first, want_first) <= kLogitNormwise);
   CHECK(normwise_error(got_second, want_second) <= kLogitNormwise);
 }
+
+// Lesson 09's thin kernels (09.13) for the first conv, its relu and pool while training: FP32 steps
+// as the separate passes' up to rounding; with the BF16 convolutions after it, the same bits direct
+// and from a graph with the weight gradients on a side stream; evaluation (logits) as before.
+TEST_CASE("lesson 12's thin first layer (09.13) takes the separate passes' steps", "[12-other_kernels_gpu]") {
+  REQUIRE(tensor_cores::tensor_core_problem().empty());
+  host_training::ModelSpec spec = host_training::model_from_text(kModel);
+  spec.height = spec.width = kSide;
+  REQUIRE(beyond_mnist::runs_thin_first(spec, kBatch));
+  const std::vector<host_training::Parameter> init = host_training::init_parameters(spec, 1221);
+  const std::vector<float> x = course::test::random_vector(size_t(kSteps) * kBatch * kSide * kSide, 1222, 0.f, 1.f);
+  std::vector<int> labels;
+  course::Rng rng(1223, 1);
+  for (int i = 0; i < kSteps * kBatch; ++i) labels.push_back(rng.uniform_int(10));
+
+  beyond_mnist::OtherKernels thin;
+  thin.thin_first = true;
+  beyond_mnist::OtherKernels thin_bf16 = bf16_kernels();
+  thin_bf16.thin_first = true;
+  const Run fp32 = train(spec, init, {}, false, x, labels);
+  const Run fused = train(spec, init, thin, false, x, labels);
+  const Run bf16_direct = train(spec, init, thin_bf16, false, x, labels);
+  const Run bf16_branched = train(spec, init, thin_bf16, true, x, labels, true);
+  CAPTURE(fused.kernels);
+  REQUIRE(fused.kernels[0].find("09.13") != std::string::npos);
+  REQUIRE(fp32.kernels[0].find("09.13") == std::string::npos);
+  for (int s = 0; s < kSteps; ++s) {
+    CAPTURE(s, fp32.losses[s], fused.losses[s], bf16_direct.losses[s]);
+    REQUIRE(std::isfinite(fused.losses[s]));
+    REQUIRE(std::fabs(fused.losses[s] - fp32.losses[s]) <= 1e-4 * std::fabs(fp32.losses[s]));
+    REQUIRE(std::fabs(bf16_direct.losses[s] - fp32.losses[s]) <= kLossRtol * std::fabs(fp32.losses[s]));
+    REQUIRE(bf16_branched.losses[s] == bf16_direct.losses[s]);
+  }
+  for (size_t t = 0; t < init.size(); ++t) {
+    CAPTURE(init[t].name);
+    std::vector<double> want(init[t].value.size()), got(want.size()), got_bf16(want.size());
+    for (size_t k = 0; k < want.size(); ++k) {
+      want[k] = double(fp32.after[t].value[k]) - init[t].value[k];
+      got[k] = double(fused.after[t].value[k]) - init[t].value[k];
+      got_bf16[k] = double(bf16_direct.after[t].value[k]) - init[t].value[k];
+    }
+    // FP32 both ways: only the sums' order differs (and, rarely, a pool's choice between near-equal values).
+    CHECK(normwise_error(got, want) <= 1e-3);
+    CHECK(normwise_error(got_bf16, want) <= kStepNormwise);
+    REQUIRE_ALL_CLOSE(bf16_branched.after[t].value, bf16_direct.after[t].value, 0.0, 0.0);
+  }
+  // Evaluation runs the separate passes: the same logits as a network without the thin layer.
+  mnist_gpu::GpuNetwork with = network(spec, init, thin), without = network(spec, init, {});
+  with.set_training(false), without.set_training(false);
+  const course::DeviceBuffer<float> batch(std::vector<float>(x.begin(), x.begin() + kBatch * kSide * kSide));
+  REQUIRE(logits_of(with, batch.data()) == logits_of(without, batch.data()));
+}

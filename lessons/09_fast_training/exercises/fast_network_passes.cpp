@@ -8,9 +8,8 @@ namespace fast_training {
 void FastNetwork::forward(const float* x, int batch) {
   check_batch(batch, "forward");  // given
   // TODO(09.8): each conv block: its forward (given: conv_forward, bias included) into conv_out, then 09.5's fused
-  // ReLU + max-pool into pooled and argmax; then each dense stage: its forward (given: dense_forward,
-  // 09.7's kernels, the ReLU when d.relu) into out_buf. Shapes for this batch: copy b.conv / b.pool and set .batch. Every
-  // call on stream_.
+  // ReLU + max-pool into pooled and argmax (given: pool_forward); then each dense stage: its forward
+  // (given: dense_forward, 09.7's kernels, the ReLU when d.relu) into out_buf. Every call on stream_.
   (void)x;
   course::todo("09.8", "FastNetwork::forward");
 }
@@ -20,7 +19,7 @@ void FastNetwork::forward_backward(const float* x, const int* labels, int batch)
   // each dense stage's dW and dbias (given: dense_backward_weight, 09.7's kernels) and, unless it reads the network's input, its dx (given: dense_backward_data),
   // masked by the previous stage's output when that is a ReLU output (the first stage reads the
   // last pool's output: no mask, the argmax holds it); each conv block: 09.5's backward through the
-  // argmax (relu_maxpool_backward) into d_conv_out, its dW and dbias (given: conv_backward_weight),
+  // argmax (given: pool_backward) into d_conv_out, its dW and dbias (given: conv_backward_weight),
   // and its dx (given: conv_backward_data) into the block before, except for the first block
   // (nobody needs the input's gradient).
   (void)x, (void)labels, (void)batch;

@@ -7,11 +7,9 @@ void FastNetwork::forward(const float* x, int batch) {
   check_batch(batch, "forward");
   const float* in = x;
   for (ConvBlock& b : conv_) {
-    host_layers::PoolShape p = b.pool;
-    p.batch = batch;
     conv_forward(b, in, batch);  // 09.2's implicit GEMM or 09.10's tiled kernel, bias included
-    // ReLU and max-pool in one pass; the argmax keeps the ReLU's mask for the backward pass.
-    relu_maxpool_forward(p, b.conv_out.data(), b.pooled.data(), b.argmax.data(), stream_);
+    // ReLU and max-pool in one pass (09.5); the argmax keeps the ReLU's mask for the backward pass.
+    pool_forward(b, batch);
     in = b.pooled.data();
   }
   for (DenseStage& d : dense_) {
@@ -42,9 +40,7 @@ void FastNetwork::forward_backward(const float* x, const int* labels, int batch)
   // and dbias, then its dx into the block before, except for the first block.
   for (size_t i = conv_.size(); i-- > 0;) {
     ConvBlock& b = conv_[i];
-    host_layers::PoolShape p = b.pool;
-    p.batch = batch;
-    relu_maxpool_backward(p, b.argmax.data(), b.d_pooled.data(), b.d_conv_out.data(), stream_);
+    pool_backward(b, batch);  // 09.5: through the argmax (the ReLU's mask rides in it)
     const float* in = i > 0 ? conv_[i - 1].pooled.data() : x;
     conv_backward_weight(b, in, batch);                                      // 09.4 or 09.11
     if (i > 0) conv_backward_data(b, conv_[i - 1].d_pooled.data(), batch);  // 09.3 or 09.10

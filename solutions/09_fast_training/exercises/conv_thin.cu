@@ -1,0 +1,105 @@
+// Lesson 09, step 09.13: the thin first layer: one pooled output from the conv's outputs under its
+// window, and one pooled output's gradient into dW and dbias through its window's winner.
+#include <string>
+
+#include "conv_thin.cuh"
+#include "course/cuda_check.hpp"
+#include "course/error.hpp"
+
+namespace fast_training {
+
+namespace detail {
+
+template <int C, int K>
+__device__ void thin_window(const float* xs, const float* ws, float bias, const ThinArgs& a, int ph, int pw,
+                            float& value, int& winner) {
+  float best = 0.0f;
+  int best_at = -1;
+  for (int wi = 0; wi < a.window; ++wi)
+    for (int wj = 0; wj < a.window; ++wj) {
+      const int oh = ph * a.window + wi, ow = pw * a.window + wj;
+      float v = bias;
+#pragma unroll
+      for (int c = 0; c < C; ++c)
+#pragma unroll
+        for (int i = 0; i < K; ++i) {
+          const float* row = xs + (c * a.HP + oh + i) * a.WP + ow;
+#pragma unroll
+          for (int j = 0; j < K; ++j) v += ws[(c * K + i) * K + j] * row[j];
+        }
+      if (best_at < 0 || v > best) best = v, best_at = oh * a.OW + ow;  // strictly greater: the first wins ties
+    }
+  const bool positive = best > 0.0f;
+  value = positive ? best : 0.0f;
+  winner = positive ? best_at : -1;
+}
+
+template <int C, int K>
+__device__ void thin_gradient_term(const float* xs, const ThinArgs& a, int winner, float g,
+                                   float (&acc)[C * K * K + 1]) {
+  if (winner < 0) return;  // the ReLU stopped it: no gradient anywhere in the window
+  const int oh = winner / a.OW, ow = winner - oh * a.OW;
+#pragma unroll
+  for (int c = 0; c < C; ++c)
+#pragma unroll
+    for (int i = 0; i < K; ++i) {
+      const float* row = xs + (c * a.HP + oh + i) * a.WP + ow;
+#pragma unroll
+      for (int j = 0; j < K; ++j) acc[(c * K + i) * K + j] += g * row[j];
+    }
+  acc[C * K * K] += g;
+}
+
+}  // namespace detail
+
+// ---- given: the launches ------------------------------------------------------------------------
+namespace {
+
+// The kernels of each supported (input channels, kernel size), as thin_conv_problem allows them.
+template <template <int, int> class Pick>
+auto kernel_for(const ConvShape& c) {
+  const int k = c.kernel_h;
+  switch (c.in_channels * 10 + k) {
+    case 13: return Pick<1, 3>::get();
+    case 15: return Pick<1, 5>::get();
+    case 23: return Pick<2, 3>::get();
+    case 33: return Pick<3, 3>::get();
+    default: throw course::Error("thin conv: no kernel for " + std::to_string(c.in_channels) + " channels, k " +
+                                 std::to_string(k));
+  }
+}
+template <int C, int K>
+struct ForwardKernel {
+  static auto get() { return detail::thin_forward_kernel<C, K>; }
+};
+template <int C, int K>
+struct BackwardKernel {
+  static auto get() { return detail::thin_backward_kernel<C, K>; }
+};
+
+}  // namespace
+
+void thin_conv_relu_maxpool(const ConvShape& c, const host_layers::PoolShape& p, const float* x, const float* W,
+                            const float* bias, float* pooled, int* argmax, cudaStream_t stream) {
+  detail::require_thin(c, p, "thin_conv_relu_maxpool");
+  detail::ThinArgs a = detail::thin_args(c, p);
+  a.x = x, a.W = W, a.bias = bias, a.pooled = pooled, a.argmax = argmax;
+  const dim3 grid(unsigned(c.batch), unsigned((c.out_channels + detail::kThinBlockO - 1) / detail::kThinBlockO));
+  kernel_for<ForwardKernel>(c)<<<grid, detail::kThinThreads, detail::thin_forward_smem_bytes(c), stream>>>(a);
+  CUDA_CHECK_LAUNCH();
+}
+
+void thin_conv_backward_weight(const ConvShape& c, const host_layers::PoolShape& p, const float* x, const int* argmax,
+                               const float* d_pooled, float* dW, float* dbias, float* workspace, cudaStream_t stream) {
+  detail::require_thin(c, p, "thin_conv_backward_weight");
+  detail::ThinArgs a = detail::thin_args(c, p);
+  const detail::ThinBackwardPlan plan = detail::thin_backward_plan(c);
+  a.x = x, a.argmax_in = argmax, a.d_pooled = d_pooled, a.workspace = workspace, a.per_slice = plan.per_slice;
+  const dim3 grid(unsigned((c.out_channels + detail::kThinBlockO - 1) / detail::kThinBlockO), unsigned(plan.slices));
+  kernel_for<BackwardKernel>(c)<<<grid, detail::kThinThreads, detail::thin_backward_smem_bytes(c), stream>>>(a);
+  CUDA_CHECK_LAUNCH();
+  const int taps = c.in_channels * c.kernel_h * c.kernel_w;
+  detail::thin_dw_sum(workspace, dW, dbias, c.out_channels, taps, plan.slices, stream);
+}
+
+}  // namespace fast_training
