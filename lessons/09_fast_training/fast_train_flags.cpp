@@ -26,12 +26,6 @@ void add_fast_train_flags(course::ArgParser& args, const std::string& out_defaul
   args.add_string("--out", out_default, "where metrics.csv and the PNGs go");
   args.add_string("--save", defaults.save_dir, "also write every parameter and the test logits as .npy files into this folder");
   args.add_choice("--graph", "on", {"on", "off"}, "on: replay the steps from CUDA graphs (SGD only); off: launch them one by one");
-  args.add_choice("--branches", "on", {"on", "off"},
-                  "on: the weight gradients and the step's counters on a second stream, beside the rest (09.12); "
-                  "off: one stream");
-  args.add_choice("--thin", "on", {"on", "off"},
-                  "on: the first conv block's conv, ReLU and pool in one kernel, its dW from the pool's argmax, where "
-                  "the thin kernels run it (09.13); off: its conv and 09.5's pool as separate passes");
   args.add_choice("--conv", "tiled", {"tiled", "implicit"},
                   "tiled: 09.10's kernel for the convs it runs (forward and dx), implicit: 09.2-09.4 everywhere");
   args.add_flag("--profile", "before training, time every kernel of one step, and the step with and without a graph");
@@ -44,12 +38,26 @@ FastTrainConfig fast_train_config(const course::ArgParser& args, const host_trai
   FastTrainConfig config;
   host_training::apply_given_flags(args, config, options);
   config.graph = args.get_string("--graph") == "on";
-  config.branches = args.get_string("--branches") == "on";
-  config.thin = args.get_string("--thin") == "on";
   config.conv = args.get_string("--conv") == "tiled" ? ConvEngine::tiled : ConvEngine::implicit_gemm;
   config.profile = args.flag("--profile");
   if (args.given("--profile-steps")) config.profile_steps = static_cast<int>(args.get_int("--profile-steps"));
   return config;
+}
+
+void add_step_shape_flags(course::ArgParser& args, const std::string& counters) {
+  args.add_choice("--branches", "on", {"on", "off"},
+                  "on: the weight gradients and " + counters + " on a second stream, beside the rest (09.12); off: one "
+                  "stream");
+  args.add_choice("--thin", "on", {"on", "off"},
+                  "on: the first conv, its ReLU and max-pool in one kernel, its dW from the pool's argmax, where "
+                  "the thin kernels run it (09.13); off: separate passes");
+}
+
+StepShape step_shape(const course::ArgParser& args) {
+  StepShape shape;
+  shape.branches = args.get_string("--branches") == "on";
+  shape.thin = args.get_string("--thin") == "on";
+  return shape;
 }
 
 }  // namespace fast_training

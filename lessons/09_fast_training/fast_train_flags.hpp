@@ -17,4 +17,14 @@ void add_fast_train_flags(course::ArgParser& args, const std::string& out_defaul
 // --model a later lesson's trainer takes (lesson 13's: any layer list, lesson 12's models by name).
 FastTrainConfig fast_train_config(const course::ArgParser& args, const host_training::FlagOptions& options = {});
 
+// The shape of a step on one GPU, for the trainers that take it (train_fast, train_mixed,
+// train_speedrun; lesson 13's replicas keep one stream each): --branches on|off (09.12; `counters`
+// names what goes to the side stream besides the weight gradients) and --thin on|off (09.13), both
+// on by default.
+struct StepShape {
+  bool branches = true, thin = true;
+};
+void add_step_shape_flags(course::ArgParser& args, const std::string& counters);
+StepShape step_shape(const course::ArgParser& args);
+
 }  // namespace fast_training

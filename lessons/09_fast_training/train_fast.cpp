@@ -22,10 +22,13 @@ int main(int argc, char** argv) {
                            "Lesson 09: train a CNN on MNIST on the GPU with the fast network (implicit-GEMM convs, "
                            "fused layers)\nand CUDA graphs. Same recipe and flags as lesson 08's train_mnist.");
     fast_training::add_fast_train_flags(args, std::string(COURSE_OUTPUT_DIR) + "/lesson09");
+    fast_training::add_step_shape_flags(args, "the step's counters");
     if (!args.parse(argc, argv)) return 0;
 
     course::require_gpu("train_fast");  // before the data: the clearest message on a machine without one
-    const fast_training::FastTrainConfig config = fast_training::fast_train_config(args);
+    fast_training::FastTrainConfig config = fast_training::fast_train_config(args);
+    const fast_training::StepShape shape = fast_training::step_shape(args);
+    config.branches = shape.branches, config.thin = shape.thin;
     const host_training::TrainingData data = host_training::load_training_data(config);
 
     host_training::print_summary(fast_training::train_fast(config, data), "GPU, fast");

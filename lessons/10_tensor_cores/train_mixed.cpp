@@ -26,14 +26,18 @@ int main(int argc, char** argv) {
                            "convolutions in BF16, the other products in TF32), tf32 (every product on lesson 09's implicit-GEMM\n"
                            "engine in TF32) or fp32 (lesson 09 as it is). Same recipe and flags as train_fast.");
     fast_training::add_fast_train_flags(args, std::string(COURSE_OUTPUT_DIR) + "/lesson10");
+    fast_training::add_step_shape_flags(args, "the step's counters");
     args.add_choice("--precision", "bf16", {"fp32", "tf32", "bf16"},
                     "bf16: convolutions' forward and input gradient (and conv2's weight gradient) on the Tensor Cores "
                     "in BF16, the dense layers and conv1's weight gradient in TF32; tf32: every conv an implicit GEMM, "
-                    "it and the dense layers in TF32; fp32: lesson 09's kernels. Sums in FP32 always");
+                    "it and the dense layers in TF32; fp32: lesson 09's kernels. Sums in FP32 always. With --thin on "
+                    "(the default) conv1 runs on lesson 09's thin kernels, in FP32");
     if (!args.parse(argc, argv)) return 0;
 
     course::require_gpu("train_mixed");
     fast_training::FastTrainConfig config = fast_training::fast_train_config(args);
+    const fast_training::StepShape shape = fast_training::step_shape(args);
+    config.branches = shape.branches, config.thin = shape.thin;
     const std::string precision = args.get_string("--precision");
     if (precision != "fp32") {
       const std::string why = tensor_cores::tensor_core_problem();

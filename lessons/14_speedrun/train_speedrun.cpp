@@ -7,6 +7,7 @@
 
 #include "beyond_gpu_layers.hpp"  // runs_thin_first
 #include "course/cli.hpp"
+#include "fast_train_flags.hpp"  // --branches, --thin
 #include "course/device_info.hpp"
 #include "course/error.hpp"
 #include "course/main.hpp"
@@ -55,12 +56,7 @@ int main(int argc, char** argv) {
                     "fp32: lesson 09's kernels; bf16: the convolutions on lesson 10's Tensor Core kernels (BF16 "
                     "products, FP32 sums), the other products in TF32");
     args.add_choice("--graph", "on", {"on", "off"}, "on: every step inside CUDA graphs; off: launched one by one");
-    args.add_choice("--thin", "on", {"on", "off"},
-                    "on: the first conv, its ReLU and pool in one kernel while training, dW from the pool's argmax, "
-                    "where lesson 09's thin kernels run it (09.13); off: separate passes");
-    args.add_choice("--branches", "on", {"on", "off"},
-                    "on: the weight gradients and the loss sum on a second stream, beside the rest (lesson 09's "
-                    "09.12); off: one stream");
+    fast_training::add_step_shape_flags(args, "the loss sum");
     args.add_int("--seed", static_cast<long long>(defaults.first_seed), 0, 1LL << 62, "the first seed");
     args.add_int("--seeds", defaults.seeds, 1, 1000, "runs, with seeds --seed, --seed + 1, ... (the rules: at least 10)");
     args.add_int("--val", defaults.val, 0, 1 << 30,
@@ -88,8 +84,8 @@ int main(int argc, char** argv) {
     recipe.smoothing = static_cast<float>(args.get_float("--smoothing"));
     recipe.shift = static_cast<int>(args.get_int("--shift"));
     recipe.graph = args.get_string("--graph") == "on";
-    recipe.branches = args.get_string("--branches") == "on";
-    recipe.thin = args.get_string("--thin") == "on";
+    const fast_training::StepShape shape = fast_training::step_shape(args);
+    recipe.branches = shape.branches, recipe.thin = shape.thin;
     recipe.precision = args.get_string("--precision");
     recipe.first_seed = static_cast<uint64_t>(args.get_int("--seed"));
     recipe.seeds = static_cast<int>(args.get_int("--seeds"));
