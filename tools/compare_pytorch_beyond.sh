@@ -6,12 +6,14 @@
 #      its fastest FP32 configurations: the whole training step in one CUDA graph (cudnn.benchmark),
 #      and torch.compile's kernels inside that graph (--no-compile leaves that one out; --autotune
 #      makes them max-autotune's, which costs minutes of set-up per network and batch size, else
-#      Inductor's defaults),
+#      Inductor's defaults), and with --expert the expert's configuration too (the model and the loss
+#      compiled with max-autotune, the optimizer fused where PyTorch has one, 50 steps a CUDA graph),
 # then a markdown table: test accuracy after the recipe's epochs, the median training seconds of an
 # epoch (epochs 2.. : the first carries one-time costs on both sides), the ratio to the faster
 # PyTorch configuration, and the published figures beside them. FP32, TF32 off.
 #
 # usage: tools/compare_pytorch_beyond.sh [--build DIR] [--rows a,b,...] [--epochs N] [--no-compile] [--autotune]
+#                                       [--expert]
 #   --rows    which rows (default: all whose data set is here): mlp-mnist, lenet5-mnist,
 #             lenet5_classic-mnist, mnist_cnn-mnist, mnist_cnn-fashion, lenet5-cifar10, colour_cnn-cifar10
 #   --epochs  train every row N epochs instead of its recipe's (a quick look; not the table's figures)
@@ -25,6 +27,7 @@ ROWS=""
 EPOCHS=""
 COMPILE=1
 COMPILE_MODE=default
+EXPERT=0
 while [ $# -gt 0 ]; do
   case $1 in
     --build) BUILD=$2; shift 2 ;;
@@ -32,7 +35,8 @@ while [ $# -gt 0 ]; do
     --epochs) EPOCHS=$2; shift 2 ;;
     --no-compile) COMPILE=0; shift ;;
     --autotune) COMPILE_MODE=max-autotune-no-cudagraphs; shift ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    --expert) EXPERT=1; shift ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "error: unknown argument '$1' (see $0 --help)" >&2; exit 2 ;;
   esac
 done
@@ -77,6 +81,7 @@ for row in "${ALL_ROWS[@]}"; do
   "$TRAIN" "${common[@]}" $recipe --device gpu --out "$LOG/$name" 2>&1 | tee "$LOG/$name.course.txt"
   configs="graph"
   [ $COMPILE = 0 ] || configs="graph compile-graph"
+  [ $COMPILE = 0 ] || [ $EXPERT = 0 ] || configs="$configs expert"
   for mode in $configs; do
     echo "== $name: PyTorch --mode $mode"
     rm -f "$LOG/$name.$mode.json"
@@ -104,17 +109,21 @@ rows = [l.rstrip("\n").split("|") for l in open(f"{log}/rows.txt")]
 torch_version = ""
 print(f"\nGPU: {gpu}; commit {commit}; FP32 (TF32 off), data on the GPU, seed 1; seconds: median training "
       "time of an epoch (epochs 2..)\n")
-print("| network | data set | recipe | epochs | course test acc | course s/epoch | PyTorch graph acc | PyTorch graph s/epoch "
-      "| PyTorch compile+graph acc | PyTorch compile+graph s/epoch | ratio to the faster | published result |")
-print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+MODES = [m for m in ("graph", "compile-graph", "expert")
+         if m != "expert" or any(f.endswith(".expert.json") for f in os.listdir(log))]
+TITLE = {"graph": "graph", "compile-graph": "compile+graph", "expert": "expert"}
+print("| network | data set | recipe | epochs | course test acc | course s/epoch | "
+      + " | ".join(f"PyTorch {TITLE[m]} acc | PyTorch {TITLE[m]} s/epoch" for m in MODES)
+      + " | ratio to the fastest | published result |")
+print("|---|---|---|---:|---:|---:|" + "---:|" * (2 * len(MODES) + 1) + "---|")
 verdicts = []
 for name, model, dataset, epochs, recipe, published, status in rows:
     if status != "ok":
-        print(f"| {model} | {dataset} | {recipe} | | no data set here | | | | | | | {published} |")
+        print(f"| {model} | {dataset} | {recipe} | | no data set here | |" + " |" * (2 * len(MODES) + 1) + f" {published} |")
         continue
     ours = course_epochs(f"{log}/{name}/metrics.csv")
     cells, medians, accs = [], {}, {}
-    for mode in ("graph", "compile-graph"):
+    for mode in MODES:
         path = f"{log}/{name}.{mode}.json"
         if not os.path.exists(path):
             cells += ["", ""]
@@ -135,7 +144,7 @@ for name, model, dataset, epochs, recipe, published, status in rows:
     print(f"| {model} | {dataset} | {recipe} | {len(ours)} | {100 * ours[-1][1]:.2f} % | {mine:.3f} | "
           + " | ".join(cells) + f" | {ratio:.2f} | {published} |")
     behind = 100 * (accs[fastest] - ours[-1][1])  # negative: the course's accuracy is the higher
-    verdicts.append(f"{model} on {dataset}: time {ratio:.2f}x the faster PyTorch row ({fastest}) -> "
+    verdicts.append(f"{model} on {dataset}: time {ratio:.2f}x the fastest PyTorch row ({fastest}) -> "
                     f"{'MET' if ratio <= 1.0 else 'NOT MET'}; accuracy {100 * ours[-1][1]:.2f} % against its "
                     f"{100 * accs[fastest]:.2f} % -> {'MET' if behind <= 0.5 else 'NOT MET'}")
 modes = {json.load(open(os.path.join(log, f))).get("compile_mode", "") for f in os.listdir(log) if f.endswith(".compile-graph.json")}
