@@ -55,6 +55,15 @@ PoolShape pool_of(const ConvShape& s, int window) {
   return p;
 }
 
+struct PooledPlace {
+  int plane, ph, pw;  // plane = n * channels + c
+};
+PooledPlace pooled_place(const PoolShape& p, size_t o) {
+  const size_t per_plane = size_t(p.out_h()) * p.out_w();
+  const int q = int(o % per_plane);
+  return {int(o / per_plane), q / p.out_w(), q % p.out_w()};
+}
+
 // The rule on the conv's outputs y (double): per pooled output, the window's first maximum (a
 // later value must be strictly larger), then the ReLU: the maximum and its index if > 0, else 0, -1.
 void pool_rule(const PoolShape& p, const std::vector<double>& y, std::vector<double>& value, std::vector<int>& at) {
@@ -163,8 +172,7 @@ TEST_CASE("thin conv + ReLU + pool: values against lesson 01 in double, each arg
     REQUIRE_ALL_CLOSE(got_value, want, tol, 1e-5);
     int positive = 0, stopped = 0;
     for (size_t o = 0; o < p.output_size(); ++o) {
-      const int plane = int(o / (size_t(p.out_h()) * p.out_w())), q = int(o % (size_t(p.out_h()) * p.out_w()));
-      const int ph = q / p.out_w(), pw = q % p.out_w();
+      const auto [plane, ph, pw] = pooled_place(p, o);
       CAPTURE(o, got.argmax[o], want_at[o], want[o]);
       if (got.argmax[o] < 0) {
         REQUIRE(got.pooled[o] == 0.0f);
@@ -207,8 +215,7 @@ TEST_CASE("thin conv + ReLU + pool: exact sums and ties everywhere: the first ma
       REQUIRE(double(got.pooled[o]) == want[o]);
       REQUIRE(got.argmax[o] == want_at[o]);
       if (want_at[o] >= 0) {  // count windows where another output equals the winner
-        const int plane = int(o / (size_t(p.out_h()) * p.out_w())), q = int(o % (size_t(p.out_h()) * p.out_w()));
-        const int ph = q / p.out_w(), pw = q % p.out_w();
+        const auto [plane, ph, pw] = pooled_place(p, o);
         for (int i = 0; i < p.window; ++i)
           for (int j = 0; j < p.window; ++j) {
             const int idx = (plane * s.out_h() + ph * p.window + i) * s.out_w() + pw * p.window + j;
@@ -262,8 +269,7 @@ TEST_CASE("thin weight gradient: exact sums; a stopped window sends nothing", "[
     course::Rng rng(seed, 2);
     // Winners anywhere in their windows, a third of them stopped by the ReLU.
     for (size_t o = 0; o < at.size(); ++o) {
-      const int plane = int(o / (size_t(p.out_h()) * p.out_w())), q = int(o % (size_t(p.out_h()) * p.out_w()));
-      const int ph = q / p.out_w(), pw = q % p.out_w();
+      const auto [plane, ph, pw] = pooled_place(p, o);
       const int oh = ph * p.window + rng.uniform_int(p.window), ow = pw * p.window + rng.uniform_int(p.window);
       at[o] = rng.uniform_int(3) == 0 ? -1 : (plane * s.out_h() + oh) * s.out_w() + ow;
     }
