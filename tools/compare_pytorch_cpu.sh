@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Lesson 11's bar, in one run on this machine: the small CNN on MNIST, batch 32, SGD momentum 0.9,
-# lr 0.02, seed 1, FP32, trained by train_mnist's CPU trainer (lesson 02's loop on lesson 11's
+# lr 0.02, seed 1, FP32, trained by the course's `train` program on the CPU (lesson 02's loop on lesson 11's
 # layers) and by PyTorch on the CPU (tools/pytorch_cpu_mnist.py) set up as an expert would.
 #
 # For each thread count (1 and every core; --threads-list changes that):
@@ -12,7 +12,7 @@
 #   2. whole epochs, course and expert PyTorch alternated (course, PyTorch, course, ...), --runs
 #      times each, with the spread (min, median, max) and the ratio of the medians.
 # Then the markdown tables, with the CPU, the PyTorch build and the BLAS library it loaded. Installs
-# nothing: it needs a built train_mnist, MNIST in data/mnist and a python3 with PyTorch (Debian 12:
+# nothing: it needs a built train (programs/), MNIST in data/mnist and a python3 with PyTorch (Debian 12:
 # apt-get install python3-torch libopenblas0-pthread; PYTHON picks the interpreter, else the first
 # of python3 and /usr/bin/python3 that has torch).
 #
@@ -50,7 +50,7 @@ for v in "$EPOCHS" "$RUNS" "$SEARCH_IMAGES" "$SEARCH_RUNS" $THREADS_LIST; do
   case $v in ''|*[!0-9]*|0) echo "error: --epochs, --runs, --search-images, --search-runs and --threads-list take positive integers, got '$v'" >&2; exit 2 ;; esac
 done
 case $MODEL in small|a) ;; *) echo "error: --model must be small or a, got '$MODEL'" >&2; exit 2 ;; esac
-TRAIN=$BUILD/bin/train_mnist
+TRAIN=$BUILD/bin/train
 [ -x "$TRAIN" ] || { echo "error: $TRAIN not found; build first: cmake --preset solutions && cmake --build --preset solutions" >&2; exit 1; }
 "$TRAIN" --help | grep -- "--threads" > /dev/null || { echo "error: $TRAIN has no --threads (build lesson 11 too)" >&2; exit 1; }
 [ -f "$DATA/train-images-idx3-ubyte" ] || { echo "error: no MNIST in $DATA (run data/fetch_mnist.sh)" >&2; exit 1; }
@@ -101,8 +101,8 @@ PY
   echo "== threads $t: the expert configuration is set-up $((best + 1)): ${ladder[$best]%%|*}"
   # 2. Whole epochs, alternated.
   for r in $(seq 1 "$RUNS"); do
-    echo "== threads $t, run $r/$RUNS: train_mnist --device cpu"
-    "$TRAIN" --device cpu "${RECIPE[@]}" --epochs "$EPOCHS" --threads "$t" --data "$DATA" --out "$LOG/train_mnist_t$t" 2>&1 |
+    echo "== threads $t, run $r/$RUNS: train --device cpu"
+    "$TRAIN" --device cpu "${RECIPE[@]}" --epochs "$EPOCHS" --threads "$t" --data "$DATA" --out "$LOG/train_t$t" 2>&1 |
       grep -v '\] *[0-9]*% ' | tee "$LOG/course_t${t}_r$r.txt" | grep -E "^epoch|^summary"
     echo "== threads $t, run $r/$RUNS: PyTorch, expert configuration"
     # shellcheck disable=SC2086
@@ -126,7 +126,7 @@ def course(t, r):
         if m:
             rows.append((float(m.group(2)), float(m.group(1)) / 100))
     if len(rows) != epochs:
-        sys.exit(f"error: train_mnist with {t} thread(s), run {r}, reported {len(rows)} of {epochs} epochs")
+        sys.exit(f"error: train with {t} thread(s), run {r}, reported {len(rows)} of {epochs} epochs")
     return rows
 first = json.load(open(f"{log}/pytorch_t{threads[0]}_r1.json"))
 print(f"\nCPU: {cpu} ({cores} cores; {flags}); course built with COURSE_NATIVE={native}; PyTorch {first['torch']} "
