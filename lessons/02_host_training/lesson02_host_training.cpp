@@ -25,12 +25,7 @@ int main(int argc, char** argv) {
                    "learning rate (default " + host_training::number_text(defaults.default_lr("sgd")) + " for sgd, " +
                        host_training::number_text(defaults.default_lr("adam")) + " for adam)");
     args.add_choice("--optimizer", defaults.optimizer, {"sgd", "adam"}, "sgd (momentum 0.9) or adam");
-    args.add_int("--seed", static_cast<long long>(defaults.seed), 0, 1LL << 62, "seed of the weight init and the shuffling");
-    args.add_choice("--dataset", defaults.dataset, {"mnist", "fashion", "cifar10"},
-                    "data set: mnist, fashion (Fashion-MNIST) or cifar10 (CIFAR-10, 3x32x32 colour images)");
-    args.add_string("--data", defaults.data_dir,
-                    "folder with the data set's files: the four IDX files, or CIFAR-10's six .bin batches "
-                    "(default: the data set's folder under data/)");
+    host_training::add_seed_and_data_flags(args, defaults);
     args.add_string("--out", std::string(COURSE_OUTPUT_DIR) + "/lesson02", "where metrics.csv and the PNGs go");
     args.add_string("--save", defaults.save_dir, "also write every parameter and the test logits as .npy files into this folder");
     args.add_int("--train-limit", defaults.train_limit, 0, 1 << 30, "use only the first N training images (0: all)");

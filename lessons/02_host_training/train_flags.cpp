@@ -19,6 +19,15 @@ std::string number_text(float value) {
 
 double flag_default(float value) { return std::strtod(number_text(value).c_str(), nullptr); }
 
+void add_seed_and_data_flags(course::ArgParser& args, const TrainConfig& defaults) {
+  args.add_int("--seed", static_cast<long long>(defaults.seed), 0, 1LL << 62, "seed of the weight init and the shuffling");
+  args.add_choice("--dataset", defaults.dataset, {"mnist", "fashion", "cifar10"},
+                  "data set: mnist, fashion (Fashion-MNIST) or cifar10 (CIFAR-10, 3x32x32 colour images)");
+  args.add_string("--data", defaults.data_dir,
+                  "folder with the data set's files: the four IDX files, or CIFAR-10's six .bin batches "
+                  "(default: the data set's folder under data/)");
+}
+
 void apply_given_flags(const course::ArgParser& args, TrainConfig& config, const FlagOptions& options) {
   auto text = [&](const char* flag, std::string& field) {
     if (args.given(flag)) field = args.get_string(flag);

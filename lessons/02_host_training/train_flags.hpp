@@ -15,6 +15,9 @@ double flag_default(float value);
 // The same number as text, for a help line ("0.05").
 std::string number_text(float value);
 
+// Declares --seed, --dataset and --data with `defaults`' values, in the words every trainer uses.
+void add_seed_and_data_flags(course::ArgParser& args, const TrainConfig& defaults);
+
 // Sets the fields of config whose flag was given on the command line; every other field keeps
 // config's value (its defaults). --out is taken as parsed, given or not: its default is the
 // program's output folder, where TrainConfig's empty out_dir writes nothing.

@@ -66,12 +66,7 @@ int train_mnist_main(int argc, char** argv, const TrainMnistProgram& program) {
                  "learning rate (default " + lr_text(defaults, "sgd") + " for sgd, " + lr_text(defaults, "adam") +
                      " for adam; CPU sgd: " + lr_text(cpu_defaults, "sgd") + ")");
   args.add_choice("--optimizer", defaults.optimizer, {"sgd", "adam"}, "sgd (momentum 0.9) or adam");
-  args.add_int("--seed", static_cast<long long>(defaults.seed), 0, 1LL << 62, "seed of the weight init and the shuffling");
-  args.add_choice("--dataset", defaults.dataset, {"mnist", "fashion", "cifar10"},
-                  "data set: mnist, fashion (Fashion-MNIST) or cifar10 (CIFAR-10, 3x32x32 colour images)");
-  args.add_string("--data", defaults.data_dir,
-                  "folder with the data set's files: the four IDX files, or CIFAR-10's six .bin batches "
-                  "(default: the data set's folder under data/)");
+  host_training::add_seed_and_data_flags(args, defaults);
   const std::string cpu_trainer = "lesson 02's CPU trainer" + (program.cpu ? " on " + program.cpu->name : "");
   args.add_choice("--device", "auto", {"auto", "gpu", "cpu"},
                   "auto: the GPU when there is one, else " + cpu_trainer + "; gpu: fail without one");

@@ -17,12 +17,7 @@ void add_fast_train_flags(course::ArgParser& args, const std::string& out_defaul
                  "learning rate (default " + host_training::number_text(defaults.default_lr("sgd")) + " for sgd, " +
                      host_training::number_text(defaults.default_lr("adam")) + " for adam)");
   args.add_choice("--optimizer", defaults.optimizer, {"sgd", "adam"}, "sgd (momentum 0.9) or adam");
-  args.add_int("--seed", static_cast<long long>(defaults.seed), 0, 1LL << 62, "seed of the weight init and the shuffling");
-  args.add_choice("--dataset", defaults.dataset, {"mnist", "fashion", "cifar10"},
-                  "data set: mnist, fashion (Fashion-MNIST) or cifar10 (CIFAR-10, 3x32x32 colour images)");
-  args.add_string("--data", defaults.data_dir,
-                  "folder with the data set's files: the four IDX files, or CIFAR-10's six .bin batches "
-                  "(default: the data set's folder under data/)");
+  host_training::add_seed_and_data_flags(args, defaults);
   args.add_string("--out", out_default, "where metrics.csv and the PNGs go");
   args.add_string("--save", defaults.save_dir, "also write every parameter and the test logits as .npy files into this folder");
   args.add_choice("--graph", "on", {"on", "off"}, "on: replay the steps from CUDA graphs (SGD only); off: launch them one by one");
