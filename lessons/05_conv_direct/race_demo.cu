@@ -16,25 +16,21 @@ namespace {
 // on top of that, in an order that depends on timing.
 __global__ void weight_grad_racy_kernel(const float* x, const float* dy, float* dW, float* dbias, int64_t outputs,
                                         Dims d) {
-  const int64_t o = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
-  if (o >= outputs) return;
-  const int ow = static_cast<int>(o % d.OW);
-  const int oh = static_cast<int>(o / d.OW % d.OH);
-  const int oc = static_cast<int>(o / (int64_t(d.OW) * d.OH) % d.O);
-  const int64_t n = o / (int64_t(d.OW) * d.OH * d.O);
-  const float g = dy[o];
-  dbias[oc] += g;  // RACE: every thread of channel oc does this
-  for (int c = 0; c < d.C; ++c)
-    for (int kh = 0; kh < d.KH; ++kh) {
-      const int ih = oh * d.stride - d.pad + kh;
-      if (ih < 0 || ih >= d.H) continue;
-      for (int kw = 0; kw < d.KW; ++kw) {
-        const int iw = ow * d.stride - d.pad + kw;
-        if (iw < 0 || iw >= d.W) continue;
-        dW[((int64_t(oc) * d.C + c) * d.KH + kh) * d.KW + kw] +=  // RACE
-            g * x[((n * d.C + c) * d.H + ih) * d.W + iw];
-      }
-    }
+  const int64_t item = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (item >= outputs) return;
+  const int64_t plane = item / (int64_t(d.OH) * d.OW);  // (image, output channel) of this dy value
+  const int pixel = static_cast<int>(item - plane * d.OH * d.OW);
+  const int channel = static_cast<int>(plane % d.O);
+  const float* image = x + plane / d.O * d.C * d.H * d.W;
+  const float g = dy[item];
+  dbias[channel] += g;  // RACE: every thread of this channel does this
+  const int top = pixel / d.OW * d.stride - d.pad, left = pixel % d.OW * d.stride - d.pad;
+  const int taps = d.KH * d.KW;
+  for (int t = 0; t < d.C * taps; ++t) {  // every weight this dy value touches
+    const int c = t / taps, row = top + t % taps / d.KW, col = left + t % d.KW;
+    if (row < 0 || row >= d.H || col < 0 || col >= d.W) continue;
+    dW[int64_t(channel) * d.C * taps + t] += g * image[(int64_t(c) * d.H + row) * d.W + col];  // RACE
+  }
 }
 
 }  // namespace
