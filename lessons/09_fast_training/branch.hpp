@@ -10,6 +10,10 @@
 //                              └─side: conv dW, dbias ──────────────────────┘
 #include <cuda_runtime.h>
 
+#include <cstddef>
+
+#include "course/device_buffer.hpp"
+
 namespace fast_training {
 
 class Branch {
@@ -36,6 +40,29 @@ class Branch {
   cudaStream_t side_ = nullptr;
   cudaEvent_t forked_ = nullptr;  // recorded on main, waited for on side
   cudaEvent_t joined_ = nullptr;  // recorded on side, waited for on main
+};
+
+// Given: where a layer's weight gradient goes. With a branch (its main stream must be the layer's),
+// it is forked onto the side stream, with a workspace of its own (two kernels that run at once must
+// not share scratch memory), when an input gradient follows it on the layer's stream; else it stays
+// on the layer's stream with the layer's workspace (the first layer's weight gradient is the
+// backward's last work: on the side it would only queue behind the others). The fast network uses
+// it, and so do lesson 12's layers.
+class WeightGradientAside {
+ public:
+  // branch: nullptr for none. workspace_floats: the side's workspace (allocated here, not in a step).
+  void use(Branch* branch, cudaStream_t layer_stream, size_t workspace_floats);
+  bool active() const { return branch_ != nullptr; }
+  struct Target {
+    cudaStream_t stream;
+    float* workspace;
+  };
+  // Forks the branch when the gradient goes aside: dy and the layer's input are enqueued by then.
+  Target target(cudaStream_t layer_stream, float* layer_workspace, bool input_gradient_follows);
+
+ private:
+  Branch* branch_ = nullptr;
+  course::DeviceBuffer<float> side_workspace_;
 };
 
 }  // namespace fast_training

@@ -97,7 +97,7 @@ void thin_dw_sum(const float* workspace, float* dW, float* dbias, int O, int tap
 
 }  // namespace detail
 
-size_t thin_conv_dw_workspace_floats(const ConvShape& c, const host_layers::PoolShape&) {
+size_t thin_conv_dw_workspace_floats(const ConvShape& c) {
   const detail::ThinBackwardPlan plan = detail::thin_backward_plan(c);
   return size_t(plan.slices) * c.out_channels * (taps_of(c) + 1);
 }

@@ -173,17 +173,9 @@ class FastNetwork {
   std::vector<ConvBlock> conv_;
   std::vector<DenseStage> dense_;
   course::DeviceBuffer<float> conv_workspace_, dense_workspace_, row_loss_, dlogits_;
-  course::DeviceBuffer<float> side_conv_workspace_, side_dense_workspace_;  // the branch's (09.12)
-  Branch* branch_ = nullptr;
-  bool thin_first_ = false;
-  // Where the next weight gradient goes: forks the branch and returns its side stream and
-  // workspaces when an input gradient follows it on stream(), else stream() and the network's own.
-  struct Target {
-    cudaStream_t stream;
-    float* conv_workspace;
-    float* dense_workspace;
-  };
-  Target weight_gradient_target(bool input_gradient_follows);
+  // Where each weight gradient goes (09.12): one for the conv workspace's kernels, one for the dense.
+  WeightGradientAside conv_aside_, dense_aside_;
+  bool thin_first_ = false;  // 09.13: the first block on the thin kernels
   GradientHook gradient_hook_;
   std::shared_ptr<const ConvKernels> kernels_;
 };

@@ -62,7 +62,7 @@ FastNetwork::FastNetwork(const host_training::ModelSpec& spec, const std::vector
       conv_work = std::max(conv_work, b.tiled ? conv_tiled_dw_workspace_floats(s) : conv_implicit_workspace_floats(s));
       if (b.other_dw) conv_work = std::max(conv_work, kernels_->weight_workspace_floats(s));
       if (b.thin_ok)
-        conv_work = std::max(conv_work, thin_conv_dw_workspace_floats(s, host_training::pool_shape_of(plan[i + 2], batch)));
+        conv_work = std::max(conv_work, thin_conv_dw_workspace_floats(s));
     }
     conv_.push_back(std::move(b));
     i += 3;
@@ -141,27 +141,14 @@ void FastNetwork::conv_forward(ConvBlock& b, const float* in, int batch) {
 }
 
 void FastNetwork::set_gradient_hook(GradientHook hook) {
-  if (hook && branch_) throw course::Error("FastNetwork: a gradient hook and a branch (09.12) cannot be used together");
+  if (hook && conv_aside_.active()) throw course::Error("FastNetwork: a gradient hook and a branch (09.12) cannot be used together");
   gradient_hook_ = std::move(hook);
 }
 
 void FastNetwork::use_branch(Branch* branch) {
   if (branch && gradient_hook_) throw course::Error("FastNetwork: a gradient hook and a branch (09.12) cannot be used together");
-  if (branch && branch->main() != stream_) throw course::Error("FastNetwork::use_branch: the branch's main stream is not the network's");
-  if (branch && side_conv_workspace_.size() == 0) {  // the side's own, as large as the main stream's
-    side_conv_workspace_ = course::DeviceBuffer<float>(conv_workspace_.size());
-    side_dense_workspace_ = course::DeviceBuffer<float>(dense_workspace_.size());
-  }
-  branch_ = branch;
-}
-
-FastNetwork::Target FastNetwork::weight_gradient_target(bool input_gradient_follows) {
-  // The first layer's weight gradient is the backward's last work: nothing would run beside it on
-  // stream_, and on the side it would queue behind the other layers' weight gradients.
-  if (!branch_ || !input_gradient_follows) return {stream_, conv_workspace_.data(), dense_workspace_.data()};
-  // The side starts from here: dy and the layer's input are written (or enqueued) on stream_.
-  branch_->fork();
-  return {branch_->side(), side_conv_workspace_.data(), side_dense_workspace_.data()};
+  conv_aside_.use(branch, stream_, conv_workspace_.size());
+  dense_aside_.use(branch, stream_, dense_workspace_.size());
 }
 
 void FastNetwork::conv_backward_weight(ConvBlock& b, const float* in, int batch) {
@@ -169,17 +156,18 @@ void FastNetwork::conv_backward_weight(ConvBlock& b, const float* in, int batch)
   s.batch = batch;
   float* dW = params_.grad(b.weight);
   float* dbias = params_.grad(b.weight + 1);
-  const Target t = weight_gradient_target(&b != &conv_.front());
+  const WeightGradientAside::Target t =
+      conv_aside_.target(stream_, conv_workspace_.data(), &b != &conv_.front());  // conv1 has no dx
   if (runs_thin(b)) {  // through the pool's argmax, from d_pooled
     host_layers::PoolShape p = b.pool;
     p.batch = batch;
-    thin_conv_backward_weight(s, p, in, b.argmax.data(), b.d_pooled.data(), dW, dbias, t.conv_workspace, t.stream);
+    thin_conv_backward_weight(s, p, in, b.argmax.data(), b.d_pooled.data(), dW, dbias, t.workspace, t.stream);
   } else if (b.other_dw)
-    kernels_->backward_weight(s, in, b.d_conv_out.data(), dW, dbias, t.conv_workspace, t.stream);
+    kernels_->backward_weight(s, in, b.d_conv_out.data(), dW, dbias, t.workspace, t.stream);
   else if (b.tiled)
-    conv2d_backward_weight_tiled(s, in, b.d_conv_out.data(), dW, dbias, t.conv_workspace, t.stream);
+    conv2d_backward_weight_tiled(s, in, b.d_conv_out.data(), dW, dbias, t.workspace, t.stream);
   else
-    conv2d_backward_weight_implicit(s, in, b.d_conv_out.data(), dW, dbias, t.conv_workspace, t.stream, math_);
+    conv2d_backward_weight_implicit(s, in, b.d_conv_out.data(), dW, dbias, t.workspace, t.stream, math_);
   gradients_ready(b.weight);
 }
 
@@ -207,9 +195,10 @@ void FastNetwork::dense_forward(DenseStage& d, const float* in, int batch) {
 }
 
 void FastNetwork::dense_backward_weight(DenseStage& d, const float* in, const float* dy, int batch) {
-  const Target t = weight_gradient_target(!(conv_.empty() && &d == &dense_.front()));
+  const WeightGradientAside::Target t =
+      dense_aside_.target(stream_, dense_workspace_.data(), !(conv_.empty() && &d == &dense_.front()));
   dense_backward_weight_fused(in, dy, params_.grad(d.weight), params_.grad(d.weight + 1), batch, d.in, d.out,
-                              t.dense_workspace, t.stream, math_);
+                              t.workspace, t.stream, math_);
   gradients_ready(d.weight);
 }
 

@@ -200,8 +200,8 @@ void thin_conv_relu_maxpool(const ConvShape& c, const host_layers::PoolShape& p,
                             const float* bias, float* pooled, int* argmax, cudaStream_t stream = nullptr);
 // dW [O x C x k x k] and dbias [O] (both overwritten) from d_pooled = dL/d(pooled) and the argmax of
 // the forward: each slice of the images sums into the workspace, then a fixed-order sum (the same
-// bits on every run). workspace: thin_conv_dw_workspace_floats(c, p) floats.
-size_t thin_conv_dw_workspace_floats(const ConvShape& c, const host_layers::PoolShape& p);
+// bits on every run). workspace: thin_conv_dw_workspace_floats(c) floats.
+size_t thin_conv_dw_workspace_floats(const ConvShape& c);
 void thin_conv_backward_weight(const ConvShape& c, const host_layers::PoolShape& p, const float* x, const int* argmax,
                                const float* d_pooled, float* dW, float* dbias, float* workspace,
                                cudaStream_t stream = nullptr);

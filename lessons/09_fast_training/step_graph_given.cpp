@@ -52,4 +52,18 @@ Branch::~Branch() {
   cudaStreamDestroy(side_);
 }
 
+void WeightGradientAside::use(Branch* branch, cudaStream_t layer_stream, size_t workspace_floats) {
+  if (branch && branch->main() != layer_stream)
+    throw course::Error("use_branch: the branch's main stream is not the stream the layer's work goes to");
+  if (branch && side_workspace_.size() < workspace_floats) side_workspace_ = course::DeviceBuffer<float>(workspace_floats);
+  branch_ = branch;
+}
+
+WeightGradientAside::Target WeightGradientAside::target(cudaStream_t layer_stream, float* layer_workspace,
+                                                        bool input_gradient_follows) {
+  if (!branch_ || !input_gradient_follows) return {layer_stream, layer_workspace};
+  branch_->fork();
+  return {branch_->side(), side_workspace_.data()};
+}
+
 }  // namespace fast_training

@@ -35,20 +35,6 @@ size_t largest_workspace(int max_batch, Floats floats_at) {
 
 }  // namespace
 
-void WeightGradientAside::use(fast_training::Branch* branch, cudaStream_t layer_stream, size_t workspace_floats) {
-  if (branch && branch->main() != layer_stream)
-    throw course::Error("use_branch: the branch's main stream is not the layer's (set the network's stream first)");
-  if (branch && side_workspace_.size() < workspace_floats) side_workspace_ = course::DeviceBuffer<float>(workspace_floats);
-  branch_ = branch;
-}
-
-WeightGradientAside::Target WeightGradientAside::target(cudaStream_t layer_stream, float* layer_workspace,
-                                                        bool input_gradient_follows) {
-  if (!branch_ || !input_gradient_follows) return {layer_stream, layer_workspace};
-  branch_->fork();  // dy and the layer's input are written (or enqueued) on the layer's stream
-  return {branch_->side(), side_workspace_.data()};
-}
-
 int use_branch(mnist_gpu::GpuNetwork& net, fast_training::Branch* branch) {
   int count = 0;
   for (const std::unique_ptr<mnist_gpu::Layer>& layer : net.layers())
@@ -198,10 +184,8 @@ void FastDenseLayer::backward(const float* x, const float* dy, int batch) {
 // ---- the thin first conv, its relu and pool in one kernel (lesson 09's 09.13) ------------------------------
 template <class Conv>
 void ThinConvLayer<Conv>::allocate_workspace() {
-  host_layers::PoolShape unused;  // the workspace depends on the conv's shape only
-  thin_workspace_ = course::DeviceBuffer<float>(largest_workspace(this->max_batch(), [&](int b) {
-    return fast_training::thin_conv_dw_workspace_floats(this->shape(b), unused);
-  }));
+  thin_workspace_ = course::DeviceBuffer<float>(largest_workspace(
+      this->max_batch(), [&](int b) { return fast_training::thin_conv_dw_workspace_floats(this->shape(b)); }));
 }
 
 template <class Conv>

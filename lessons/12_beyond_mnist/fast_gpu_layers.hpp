@@ -37,23 +37,7 @@ class GpuNetwork;
 
 namespace beyond_mnist {
 
-// Where a layer's weight gradient goes (09.12): on the branch's side stream, forked once dy is
-// written, with a workspace of its own, when the layer also computes an input gradient on its
-// stream; else on its stream with its workspace (the first layer's is the backward's last work).
-class WeightGradientAside {
- public:
-  // branch: nullptr for none; its main stream must be the layer's. workspace_floats: the side's.
-  void use(fast_training::Branch* branch, cudaStream_t layer_stream, size_t workspace_floats);
-  struct Target {
-    cudaStream_t stream;
-    float* workspace;
-  };
-  Target target(cudaStream_t layer_stream, float* layer_workspace, bool input_gradient_follows);
-
- private:
-  fast_training::Branch* branch_ = nullptr;
-  course::DeviceBuffer<float> side_workspace_;
-};
+using fast_training::WeightGradientAside;  // lesson 09's (09.12)
 
 // A layer whose weight gradient can go to a branch's side stream.
 class BranchingLayer {

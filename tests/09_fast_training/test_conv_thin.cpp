@@ -137,7 +137,7 @@ Gradient run_backward(const ConvShape& s, const PoolShape& p, const std::vector<
                       const std::vector<int>& argmax, const std::vector<float>& d_pooled) {
   DeviceBuffer<float> dx(x), dpool(d_pooled), dW(course::test::nan_vector(s.weight_size())),
       db(course::test::nan_vector(size_t(s.out_channels))),
-      work(course::test::nan_vector(fast_training::thin_conv_dw_workspace_floats(s, p)));
+      work(course::test::nan_vector(fast_training::thin_conv_dw_workspace_floats(s)));
   DeviceBuffer<int> am(argmax);
   fast_training::thin_conv_backward_weight(s, p, dx.data(), am.data(), dpool.data(), dW.data(), db.data(), work.data());
   CUDA_CHECK(cudaDeviceSynchronize());
