@@ -31,7 +31,6 @@ namespace tensor_cores::detail {
 
 constexpr int kDwThreads = 256;     // 8 warps: (O / 16) x (C / 16) <= 8 of them own a 16 x 16 tile
 constexpr int kDwMaxKernel = 7;     // taps in a row of the kernel
-constexpr int kDwImagesPerBlock = 2;
 constexpr int kDwMaxChannels = 128;  // output channels (O / 16 <= 8)
 
 struct TiledWeightGrad {
@@ -42,6 +41,7 @@ struct TiledWeightGrad {
   int N, C, H, W, O, k, pad, OH, OW;
   int Hp, Wp, ldc;  // the padded image in shared memory (channels innermost, ldc = C + 8)
   int P16, ldp;     // pixels rounded up to 16; dy's row length in shared memory (P16 + 8)
+  int images_per_block;  // the images a block sums (10.9)
 };
 
 #if COURSE_WMMA

@@ -10,7 +10,16 @@ bool tiled(const host_layers::ConvShape& s) { return conv_mma_tiled_problem(s).e
 }  // namespace
 
 std::string TensorCoreConvs::name() const {
-  return "the Tensor Cores in BF16 (10.6 where it runs, else 10.5; the weight gradient by 10.7 where it runs)";
+  return std::string("the Tensor Cores in BF16 (10.6 where it runs, else 10.5; the weight gradient by 10.7 where it "
+                     "runs; ") + (one_wave_ ? "grids of one wave, 10.9)" : "one block an image, 10.9 off)");
+}
+
+int TensorCoreConvs::parts(const host_layers::ConvShape& s, bool backward_data) const {
+  return one_wave_ ? conv_mma_tiled_parts(s, backward_data) : 1;
+}
+
+int TensorCoreConvs::images_per_block(const host_layers::ConvShape& s) const {
+  return one_wave_ ? conv_mma_weight_images_per_block(s) : 2;
 }
 
 bool TensorCoreConvs::runs(const host_layers::ConvShape& s) const {
@@ -29,7 +38,7 @@ void TensorCoreConvs::forward(const host_layers::ConvShape& s, const float* x, c
   }
   uint16_t* w16 = static_cast<uint16_t*>(own_weights);
   conv_mma_tiled_weights(s, W, w16, stream);  // the updated weights, in BF16, both layouts
-  conv2d_forward_mma_tiled(s, x, w16, bias, y, stream);
+  conv2d_forward_mma_tiled(s, x, w16, bias, y, stream, parts(s, false));
 }
 
 void TensorCoreConvs::backward_data(const host_layers::ConvShape& s, const float* W, const void* own_weights,
@@ -38,7 +47,8 @@ void TensorCoreConvs::backward_data(const host_layers::ConvShape& s, const float
     conv2d_backward_data_mma(s, W, dy, dx, stream);
     return;
   }
-  conv2d_backward_data_mma_tiled(s, static_cast<const uint16_t*>(own_weights), dy, dx, stream);
+  conv2d_backward_data_mma_tiled(s, static_cast<const uint16_t*>(own_weights), dy, dx, stream,
+                                 parts(s, true));
 }
 
 bool TensorCoreConvs::runs_weight_gradient(const host_layers::ConvShape& s) const {
@@ -46,12 +56,12 @@ bool TensorCoreConvs::runs_weight_gradient(const host_layers::ConvShape& s) cons
 }
 
 size_t TensorCoreConvs::weight_workspace_floats(const host_layers::ConvShape& s) const {
-  return conv_mma_weight_workspace_floats(s);
+  return conv_mma_weight_workspace_floats(s, images_per_block(s));
 }
 
 void TensorCoreConvs::backward_weight(const host_layers::ConvShape& s, const float* x, const float* dy, float* dW,
                                       float* dbias, float* workspace, cudaStream_t stream) const {
-  conv2d_backward_weight_mma(s, x, dy, dW, dbias, workspace, stream);
+  conv2d_backward_weight_mma(s, x, dy, dW, dbias, workspace, stream, images_per_block(s));
 }
 
 }  // namespace tensor_cores

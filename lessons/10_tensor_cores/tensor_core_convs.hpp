@@ -12,6 +12,9 @@ namespace tensor_cores {
 
 class TensorCoreConvs : public fast_training::ConvKernels {
  public:
+  // one_wave (10.9): split 10.6's and 10.7's grids to fill one wave of the GPU; false: one block an
+  // image for 10.6, 2 images a block for 10.7 (what 10.6 and 10.7 launch alone).
+  explicit TensorCoreConvs(bool one_wave = true) : one_wave_(one_wave) {}
   std::string name() const override;
   // Every convolution whose input gradient is a convolution too (stride 1, square, pad <= k - 1), on
   // a GPU with BF16 Tensor Cores.
@@ -26,6 +29,11 @@ class TensorCoreConvs : public fast_training::ConvKernels {
   size_t weight_workspace_floats(const host_layers::ConvShape& s) const override;
   void backward_weight(const host_layers::ConvShape& s, const float* x, const float* dy, float* dW, float* dbias,
                        float* workspace, cudaStream_t stream) const override;
+
+ private:
+  int parts(const host_layers::ConvShape& s, bool backward_data) const;
+  int images_per_block(const host_layers::ConvShape& s) const;
+  bool one_wave_;
 };
 
 }  // namespace tensor_cores

@@ -115,23 +115,26 @@ std::string conv_mma_tiled_problem(const host_layers::ConvShape& s);
 size_t conv_mma_tiled_weights_size(const host_layers::ConvShape& s);
 void conv_mma_tiled_weights(const host_layers::ConvShape& s, const float* W, uint16_t* tiled_weights,
                             cudaStream_t stream = nullptr);
+// `parts` (10.9): each image's output channels split over that many blocks (1: one block an image; O
+// must be a multiple of 8 parts); the outputs are the same bits for every `parts`.
 void conv2d_forward_mma_tiled(const host_layers::ConvShape& s, const float* x, const uint16_t* tiled_weights,
-                              const float* bias, float* y, cudaStream_t stream = nullptr);
+                              const float* bias, float* y, cudaStream_t stream = nullptr, int parts = 1);
 void conv2d_backward_data_mma_tiled(const host_layers::ConvShape& s, const uint16_t* tiled_weights, const float* dy,
-                                    float* dx, cudaStream_t stream = nullptr);
+                                    float* dx, cudaStream_t stream = nullptr, int parts = 1);
 
 // ---- 10.7 the weight gradient on the Tensor Cores ---------------------------------------------------
 // dW[o][c][i][j] = sum over n, p of dy[n][o][p] x[n][c][p moved by (i, j)] and dbias[o] = sum over
 // n, p of dy[n][o][p] (dbias may be null: not computed), both overwritten: per tap a GEMM of dy and
 // the shifted image over the pixels, BF16 products and FP32 sums, on 10.6's image in shared memory;
-// each block sums 2 images into a slice of `workspace`, and the slices are added in a fixed order (the
-// same bits every run). Runs stride 1, square kernels up to 7 x 7, pad <= kernel - 1, C and O
+// each block sums `images_per_block` images (10.9; 2 unless told) into a slice of `workspace`, and the
+// slices are added in a fixed order (the same bits every run). Runs stride 1, square kernels up to 7 x 7, pad <= kernel - 1, C and O
 // multiples of 16 with (C / 16) (O / 16) <= 8, images of at most 256 output pixels (model A's conv2);
 // conv_mma_weight_problem says why not otherwise, and the function throws course::Error with it.
 std::string conv_mma_weight_problem(const host_layers::ConvShape& s);
-size_t conv_mma_weight_workspace_floats(const host_layers::ConvShape& s);
+size_t conv_mma_weight_workspace_floats(const host_layers::ConvShape& s, int images_per_block = 2);
 void conv2d_backward_weight_mma(const host_layers::ConvShape& s, const float* x, const float* dy, float* dW,
-                                float* dbias, float* workspace, cudaStream_t stream = nullptr);
+                                float* dbias, float* workspace, cudaStream_t stream = nullptr,
+                                int images_per_block = 2);
 
 // ---- 10.8 Hopper: the copy engine, mbarriers and wgmma ---------------------------------------------
 // The same products (same contract: C overwritten, sums in FP32) by a block of 3 warpgroups owning
@@ -153,5 +156,48 @@ size_t gemm_wgmma_tf32_workspace_floats(int N, int K);
 void gemm_wgmma_bf16(const uint16_t* A, const uint16_t* B, float* C, int M, int N, int K, cudaStream_t stream = nullptr);
 void gemm_wgmma_tf32(const float* A, const float* B, float* C, int M, int N, int K, float* workspace,
                      cudaStream_t stream = nullptr);
+
+// ---- 10.9 one wave: as many blocks as the SMs hold -------------------------------------------------
+// A kernel's blocks run in waves: each SM holds as many blocks at once as its threads, registers and
+// shared memory allow, and a grid larger than that runs in several rounds. 10.6 launches one block an
+// image (128 blocks with 158 KiB of shared memory each: one block, 8 warps, on each SM), 10.7 one block
+// per tap row and 2 images (320 blocks: two rounds on 132 SMs, the second a fifth full).
+//
+// What one SM offers (sm_limits() reads the current GPU's; see cudaDeviceProp):
+struct SmLimits {
+  int sms;                     // SMs on the GPU
+  int max_threads;             // threads an SM holds at once (2048 on sm_80 and sm_90)
+  int max_blocks;              // blocks an SM holds at once (32)
+  int registers;               // 32-bit registers of an SM (65536), split evenly among
+  int register_partitions;     //   its partitions (4: one per warp scheduler); a warp lives in one
+  int register_unit;           // a warp's registers are given in units of this many (256)
+  size_t shared_bytes;         // shared memory of an SM (233472 on sm_90)
+  size_t reserved_shared;      // shared memory the system keeps for each block (1024 on sm_80 and sm_90)
+  size_t shared_unit;          // a block's shared memory is given in units of this many bytes (128)
+};
+// What one block of a kernel asks for.
+struct BlockNeeds {
+  int threads;                 // a multiple of 32
+  int registers_per_thread;    // what the compiler gave the kernel (cudaFuncAttributes::numRegs)
+  size_t shared_bytes;         // static and dynamic shared memory together
+};
+SmLimits sm_limits();  // the current GPU's (throws course::Error without one)
+
+// YOURS (exercises/one_wave.cpp): how many such blocks one SM holds at once: the smallest of what its
+// threads allow, what its registers allow (whole warps, each warp's registers rounded up to the unit,
+// fitted into one partition's share of the register file), what its shared memory allows (each
+// block's bytes plus the reserved part, rounded up to the unit) and max_blocks; every division rounds
+// down, and 0 means one block does not fit. Throws course::Error on a block whose threads are not a
+// positive multiple of 32, or with negative registers.
+int blocks_per_sm(const SmLimits& sm, const BlockNeeds& block);
+
+// Given, from blocks_per_sm and the kernels' own needs on the current GPU:
+//   conv_mma_tiled_parts: the most parts (1, 2, 4, ..: O / 8 divisible by them) whose grid (N parts
+//     blocks) still runs in one wave; 1 when even that is more than a wave. `backward_data`: the
+//     input gradient's pass (its O is the layer's input channels).
+//   conv_mma_weight_images_per_block: the fewest images a block whose grid (k rows x N / images
+//     groups) runs in one wave.
+int conv_mma_tiled_parts(const host_layers::ConvShape& s, bool backward_data);
+int conv_mma_weight_images_per_block(const host_layers::ConvShape& s);
 
 }  // namespace tensor_cores

@@ -32,6 +32,9 @@ int main(int argc, char** argv) {
                     "in BF16, the dense layers and conv1's weight gradient in TF32; tf32: every conv an implicit GEMM, "
                     "it and the dense layers in TF32; fp32: lesson 09's kernels. Sums in FP32 always. With --thin on "
                     "(the default) conv1 runs on lesson 09's thin kernels, in FP32");
+    args.add_choice("--one-wave", "on", {"on", "off"},
+                    "10.9 with --precision bf16: on: 10.6's and 10.7's grids split to fill one wave of the GPU; off: "
+                    "one block an image (10.6) and 2 images a block (10.7)");
     if (!args.parse(argc, argv)) return 0;
 
     course::require_gpu("train_mixed");
@@ -44,7 +47,8 @@ int main(int argc, char** argv) {
       if (!why.empty()) throw course::Error("--precision " + precision + ": " + why + "; use --precision fp32");
       config.math = fast_training::GemmMath::tf32;
     }
-    if (precision == "bf16") config.conv_kernels = std::make_shared<tensor_cores::TensorCoreConvs>();
+    if (precision == "bf16")
+      config.conv_kernels = std::make_shared<tensor_cores::TensorCoreConvs>(args.get_string("--one-wave") == "on");
     if (precision == "tf32") config.conv = fast_training::ConvEngine::implicit_gemm;  // the tiled kernels are FP32
     const host_training::TrainingData data = host_training::load_training_data(config);
     const char* label = precision == "bf16" ? "GPU, BF16 convolutions, TF32 dense" : precision == "tf32" ? "GPU, TF32" : "GPU, fast";

@@ -2,6 +2,7 @@
 // image over the pixels, on 10.6's image in shared memory. YOUR FILE: accumulate_image (marked TODO);
 // the staging, the slices (dbias's too), their fixed-order sum and the launches are given below
 // (conv_mma_tiled_weight.cuh says how they fit).
+#include <algorithm>
 #include <string>
 
 #include "conv_mma_tiled_weight.cuh"
@@ -42,7 +43,7 @@ __global__ void __launch_bounds__(kDwThreads) conv_mma_dw_kernel(TiledWeightGrad
   float acc[kDwMaxKernel][2][4] = {};
   __shared__ float bias_sum[kDwMaxChannels];  // this block's share of dbias (its rows o = i, i + k, ..)
   for (int o = tid; o < g.O; o += kDwThreads) bias_sum[o] = 0.0f;
-  const int first = group * kDwImagesPerBlock, last = min(g.N, first + kDwImagesPerBlock);
+  const int first = group * g.images_per_block, last = min(g.N, first + g.images_per_block);
   for (int n = first; n < last; ++n) {
     __syncthreads();  // the zeros, or the previous image's multiplies, are done
     const float* x = g.x + size_t(n) * g.C * g.H * g.W;
@@ -111,7 +112,9 @@ __global__ void sum_dw_slices_kernel(const float* __restrict__ partial, const fl
 
 namespace {
 
-int dw_groups(const host_layers::ConvShape& s) { return (s.batch + kDwImagesPerBlock - 1) / kDwImagesPerBlock; }
+int dw_groups(const host_layers::ConvShape& s, int images_per_block) {
+  return (s.batch + images_per_block - 1) / images_per_block;
+}
 
 size_t dw_smem_bytes(const host_layers::ConvShape& s) {
   const int P16 = (s.out_h() * s.out_w() + 15) / 16 * 16;
@@ -135,19 +138,25 @@ std::string conv_mma_weight_problem(const host_layers::ConvShape& s) {
   return "";
 }
 
-size_t conv_mma_weight_workspace_floats(const host_layers::ConvShape& s) {
-  return size_t(detail::dw_groups(s)) * (s.weight_size() + s.out_channels);
+size_t conv_mma_weight_workspace_floats(const host_layers::ConvShape& s, int images_per_block) {
+  if (images_per_block < 1)
+    throw course::Error("conv_mma_weight_workspace_floats: images_per_block must be at least 1, got " +
+                        std::to_string(images_per_block));
+  return size_t(detail::dw_groups(s, images_per_block)) * (s.weight_size() + s.out_channels);
 }
 
 void conv2d_backward_weight_mma(const host_layers::ConvShape& s, const float* x, const float* dy, float* dW,
-                                float* dbias, float* workspace, cudaStream_t stream) {
+                                float* dbias, float* workspace, cudaStream_t stream, int images_per_block) {
   detail::check_conv_mma("conv2d_backward_weight_mma", s, true);
   const std::string why = conv_mma_weight_problem(s);
   if (!why.empty()) throw course::Error("conv2d_backward_weight_mma: " + why);
-  const int OH = s.out_h(), OW = s.out_w(), P16 = (OH * OW + 15) / 16 * 16, groups = detail::dw_groups(s);
+  if (images_per_block < 1)
+    throw course::Error("conv2d_backward_weight_mma: images_per_block must be at least 1, got " +
+                        std::to_string(images_per_block));
+  const int OH = s.out_h(), OW = s.out_w(), P16 = (OH * OW + 15) / 16 * 16, groups = detail::dw_groups(s, images_per_block);
   const detail::TiledWeightGrad g{x, dy, workspace, workspace + size_t(groups) * s.weight_size(), s.batch, s.in_channels, s.height, s.width, s.out_channels,
                                   s.kernel_h, s.pad, OH, OW, s.height + 2 * s.pad, s.width + 2 * s.pad,
-                                  s.in_channels + 8, P16, P16 + 8};
+                                  s.in_channels + 8, P16, P16 + 8, images_per_block};
   const size_t bytes = detail::dw_smem_bytes(s);
   CUDA_CHECK(cudaFuncSetAttribute(detail::conv_mma_dw_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
   detail::conv_mma_dw_kernel<<<dim3(s.kernel_h, groups), detail::kDwThreads, bytes, stream>>>(g);
@@ -157,6 +166,19 @@ void conv2d_backward_weight_mma(const host_layers::ConvShape& s, const float* x,
       workspace, workspace + size_t(groups) * s.weight_size(), groups, s.out_channels, s.in_channels, s.kernel_h, dW,
       dbias);
   CUDA_CHECK(cudaGetLastError());
+}
+
+// 10.9: the fewest images a block whose grid still runs in one wave (blocks_per_sm is yours).
+int conv_mma_weight_images_per_block(const host_layers::ConvShape& s) {
+  const std::string why = conv_mma_weight_problem(s);
+  if (!why.empty()) throw course::Error("conv_mma_weight_images_per_block: " + why);
+  cudaFuncAttributes kernel{};
+  CUDA_CHECK(cudaFuncGetAttributes(&kernel, detail::conv_mma_dw_kernel));
+  const SmLimits sm = sm_limits();
+  const int per_sm = blocks_per_sm(sm, {detail::kDwThreads, kernel.numRegs, detail::dw_smem_bytes(s) + kernel.sharedSizeBytes});
+  const int wave = std::max(per_sm, 1) * sm.sms / s.kernel_h;  // groups that run at once
+  const int images = (s.batch + std::max(wave, 1) - 1) / std::max(wave, 1);
+  return std::max(images, 1);
 }
 
 }  // namespace tensor_cores

@@ -63,18 +63,23 @@ __global__ void __launch_bounds__(kTiledConvThreads) conv_mma_tiled_kernel(Tiled
     const int c = e / (g.H * g.W), r = e - c * g.H * g.W, h = r / g.W, w = r - h * g.W;
     img[((h + g.pad) * g.Wp + w + g.pad) * g.ldc + c] = __float2bfloat16_rn(__ldg(x + e));
   }
-  // The weights: k*k*O rows of C values, 16 bytes at a time, each row to its padded place.
-  const int rows = g.k * g.k * g.O, chunks = g.C / 8;
+  // This block's output channels (10.9): part blockIdx.y of gridDim.y, o0 .. o0 + part.O - 1. To the
+  // taps it is a convolution with part.O output channels, whose weights it stages alone.
+  TiledConv part = g;
+  part.O = g.O / gridDim.y;
+  const int o0 = blockIdx.y * part.O;
+  // The weights: k*k*part.O rows of C values, 16 bytes at a time, each row to its padded place.
+  const int rows = g.k * g.k * part.O, chunks = g.C / 8;
   for (int e = tid; e < rows * chunks; e += kTiledConvThreads) {
-    const int row = e / chunks, q = e - row * chunks;
+    const int row = e / chunks, q = e - row * chunks, tap = row / part.O, o = row - tap * part.O;
     *reinterpret_cast<uint4*>(wts + size_t(row) * g.ldc + 8 * q) =
-        __ldg(reinterpret_cast<const uint4*>(g.weights + size_t(row) * g.C + 8 * q));
+        __ldg(reinterpret_cast<const uint4*>(g.weights + (size_t(tap) * g.O + o0 + o) * g.C + 8 * q));
   }
   __syncthreads();
 
   // This warp's m16 tiles (w and w + 8), and where each of this lane's two rows of each tile starts.
   const int warp = tid / 32, lane = tid % 32, gq = lane / 4, t = lane % 4;
-  const int P = g.OH * g.OW, m_tiles = (P + 15) / 16, n_tiles = g.O / 8;
+  const int P = g.OH * g.OW, m_tiles = (P + 15) / 16, n_tiles = part.O / 8;
   const int tiles = (warp < m_tiles) + (warp + 8 < m_tiles);
   int pixel[2][2];
 #pragma unroll
@@ -87,7 +92,7 @@ __global__ void __launch_bounds__(kTiledConvThreads) conv_mma_tiled_kernel(Tiled
       pixel[mi][h] = (oh * g.Wp + ow) * g.ldc;
     }
   float acc[2][kTiledConvMaxTilesN][4] = {};
-  accumulate_taps(g, img, wts, pixel, tiles, n_tiles, acc);
+  accumulate_taps(part, img, wts, pixel, tiles, n_tiles, acc);
 
   // out[n][o][p] (+ bias[o]): c0, c1 at row gq, c2, c3 at row gq + 8 of each tile.
   float* out = g.out + size_t(n) * g.O * P;
@@ -103,7 +108,7 @@ __global__ void __launch_bounds__(kTiledConvThreads) conv_mma_tiled_kernel(Tiled
         if (nt >= n_tiles) break;
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
-          const int o = 8 * nt + 2 * t + e;
+          const int o = o0 + 8 * nt + 2 * t + e;
           out[size_t(o) * P + p] = acc[mi][nt][2 * h + e] + (g.bias ? __ldg(g.bias + o) : 0.0f);
         }
       }
@@ -152,10 +157,13 @@ std::string pass_problem(int in_c, int out_c, int in_h, int in_w, int out_h, int
   return "";
 }
 
-void launch_tiled(const TiledConv& g, cudaStream_t stream) {
-  const size_t bytes = tiled_smem_bytes(g.Hp, g.Wp, g.ldc, g.k, g.O);
+void launch_tiled(const TiledConv& g, int parts, cudaStream_t stream) {
+  if (parts < 1 || g.O % (8 * parts) != 0)
+    throw course::Error("the tiled convolution: " + std::to_string(g.O) + " output channels do not split into " +
+                        std::to_string(parts) + " parts of a multiple of 8");
+  const size_t bytes = tiled_smem_bytes(g.Hp, g.Wp, g.ldc, g.k, g.O / parts);
   CUDA_CHECK(cudaFuncSetAttribute(conv_mma_tiled_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-  conv_mma_tiled_kernel<<<g.N, kTiledConvThreads, bytes, stream>>>(g);
+  conv_mma_tiled_kernel<<<dim3(g.N, parts), kTiledConvThreads, bytes, stream>>>(g);
   CUDA_CHECK(cudaGetLastError());
 }
 
@@ -191,23 +199,42 @@ void conv_mma_tiled_weights(const host_layers::ConvShape& s, const float* W, uin
 }
 
 void conv2d_forward_mma_tiled(const host_layers::ConvShape& s, const float* x, const uint16_t* tiled_weights,
-                              const float* bias, float* y, cudaStream_t stream) {
+                              const float* bias, float* y, cudaStream_t stream, int parts) {
   detail::require_tiled("conv2d_forward_mma_tiled", s);
   const int k = s.kernel_h;
   const detail::TiledConv g{x, reinterpret_cast<const __nv_bfloat16*>(tiled_weights), bias, y, s.batch,
                             s.in_channels, s.height, s.width, s.out_channels, k, s.pad, s.out_h(), s.out_w(),
                             s.height + 2 * s.pad, s.width + 2 * s.pad, s.in_channels + 8};
-  detail::launch_tiled(g, stream);
+  detail::launch_tiled(g, parts, stream);
 }
 
 void conv2d_backward_data_mma_tiled(const host_layers::ConvShape& s, const uint16_t* tiled_weights, const float* dy,
-                                    float* dx, cudaStream_t stream) {
+                                    float* dx, cudaStream_t stream, int parts) {
   detail::require_tiled("conv2d_backward_data_mma_tiled", s);
   const int k = s.kernel_h, pad = k - 1 - s.pad, OH = s.out_h(), OW = s.out_w();
   const detail::TiledConv g{dy, reinterpret_cast<const __nv_bfloat16*>(tiled_weights) + s.weight_size(), nullptr, dx,
                             s.batch, s.out_channels, OH, OW, s.in_channels, k, pad, s.height, s.width,
                             OH + 2 * pad, OW + 2 * pad, s.out_channels + 8};
-  detail::launch_tiled(g, stream);
+  detail::launch_tiled(g, parts, stream);
+}
+
+// 10.9: the most parts whose grid still runs in one wave (blocks_per_sm is yours).
+int conv_mma_tiled_parts(const host_layers::ConvShape& s, bool backward_data) {
+  detail::require_tiled("conv_mma_tiled_parts", s);
+  const int O = backward_data ? s.in_channels : s.out_channels;
+  const int C = backward_data ? s.out_channels : s.in_channels;
+  const int pad = backward_data ? s.kernel_h - 1 - s.pad : s.pad;
+  const int H = backward_data ? s.out_h() : s.height, W = backward_data ? s.out_w() : s.width;
+  cudaFuncAttributes kernel{};
+  CUDA_CHECK(cudaFuncGetAttributes(&kernel, detail::conv_mma_tiled_kernel));
+  const SmLimits sm = sm_limits();
+  int best = 1;
+  for (int parts = 2; O % (8 * parts) == 0; parts *= 2) {
+    const size_t bytes = detail::tiled_smem_bytes(H + 2 * pad, W + 2 * pad, C + 8, s.kernel_h, O / parts);
+    const int per_sm = blocks_per_sm(sm, {detail::kTiledConvThreads, kernel.numRegs, bytes + kernel.sharedSizeBytes});
+    if (per_sm > 0 && s.batch * parts <= per_sm * sm.sms) best = parts;
+  }
+  return best;
 }
 
 }  // namespace tensor_cores
