@@ -71,8 +71,10 @@ TEST_CASE("10.6 split into parts gives the same bits as one block an image", "[1
       CHECK(chosen >= 1);
       CHECK(O % (8 * chosen) == 0);
     }
-    REQUIRE_THROWS_AS(tensor_cores::conv2d_forward_mma_tiled(s, dx_in.data(), w16.data(), db.data(), y.data(), nullptr, 3),
-                      course::Error);
+    for (int bad : {0, 5})  // none of these channel counts splits into 5 parts of a multiple of 8
+      REQUIRE_THROWS_AS(
+          tensor_cores::conv2d_forward_mma_tiled(s, dx_in.data(), w16.data(), db.data(), y.data(), nullptr, bad),
+          course::Error);
   }
 }
 

@@ -10,9 +10,52 @@ namespace fast_training {
 
 namespace detail {
 
+// 2 x 2 windows (every pool of the course): the (K + 1) x (K + 1) inputs under the window, one channel at
+// a time, go into registers once and serve all four outputs (4 K^2 products from (K + 1)^2 loads,
+// not 4 K^2): the loads from shared memory were what this kernel waited for. Each output still adds
+// bias, then channel by channel, row by row, tap by tap: the same sums, bit for bit.
+template <int C, int K>
+__device__ void thin_window_2x2(const float* xs, const float* ws, float bias, const ThinArgs& a, int ph, int pw,
+                                float& value, int& winner) {
+  const int oh0 = 2 * ph, ow0 = 2 * pw;
+  float v[2][2] = {{bias, bias}, {bias, bias}};
+#pragma unroll
+  for (int c = 0; c < C; ++c) {
+    float patch[K + 1][K + 1];
+#pragma unroll
+    for (int i = 0; i <= K; ++i)
+#pragma unroll
+      for (int j = 0; j <= K; ++j) patch[i][j] = xs[(c * a.HP + oh0 + i) * a.WP + ow0 + j];
+#pragma unroll
+    for (int i = 0; i < K; ++i)
+#pragma unroll
+      for (int j = 0; j < K; ++j) {
+        const float w = ws[(c * K + i) * K + j];
+#pragma unroll
+        for (int wi = 0; wi < 2; ++wi)
+#pragma unroll
+          for (int wj = 0; wj < 2; ++wj) v[wi][wj] += w * patch[i + wi][j + wj];
+      }
+  }
+  float best = 0.0f;
+  int best_at = -1;
+#pragma unroll
+  for (int wi = 0; wi < 2; ++wi)
+#pragma unroll
+    for (int wj = 0; wj < 2; ++wj)
+      if (best_at < 0 || v[wi][wj] > best) best = v[wi][wj], best_at = (oh0 + wi) * a.OW + ow0 + wj;  // first wins ties
+  const bool positive = best > 0.0f;
+  value = positive ? best : 0.0f;
+  winner = positive ? best_at : -1;
+}
+
 template <int C, int K>
 __device__ void thin_window(const float* xs, const float* ws, float bias, const ThinArgs& a, int ph, int pw,
                             float& value, int& winner) {
+  if (a.window == 2) {
+    thin_window_2x2<C, K>(xs, ws, bias, a, ph, pw, value, winner);
+    return;
+  }
   float best = 0.0f;
   int best_at = -1;
   for (int wi = 0; wi < a.window; ++wi)
