@@ -14,9 +14,11 @@ namespace tensor_cores {
 namespace detail {
 
 #if COURSE_WMMA
-__device__ void accumulate_taps(const TiledConv& g, const __nv_bfloat16* img, const __nv_bfloat16* wts,
-                                const int (&pixel)[2][2], int tiles, int n_tiles,
-                                float (&acc)[2][kTiledConvMaxTilesN][4]) {
+// The taps with this warp's tile count and the block's n8 tiles known to the compiler: every loop
+// over them unrolled, no branch between a load and its multiply.
+template <int kTiles, int kNTiles>
+__device__ void accumulate_taps_fixed(const TiledConv& g, const __nv_bfloat16* img, const __nv_bfloat16* wts,
+                                      const int (&pixel)[2][2], float (&acc)[2][kTiledConvMaxTilesN][4]) {
   const int lane = threadIdx.x % 32, gq = lane / 4, t = lane % 4;
   auto word = [](const __nv_bfloat16* p) { return *reinterpret_cast<const uint32_t*>(p); };
   for (int i = 0; i < g.k; ++i)
@@ -24,25 +26,46 @@ __device__ void accumulate_taps(const TiledConv& g, const __nv_bfloat16* img, co
       const int shift = (i * g.Wp + j) * g.ldc;                   // the tap moves every pixel by (i, j)
       const __nv_bfloat16* w_tap = wts + (i * g.k + j) * g.O * g.ldc;
       for (int c0 = 0; c0 < g.C; c0 += 16) {
-        uint32_t a[2][4];
+        uint32_t a[kTiles][4];
 #pragma unroll
-        for (int mi = 0; mi < 2; ++mi) {
-          if (mi >= tiles) break;
+        for (int mi = 0; mi < kTiles; ++mi) {
           const __nv_bfloat16* r0 = img + pixel[mi][0] + shift + c0 + 2 * t;
           const __nv_bfloat16* r1 = img + pixel[mi][1] + shift + c0 + 2 * t;
           a[mi][0] = word(r0), a[mi][1] = word(r1), a[mi][2] = word(r0 + 8), a[mi][3] = word(r1 + 8);
         }
 #pragma unroll
-        for (int nt = 0; nt < kTiledConvMaxTilesN; ++nt) {
-          if (nt >= n_tiles) break;
+        for (int nt = 0; nt < kNTiles; ++nt) {
           const __nv_bfloat16* b = w_tap + (8 * nt + gq) * g.ldc + c0 + 2 * t;
           const uint32_t b0 = word(b), b1 = word(b + 8);
 #pragma unroll
-          for (int mi = 0; mi < 2; ++mi)
-            if (mi < tiles) mma_bf16_16816(acc[mi][nt], a[mi], b0, b1);
+          for (int mi = 0; mi < kTiles; ++mi) mma_bf16_16816(acc[mi][nt], a[mi], b0, b1);
         }
       }
     }
+}
+
+template <int kTiles>
+__device__ void accumulate_taps_tiles(const TiledConv& g, const __nv_bfloat16* img, const __nv_bfloat16* wts,
+                                      const int (&pixel)[2][2], int n_tiles, float (&acc)[2][kTiledConvMaxTilesN][4]) {
+  switch (n_tiles) {
+    case 1: accumulate_taps_fixed<kTiles, 1>(g, img, wts, pixel, acc); break;
+    case 2: accumulate_taps_fixed<kTiles, 2>(g, img, wts, pixel, acc); break;
+    case 3: accumulate_taps_fixed<kTiles, 3>(g, img, wts, pixel, acc); break;
+    case 4: accumulate_taps_fixed<kTiles, 4>(g, img, wts, pixel, acc); break;
+    case 5: accumulate_taps_fixed<kTiles, 5>(g, img, wts, pixel, acc); break;
+    case 6: accumulate_taps_fixed<kTiles, 6>(g, img, wts, pixel, acc); break;
+    case 7: accumulate_taps_fixed<kTiles, 7>(g, img, wts, pixel, acc); break;
+    default: accumulate_taps_fixed<kTiles, 8>(g, img, wts, pixel, acc); break;
+  }
+}
+
+__device__ void accumulate_taps(const TiledConv& g, const __nv_bfloat16* img, const __nv_bfloat16* wts,
+                                const int (&pixel)[2][2], int tiles, int n_tiles,
+                                float (&acc)[2][kTiledConvMaxTilesN][4]) {
+  if (tiles == 2)
+    accumulate_taps_tiles<2>(g, img, wts, pixel, n_tiles, acc);
+  else if (tiles == 1)
+    accumulate_taps_tiles<1>(g, img, wts, pixel, n_tiles, acc);
 }
 #endif
 

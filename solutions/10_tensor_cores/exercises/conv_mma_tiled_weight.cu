@@ -15,8 +15,11 @@ namespace tensor_cores {
 namespace detail {
 
 #if COURSE_WMMA
-__device__ void accumulate_image(const TiledWeightGrad& g, const __nv_bfloat16* img, const __nv_bfloat16* dys, int i,
-                                 int o0, int c0, float (&acc)[kDwMaxKernel][2][4]) {
+// The taps of the row with k known to the compiler: the loops over them unrolled, every tap's B
+// fragment loaded before the first multiply (ldmatrix keeps its place in the code: load first).
+template <int K>
+__device__ void accumulate_image_fixed(const TiledWeightGrad& g, const __nv_bfloat16* img, const __nv_bfloat16* dys,
+                                       int i, int o0, int c0, float (&acc)[kDwMaxKernel][2][4]) {
   const int lane = threadIdx.x % 32, gq = lane / 4, t = lane % 4, P = g.OH * g.OW;
   auto word = [](const __nv_bfloat16* p) { return *reinterpret_cast<const uint32_t*>(p); };
   for (int k0 = 0; k0 < g.P16; k0 += 16) {
@@ -29,14 +32,27 @@ __device__ void accumulate_image(const TiledWeightGrad& g, const __nv_bfloat16* 
     if (p >= P) p = 0;
     const int oh = p / g.OW, ow = p - oh * g.OW;
     const __nv_bfloat16* row = img + ((oh + i) * g.Wp + ow) * g.ldc + c0 + 8 * (lane / 16);
+    uint32_t b[K][4];
 #pragma unroll
-    for (int j = 0; j < kDwMaxKernel; ++j) {
-      if (j >= g.k) break;
-      uint32_t b[4];
-      ldmatrix_x4_trans(b, row + j * g.ldc);  // the tap moves every pixel j columns right
-      mma_bf16_16816(acc[j][0], a, b[0], b[1]);
-      mma_bf16_16816(acc[j][1], a, b[2], b[3]);
+    for (int j = 0; j < K; ++j) ldmatrix_x4_trans(b[j], row + j * g.ldc);  // the tap moves every pixel j columns right
+#pragma unroll
+    for (int j = 0; j < K; ++j) {
+      mma_bf16_16816(acc[j][0], a, b[j][0], b[j][1]);
+      mma_bf16_16816(acc[j][1], a, b[j][2], b[j][3]);
     }
+  }
+}
+
+__device__ void accumulate_image(const TiledWeightGrad& g, const __nv_bfloat16* img, const __nv_bfloat16* dys, int i,
+                                 int o0, int c0, float (&acc)[kDwMaxKernel][2][4]) {
+  switch (g.k) {
+    case 1: accumulate_image_fixed<1>(g, img, dys, i, o0, c0, acc); break;
+    case 2: accumulate_image_fixed<2>(g, img, dys, i, o0, c0, acc); break;
+    case 3: accumulate_image_fixed<3>(g, img, dys, i, o0, c0, acc); break;
+    case 4: accumulate_image_fixed<4>(g, img, dys, i, o0, c0, acc); break;
+    case 5: accumulate_image_fixed<5>(g, img, dys, i, o0, c0, acc); break;
+    case 6: accumulate_image_fixed<6>(g, img, dys, i, o0, c0, acc); break;
+    default: accumulate_image_fixed<7>(g, img, dys, i, o0, c0, acc); break;
   }
 }
 #endif
