@@ -45,6 +45,13 @@ struct TiledConv {
   int Hp, Wp, ldc;               // the padded image in shared memory: Hp x Wp pixels of ldc channels
 };
 
+// The shared memory of one block: the padded image and every tap's weights of its O output channels.
+inline size_t tiled_smem_bytes(int Hp, int Wp, int ldc, int k, int O) {
+  return (size_t(Hp) * Wp * ldc + size_t(k) * k * O * ldc) * sizeof(__nv_bfloat16);
+}
+// What the compiler gave the kernel (its registers, for 10.9's count).
+cudaFuncAttributes conv_mma_tiled_kernel_attributes();
+
 #if COURSE_WMMA
 // YOUR PART (exercises/conv_mma_tiled.cu): for every tap (i, j) of the k x k kernel and every 16
 // channels c0 = 0, 16, .. C - 16: acc[mi][nt] += A_mi x B_nt by mma_bf16_16816, for mi < tiles (this

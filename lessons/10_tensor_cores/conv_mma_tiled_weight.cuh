@@ -44,6 +44,14 @@ struct TiledWeightGrad {
   int images_per_block;  // the images a block sums (10.9)
 };
 
+// The shared memory of one block: the padded image (C + 8 channels a pixel) and dy (P16 + 8 a row).
+inline size_t dw_smem_bytes(int H, int W, int pad, int C, int O, int P) {
+  const int P16 = (P + 15) / 16 * 16;
+  return (size_t(H + 2 * pad) * (W + 2 * pad) * (C + 8) + size_t(O) * (P16 + 8)) * sizeof(__nv_bfloat16);
+}
+// What the compiler gave the kernel (its registers, for 10.9's count).
+cudaFuncAttributes conv_mma_dw_kernel_attributes();
+
 #if COURSE_WMMA
 // YOUR PART (exercises/conv_mma_tiled_weight.cu): acc[j][nt] += this warp's tile of tap (i, j), for
 // every j < k, over all P16 / 16 steps of 16 pixels of the staged image:

@@ -118,10 +118,6 @@ __global__ void conv_mma_tiled_weights_kernel(const float* __restrict__ W, __nv_
 
 namespace {
 
-// The smem bytes of one block: the padded image and every tap's weights.
-size_t tiled_smem_bytes(int Hp, int Wp, int ldc, int k, int O) {
-  return (size_t(Hp) * Wp * ldc + size_t(k) * k * O * ldc) * sizeof(__nv_bfloat16);
-}
 constexpr size_t kTiledSmemLimit = 200 * 1024;  // below the 227 KiB a block may have on sm_90, 163 on sm_80
 
 // Why the kernel cannot run a pass with `in_c` input channels, `out_c` output channels, images of
@@ -153,6 +149,12 @@ void require_tiled(const char* what, const host_layers::ConvShape& s) {
 }
 
 }  // namespace
+
+cudaFuncAttributes conv_mma_tiled_kernel_attributes() {
+  cudaFuncAttributes attributes{};
+  CUDA_CHECK(cudaFuncGetAttributes(&attributes, conv_mma_tiled_kernel));
+  return attributes;
+}
 
 }  // namespace detail
 
@@ -195,25 +197,6 @@ void conv2d_backward_data_mma_tiled(const host_layers::ConvShape& s, const uint1
                             s.batch, s.out_channels, OH, OW, s.in_channels, k, pad, s.height, s.width,
                             OH + 2 * pad, OW + 2 * pad, s.out_channels + 8};
   detail::launch_tiled(g, parts, stream);
-}
-
-// 10.9: the most parts whose grid still runs in one wave (blocks_per_sm is yours).
-int conv_mma_tiled_parts(const host_layers::ConvShape& s, bool backward_data) {
-  detail::require_tiled("conv_mma_tiled_parts", s);
-  const int O = backward_data ? s.in_channels : s.out_channels;
-  const int C = backward_data ? s.out_channels : s.in_channels;
-  const int pad = backward_data ? s.kernel_h - 1 - s.pad : s.pad;
-  const int H = backward_data ? s.out_h() : s.height, W = backward_data ? s.out_w() : s.width;
-  cudaFuncAttributes kernel{};
-  CUDA_CHECK(cudaFuncGetAttributes(&kernel, detail::conv_mma_tiled_kernel));
-  const SmLimits sm = sm_limits();
-  int best = 1;
-  for (int parts = 2; O % (8 * parts) == 0; parts *= 2) {
-    const size_t bytes = detail::tiled_smem_bytes(H + 2 * pad, W + 2 * pad, C + 8, s.kernel_h, O / parts);
-    const int per_sm = blocks_per_sm(sm, {detail::kTiledConvThreads, kernel.numRegs, bytes + kernel.sharedSizeBytes});
-    if (per_sm > 0 && s.batch * parts <= per_sm * sm.sms) best = parts;
-  }
-  return best;
 }
 
 }  // namespace tensor_cores

@@ -2,7 +2,6 @@
 // image over the pixels, on 10.6's image in shared memory. YOUR FILE: accumulate_image (marked TODO);
 // the staging, the slices (dbias's too), their fixed-order sum and the launches are given below
 // (conv_mma_tiled_weight.cuh says how they fit).
-#include <algorithm>
 #include <string>
 
 #include "conv_mma_tiled_weight.cuh"
@@ -116,13 +115,17 @@ int dw_groups(const host_layers::ConvShape& s, int images_per_block) {
   return (s.batch + images_per_block - 1) / images_per_block;
 }
 
-size_t dw_smem_bytes(const host_layers::ConvShape& s) {
-  const int P16 = (s.out_h() * s.out_w() + 15) / 16 * 16;
-  return (size_t(s.height + 2 * s.pad) * (s.width + 2 * s.pad) * (s.in_channels + 8) +
-          size_t(s.out_channels) * (P16 + 8)) * sizeof(__nv_bfloat16);
+size_t dw_block_bytes(const host_layers::ConvShape& s) {
+  return dw_smem_bytes(s.height, s.width, s.pad, s.in_channels, s.out_channels, s.out_h() * s.out_w());
 }
 
 }  // namespace
+
+cudaFuncAttributes conv_mma_dw_kernel_attributes() {
+  cudaFuncAttributes attributes{};
+  CUDA_CHECK(cudaFuncGetAttributes(&attributes, conv_mma_dw_kernel));
+  return attributes;
+}
 
 }  // namespace detail
 
@@ -134,7 +137,7 @@ std::string conv_mma_weight_problem(const host_layers::ConvShape& s) {
   if (s.in_channels % 16 != 0 || s.out_channels % 16 != 0 || (s.in_channels / 16) * (s.out_channels / 16) > 8)
     return "needs input and output channels in multiples of 16, (C / 16) (O / 16) <= 8";
   if (s.out_h() * s.out_w() > 256) return "more than 256 output pixels an image";
-  if (detail::dw_smem_bytes(s) > 200 * 1024) return "the image and dy need more than 200 KiB of shared memory";
+  if (detail::dw_block_bytes(s) > 200 * 1024) return "the image and dy need more than 200 KiB of shared memory";
   return "";
 }
 
@@ -157,7 +160,7 @@ void conv2d_backward_weight_mma(const host_layers::ConvShape& s, const float* x,
   const detail::TiledWeightGrad g{x, dy, workspace, workspace + size_t(groups) * s.weight_size(), s.batch, s.in_channels, s.height, s.width, s.out_channels,
                                   s.kernel_h, s.pad, OH, OW, s.height + 2 * s.pad, s.width + 2 * s.pad,
                                   s.in_channels + 8, P16, P16 + 8, images_per_block};
-  const size_t bytes = detail::dw_smem_bytes(s);
+  const size_t bytes = detail::dw_block_bytes(s);
   CUDA_CHECK(cudaFuncSetAttribute(detail::conv_mma_dw_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
   detail::conv_mma_dw_kernel<<<dim3(s.kernel_h, groups), detail::kDwThreads, bytes, stream>>>(g);
   CUDA_CHECK(cudaGetLastError());
@@ -166,19 +169,6 @@ void conv2d_backward_weight_mma(const host_layers::ConvShape& s, const float* x,
       workspace, workspace + size_t(groups) * s.weight_size(), groups, s.out_channels, s.in_channels, s.kernel_h, dW,
       dbias);
   CUDA_CHECK(cudaGetLastError());
-}
-
-// 10.9: the fewest images a block whose grid still runs in one wave (blocks_per_sm is yours).
-int conv_mma_weight_images_per_block(const host_layers::ConvShape& s) {
-  const std::string why = conv_mma_weight_problem(s);
-  if (!why.empty()) throw course::Error("conv_mma_weight_images_per_block: " + why);
-  cudaFuncAttributes kernel{};
-  CUDA_CHECK(cudaFuncGetAttributes(&kernel, detail::conv_mma_dw_kernel));
-  const SmLimits sm = sm_limits();
-  const int per_sm = blocks_per_sm(sm, {detail::kDwThreads, kernel.numRegs, detail::dw_smem_bytes(s) + kernel.sharedSizeBytes});
-  const int wave = std::max(per_sm, 1) * sm.sms / s.kernel_h;  // groups that run at once
-  const int images = (s.batch + std::max(wave, 1) - 1) / std::max(wave, 1);
-  return std::max(images, 1);
 }
 
 }  // namespace tensor_cores
