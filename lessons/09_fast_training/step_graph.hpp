@@ -16,13 +16,18 @@ namespace fast_training {
 
 // ---- step 09.9 -----------------------------------------------------------------------------------
 // Captures every launch `enqueue` makes on `stream` (which must not be the default stream: the
-// legacy default stream cannot be captured) into a graph and instantiates it. Nothing runs on the
-// GPU: the launches only run when the returned graph is launched (GraphExec::launch). Throws
-// course::CudaError when a launch in `enqueue` cannot be captured (e.g. it went to the default
-// stream), and course::Error for a null stream; the stream is no longer capturing afterwards.
-cudaGraphExec_t capture_graph(cudaStream_t stream, const std::function<void()>& enqueue);
+// legacy default stream cannot be captured) into a graph, and returns it: the caller owns it
+// (cudaGraphDestroy). Nothing runs on the GPU. Throws course::CudaError when a launch in `enqueue`
+// cannot be captured (e.g. it went to the default stream), and course::Error for a null stream;
+// when `enqueue` throws, its exception passes on. In every case the stream is no longer capturing
+// afterwards, and a graph that was not returned has been destroyed.
+cudaGraph_t capture_step(cudaStream_t stream, const std::function<void()>& enqueue);
 
 // ---- given -------------------------------------------------------------------------------------
+// capture_step, then the graph instantiated (cudaGraphInstantiate) and the captured one destroyed:
+// what the trainers replay (GraphExec::launch). The same errors as capture_step.
+cudaGraphExec_t capture_graph(cudaStream_t stream, const std::function<void()>& enqueue);
+
 // An instantiated graph, owned: capture_graph's result, destroyed with the object.
 class GraphExec {
  public:

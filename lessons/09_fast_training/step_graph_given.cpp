@@ -1,6 +1,6 @@
 // Lesson 09 (given): the owners of a graph, of a stream (step_graph.hpp) and of a branch's stream
-// and events (branch.hpp). Capturing is step 09.9 (exercises/step_graph.cpp), fork and join step
-// 09.12 (exercises/branch.cpp).
+// and events (branch.hpp), and capture_graph around your capture_step. Capturing is step 09.9
+// (exercises/step_graph.cpp), fork and join step 09.12 (exercises/branch.cpp).
 #include "branch.hpp"
 #include "course/cuda_check.hpp"
 #include "course/error.hpp"
@@ -19,6 +19,15 @@ GraphExec& GraphExec::operator=(GraphExec&& other) noexcept {
     other.exec_ = nullptr;
   }
   return *this;
+}
+
+cudaGraphExec_t capture_graph(cudaStream_t stream, const std::function<void()>& enqueue) {
+  cudaGraph_t graph = capture_step(stream, enqueue);  // 09.9: yours
+  cudaGraphExec_t exec = nullptr;
+  const cudaError_t instantiated = cudaGraphInstantiate(&exec, graph, 0);
+  cudaGraphDestroy(graph);  // the executable graph is a copy: the template can go
+  CUDA_CHECK(instantiated);
+  return exec;
 }
 
 void GraphExec::launch(cudaStream_t stream) const {

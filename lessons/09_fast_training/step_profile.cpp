@@ -12,6 +12,7 @@
 #include "course/cuda_check.hpp"
 #include "course/error.hpp"
 #include "course/timer.hpp"
+#include "step_graph.hpp"
 
 namespace fast_training {
 
@@ -109,15 +110,7 @@ StepProfile profile_step(cudaStream_t stream, const std::function<void()>& enque
   profile.steps = steps;
 
   Graph step;
-  CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-  try {
-    enqueue();
-  } catch (...) {
-    cudaStreamEndCapture(stream, &step.graph);
-    cudaGetLastError();
-    throw;
-  }
-  CUDA_CHECK(cudaStreamEndCapture(stream, &step.graph));
+  step.graph = capture_step(stream, enqueue);  // 09.9
   const std::vector<cudaGraphNode_t> order = nodes_in_order(step.graph);
 
   // The timed copy: event, node, event, node, ..., event, as one chain.

@@ -1,4 +1,4 @@
-// Lesson 09, step 09.9: capture_graph. A capture runs nothing; a replay runs every captured launch,
+// Lesson 09, step 09.9: capture_step (and the given capture_graph around it). A capture runs nothing; a replay runs every captured launch,
 // in order, with the arguments they had at capture and the buffers' current contents; a failed
 // capture leaves the stream usable. Then a whole training step of the fast network from a graph
 // against the same step launched directly.
@@ -37,6 +37,36 @@ bool capturing(cudaStream_t stream) {
 }
 
 }  // namespace
+
+TEST_CASE("capture_step returns a graph of one kernel node a launch and runs nothing", "[09.9]") {
+  const size_t n = 777;
+  const std::vector<float> w0 = course::test::random_vector(n, 81, -1.0f, 1.0f);
+  DeviceBuffer<float> w(w0), dg(course::test::random_vector(n, 82, -1.0f, 1.0f)), v(n);
+  fast_training::Stream stream;
+  for (int launches : {1, 4}) {
+    CAPTURE(launches);
+    cudaGraph_t graph = fast_training::capture_step(stream.get(), [&] {
+      for (int k = 0; k < launches; ++k) sgd(w, dg, v, n, 0.5f, stream.get());
+    });
+    REQUIRE(graph != nullptr);
+    REQUIRE_FALSE(capturing(stream.get()));
+    size_t nodes = 0;
+    CUDA_CHECK(cudaGraphGetNodes(graph, nullptr, &nodes));
+    std::vector<cudaGraphNode_t> list(nodes);
+    if (nodes > 0) CUDA_CHECK(cudaGraphGetNodes(graph, list.data(), &nodes));
+    int kernels = 0;
+    for (cudaGraphNode_t node : list) {
+      cudaGraphNodeType type{};
+      CUDA_CHECK(cudaGraphNodeGetType(node, &type));
+      kernels += type == cudaGraphNodeTypeKernel ? 1 : 0;
+    }
+    CUDA_CHECK(cudaGraphDestroy(graph));
+    CHECK(kernels == launches);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    REQUIRE(w.to_host() == w0);  // a capture runs nothing
+  }
+  REQUIRE_THROWS_AS(fast_training::capture_step(nullptr, [] {}), course::Error);
+}
 
 TEST_CASE("capture_graph runs nothing; each replay runs every captured launch in order", "[09.9]") {
   const size_t n = 1003;

@@ -5,9 +5,9 @@
 
 namespace fast_training {
 
-cudaGraphExec_t capture_graph(cudaStream_t stream, const std::function<void()>& enqueue) {
+cudaGraph_t capture_step(cudaStream_t stream, const std::function<void()>& enqueue) {
   if (stream == nullptr)
-    throw course::Error("capture_graph: the default stream cannot be captured; give a stream of your own");
+    throw course::Error("capture_step: the default stream cannot be captured; give a stream of your own");
   CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
   try {
     enqueue();
@@ -22,11 +22,7 @@ cudaGraphExec_t capture_graph(cudaStream_t stream, const std::function<void()>& 
   }
   cudaGraph_t graph = nullptr;
   CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
-  cudaGraphExec_t exec = nullptr;
-  const cudaError_t instantiated = cudaGraphInstantiate(&exec, graph, 0);
-  cudaGraphDestroy(graph);  // the executable graph is a copy: the template can go
-  CUDA_CHECK(instantiated);
-  return exec;
+  return graph;
 }
 
 }  // namespace fast_training
