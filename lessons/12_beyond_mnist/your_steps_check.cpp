@@ -113,29 +113,24 @@ void check_dropout(bool gpu) {
   expect_close(c, "dropout_backward" + suffix, "dx", run(gpu, b, x), expected);
 }
 
+// Your host step (an unwritten one throws its TODO), and on the GPU your kernel against it: the
+// same update in float, other rounding. The update itself is check_12.3's to test.
 void check_adadelta_step(bool gpu) {
-  const Check c{"12.3", gpu ? "exercises/adadelta.cu" : "exercises/adadelta.cpp"};
   const float lr = 1.0f, rho = 0.9f, eps = 1e-6f, decay = 0.01f;
-  std::vector<float> w = values(4, -1.f, 1.f), g = values(5, -1.f, 1.f), sq = values(6, 0.f, 1.f), da = values(7, 0.f, 1.f);
-  std::vector<double> ew(kValues), esq(kValues), eda(kValues);
-  for (size_t i = 0; i < kValues; ++i) {
-    const double gi = double(g[i]) + decay * double(w[i]);
-    esq[i] = rho * double(sq[i]) + (1.0 - rho) * gi * gi;
-    const double delta = std::sqrt(double(da[i]) + eps) / std::sqrt(esq[i] + eps) * gi;
-    eda[i] = rho * double(da[i]) + (1.0 - rho) * delta * delta;
-    ew[i] = double(w[i]) - lr * delta;
-  }
-  if (!gpu) {
-    adadelta_step(w.data(), g.data(), sq.data(), da.data(), kValues, lr, rho, eps, decay);
-  } else {
-    course::DeviceBuffer<float> dw(w), dg(g), dsq(sq), dda(da);
-    adadelta_update_gpu(dw.data(), dg.data(), dsq.data(), dda.data(), kValues, lr, rho, eps, decay);
-    w = dw.to_host(), sq = dsq.to_host(), da = dda.to_host();
-  }
-  const std::string name = gpu ? "adadelta_update_gpu" : "adadelta_step";
-  expect_close(c, name, "square_avg", sq, esq);
-  expect_close(c, name, "delta_avg", da, eda);
-  expect_close(c, name, "w", w, ew);
+  std::vector<float> w = values(4, -1.f, 1.f), sq = values(6, 0.f, 1.f), da = values(7, 0.f, 1.f);
+  const std::vector<float> g = values(5, -1.f, 1.f);
+  std::vector<float> hw = w, hsq = sq, hda = da;
+  adadelta_step(hw.data(), g.data(), hsq.data(), hda.data(), kValues, lr, rho, eps, decay);
+  if (!gpu) return;
+  course::DeviceBuffer<float> dw(w), dg(g), dsq(sq), dda(da);
+  adadelta_update_gpu(dw.data(), dg.data(), dsq.data(), dda.data(), kValues, lr, rho, eps, decay);
+  auto same = [](const char* output, const std::vector<float>& got, const std::vector<float>& host) {
+    course::expect_step_output({"12.3", "adadelta_update_gpu", "exercises/adadelta.cu", output}, got,
+                               std::vector<double>(host.begin(), host.end()), 1e-5, 1e-4, "your host function gives");
+  };
+  same("square_avg", dsq.to_host(), hsq);
+  same("delta_avg", dda.to_host(), hda);
+  same("w", dw.to_host(), hw);
 }
 
 }  // namespace
