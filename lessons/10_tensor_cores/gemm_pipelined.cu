@@ -3,6 +3,7 @@
 #include "course/cuda_check.hpp"
 #include "gemm_checks.hpp"
 #include <exercises/pipeline_loop.cuh>  // <>: this build's copy (solutions/ or yours), never a neighbour's
+#include <exercises/warp_tile_mma.cuh>  // 10.2: the warps' multiplies
 #include "pipelined_gemm.cuh"
 #include "tensor_cores.hpp"
 

@@ -110,26 +110,17 @@ struct Pipeline : Stages<typename F::Element, kTileM, kTileN, kStages, kPipeThre
   using S = PipeShape<F>;
   Accumulator<F> (&acc)[kFragsM][kFragsN];
 
-  // The warp's 4 x 2 fragments += its rows of As(buffer) x its columns of Bs(buffer).
+  // The warp's 4 x 2 fragments += its rows of As(buffer) x its columns of Bs(buffer): your 10.2
+  // warp_tile_mma on each half of its rows (2 x 2 fragments), kStageK values of k at a time.
   __device__ void compute(int buffer) const {
-    namespace wmma = nvcuda::wmma;
     const int warp = threadIdx.x / 32, wm = warp / kPipeWarpsN, wn = warp % kPipeWarpsN;
     const E* a = this->as(buffer) + wm * kPipeWarpM * S::lda;
     const E* b = this->bs(buffer) + wn * kPipeWarpN;
-    for (int kk = 0; kk < S::kTileK; kk += F::kFragK) {
-      FragmentA<F> fa[kFragsM];
-      FragmentB<F> fb[kFragsN];
-      for (int i = 0; i < kFragsM; ++i) wmma::load_matrix_sync(fa[i], a + 16 * i * S::lda + kk, S::lda);
-      for (int j = 0; j < kFragsN; ++j) wmma::load_matrix_sync(fb[j], b + kk * S::ldb + 16 * j, S::ldb);
-      if constexpr (sizeof(E) == 4) {  // TF32: round the floats
-        for (int i = 0; i < kFragsM; ++i)
-          for (int t = 0; t < fa[i].num_elements; ++t) fa[i].x[t] = wmma::__float_to_tf32(fa[i].x[t]);
-        for (int j = 0; j < kFragsN; ++j)
-          for (int t = 0; t < fb[j].num_elements; ++t) fb[j].x[t] = wmma::__float_to_tf32(fb[j].x[t]);
-      }
-      for (int i = 0; i < kFragsM; ++i)
-        for (int j = 0; j < kFragsN; ++j) wmma::mma_sync(acc[i][j], fa[i], fb[j], acc[i][j]);
-    }
+    static_assert(kFragsM == 4 && kFragsN == 2 && S::kTileK % kStageK == 0, "two 2 x 2 halves, whole stages of k");
+    for (int kk = 0; kk < S::kTileK; kk += kStageK)
+      for (int half = 0; half < 2; ++half)
+        warp_tile_mma<F>(a + 32 * half * S::lda + kk, S::lda, b + kk * S::ldb, S::ldb,
+                         *reinterpret_cast<Accumulator<F>(*)[2][2]>(&acc[2 * half]));
   }
 };
 

@@ -1,6 +1,6 @@
 #pragma once
 // Lesson 10 (given, read-only): the WMMA GEMM of step 10.2 around the part you write
-// (warp_tile_mma in exercises/gemm_wmma.cu): a block's tile of C, the tiles of A and B in shared
+// (warp_tile_mma in exercises/warp_tile_mma.cuh): a block's tile of C, the tiles of A and B in shared
 // memory (zeros past the matrices' edges: any M, N, K), and C's store.
 //
 // Block: kBlockM x kBlockN of C, 4 warps in 2 x 2, each warp kWarpM x kWarpN = 2 x 2 fragments of
@@ -56,7 +56,7 @@ using FragmentB = nvcuda::wmma::fragment<nvcuda::wmma::matrix_b, 16, 16, F::kFra
 template <class F>
 using Accumulator = nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, F::kFragK, float>;
 
-// YOUR PART (exercises/gemm_wmma.cu): adds this stage's As * Bs to the warp's 2 x 2 accumulators.
+// YOUR PART (exercises/warp_tile_mma.cuh; 10.3's pipelined GEMM runs it too): adds this stage's As * Bs to the warp's 2 x 2 accumulators.
 //   as: As at the warp's first row (leading dimension lda); bs: Bs at the warp's first column
 //   (leading dimension ldb); acc[i][j]: the fragment of rows 16 i .. and columns 16 j .. of the
 //   warp's tile. Every lane of the warp calls it.
