@@ -155,22 +155,25 @@ size_t dense_fused_workspace_floats(int batch, int in, int out) {
 void dense_forward_fused(const float* x, const float* W, const float* bias, float* y, int batch, int in, int out,
                          bool relu, float* workspace, cudaStream_t stream, GemmMath math) {
   check_sizes(batch, in, out, "dense_forward_fused");
-  if (out <= detail::kSmallOut) return detail::dense_small_forward(x, W, bias, y, batch, in, out, relu, stream);
-  run<ForwardTile>(ForwardGather{x, W, bias, y, batch, in, out, relu, {}}, batch, out, in, workspace, stream, math);
+  const ForwardGather gather{x, W, bias, y, batch, in, out, relu, {}};
+  if (out <= detail::kSmallOut) return detail::dense_small_forward(gather, x, W, batch, in, out, stream);
+  run<ForwardTile>(gather, batch, out, in, workspace, stream, math);
 }
 
 void dense_backward_data_fused(const float* W, const float* dy, const float* mask, float* dx, int batch, int in,
                                int out, float* workspace, cudaStream_t stream, GemmMath math) {
   check_sizes(batch, in, out, "dense_backward_data_fused");
-  if (out <= detail::kSmallOut) return detail::dense_small_backward_data(W, dy, mask, dx, batch, in, out, stream);
-  run<DataTile>(DataGather{W, dy, mask, dx, batch, in, out, {}}, batch, in, out, workspace, stream, math);
+  const DataGather gather{W, dy, mask, dx, batch, in, out, {}};
+  if (out <= detail::kSmallOut) return detail::dense_small_backward_data(gather, W, dy, batch, in, out, stream);
+  run<DataTile>(gather, batch, in, out, workspace, stream, math);
 }
 
 void dense_backward_weight_fused(const float* x, const float* dy, float* dW, float* dbias, int batch, int in, int out,
                                  float* workspace, cudaStream_t stream, GemmMath math) {
   check_sizes(batch, in, out, "dense_backward_weight_fused");
-  if (out <= detail::kSmallOut) return detail::dense_small_backward_weight(x, dy, dW, dbias, batch, in, out, stream);
-  run<WeightTile>(WeightGather{x, dy, dW, dbias, batch, in, out, {}}, out, in + 1, batch, workspace, stream, math);
+  const WeightGather gather{x, dy, dW, dbias, batch, in, out, {}};
+  if (out <= detail::kSmallOut) return detail::dense_small_backward_weight(gather, x, dy, batch, in, out, stream);
+  run<WeightTile>(gather, out, in + 1, batch, workspace, stream, math);
 }
 
 }  // namespace fast_training
