@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "course/error.hpp"
+#include "course/number_text.hpp"
 
 namespace course {
 
@@ -17,21 +18,6 @@ ArgParser::ArgParser(std::string program, std::string description)
     : program_(std::move(program)), description_(std::move(description)) {}
 
 namespace {
-std::string number_text(double v) {
-  // Whole numbers in full ("10000000", not "1e+07"): integer ranges print exactly.
-  if (v > -1e15 && v < 1e15 && v == std::floor(v))
-    return std::to_string(static_cast<long long>(v));
-  // Otherwise the shortest text that reads back as exactly v: a default of 0.0123456789
-  // must not turn into 0.0123457 when the program reads it.
-  std::string text;
-  for (int digits = 6; digits <= 17; ++digits) {
-    std::ostringstream s;
-    s << std::setprecision(digits) << v;
-    text = s.str();
-    if (std::strtod(text.c_str(), nullptr) == v) break;
-  }
-  return text;
-}
 
 // Text the user typed, as an error message shows it: control characters escaped (\n, \t,
 // \x1b), so the message stays one line and cannot move the terminal's cursor or colours.
@@ -112,7 +98,7 @@ void ArgParser::add_int(const std::string& name, long long def, long long min, l
 void ArgParser::add_float(const std::string& name, double def, double min, double max, const std::string& help) {
   order_.push_back(name);
   Option o{};
-  o.kind = Kind::real, o.help = help, o.value = number_text(def);
+  o.kind = Kind::real, o.help = help, o.value = shortest_text(def);
   o.real_value = def;
   o.min = min, o.max = max;
   o.default_value = o.value;
@@ -151,7 +137,7 @@ void ArgParser::set(const std::string& name, Option& opt, const std::string& tex
     case Kind::real: {
       double v = 0;
       if (!parse_real(text, v) || !(v >= opt.min && v <= opt.max))
-        throw Error(name + " must be a number in [" + number_text(opt.min) + ", " + number_text(opt.max) +
+        throw Error(name + " must be a number in [" + shortest_text(opt.min) + ", " + shortest_text(opt.max) +
                     "], got '" + shown(text) + "'");
       opt.real_value = v;
       break;
@@ -275,7 +261,7 @@ std::string ArgParser::help() const {
     if (o.kind == Kind::integer)
       s << " " << integer_range(o.int_min, o.int_max) << ", default " << o.default_value;
     else if (o.kind == Kind::real)
-      s << " [" << number_text(o.min) << ", " << number_text(o.max) << "], default " << o.default_value;
+      s << " [" << shortest_text(o.min) << ", " << shortest_text(o.max) << "], default " << o.default_value;
     else if (o.kind != Kind::flag && !o.default_value.empty())
       s << " (default " << o.default_value << ")";
     s << "\n";

@@ -10,15 +10,11 @@
 
 #include "course/error.hpp"
 #include "course/input_file.hpp"
+#include "course/number_text.hpp"
 
 namespace course {
 
 namespace {
-std::string number_text(double v) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%g", v);
-  return text;
-}
 }  // namespace
 
 std::string csv_field(const std::string& text) {
@@ -67,8 +63,8 @@ double parse_csv_number(const std::string& text, const std::string& column, doub
   const bool whole = !text.empty() && *end == '\0' && !std::isspace(static_cast<unsigned char>(text[0]));
   const bool in_range = std::isfinite(v) && (min_excluded ? v > min : v >= min) && v <= max;
   if (!whole || errno == ERANGE || !in_range)
-    throw Error(column + " must be a number " + (min_excluded ? "> " : ">= ") + number_text(min) +
-                (max < 1e300 ? " and <= " + number_text(max) : std::string()) + ", got '" + text + "'");
+    throw Error(column + " must be a number " + (min_excluded ? "> " : ">= ") + shortest_text(min) +
+                (max < 1e300 ? " and <= " + shortest_text(max) : std::string()) + ", got '" + text + "'");
   return v;
 }
 

@@ -22,8 +22,8 @@ int main(int argc, char** argv) {
     args.add_int("--epochs", defaults.epochs, 1, 1000, "passes over the training set");
     args.add_int("--batch", defaults.batch, 1, 60000, "minibatch size");
     args.add_float("--lr", host_training::flag_default(defaults.default_lr("sgd")), 1e-7, 10.0,
-                   "learning rate (default " + host_training::number_text(defaults.default_lr("sgd")) + " for sgd, " +
-                       host_training::number_text(defaults.default_lr("adam")) + " for adam)");
+                   "learning rate (default " + course::shortest_text(defaults.default_lr("sgd")) + " for sgd, " +
+                       course::shortest_text(defaults.default_lr("adam")) + " for adam)");
     args.add_choice("--optimizer", defaults.optimizer, {"sgd", "adam"}, "sgd (momentum 0.9) or adam");
     host_training::add_seed_and_data_flags(args, defaults);
     args.add_string("--out", std::string(COURSE_OUTPUT_DIR) + "/lesson02", "where metrics.csv and the PNGs go");

@@ -10,6 +10,7 @@
 
 #include "course/error.hpp"
 #include "course/input_file.hpp"
+#include "course/number_text.hpp"
 #include "host_training.hpp"
 
 namespace host_training {
@@ -40,16 +41,6 @@ bool read_rate(const std::string& text, float& rate) {
     return false;
   rate = std::strtof(text.c_str(), nullptr);
   return rate >= 0.f && rate < 1.f;
-}
-
-// The shortest decimal that reads back as `value` ("0.25", not "0.25000000").
-std::string shortest_text(float value) {
-  char text[32];
-  for (int digits = 1; digits <= 9; ++digits) {
-    std::snprintf(text, sizeof text, "%.*g", digits, double(value));
-    if (std::strtof(text, nullptr) == value) break;
-  }
-  return text;
 }
 
 // One layer from its token, or a sentence saying what is wrong with it.
@@ -199,7 +190,7 @@ std::string layer_text(const LayerSpec& l) {
     case LayerKind::tanh:
       return "tanh";
     case LayerKind::dropout:
-      return "dropout" + shortest_text(l.rate);
+      return "dropout" + course::shortest_text(l.rate);
   }
   return "?";
 }

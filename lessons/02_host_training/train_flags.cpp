@@ -8,16 +8,7 @@
 
 namespace host_training {
 
-std::string number_text(float value) {
-  char text[32];
-  for (int digits = 1; digits <= 9; ++digits) {  // 9 significant digits tell any two floats apart
-    std::snprintf(text, sizeof text, "%.*g", digits, double(value));
-    if (std::strtof(text, nullptr) == value) break;
-  }
-  return text;
-}
-
-double flag_default(float value) { return std::strtod(number_text(value).c_str(), nullptr); }
+double flag_default(float value) { return std::strtod(course::shortest_text(value).c_str(), nullptr); }
 
 void add_seed_and_data_flags(course::ArgParser& args, const TrainConfig& defaults) {
   args.add_int("--seed", static_cast<long long>(defaults.seed), 0, 1LL << 62, "seed of the weight init and the shuffling");

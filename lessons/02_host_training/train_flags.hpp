@@ -5,15 +5,15 @@
 #include <string>
 
 #include "course/cli.hpp"
+#include "course/number_text.hpp"
 #include "host_training.hpp"
 
 namespace host_training {
 
 // A float setting as a flag's default: the shortest decimal that reads back as that float, so
-// --help shows 0.05 rather than 0.0500000007 (the float's exact value).
+// --help shows 0.05 rather than 0.0500000007 (the float's exact value). As text for a help line:
+// course::shortest_text (course/number_text.hpp).
 double flag_default(float value);
-// The same number as text, for a help line ("0.05").
-std::string number_text(float value);
 
 // Declares --seed, --dataset and --data with `defaults`' values, in the words every trainer uses.
 void add_seed_and_data_flags(course::ArgParser& args, const TrainConfig& defaults);

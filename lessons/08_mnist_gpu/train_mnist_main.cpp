@@ -52,7 +52,7 @@ int train_mnist_main(int argc, char** argv, const TrainMnistProgram& program) {
   const mnist_gpu::GpuTrainConfig defaults;             // the flags' defaults
   const host_training::TrainConfig cpu_defaults;        // named in the help of the flags they differ in
   const auto lr_text = [](const host_training::TrainConfig& c, const std::string& optimizer) {
-    return host_training::number_text(c.default_lr(optimizer));
+    return course::shortest_text(c.default_lr(optimizer));
   };
   course::ArgParser args(program.name, program.about);
   args.add_string("--model", defaults.model,

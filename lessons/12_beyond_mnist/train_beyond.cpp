@@ -73,9 +73,9 @@ int main(int argc, char** argv) {
     args.add_choice("--optimizer", defaults.optimizer, {"sgd", "adam", "adadelta"},
                     "sgd (with --momentum), adam, or adadelta (yours, step 12.3; with --rho)");
     args.add_float("--lr", host_training::flag_default(defaults.default_lr(defaults.optimizer)), 1e-7, 100.0,
-                   "learning rate (default " + host_training::number_text(defaults.default_lr("sgd")) + " for sgd, " +
-                       host_training::number_text(defaults.default_lr("adam")) + " for adam, " +
-                       host_training::number_text(defaults.default_lr("adadelta")) + " for adadelta)");
+                   "learning rate (default " + course::shortest_text(defaults.default_lr("sgd")) + " for sgd, " +
+                       course::shortest_text(defaults.default_lr("adam")) + " for adam, " +
+                       course::shortest_text(defaults.default_lr("adadelta")) + " for adadelta)");
     args.add_float("--momentum", host_training::flag_default(defaults.momentum), 0.0, 0.999, "SGD's momentum");
     args.add_float("--rho", host_training::flag_default(defaults.rho), 0.0, 1.0,
                    "Adadelta's decay of its running averages (Keras 0.95, PyTorch 0.9)");

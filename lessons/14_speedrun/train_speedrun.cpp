@@ -13,7 +13,7 @@
 #include "course/main.hpp"
 #include "host_training.hpp"
 #include "speedrun_trainer.hpp"
-#include "train_flags.hpp"  // number_text
+#include "course/number_text.hpp"
 #include "training_data.hpp"
 #include "your_steps_check.hpp"
 
@@ -113,7 +113,7 @@ int main(int argc, char** argv) {
                 recipe.optimizer.c_str(), double(recipe.peak_lr()),
                 recipe.schedule == speedrun::Schedule::one_cycle ? "one-cycle, warm-up " : "constant",
                 recipe.schedule == speedrun::Schedule::one_cycle
-                    ? (host_training::number_text(recipe.warmup) + " of the steps").c_str() : "",
+                    ? (course::shortest_text(recipe.warmup) + " of the steps").c_str() : "",
                 double(recipe.momentum), double(recipe.weight_decay), recipe.batch, recipe.epochs,
                 double(recipe.smoothing), recipe.shift,
                 recipe.precision == "bf16" ? "BF16 convolutions and TF32 products (lesson 10)" : "FP32 (TF32 off)",
