@@ -10,6 +10,21 @@ namespace fast_training {
 
 namespace detail {
 
+// The window's first maximum, then the ReLU: offer the conv's outputs in window order (a later equal
+// value does not win); a maximum <= 0 gives value 0 and no winner (-1).
+struct FirstMaximum {
+  float best = 0.0f;
+  int at = -1;
+  __device__ void offer(float v, int place) {
+    if (at < 0 || v > best) best = v, at = place;
+  }
+  __device__ void relu(float& value, int& winner) const {
+    const bool positive = best > 0.0f;
+    value = positive ? best : 0.0f;
+    winner = positive ? at : -1;
+  }
+};
+
 // 2 x 2 windows (every pool of the course): the (K + 1) x (K + 1) inputs under the window, one channel at
 // a time, go into registers once and serve all four outputs (4 K^2 products from (K + 1)^2 loads,
 // not 4 K^2): the loads from shared memory were what this kernel waited for. Each output still adds
@@ -37,16 +52,12 @@ __device__ void thin_window_2x2(const float* xs, const float* ws, float bias, co
           for (int wj = 0; wj < 2; ++wj) v[wi][wj] += w * patch[i + wi][j + wj];
       }
   }
-  float best = 0.0f;
-  int best_at = -1;
+  FirstMaximum window;
 #pragma unroll
   for (int wi = 0; wi < 2; ++wi)
 #pragma unroll
-    for (int wj = 0; wj < 2; ++wj)
-      if (best_at < 0 || v[wi][wj] > best) best = v[wi][wj], best_at = (oh0 + wi) * a.OW + ow0 + wj;  // first wins ties
-  const bool positive = best > 0.0f;
-  value = positive ? best : 0.0f;
-  winner = positive ? best_at : -1;
+    for (int wj = 0; wj < 2; ++wj) window.offer(v[wi][wj], (oh0 + wi) * a.OW + ow0 + wj);
+  window.relu(value, winner);
 }
 
 template <int C, int K>
@@ -56,8 +67,7 @@ __device__ void thin_window(const float* xs, const float* ws, float bias, const 
     thin_window_2x2<C, K>(xs, ws, bias, a, ph, pw, value, winner);
     return;
   }
-  float best = 0.0f;
-  int best_at = -1;
+  FirstMaximum window;
   for (int wi = 0; wi < a.window; ++wi)
     for (int wj = 0; wj < a.window; ++wj) {
       const int oh = ph * a.window + wi, ow = pw * a.window + wj;
@@ -70,11 +80,9 @@ __device__ void thin_window(const float* xs, const float* ws, float bias, const 
 #pragma unroll
           for (int j = 0; j < K; ++j) v += ws[(c * K + i) * K + j] * row[j];
         }
-      if (best_at < 0 || v > best) best = v, best_at = oh * a.OW + ow;  // strictly greater: the first wins ties
+      window.offer(v, oh * a.OW + ow);
     }
-  const bool positive = best > 0.0f;
-  value = positive ? best : 0.0f;
-  winner = positive ? best_at : -1;
+  window.relu(value, winner);
 }
 
 template <int C, int K>
