@@ -54,9 +54,9 @@ host_training::TrainSummary train_fast(const FastTrainConfig& config, const host
     const course::DeviceBuffer<int> label(std::vector<int>{0});
     net.forward_backward(image.data(), label.data(), 1);                         // 09.8
     CUDA_CHECK(cudaGraphDestroy(capture_step(stream.get(), [] {})));             // 09.9
-    check_your_steps(config.conv != ConvEngine::implicit_gemm, false);            // 09.10, 09.11
+    if (config.conv != ConvEngine::implicit_gemm) check_tiled_steps();          // 09.10, 09.11
     if (config.branches) branch.fork(), branch.join();                           // 09.12
-    check_your_steps(false, config.thin);                                        // 09.13
+    if (config.thin) check_thin_step();                                          // 09.13
     CUDA_CHECK(cudaStreamSynchronize(stream.get()));
   }
   if (config.branches) net.use_branch(&branch);

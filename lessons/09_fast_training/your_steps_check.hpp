@@ -8,10 +8,10 @@
 namespace fast_training {
 
 // Each kernel on model A's shape at batch 2 (outputs poisoned with NaN first) against lesson 01's
-// layers in double: 09.10's forward and input gradient and 09.11's weight gradient when `tiled`,
-// 09.13's conv + ReLU + pool and its weight gradient when `thin`. Throws course::Error naming the
-// step, the function and what is wrong, e.g. "step 09.10 is not right yet: conv2d_forward_tiled
-// gives y[0] = ..., expected ... (exercises/conv_tiled.cu; run check_09.10 for the details)".
-void check_your_steps(bool tiled, bool thin);
+// layers in double. Throws course::Error naming the step, the function and what is wrong, e.g.
+// "step 09.10 is not right yet: conv2d_forward_tiled gives y[0] = ..., expected ...
+// (exercises/conv_tiled.cu; run check_09.10 for the details)".
+void check_tiled_steps();  // 09.10's forward and input gradient, 09.11's weight gradient (conv2)
+void check_thin_step();    // 09.13's conv + ReLU + pool and its weight gradient (conv1)
 
 }  // namespace fast_training

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
-#include <limits>
 #include <string>
 #include <vector>
 
@@ -35,18 +34,13 @@ void expect_close(const Check& c, const std::string& function, const char* outpu
   course::expect_step_output({c.step, function, c.file, output}, got, expected, 1e-5, 1e-4);
 }
 
-std::vector<float> values(uint64_t stream, float lo, float hi) {
-  std::vector<float> v(kValues);
-  course::Rng(12, stream).fill_uniform(v, lo, hi);
-  return v;
-}
+std::vector<float> values(uint64_t stream, float lo, float hi) { return course::random_uniform(kValues, 120 + stream, lo, hi); }
 
-std::vector<float> nan_vector() { return std::vector<float>(kValues, std::numeric_limits<float>::quiet_NaN()); }
 
 // One function with one input and one output, on the host or (gpu) on the device.
 using Unary = std::function<void(const float*, float*, size_t)>;
 std::vector<float> run(bool gpu, const Unary& f, const std::vector<float>& in) {
-  std::vector<float> out = nan_vector();
+  std::vector<float> out = course::unwritten_floats(kValues);
   if (!gpu) {
     f(in.data(), out.data(), in.size());
     return out;
@@ -57,7 +51,7 @@ std::vector<float> run(bool gpu, const Unary& f, const std::vector<float>& in) {
 }
 using Binary = std::function<void(const float*, const float*, float*, size_t)>;
 std::vector<float> run(bool gpu, const Binary& f, const std::vector<float>& a, const std::vector<float>& b) {
-  std::vector<float> out = nan_vector();
+  std::vector<float> out = course::unwritten_floats(kValues);
   if (!gpu) {
     f(a.data(), b.data(), out.data(), a.size());
     return out;

@@ -3,7 +3,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <limits>
 #include <string>
 #include <vector>
 
@@ -31,13 +30,7 @@ void expect_same(const Check& c, const char* output, const std::vector<float>& g
                              exact ? 0.0 : 1e-5, exact ? 0.0 : 1e-4, "your host function gives");
 }
 
-std::vector<float> values(size_t n, uint64_t stream, float lo, float hi) {
-  std::vector<float> v(n);
-  course::Rng(14, stream).fill_uniform(v, lo, hi);
-  return v;
-}
 
-std::vector<float> unwritten(size_t n) { return std::vector<float>(n, std::numeric_limits<float>::quiet_NaN()); }
 
 }  // namespace
 
@@ -46,13 +39,13 @@ void check_your_steps() {
 
   // 14.2: 37 rows of 10 classes.
   const int rows = 37, classes = 10;
-  const std::vector<float> logits = values(size_t(rows) * classes, 1, -4.f, 4.f);
+  const std::vector<float> logits = course::random_uniform(size_t(rows) * classes, 140 + 1, -4.f, 4.f);
   std::vector<int> labels(rows);
   for (int b = 0; b < rows; ++b) labels[size_t(b)] = (b * 7) % classes;
   std::vector<float> loss(rows), grad(logits.size());
   smoothed_cross_entropy(logits.data(), labels.data(), loss.data(), grad.data(), rows, classes, 0.1f);
   {
-    course::DeviceBuffer<float> d_logits(logits), d_loss(unwritten(loss.size())), d_grad(unwritten(grad.size()));
+    course::DeviceBuffer<float> d_logits(logits), d_loss(course::unwritten_floats(loss.size())), d_grad(course::unwritten_floats(grad.size()));
     course::DeviceBuffer<int> d_labels(labels);
     smoothed_cross_entropy_gpu(d_logits.data(), d_labels.data(), d_loss.data(), d_grad.data(), rows, classes, 0.1f);
     const Check c{"14.2", "exercises/smoothing.cu", "smoothed_cross_entropy_gpu"};
@@ -62,19 +55,19 @@ void check_your_steps() {
 
   // 14.3: 5 images of 2 x 9 x 11, shifts up to 2.
   const int n = 5, channels = 2, height = 9, width = 11;
-  const std::vector<float> x = values(size_t(n) * channels * height * width, 2, 0.f, 1.f);
+  const std::vector<float> x = course::random_uniform(size_t(n) * channels * height * width, 140 + 2, 0.f, 1.f);
   std::vector<float> y(x.size());
   shift_images(x.data(), y.data(), n, channels, height, width, 2, 1234);
   {
-    course::DeviceBuffer<float> d_x(x), d_y(unwritten(y.size()));
+    course::DeviceBuffer<float> d_x(x), d_y(course::unwritten_floats(y.size()));
     shift_images_gpu(d_x.data(), d_y.data(), n, channels, height, width, 2, 1234);
     expect_same({"14.3", "exercises/shift.cu", "shift_images_gpu"}, "y", d_y.to_host(), y, true);
   }
 
   // 14.4: 333 values, two steps (the second one reads the velocity of the first).
   const size_t count = 333;
-  std::vector<float> w = values(count, 3, -1.f, 1.f), velocity(count, 0.f);
-  const std::vector<float> g = values(count, 4, -1.f, 1.f);
+  std::vector<float> w = course::random_uniform(count, 140 + 3, -1.f, 1.f), velocity(count, 0.f);
+  const std::vector<float> g = course::random_uniform(count, 140 + 4, -1.f, 1.f);
   course::DeviceBuffer<float> d_w(w), d_v(velocity), d_g(g);
   for (int step = 0; step < 2; ++step) {
     nesterov_step(w.data(), g.data(), velocity.data(), count, 0.1f, 0.9f, 5e-4f);

@@ -5,7 +5,6 @@
 #include "your_steps_check.hpp"
 
 TEST_CASE("train_fast's quick look passes on written kernels", "[09-your_steps]") {
-  CHECK_NOTHROW(fast_training::check_your_steps(true, false));
-  CHECK_NOTHROW(fast_training::check_your_steps(false, true));
-  CHECK_NOTHROW(fast_training::check_your_steps(true, true));
+  CHECK_NOTHROW(fast_training::check_tiled_steps());
+  CHECK_NOTHROW(fast_training::check_thin_step());
 }

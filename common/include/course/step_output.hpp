@@ -24,6 +24,9 @@ struct StepOutput {
 //      (exercises/activations.cu; run check_12.1 for the details)"
 // `against` names where expected comes from ("expected", "your host function gives"). NaN in both
 // agrees. got and expected must have the same size.
+// n NaNs: what an output starts as before a step runs, so that one the step does not write shows up.
+std::vector<float> unwritten_floats(size_t n);
+
 void expect_step_output(const StepOutput& what, const std::vector<float>& got, const std::vector<double>& expected,
                         double atol, double rtol, const std::string& against = "expected");
 
