@@ -12,6 +12,7 @@
 //     the block sizes or the number of threads. Results of 11.3 never depend on `threads`.
 #include <cstddef>
 #include <functional>
+#include <vector>
 
 #include "host_layers.hpp"
 
@@ -94,6 +95,25 @@ void conv2d_direct_forward(const ConvShape& s, const float* x, const float* W, c
                            int threads);
 void conv2d_direct_backward(const ConvShape& s, const float* x, const float* W, const float* dy, float* dx,
                             float* dW, float* dbias, int threads, bool input_grad = true);
+
+// ---- 11.6 the batch on every core ---------------------------------------------------------------
+// At batch 32 the small CNN's products are too small to share (kMinFlopsPerThread): 11.3 leaves the
+// second core idle. Cut the batch instead (data parallelism, what lesson 13 does across GPUs): each
+// shard of examples runs through the whole network on one thread, with its own activations and
+// weight gradients, and the shards' gradients are summed once at the end. A shard's activations stay
+// in its core's cache; the cores meet once per step instead of once per layer.
+//
+// Cuts examples [0, batch) into `shards` contiguous shards, shard k = [k*batch/shards,
+// (k+1)*batch/shards) (integer division: sizes within one of each other), and calls pass(k, begin,
+// end) once per shard, the shards on up to `threads` threads of the pool (parallel_ranges: a shard is
+// a whole network's pass, worth a thread). Returns the sum of the passes' results, added in shard
+// order k = 0, 1, ... whatever ran where. batch >= 1, 1 <= shards <= batch and threads >= 1, else
+// course::Error; an exception of a pass reaches the caller.
+double run_shards(int batch, int shards, int threads, const std::function<double(int shard, int begin, int end)>& pass);
+// sum[i] = parts[0][i] + parts[1][i] + ... + parts[last][i], added in that order, for i < count; the
+// elements split over up to `threads` threads (parallel_ranges, one flop an add). The same bits for
+// every `threads`. parts empty or threads < 1: course::Error. sum may be parts[0], no other part.
+void sum_in_order(const std::vector<const float*>& parts, size_t count, float* sum, int threads);
 
 // Given (parallel.cpp): body(begin, end) for [0, count) cut into contiguous ranges of sizes within
 // one of each other, run on the caller and on the pool's waiting threads: as many ranges as

@@ -14,13 +14,19 @@ using host_training::LayerKind;
 using host_training::LayerPlan;
 
 FastHostNetwork::FastHostNetwork(host_training::ModelSpec spec, std::vector<host_training::Parameter> params,
-                                 int threads)
-    : FastHostNetwork(std::move(spec), std::move(params), threads, LayerSet::lesson02) {}
+                                 int threads, BatchSplit split)
+    : FastHostNetwork(std::move(spec), std::move(params), threads, LayerSet::lesson02) {
+  split_ = split;
+}
 
 FastHostNetwork::FastHostNetwork(host_training::ModelSpec spec, std::vector<host_training::Parameter> params,
                                  int threads, LayerSet accepted)
     : HostNetwork(std::move(spec), std::move(params), accepted), threads_(threads) {
   if (threads < 1) throw course::Error("FastHostNetwork: threads must be >= 1, got " + std::to_string(threads));
+  every_layer_lesson02_ = std::all_of(plan_.begin(), plan_.end(), [](const LayerPlan& p) {
+    return p.spec.kind == LayerKind::conv || p.spec.kind == LayerKind::relu || p.spec.kind == LayerKind::maxpool ||
+           p.spec.kind == LayerKind::dense;
+  });
 }
 
 void FastHostNetwork::extra_forward(size_t layer, int, bool) {
@@ -132,7 +138,7 @@ bool FastHostNetwork::relu_into_pool(size_t i) const {
          plan_[i + 1].spec.kind == LayerKind::maxpool && plan_[i + 1].spec.stride == plan_[i + 1].spec.window;
 }
 
-void FastHostNetwork::forward_layers(int batch, bool training) {
+void FastHostNetwork::forward_layers(const FastHostNetwork& weights, int batch, bool training) {
   for (size_t i = 0; i < plan_.size(); ++i) {
     const LayerPlan& p = plan_[i];
     const float* in = acts_[i].data();
@@ -141,11 +147,11 @@ void FastHostNetwork::forward_layers(int batch, bool training) {
       case LayerKind::conv: {
         const host_layers::ConvShape s = conv_shape(i, batch);
         if (conv_is_thin(s)) {  // 11.5: few taps per output, a poor GEMM
-          conv2d_direct_forward(s, in, weight_of(i), bias_of(i), out, threads_);
+          conv2d_direct_forward(s, in, weights.weight_of(i), weights.bias_of(i), out, threads_);
           break;
         }
         workspace_.resize(std::max(workspace_.size(), conv_workspace_floats(s)));
-        conv2d_forward(s, in, weight_of(i), bias_of(i), out, workspace_.data(), threads_);
+        conv2d_forward(s, in, weights.weight_of(i), weights.bias_of(i), out, workspace_.data(), threads_);
         break;
       }
       case LayerKind::relu:
@@ -164,7 +170,8 @@ void FastHostNetwork::forward_layers(int batch, bool training) {
         host_layers::maxpool_forward(pool_shape(i, batch), in, out, argmax_[i].data());
         break;
       case LayerKind::dense:
-        dense_forward(in, weight_of(i), bias_of(i), out, batch, static_cast<int>(p.in_size()), p.out_c, threads_);
+        dense_forward(in, weights.weight_of(i), weights.bias_of(i), out, batch, static_cast<int>(p.in_size()), p.out_c,
+                      threads_);
         break;
       default:  // a later lesson's layer
         extra_forward(i, batch, training);
@@ -173,19 +180,42 @@ void FastHostNetwork::forward_layers(int batch, bool training) {
 }
 
 void FastHostNetwork::forward(const float* x, int batch, float* logits) {
-  prepare(batch);  // throws on batch <= 0
-  std::copy(x, x + acts_[0].size(), acts_[0].begin());
-  forward_layers(batch, false);
-  std::copy(acts_.back().begin(), acts_.back().end(), logits);
+  if (batch <= 0) throw course::Error("batch must be positive, got " + std::to_string(batch));
+  // Inference: each example's logits are computed alone, so shards of any size give the same bits,
+  // and as many shards as threads is the fastest cut.
+  const int shards = split_ == BatchSplit::whole ? 1 : std::clamp(batch / kShardExamples, 1, threads_);
+  if (shards == 1) {
+    prepare(batch);
+    std::copy(x, x + acts_[0].size(), acts_[0].begin());
+    forward_layers(*this, batch, false);
+    std::copy(acts_.back().begin(), acts_.back().end(), logits);
+    return;
+  }
+  grow_shards(size_t(shards));
+  const size_t per_example = plan_.front().in_size(), classes = size_t(spec_.classes);
+  run_shards(batch, shards, threads_, [&](int k, int begin, int end) {
+    FastHostNetwork& shard = *shards_[size_t(k)];
+    shard.prepare(end - begin);
+    std::copy(x + begin * per_example, x + end * per_example, shard.acts_[0].begin());
+    shard.forward_layers(*this, end - begin, false);
+    std::copy(shard.acts_.back().begin(), shard.acts_.back().end(), logits + begin * classes);
+    return 0.0;
+  });
 }
 
-float FastHostNetwork::forward_backward(const float* x, const int* labels, int batch) {
+float FastHostNetwork::pass(const FastHostNetwork& weights, const float* x, const int* labels, int batch,
+                            int mean_over) {
   prepare(batch);
   std::copy(x, x + acts_[0].size(), acts_[0].begin());
-  forward_layers(batch, true);
+  forward_layers(weights, batch, true);
   const float loss = host_layers::softmax_cross_entropy_forward(acts_.back().data(), labels, probs_.data(), batch,
                                                                 spec_.classes);
   host_layers::softmax_cross_entropy_backward(probs_.data(), labels, grads_.back().data(), batch, spec_.classes);
+  if (mean_over != batch) {  // a shard: d(mean over all)/d logits = d(mean over the shard) * shard / all
+    // Exact where the shard is a power-of-two part of the batch (32 = 2 x 16): no bit changes.
+    const float part = float(double(batch) / mean_over);
+    for (float& g : grads_.back()) g *= part;
+  }
   for (size_t i = plan_.size(); i-- > 0;) {
     const LayerPlan& p = plan_[i];
     const bool input_grad = i > 0;  // the network's input: nobody reads its gradient
@@ -196,12 +226,12 @@ float FastHostNetwork::forward_backward(const float* x, const int* labels, int b
       case LayerKind::conv: {
         const host_layers::ConvShape s = conv_shape(i, batch);
         if (conv_is_thin(s)) {
-          conv2d_direct_backward(s, in, weight_of(i), dout, din, weight_grad_of(i), bias_grad_of(i), threads_,
+          conv2d_direct_backward(s, in, weights.weight_of(i), dout, din, weight_grad_of(i), bias_grad_of(i), threads_,
                                  input_grad);
           break;
         }
         workspace_.resize(std::max(workspace_.size(), conv_workspace_floats(s)));
-        conv2d_backward(s, in, weight_of(i), dout, din, weight_grad_of(i), bias_grad_of(i), workspace_.data(),
+        conv2d_backward(s, in, weights.weight_of(i), dout, din, weight_grad_of(i), bias_grad_of(i), workspace_.data(),
                         threads_, input_grad);
         break;
       }
@@ -221,7 +251,7 @@ float FastHostNetwork::forward_backward(const float* x, const int* labels, int b
         if (input_grad) host_layers::maxpool_backward(pool_shape(i, batch), argmax_[i].data(), dout, din);
         break;
       case LayerKind::dense:
-        dense_backward(in, weight_of(i), dout, din, weight_grad_of(i), bias_grad_of(i), batch,
+        dense_backward(in, weights.weight_of(i), dout, din, weight_grad_of(i), bias_grad_of(i), batch,
                        static_cast<int>(p.in_size()), p.out_c, threads_, input_grad);
         break;
       default:
@@ -229,6 +259,40 @@ float FastHostNetwork::forward_backward(const float* x, const int* labels, int b
     }
   }
   return loss;
+}
+
+
+float FastHostNetwork::forward_backward(const float* x, const int* labels, int batch) {
+  if (batch <= 0) throw course::Error("batch must be positive, got " + std::to_string(batch));
+  const int shards = training_shards(batch);
+  if (shards == 1) return pass(*this, x, labels, batch, batch);
+  grow_shards(size_t(shards));
+  const size_t per_example = plan_.front().in_size(), classes = size_t(spec_.classes);
+  probs_.resize(size_t(batch) * classes);
+  // 11.6: each shard's pass on its own thread; the mean loss is the shards' means weighted by their
+  // sizes, added in shard order.
+  const double loss = run_shards(batch, shards, threads_, [&](int k, int begin, int end) {
+    FastHostNetwork& shard = *shards_[size_t(k)];
+    const float shard_loss = shard.pass(*this, x + begin * per_example, labels + begin, end - begin, batch);
+    std::copy(shard.probs_.begin(), shard.probs_.end(), probs_.begin() + begin * classes);
+    return double(shard_loss) * (end - begin) / batch;
+  });
+  // Every gradient: the shards' gradients added in shard order.
+  std::vector<const float*> parts(static_cast<size_t>(shards));
+  for (size_t t = 0; t < params_.size(); ++t) {
+    for (int k = 0; k < shards; ++k) parts[size_t(k)] = shards_[size_t(k)]->params_[t].grad.data();
+    sum_in_order(parts, params_[t].grad.size(), params_[t].grad.data(), threads_);
+  }
+  return float(loss);
+}
+
+int FastHostNetwork::training_shards(int batch) const {
+  if (threads_ == 1 || split_ == BatchSplit::whole || !every_layer_lesson02_) return 1;
+  return std::clamp(batch / kShardExamples, 1, kMaxShards);
+}
+
+void FastHostNetwork::grow_shards(size_t count) {
+  while (shards_.size() < count) shards_.push_back(std::make_unique<FastHostNetwork>(spec_, params_, 1));
 }
 
 int default_threads() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency())); }

@@ -6,6 +6,7 @@
 // move memory: each pass saved is a trip through the activations). Other ReLUs, max-pools and
 // softmax-cross-entropy stay lesson 01's. Lesson 02's trainer, evaluation and pictures take it as they take a
 // HostNetwork: train_mnist's CPU path trains with it.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,11 +14,17 @@
 
 namespace fast_cpu {
 
+// How a training batch meets the threads: whole (every layer on the whole batch, its products
+// split over the threads where they are large enough: 11.3), or in 11.6's shards (the default).
+enum class BatchSplit { whole, shards };
+
 class FastHostNetwork : public host_training::HostNetwork {
  public:
-  // threads >= 1 (else course::Error): the threads of every conv and dense product.
-  FastHostNetwork(host_training::ModelSpec spec, std::vector<host_training::Parameter> params, int threads);
+  // threads >= 1 (else course::Error): the threads of every conv and dense product, or of the shards.
+  FastHostNetwork(host_training::ModelSpec spec, std::vector<host_training::Parameter> params, int threads,
+                  BatchSplit split = BatchSplit::shards);
 
+  // forward runs up to `threads` shards (an example's logits do not depend on the cut).
   void forward(const float* x, int batch, float* logits) override;
   float forward_backward(const float* x, const int* labels, int batch) override;
   int threads() const { return threads_; }
@@ -34,11 +41,27 @@ class FastHostNetwork : public host_training::HostNetwork {
   virtual void extra_backward(size_t layer, int batch);
 
  private:
+  // 11.6's shards: with two threads or more, a training batch is cut into shards of at least
+  // kShardExamples examples (at most kMaxShards), each run through the whole network by one thread
+  // with its own activations and gradients (shards_, each a network of one thread), the gradients then
+  // summed in shard order. The cut depends on the batch alone, so every thread count from 2 up gives
+  // the same bits; one thread runs the whole batch (no shard's gradient to add: the fastest there).
+  static constexpr int kShardExamples = 16, kMaxShards = 8;
+  // 1 with one thread, or where a layer is not lesson 02's (a later lesson's extra_* reads acts_).
+  int training_shards(int batch) const;
+  void grow_shards(size_t count);
+  // One forward and backward pass on `batch` examples reading the weights of `weights` (this
+  // network, or the one a shard works for); the loss gradient is that of the mean over `mean_over`
+  // examples. Returns the mean loss over `batch`; the gradients land in this network's parameters.
+  float pass(const FastHostNetwork& weights, const float* x, const int* labels, int batch, int mean_over);
   // acts_[0] -> acts_.back(), keeping every layer's input; training: false for inference (forward)
-  void forward_layers(int batch, bool training);
+  void forward_layers(const FastHostNetwork& weights, int batch, bool training);
   bool relu_into_pool(size_t layer) const;  // a ReLU that runs together with the max-pool after it
   int threads_;
+  BatchSplit split_ = BatchSplit::shards;
+  bool every_layer_lesson02_ = false;
   std::vector<float> workspace_;   // the convolutions' im2col scratch, grown on demand
+  std::vector<std::unique_ptr<FastHostNetwork>> shards_;  // one thread each, grown on demand
 };
 
 // All the cores this machine reports (at least 1).

@@ -1,8 +1,10 @@
 // Lesson 11 program: the CPU's matrix product, one rung at a time. Every rung is first checked
 // against lesson 01 in double (course::validate), then timed with the host clock (median of
 // repeats) at square sizes and at the GEMMs of the MNIST models; then the layers of lesson 02's
-// small CNN, lesson 01's loops beside 11.4's. No GPU needed.
+// small CNN, lesson 01's loops beside 11.4's; then a whole training step of that CNN, the batch
+// whole or in 11.6's shards. No GPU needed.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <string>
@@ -15,7 +17,9 @@
 #include "course/main.hpp"
 #include "course/timer.hpp"
 #include "fast_cpu.hpp"
+#include "fast_host_network.hpp"
 #include "host_layers.hpp"
+#include "host_training.hpp"
 
 namespace {
 
@@ -197,6 +201,53 @@ void layer_table(int batch, int threads, int repeats) {
   }
 }
 
+// ---- 11.6: a whole training step --------------------------------------------------------------
+// Forward, loss and backward of lesson 02's small CNN at `batch` on the network built on your
+// layers: the batch whole (11.3 splits what products it can) and in 11.6's shards. Each way's loss
+// and gradients are first checked against lesson 02's HostNetwork (lesson 01's loops).
+void step_table(int batch, int threads, int repeats) {
+  std::printf("\n== 11.6 a training step of lesson 02's small CNN at batch %d (forward, loss, backward), ms, "
+              "median of %d\n", batch, repeats);
+  std::printf("each way's loss and gradients validated against lesson 02's HostNetwork (lesson 01's layers) "
+              "first\n\n");
+  const host_training::ModelSpec spec = host_training::model_by_name("small");
+  const std::vector<host_training::Parameter> init = host_training::init_parameters(spec, 11);
+  const std::vector<float> x = course::random_floats(size_t(batch) * 784, 61, 0, 0.0f, 1.0f);
+  std::vector<int> labels(static_cast<size_t>(batch));
+  for (int b = 0; b < batch; ++b) labels[size_t(b)] = (b * 7 + 3) % spec.classes;
+  host_training::HostNetwork reference(spec, init);
+  const float ref_loss = reference.forward_backward(x.data(), labels.data(), batch);
+
+  struct Way {
+    const char* name;
+    int threads;
+    fast_cpu::BatchSplit split;
+  };
+  const std::vector<Way> ways = {{"the whole batch", 1, fast_cpu::BatchSplit::whole},
+                                 {"the whole batch, 11.3 splits the products", threads, fast_cpu::BatchSplit::whole},
+                                 {"11.6 shards of 16 examples, one thread each", threads, fast_cpu::BatchSplit::shards}};
+  std::printf("| way | threads | ms | speed-up |\n|---|---:|---:|---:|\n");
+  double base = 0;
+  for (const Way& w : ways) {
+    if (w.threads == 1 && w.split == fast_cpu::BatchSplit::shards) continue;
+    fast_cpu::FastHostNetwork net(spec, init, w.threads, w.split);
+    const float loss = net.forward_backward(x.data(), labels.data(), batch);
+    const std::string what = std::string(w.name) + ", threads=" + std::to_string(w.threads);
+    course::validate(what + ": loss", std::vector<float>{loss}, std::vector<float>{ref_loss}, {1e-5, 1e-4});
+    for (size_t t = 0; t < init.size(); ++t) {
+      const std::vector<float>& want = reference.parameters()[t].grad;
+      double largest = 0;
+      for (float g : want) largest = std::max(largest, double(std::fabs(g)));
+      course::validate(what + ": d" + init[t].name, net.parameters()[t].grad, want, {1e-5 * largest, 1e-3});
+    }
+    const double ms =
+        course::time_host([&] { net.forward_backward(x.data(), labels.data(), batch); }, 3, repeats).median_ms;
+    if (base == 0) base = ms;
+    std::printf("| %s | %d | %.3f | %.2fx |\n", w.name, w.threads, ms, base / ms);
+    std::fflush(stdout);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -204,7 +255,8 @@ int main(int argc, char** argv) {
     const int cores = std::max(1, int(std::thread::hardware_concurrency()));
     course::ArgParser args("lesson11_fast_cpu",
                            "The CPU's GEMM, one idea per rung (11.1 blocking, 11.2 SIMD register tiles, 11.3 threads):\n"
-                           "each rung validated against lesson 01 in double, then timed; then lesson 02's small CNN.");
+                           "each rung validated against lesson 01 in double, then timed; then lesson 02's small CNN,\n"
+                           "layer by layer (11.4, 11.5) and a whole training step (11.6 shards).");
     args.add_flag("--quick", "256^3 and the small model's shapes only, 3 repeats (a fast smoke run)");
     args.add_int("--threads", cores, 1, 1024, "threads of the last column (default: all cores of this machine)");
     args.add_int("--repeats", 5, 1, 1000, "timed repeats per measurement (the median is reported)");
@@ -275,6 +327,7 @@ int main(int argc, char** argv) {
     if (!quick) problems.push_back({"model A fc1, batch 128", 128, 512, 3136});
     gemm_table(problems, rungs, repeats);
     layer_table(32, threads, repeats);
+    step_table(32, threads, 5 * repeats);  // a step is short and noisy: more repeats
     std::printf("\nlesson 11 done\n");
     return 0;
   });

@@ -1,6 +1,7 @@
 // Lesson 11 (given code): the host network on lesson 11's layers against lesson 02's HostNetwork on
 // lesson 01's, from the same parameters on the same batch: loss, probabilities, every gradient and
-// the inference logits; and the same bits for every thread count.
+// the inference logits, the batch whole and in 11.6's shards; and the same bits for every thread
+// count that cuts the batch the same way.
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -37,7 +38,8 @@ std::vector<float> all_grads(const HostNetwork& net) {
 //   loss, probabilities, logits: atol 1e-5 + rtol 1e-4;  gradients: atol 1e-5 * the tensor's largest + rtol 1e-3
 TEST_CASE("FastHostNetwork equals lesson 02's HostNetwork: loss, probabilities, gradients, logits", "[11-network]") {
   uint64_t seed = 4100;
-  for (const NetCase& c : {NetCase{"small", 28, 28, 5}, NetCase{"a", 12, 12, 3}}) {
+  // Batch 37 on two threads: two shards (18 and 19 examples) whose gradients are added.
+  for (const NetCase& c : {NetCase{"small", 28, 28, 5}, NetCase{"a", 12, 12, 3}, NetCase{"small", 28, 28, 37}}) {
     const host_training::ModelSpec spec = spec_of(c);
     CAPTURE(c.model, ++seed);
     const std::vector<Parameter> init = host_training::init_parameters(spec, seed);
@@ -91,4 +93,58 @@ TEST_CASE("FastHostNetwork: the same bits for 1, 2 and 3 threads; threads < 1 th
     REQUIRE(net.probabilities() == first_probs);
   }
   REQUIRE_THROWS_AS(fast_cpu::FastHostNetwork(spec, init, 0), course::Error);
+}
+
+TEST_CASE("FastHostNetwork in shards (11.6): the same bits for 2, 3 and 4 threads, one thread within rounding",
+          "[11-network]") {
+  // Batch 48: three shards of 16 from two threads up; one thread runs the batch whole and adds
+  // the weight gradients in another order.
+  const int batch = 48;
+  const host_training::ModelSpec spec = spec_of({"small", 28, 28, batch});
+  const std::vector<Parameter> init = host_training::init_parameters(spec, 7);
+  const std::vector<float> x = course::test::random_vector(size_t(batch) * 784, 8, 0.0f, 1.0f);
+  std::vector<int> labels(batch);
+  for (int b = 0; b < batch; ++b) labels[size_t(b)] = (b * 3 + 1) % 10;
+  fast_cpu::FastHostNetwork whole(spec, init, 1);
+  const float whole_loss = whole.forward_backward(x.data(), labels.data(), batch);
+  std::vector<float> sharded_grads, sharded_probs;
+  float sharded_loss = 0;
+  for (int threads : {2, 3, 4}) {
+    CAPTURE(threads);
+    fast_cpu::FastHostNetwork net(spec, init, threads);
+    for (Parameter& p : net.parameters()) std::fill(p.grad.begin(), p.grad.end(), NAN);  // must be overwritten
+    const float loss = net.forward_backward(x.data(), labels.data(), batch);
+    if (threads == 2) {
+      sharded_grads = all_grads(net), sharded_probs = net.probabilities(), sharded_loss = loss;
+      REQUIRE(std::fabs(loss - whole_loss) <= 1e-6 * std::fabs(whole_loss));
+      REQUIRE(net.probabilities() == whole.probabilities());  // an example's probabilities: computed alone
+      for (size_t t = 0; t < init.size(); ++t) {
+        CAPTURE(init[t].name);
+        double largest = 0;
+        for (float g : whole.parameters()[t].grad) largest = std::max(largest, double(std::fabs(g)));
+        REQUIRE_ALL_CLOSE(net.parameters()[t].grad, whole.parameters()[t].grad, 1e-6 * largest, 1e-4);
+      }
+      continue;
+    }
+    REQUIRE(loss == sharded_loss);
+    REQUIRE(all_grads(net) == sharded_grads);
+    REQUIRE(net.probabilities() == sharded_probs);
+  }
+}
+
+TEST_CASE("FastHostNetwork::forward: the same logits, bit for bit, for 1, 2 and 3 threads", "[11-network]") {
+  const int batch = 70;  // 1, 2 and 3 shards
+  const host_training::ModelSpec spec = spec_of({"small", 28, 28, batch});
+  const std::vector<Parameter> init = host_training::init_parameters(spec, 9);
+  const std::vector<float> x = course::test::random_vector(size_t(batch) * 784, 10, 0.0f, 1.0f);
+  std::vector<float> first;
+  for (int threads : {1, 2, 3}) {
+    CAPTURE(threads);
+    fast_cpu::FastHostNetwork net(spec, init, threads);
+    std::vector<float> logits(size_t(batch) * spec.classes, NAN);
+    net.forward(x.data(), batch, logits.data());
+    for (float v : logits) REQUIRE(std::isfinite(v));
+    if (threads == 1) first = logits;
+    REQUIRE(logits == first);
+  }
 }
