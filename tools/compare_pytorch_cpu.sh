@@ -112,7 +112,7 @@ done
 
 CPU=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 FLAGS=$(grep -o -w 'avx512f\|avx2\|fma' /proc/cpuinfo | sort -u | tr '\n' ' ')
-NATIVE=$(grep -s '^COURSE_NATIVE:' "$BUILD/CMakeCache.txt" | cut -d= -f2)
+NATIVE=$(grep -s '^COURSE_NATIVE:' "$BUILD/CMakeCache.txt" | cut -d= -f2 || true)  # a copied binary has no cache: '?'
 "$PYTHON" - "$LOG" "$EPOCHS" "$RUNS" "$CPU" "$CORES" "$MODEL" "$SEARCH_IMAGES" "$SEARCH_RUNS" "${FLAGS% }" "${NATIVE:-?}" \
   $THREADS_LIST <<'PY' | tee "$LOG/table.md"
 import json, re, statistics, sys

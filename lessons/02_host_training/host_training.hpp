@@ -162,6 +162,11 @@ class HostNetwork {
   // batch x classes softmax probabilities of the last forward_backward.
   const std::vector<float>& probabilities() const;
 
+  // body(begin, end) on ranges that cover [0, count), for work on the parameters element by element
+  // (the optimizer's update). Here one range on the calling thread; a network with threads of its
+  // own may split them. Each element is computed alone, so the split changes no result.
+  virtual void for_ranges(size_t count, const std::function<void(size_t begin, size_t end)>& body);
+
  protected:  // a derived network (lessons 11 and 12) reuses the buffers and the layer lookups
   // Which layer kinds the constructor lets through: a derived network that runs lesson 12's
   // layers too passes every_kind.
@@ -215,14 +220,16 @@ class Optimizer {
   // `extra`: the rule for a kind other than sgd and adam (nullptr: none; it must outlive this).
   Optimizer(OptimizerConfig config, const std::vector<Parameter>& params, const UpdateRule* extra = nullptr);
   // One update of every parameter from its grad (params must be the list given to the constructor).
-  void step(std::vector<Parameter>& params);
+  // ranges (optional): runs each parameter's update on ranges of its elements, e.g. a network's
+  // for_ranges; the update is element by element, so the ranges change no result.
+  using Ranges = std::function<void(size_t count, const std::function<void(size_t begin, size_t end)>& body)>;
+  void step(std::vector<Parameter>& params, const Ranges& ranges = {});
   int steps() const;  // updates done so far (Adam's t of the last step)
   const OptimizerConfig& config() const;
 
  private:
   OptimizerConfig config_;
   std::vector<std::vector<float>> state1_, state2_;  // SGD: velocity; Adam: m and v
-  std::vector<float> decayed_;                       // Adam with weight decay: g + wd * w
   const UpdateRule* extra_ = nullptr;
   int steps_ = 0;
 };

@@ -38,6 +38,8 @@ const std::vector<Parameter>& HostNetwork::parameters() const { return params_; 
 const std::vector<LayerPlan>& HostNetwork::plan() const { return plan_; }
 const std::vector<float>& HostNetwork::probabilities() const { return probs_; }
 
+void HostNetwork::for_ranges(size_t count, const std::function<void(size_t, size_t)>& body) { body(0, count); }
+
 void HostNetwork::prepare(int batch) {
   if (batch <= 0) throw course::Error("batch must be positive, got " + std::to_string(batch));
   batch_ = batch;

@@ -2,6 +2,7 @@
 // (steps 02.1 and 02.2) for every parameter of a network.
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "course/error.hpp"
 #include "host_training.hpp"
@@ -37,7 +38,7 @@ Optimizer::Optimizer(OptimizerConfig config, const std::vector<Parameter>& param
   }
 }
 
-void Optimizer::step(std::vector<Parameter>& params) {
+void Optimizer::step(std::vector<Parameter>& params, const Ranges& ranges) {
   if (params.size() != state1_.size())
     throw course::Error("Optimizer::step: " + std::to_string(params.size()) + " parameters, the optimizer was made for " +
                         std::to_string(state1_.size()));
@@ -46,24 +47,30 @@ void Optimizer::step(std::vector<Parameter>& params) {
     Parameter& p = params[i];
     if (p.value.size() != state1_[i].size() || p.grad.size() != p.value.size())
       throw course::Error("Optimizer::step: parameter '" + p.name + "' changed size");
-    if (extra_) {
-      extra_->update(p.value.data(), p.grad.data(), state1_[i].data(), state2_.empty() ? nullptr : state2_[i].data(),
-                     p.value.size(), config_, steps_);
-      continue;
-    }
-    if (config_.kind == "sgd") {
-      sgd_momentum_step(p.value.data(), p.grad.data(), state1_[i].data(), p.value.size(), config_.lr,
-                        config_.momentum, config_.weight_decay);
-      continue;
-    }
-    const float* g = p.grad.data();
-    if (config_.weight_decay != 0.0f) {  // L2 penalty folded into the gradient, as PyTorch's Adam does
-      decayed_.resize(p.value.size());
-      for (size_t k = 0; k < decayed_.size(); ++k) decayed_[k] = p.grad[k] + config_.weight_decay * p.value[k];
-      g = decayed_.data();
-    }
-    adam_step(p.value.data(), g, state1_[i].data(), state2_[i].data(), p.value.size(), config_.lr, config_.beta1,
-              config_.beta2, config_.eps, steps_);
+    float* const w = p.value.data();
+    const float* const g = p.grad.data();
+    float* const s1 = state1_[i].data();
+    float* const s2 = state2_.empty() ? nullptr : state2_[i].data();
+    // Elements [b, e) of this parameter: every rule updates each element from its own values only.
+    auto update = [&](size_t b, size_t e) {
+      const size_t n = e - b;
+      if (extra_) {
+        extra_->update(w + b, g + b, s1 + b, s2 ? s2 + b : nullptr, n, config_, steps_);
+      } else if (config_.kind == "sgd") {
+        sgd_momentum_step(w + b, g + b, s1 + b, n, config_.lr, config_.momentum, config_.weight_decay);
+      } else if (config_.weight_decay == 0.0f) {
+        adam_step(w + b, g + b, s1 + b, s2 + b, n, config_.lr, config_.beta1, config_.beta2, config_.eps, steps_);
+      } else {  // L2 penalty folded into the gradient, as PyTorch's Adam does
+        std::vector<float> decayed(n);
+        for (size_t k = 0; k < n; ++k) decayed[k] = g[b + k] + config_.weight_decay * w[b + k];
+        adam_step(w + b, decayed.data(), s1 + b, s2 + b, n, config_.lr, config_.beta1, config_.beta2, config_.eps,
+                  steps_);
+      }
+    };
+    if (ranges)
+      ranges(p.value.size(), update);
+    else
+      update(0, p.value.size());
   }
 }
 

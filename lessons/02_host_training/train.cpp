@@ -95,7 +95,9 @@ TrainSummary train(const TrainConfig& config, const TrainingData& data, const Tr
       gather_batch(train_set, order, first, count, x.data(), labels.data());
       const float loss = net.forward_backward(x.data(), labels.data(), count);
       watch.at_step(++step, loss);
-      optimizer.step(net.parameters());
+      optimizer.step(net.parameters(), [&net](size_t count, const std::function<void(size_t, size_t)>& body) {
+        net.for_ranges(count, body);  // a network with threads shares the update
+      });
       // Running training figures from the batch just seen (weights change as the epoch goes on).
       loss_sum += double(loss) * count;
       const std::vector<float>& probs = net.probabilities();

@@ -98,7 +98,7 @@ void conv2d_direct_backward(const ConvShape& s, const float* x, const float* W, 
 
 // ---- 11.6 the batch on every core ---------------------------------------------------------------
 // At batch 32 the small CNN's products are too small to share (kMinFlopsPerThread): 11.3 leaves the
-// second core idle. Cut the batch instead (data parallelism, what lesson 13 does across GPUs): each
+// second core idle. Cut the batch instead (data parallelism): each
 // shard of examples runs through the whole network on one thread, with its own activations and
 // weight gradients, and the shards' gradients are summed once at the end. A shard's activations stay
 // in its core's cache; the cores meet once per step instead of once per layer.
@@ -110,9 +110,13 @@ void conv2d_direct_backward(const ConvShape& s, const float* x, const float* W, 
 // order k = 0, 1, ... whatever ran where. batch >= 1, 1 <= shards <= batch and threads >= 1, else
 // course::Error; an exception of a pass reaches the caller.
 double run_shards(int batch, int shards, int threads, const std::function<double(int shard, int begin, int end)>& pass);
+// Passes over arrays element by element (adding the shards' gradients, the optimizer's update) move
+// memory with a flop or two an element: a thread pays for itself from this many elements on.
+constexpr size_t kMinElementsPerThread = size_t(1) << 15;
 // sum[i] = parts[0][i] + parts[1][i] + ... + parts[last][i], added in that order, for i < count; the
-// elements split over up to `threads` threads (parallel_ranges, one flop an add). The same bits for
-// every `threads`. parts empty or threads < 1: course::Error. sum may be parts[0], no other part.
+// elements split over up to `threads` threads, at most one for every kMinElementsPerThread elements.
+// The same bits for every `threads`. parts empty or threads < 1: course::Error. sum may be parts[0],
+// no other part.
 void sum_in_order(const std::vector<const float*>& parts, size_t count, float* sum, int threads);
 
 // Given (parallel.cpp): body(begin, end) for [0, count) cut into contiguous ranges of sizes within

@@ -269,21 +269,55 @@ float FastHostNetwork::forward_backward(const float* x, const int* labels, int b
   grow_shards(size_t(shards));
   const size_t per_example = plan_.front().in_size(), classes = size_t(spec_.classes);
   probs_.resize(size_t(batch) * classes);
-  // 11.6: each shard's pass on its own thread; the mean loss is the shards' means weighted by their
-  // sizes, added in shard order.
-  const double loss = run_shards(batch, shards, threads_, [&](int k, int begin, int end) {
-    FastHostNetwork& shard = *shards_[size_t(k)];
-    const float shard_loss = shard.pass(*this, x + begin * per_example, labels + begin, end - begin, batch);
-    std::copy(shard.probs_.begin(), shard.probs_.end(), probs_.begin() + begin * classes);
-    return double(shard_loss) * (end - begin) / batch;
-  });
-  // Every gradient: the shards' gradients added in shard order.
+  // Shard 0 writes its gradients straight into this network's: the two trade buffers for the
+  // passes (and trade back however they end), so the sum below adds the other shards into them in
+  // place, with no copy of shard 0's.
+  struct TradedGradients {
+    std::vector<host_training::Parameter>& mine;
+    std::vector<host_training::Parameter>& shard0;
+    void trade() {
+      for (size_t t = 0; t < mine.size(); ++t) std::swap(mine[t].grad, shard0[t].grad);
+    }
+    TradedGradients(std::vector<host_training::Parameter>& a, std::vector<host_training::Parameter>& b)
+        : mine(a), shard0(b) {
+      trade();
+    }
+    ~TradedGradients() { trade(); }
+  };
+  double loss = 0;
+  {
+    TradedGradients traded(params_, shards_[0]->params_);
+    // 11.6: each shard's pass on its own thread; the mean loss is the shards' means weighted by
+    // their sizes, added in shard order.
+    loss = run_shards(batch, shards, threads_, [&](int k, int begin, int end) {
+      FastHostNetwork& shard = *shards_[size_t(k)];
+      const float shard_loss = shard.pass(*this, x + begin * per_example, labels + begin, end - begin, batch);
+      std::copy(shard.probs_.begin(), shard.probs_.end(), probs_.begin() + begin * classes);
+      return double(shard_loss) * (end - begin) / batch;
+    });
+  }
+  // Every gradient: the shards' gradients added in shard order, into shard 0's (now this network's).
   std::vector<const float*> parts(static_cast<size_t>(shards));
   for (size_t t = 0; t < params_.size(); ++t) {
-    for (int k = 0; k < shards; ++k) parts[size_t(k)] = shards_[size_t(k)]->params_[t].grad.data();
+    parts[0] = params_[t].grad.data();
+    for (int k = 1; k < shards; ++k) parts[size_t(k)] = shards_[size_t(k)]->params_[t].grad.data();
     sum_in_order(parts, params_[t].grad.size(), params_[t].grad.data(), threads_);
   }
   return float(loss);
+}
+
+void FastHostNetwork::for_ranges(size_t count, const std::function<void(size_t, size_t)>& body) {
+  // Blocks of elements (an int counts them), a thread for every kMinElementsPerThread elements.
+  constexpr size_t kBlock = 4096;
+  const size_t blocks = (count + kBlock - 1) / kBlock;
+  const int threads = int(std::min(size_t(threads_), std::max(size_t(1), count / kMinElementsPerThread)));
+  if (threads == 1 || blocks > size_t(1) << 30) {
+    body(0, count);
+    return;
+  }
+  parallel_ranges(threads, int(blocks), threads * kMinFlopsPerThread, [&](int first, int last) {
+    body(size_t(first) * kBlock, std::min(count, size_t(last) * kBlock));
+  });
 }
 
 int FastHostNetwork::training_shards(int batch) const {

@@ -3,6 +3,9 @@
 // the inference logits, the batch whole and in 11.6's shards; and the same bits for every thread
 // count that cuts the batch the same way.
 #include <algorithm>
+#include <atomic>
+#include <functional>
+#include <string>
 #include <cmath>
 #include <vector>
 
@@ -146,5 +149,53 @@ TEST_CASE("FastHostNetwork::forward: the same logits, bit for bit, for 1, 2 and 
     for (float v : logits) REQUIRE(std::isfinite(v));
     if (threads == 1) first = logits;
     REQUIRE(logits == first);
+  }
+}
+
+TEST_CASE("FastHostNetwork::for_ranges covers [0, count) once; the optimizer on its ranges changes no bit",
+          "[11-network]") {
+  const host_training::ModelSpec spec = spec_of({"small", 28, 28, 8});
+  const std::vector<Parameter> init = host_training::init_parameters(spec, 12);
+  for (int threads : {1, 2, 3}) {
+    CAPTURE(threads);
+    fast_cpu::FastHostNetwork net(spec, init, threads);
+    for (size_t count : {size_t(0), size_t(1), size_t(4097), size_t(196000), size_t(300001)}) {
+      CAPTURE(count);
+      std::vector<std::atomic<int>> seen(count);
+      std::atomic<bool> outside{false};  // no REQUIRE on the pool's threads: Catch2's are the caller's
+      net.for_ranges(count, [&](size_t begin, size_t end) {
+        if (begin > end || end > count) outside = true;
+        for (size_t i = begin; i < end && !outside; ++i) seen[i].fetch_add(1);
+      });
+      REQUIRE_FALSE(outside.load());
+      size_t not_once = 0;
+      for (size_t i = 0; i < count; ++i) not_once += seen[i].load() != 1;
+      REQUIRE(not_once == 0);
+    }
+  }
+  // SGD with momentum, Adam, Adam with weight decay: three steps on one range and on the network's.
+  for (const char* kind : {"sgd", "adam", "adam+decay"}) {
+    CAPTURE(kind);
+    host_training::OptimizerConfig config;
+    config.kind = std::string(kind).substr(0, 4) == "adam" ? "adam" : "sgd";
+    config.lr = 0.01f;
+    if (std::string(kind) == "adam+decay") config.weight_decay = 0.01f;
+    std::vector<Parameter> one = init, split = init;
+    uint64_t seed = 70;
+    for (Parameter& p : one) p.grad = course::test::random_vector(p.value.size(), ++seed);
+    for (size_t t = 0; t < one.size(); ++t) split[t].grad = one[t].grad;
+    host_training::Optimizer on_one(config, one), on_ranges(config, split);
+    fast_cpu::FastHostNetwork net(spec, init, 2);
+    for (int step = 0; step < 3; ++step) {
+      on_one.step(one);
+      on_ranges.step(split, [&net](size_t count, const std::function<void(size_t, size_t)>& body) {
+        net.for_ranges(count, body);
+      });
+    }
+    for (size_t t = 0; t < one.size(); ++t) {
+      CAPTURE(one[t].name);
+      REQUIRE(split[t].value == one[t].value);
+    }
+    REQUIRE(one[2].value != init[2].value);  // the steps did move the weights
   }
 }

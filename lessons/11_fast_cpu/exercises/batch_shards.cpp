@@ -17,7 +17,8 @@ double run_shards(int /*batch*/, int /*shards*/, int /*threads*/,
 }
 
 void sum_in_order(const std::vector<const float*>& /*parts*/, size_t /*count*/, float* /*sum*/, int /*threads*/) {
-  // TODO(11.6): sum[i] = parts[0][i] + parts[1][i] + ..., the elements split over threads.
+  // TODO(11.6): sum[i] = parts[0][i] + parts[1][i] + ..., the elements split over threads (a thread
+  // for every kMinElementsPerThread elements at most).
   course::todo("11.6", "sum_in_order (the shards' gradients added in shard order)");
 }
 

@@ -31,11 +31,12 @@ void sum_in_order(const std::vector<const float*>& parts, size_t count, float* s
   if (threads < 1) throw course::Error("sum_in_order: threads must be >= 1, got " + std::to_string(threads));
   // Blocks of elements small enough for L1: the first part is copied, then each further part is
   // added along the block (a contiguous loop, vectorised), so every element is still added in part
-  // order. parallel_ranges counts blocks (an int) whatever the size of count.
+  // order. parallel_ranges counts blocks (an int) whatever the size of count, and gets work worth
+  // one thread for every kMinElementsPerThread elements.
   constexpr size_t kBlock = 2048;
   const size_t blocks = (count + kBlock - 1) / kBlock;
   if (blocks > size_t(1) << 30) throw course::Error("sum_in_order: count " + std::to_string(count) + " is too large");
-  parallel_ranges(threads, int(blocks), double(count) * double(parts.size()), [&](int first, int last) {
+  parallel_ranges(threads, int(blocks), double(count / kMinElementsPerThread) * kMinFlopsPerThread, [&](int first, int last) {
     for (size_t b = size_t(first); b < size_t(last); ++b) {
       const size_t begin = b * kBlock, end = std::min(count, begin + kBlock);
       if (sum != parts[0]) std::copy(parts[0] + begin, parts[0] + end, sum + begin);
