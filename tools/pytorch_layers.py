@@ -81,7 +81,7 @@ class InputError(Exception):
         self.code = code
 
 
-# ---- the network as text (the grammar of lesson 02's model_text.cpp) ----------------------------
+# ---- the network as text (the grammar of framework/src/model_text.cpp) ----------------------------
 
 GRAMMAR = ("layers look like conv5x5x32 (kernel 5x5, 32 channels; p2: pad 2, s2: stride 2), relu, sigmoid, "
            "tanh, pool2 (2x2 windows; s1: stride 1), dropout0.25 (drops a quarter while training), dense10")
@@ -224,7 +224,7 @@ def layers_from_text(text):
 
 
 def builtin_model(name):
-    """The course's named models (lesson 02's model_by_name), as layer lists."""
+    """The course's named models (the framework's model_by_name), as layer lists."""
     if name == "small":
         return "conv3x3x10p1,relu,pool2,dense100,relu,dense10"
     if name == "a":

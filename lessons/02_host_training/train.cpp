@@ -12,7 +12,7 @@
 #include "course/timer.hpp"
 #include "epoch_log.hpp"
 #include "host_training.hpp"
-#include "loss_watch.hpp"
+#include "framework/loss_watch.hpp"
 #include "saved_model.hpp"
 #include "training_data.hpp"
 #include "training_pictures.hpp"

@@ -14,7 +14,7 @@
 #include "epoch_log.hpp"
 #include "evaluation.hpp"
 #include "host_training.hpp"
-#include "loss_watch.hpp"
+#include "framework/loss_watch.hpp"
 #include "mnist_gpu.hpp"
 #include "training_data.hpp"
 #include "training_pictures.hpp"
@@ -70,7 +70,7 @@ host_training::TrainSummary train_on_gpu(const GpuTrainConfig& config, const hos
   course::DeviceBuffer<int> labels{size_t(batch)}, predictions{size_t(batch)}, order{size_t(n)};
   EpochCounters counters;
   GpuEvaluation eval;
-  host_training::LossWatch watch(opt_config.lr, classes);  // fed at the report points: the step never waits
+  framework::LossWatch watch(opt_config.lr, classes);  // fed at the report points: the step never waits
 
   // The steps first .. last-1 of an epoch. The NaN flag gets the step's number within the epoch
   // (read_report adds the epoch's first step), so the same launches serve every epoch.

@@ -16,7 +16,7 @@
 #include "epoch_log.hpp"
 #include "evaluation.hpp"
 #include "fast_network.hpp"
-#include "loss_watch.hpp"
+#include "framework/loss_watch.hpp"
 #include "mnist_gpu.hpp"
 #include "optimizer.hpp"
 #include "your_steps_check.hpp"
@@ -151,7 +151,7 @@ host_training::TrainSummary train_fast(const FastTrainConfig& config, const host
 
   GpuEvaluation eval;
   const mnist_gpu::EvaluationTarget target = evaluation_target(net);
-  host_training::LossWatch watch(opt_config.lr, classes);
+  framework::LossWatch watch(opt_config.lr, classes);
   for (int epoch = 0; epoch < config.epochs; ++epoch) {
     order.upload(host_training::epoch_order(n, config.seed, epoch));  // same buffer: the graphs read it
     counters.new_epoch();

@@ -183,7 +183,9 @@ void FastHostNetwork::forward(const float* x, int batch, float* logits) {
   if (batch <= 0) throw course::Error("batch must be positive, got " + std::to_string(batch));
   // Inference: each example's logits are computed alone, so shards of any size give the same bits,
   // and as many shards as threads is the fastest cut.
-  const int shards = split_ == BatchSplit::whole ? 1 : std::clamp(batch / kShardExamples, 1, threads_);
+  const int shards = split_ == BatchSplit::whole || !every_layer_lesson02_
+                         ? 1
+                         : std::clamp(batch / kShardExamples, 1, threads_);
   if (shards == 1) {
     prepare(batch);
     std::copy(x, x + acts_[0].size(), acts_[0].begin());

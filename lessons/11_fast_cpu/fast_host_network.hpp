@@ -26,7 +26,8 @@ class FastHostNetwork : public host_training::HostNetwork {
   FastHostNetwork(host_training::ModelSpec spec, std::vector<host_training::Parameter> params, int threads,
                   BatchSplit split = BatchSplit::shards);
 
-  // forward runs up to `threads` shards (an example's logits do not depend on the cut).
+  // forward runs up to `threads` shards where every layer is lesson 02's (an example's logits do not
+  // depend on the cut).
   void forward(const float* x, int batch, float* logits) override;
   float forward_backward(const float* x, const int* labels, int batch) override;
   // The optimizer's update on up to `threads` threads, one for every kMinElementsPerThread elements.

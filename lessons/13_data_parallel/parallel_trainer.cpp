@@ -17,7 +17,7 @@
 #include "epoch_counters.hpp"
 #include "epoch_log.hpp"
 #include "evaluation.hpp"
-#include "loss_watch.hpp"
+#include "framework/loss_watch.hpp"
 #include "mnist_gpu.hpp"
 #include "replica.hpp"
 #include "saved_model.hpp"
@@ -110,7 +110,7 @@ host_training::TrainSummary train_parallel(const ParallelTrainConfig& config, co
     }
 
     const mnist_gpu::EvaluationTarget target = replica.net().evaluation_target();
-    host_training::LossWatch watch(opt.lr, spec.classes);
+    framework::LossWatch watch(opt.lr, spec.classes);
     for (int epoch = 0; epoch < config.epochs; ++epoch) {
       order.upload(host_training::epoch_order(n, config.seed, epoch));  // the same order on every rank
       counters.new_epoch();

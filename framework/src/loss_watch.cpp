@@ -1,10 +1,10 @@
-#include "loss_watch.hpp"
+#include "framework/loss_watch.hpp"
 
 #include <cmath>
 
 #include "course/error.hpp"
 
-namespace host_training {
+namespace framework {
 
 LossWatch::LossWatch(double lr, int classes, std::FILE* out)
     : lr_(lr), out_(out), start_loss_(std::log(double(classes > 1 ? classes : 2))) {}
@@ -35,4 +35,4 @@ void LossWatch::at_step(long step, double loss) {
   }
 }
 
-}  // namespace host_training
+}  // namespace framework

@@ -1,13 +1,15 @@
-// Lesson 02 (given code): the models as data, their layer sizes and their initial weights.
+// The course framework: the models as data, their layer sizes and their initial weights
+// (framework/model.hpp).
 #include <cmath>
 #include <fstream>
 #include <string>
 
 #include "course/error.hpp"
 #include "course/rng.hpp"
-#include "host_training.hpp"
+#include "course/tensor.hpp"
+#include "framework/model.hpp"
 
-namespace host_training {
+namespace framework {
 
 LayerSpec conv_layer(int out, int kernel, int pad, int stride) {
   LayerSpec l{LayerKind::conv};
@@ -176,4 +178,4 @@ std::vector<Parameter> init_parameters(const ModelSpec& spec, uint64_t seed) {
   return params;
 }
 
-}  // namespace host_training
+}  // namespace framework

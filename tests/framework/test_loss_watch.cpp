@@ -6,7 +6,7 @@
 #include <string>
 
 #include "course_test.hpp"
-#include "loss_watch.hpp"
+#include "framework/loss_watch.hpp"
 
 namespace {
 // Everything the watch printed to a temporary file.
@@ -21,7 +21,7 @@ std::string printed(std::FILE* f) {
 TEST_CASE("loss watch: a diverging loss is warned of once, with its steps and the lr", "[loss_watch]") {
   std::FILE* out = std::tmpfile();
   REQUIRE(out != nullptr);
-  host_training::LossWatch watch(10.0, 10, out);
+  framework::LossWatch watch(10.0, 10, out);
   watch.at_step(1, 2.30);
   watch.at_step(2, 2.25);
   watch.at_step(3, 200.0);  // 87x the first: not yet two orders of magnitude
@@ -43,7 +43,7 @@ TEST_CASE("loss watch: a first report that has already diverged is measured agai
   // The GPU trainer reports running means: its first one may hold the blow-up already.
   std::FILE* out = std::tmpfile();
   REQUIRE(out != nullptr);
-  host_training::LossWatch watch(10.0, 10, out);
+  framework::LossWatch watch(10.0, 10, out);
   watch.at_step(50, 6363.7);  // ln(10) = 2.303: 2763x
   CHECK(watch.warned());
   const std::string text = printed(out);
@@ -52,7 +52,7 @@ TEST_CASE("loss watch: a first report that has already diverged is measured agai
         std::string::npos);
   std::fclose(out);
   // A first loss of 100 (a bad start) is 43x a uniform guess: not yet two orders of magnitude.
-  host_training::LossWatch calm(0.05, 10, stdout);
+  framework::LossWatch calm(0.05, 10, stdout);
   calm.at_step(1, 100.0);
   calm.at_step(2, 40.0);
   CHECK_FALSE(calm.warned());
@@ -61,7 +61,7 @@ TEST_CASE("loss watch: a first report that has already diverged is measured agai
 TEST_CASE("loss watch: a falling loss is never warned of", "[loss_watch]") {
   std::FILE* out = std::tmpfile();
   REQUIRE(out != nullptr);
-  host_training::LossWatch watch(0.05, 10, out);
+  framework::LossWatch watch(0.05, 10, out);
   for (int step = 1; step <= 1000; ++step) watch.at_step(step, 2.3 / step);
   CHECK_FALSE(watch.warned());
   CHECK(printed(out).empty());
@@ -69,7 +69,7 @@ TEST_CASE("loss watch: a falling loss is never warned of", "[loss_watch]") {
 }
 
 TEST_CASE("loss watch: NaN or Inf stops training, naming the step", "[loss_watch]") {
-  host_training::LossWatch watch(0.5, 10, stdout);
+  framework::LossWatch watch(0.5, 10, stdout);
   watch.at_step(1, 2.3);
   try {
     watch.at_step(7, std::numeric_limits<double>::quiet_NaN());
@@ -80,6 +80,6 @@ TEST_CASE("loss watch: NaN or Inf stops training, naming the step", "[loss_watch
   }
   CHECK_THROWS_AS(watch.at_step(8, std::numeric_limits<double>::infinity()), course::Error);
   // The very first loss is checked too.
-  host_training::LossWatch fresh(0.5, 10, stdout);
+  framework::LossWatch fresh(0.5, 10, stdout);
   CHECK_THROWS_AS(fresh.at_step(1, std::nan("")), course::Error);
 }

@@ -1,5 +1,5 @@
 #pragma once
-// Lesson 02 (given code): watches the training loss as a trainer reports it, for both trainers.
+// The course framework: watches the training loss as a trainer reports it, for every trainer.
 // A NaN or Inf loss stops training (course::Error with the step); a loss that grows to more than
 // 100x where it started gets ONE warning line with the step, since that almost always means the
 // learning rate is too large (training would go on diverging).
@@ -9,7 +9,7 @@
 // few dozen steps, so its first report may already hold the divergence.
 #include <cstdio>
 
-namespace host_training {
+namespace framework {
 
 class LossWatch {
  public:
@@ -30,4 +30,4 @@ class LossWatch {
   bool warned_ = false;
 };
 
-}  // namespace host_training
+}  // namespace framework

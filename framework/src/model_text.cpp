@@ -1,4 +1,4 @@
-// Lesson 02 (given): networks written as text, e.g. "conv5x5x32p2,relu,pool2,dense10", and the
+// The course framework: networks written as text, e.g. "conv5x5x32p2,relu,pool2,dense10", and the
 // one-line picture of a model's shapes that the trainers print before they start.
 #include <cctype>
 #include <cstdio>
@@ -11,9 +11,9 @@
 #include "course/error.hpp"
 #include "course/input_file.hpp"
 #include "course/number_text.hpp"
-#include "host_training.hpp"
+#include "framework/model.hpp"
 
-namespace host_training {
+namespace framework {
 
 namespace {
 
@@ -217,4 +217,4 @@ std::string plan_summary(const ModelSpec& spec) {
   return text;
 }
 
-}  // namespace host_training
+}  // namespace framework

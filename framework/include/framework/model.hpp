@@ -1,0 +1,109 @@
+#pragma once
+// The course framework: a network described as data. Every trainer of the course reads its
+// --model here, so the host and the GPU trainers build the same network, with the same sizes,
+// from the same initial weights. Not a lesson's exercise: it sits beneath the lessons (it uses
+// only common/), and each lesson's code reaches it through its own namespace.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace framework {
+
+// ---- models as data -----------------------------------------------------------------------
+// conv: `out` channels, kernel x kernel, stride, pad.  maxpool: window x window, moved by stride
+// (no padding; set stride = window for the usual non-overlapping pool).  dense: `out` units; it
+// flattens its NCHW input (a no-op in memory: every example's C*H*W values are contiguous).
+// sigmoid, tanh and dropout (which zeroes a `rate` fraction while training) keep their input's
+// shape; they are lesson 12's layers: lesson 02's network and the trainers of lessons 02-11
+// refuse them (runs_in_lesson02), lesson 12's networks run every kind.
+enum class LayerKind { conv, relu, maxpool, dense, sigmoid, tanh, dropout };
+struct LayerSpec {
+  LayerKind kind;
+  int out = 0;
+  int kernel = 0;
+  int stride = 1;
+  int pad = 0;
+  int window = 2;
+  float rate = 0.f;  // dropout: the fraction of values dropped while training, 0 <= rate < 1
+};
+struct ModelSpec {
+  std::string name;
+  int in_channels = 1, height = 28, width = 28, classes = 10;
+  std::vector<LayerSpec> layers;
+};
+
+// Shorthands for building specs.
+LayerSpec conv_layer(int out, int kernel, int pad = 0, int stride = 1);
+LayerSpec relu_layer();
+LayerSpec maxpool_layer(int window = 2, int stride = 2);
+LayerSpec dense_layer(int out);
+LayerSpec sigmoid_layer();
+LayerSpec tanh_layer();
+LayerSpec dropout_layer(float rate);
+
+// True for the layers lesson 02's network runs (conv, relu, maxpool, dense).
+bool runs_in_lesson02(LayerKind kind);
+// Throws course::Error when `spec` has a layer lesson 02's network does not run, naming the layer
+// and lesson 12's trainer; `who` starts the message (e.g. "--model" or "HostNetwork").
+void require_lesson02_layers(const ModelSpec& spec, const std::string& who);
+
+ModelSpec small_cnn();  // conv 3x3x10 pad 1 -> relu -> maxpool 2 -> dense 100 -> relu -> dense 10
+ModelSpec model_a();    // conv 5x5x32 pad 2 -> relu -> maxpool 2 -> conv 5x5x64 pad 2 -> relu -> maxpool 2
+                        // -> dense 512 -> relu -> dense 10
+// The network of lesson 11's scaling study: conv 3x3 with `filters` filters, no padding -> relu ->
+// maxpool 2 -> dense 10 (on 28 x 28 images: 26 x 26 x filters, 13 x 13 x filters, 169 * filters -> 10).
+// Named "scaling-<filters>"; 1 <= filters <= kMaxScalingFilters, else course::Error.
+constexpr int kMaxScalingFilters = 4096;
+ModelSpec scaling_cnn(int filters);
+// A named model ("small", "a", "scaling-<filters>", e.g. "scaling-256"), a layer list
+// (model_from_text) or "@<file>" with one; throws course::Error otherwise.
+ModelSpec model_by_name(const std::string& name);
+// A trainer's --model as model_by_name reads it: a plain name ("mnist_cnn": no '/', '@', ',' or '.')
+// whose file <models_dir>/<name>.txt exists becomes "@<models_dir>/<name>.txt"; anything else stays.
+std::string model_in_folder(const std::string& name, const std::string& models_dir);
+
+// ---- models as text (model_text.cpp) ---------------------------------------------------------
+// A network written as its layers, separated by commas: conv<k>x<k>x<channels>[p<pad>][s<stride>],
+// relu, pool<window>[s<stride>], dense<units> (and lesson 12's sigmoid, tanh, dropout<rate>); e.g. "conv5x5x32p2,relu,pool2,dense10" (spaces
+// around a layer are ignored). "@<file>": the layers from a text file, separated by commas or
+// lines, '#' starting a comment. The model's name is its canonical text (model_text). Throws
+// course::Error naming the layer and what a layer looks like. The sizes are checked later, by
+// plan_layers, once the input's size is known.
+ModelSpec model_from_text(const std::string& description);
+bool looks_like_layer_list(const std::string& text);  // a comma, or a layer's first word
+std::string layer_text(const LayerSpec& layer);       // "conv5x5x32p2", "relu", "pool2", "dropout0.25"
+std::string model_text(const ModelSpec& spec);        // the layers' texts joined by commas
+// "1x28x28 -conv5x5x32p2-> 32x28x28 -relu-> -pool2-> 32x14x14 -dense10-> 10": the shape after
+// every layer, for the line the trainers print before they start. Throws like plan_layers.
+std::string plan_summary(const ModelSpec& spec);
+// For the --model flag of every trainer: what it accepts.
+extern const char* const kModelFlagHelp;
+
+// One layer with its sizes worked out: input C x H x W -> output C x H x W (per example).
+struct LayerPlan {
+  LayerSpec spec;
+  int in_c = 0, in_h = 0, in_w = 0;
+  int out_c = 0, out_h = 0, out_w = 0;
+  int weight = -1;  // conv and dense: index of the weight in the parameter list; its bias is weight + 1
+  size_t in_size() const { return size_t(in_c) * in_h * in_w; }
+  size_t out_size() const { return size_t(out_c) * out_h * out_w; }
+};
+// The layers of `spec` with their sizes. Throws course::Error when a size does not work out
+// (e.g. a kernel larger than its padded input) or the last layer does not give `classes` values.
+std::vector<LayerPlan> plan_layers(const ModelSpec& spec);
+
+// PyTorch layouts: conv weight O x I x kh x kw, dense weight out x in, bias [out].
+// Names: "conv1.weight", "conv1.bias", ..., "fc1.weight", "fc1.bias", ... (counted per kind).
+struct Parameter {
+  std::string name;
+  std::vector<int> shape;
+  std::vector<float> value, grad;
+};
+
+// Kaiming-uniform weights U(-b, b) with b = sqrt(6 / fan_in) (fan_in = I*kh*kw for conv, in for
+// dense), biases 0. Weights are drawn in parameter order, element by element, from ONE
+// course::Rng(seed, 0) with Rng::uniform(-b, b); biases draw nothing.
+std::vector<Parameter> init_parameters(const ModelSpec& spec, uint64_t seed);
+
+}  // namespace framework
