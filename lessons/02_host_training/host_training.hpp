@@ -17,6 +17,8 @@
 
 #include "course/idx.hpp"
 #include "framework/model.hpp"
+#include "framework/train_config.hpp"
+#include "framework/training_data.hpp"
 #include "host_layers.hpp"
 
 namespace host_training {
@@ -165,39 +167,14 @@ struct Evaluation {
 // Runs the network over `data` in order, `batch` examples at a time.
 Evaluation evaluate(HostNetwork& net, const course::Dataset& data, int batch);
 
-// ---- the whole trainer (given; lesson 08's `train_mnist --device cpu` calls it) ---------------
-// Every default of the CPU trainer is written here, once: lesson02_host_training's flags show
-// TrainConfig{}'s values, and train_mnist's CPU fallback starts from them too.
-// dataset "mnist" | "fashion" | "cifar10"; data_dir empty: course::default_data_dir of that data set;
-// train_limit / test_limit > 0 keep only the first examples.
-struct TrainConfig {
-  std::string model = "small", optimizer = "sgd", dataset = "mnist", data_dir, out_dir;
-  std::string save_dir;  // not empty: the trained parameters and test logits as .npy files there
-  int epochs = 3, batch = 32;
-  float lr = 0.f;  // 0: the optimizer's default below (learning_rate() says which lr trains)
-  // SGD momentum 0.9, batch 32: 0.05 overshoots in epoch 3 (measured), 0.02 does not. Adam's steps
-  // are about lr in size whatever the gradient's scale, so it wants a much smaller lr.
-  float default_sgd_lr = 0.02f, default_adam_lr = 0.001f;
-  float default_adadelta_lr = 1.0f;  // lesson 12's Adadelta scales its own steps: PyTorch's default 1
-  float momentum = 0.9f;  // SGD's momentum (0: plain SGD); Adam ignores it
-  float rho = 0.9f;       // lesson 12's Adadelta: the decay of its running averages
-  uint64_t seed = 1;
-  int train_limit = 0, test_limit = 0;
-
-  float default_lr(const std::string& optimizer_kind) const {
-    return optimizer_kind == "adam" ? default_adam_lr : optimizer_kind == "adadelta" ? default_adadelta_lr : default_sgd_lr;
-  }
-  float learning_rate() const { return lr > 0.f ? lr : default_lr(optimizer); }
-};
-struct TrainSummary {
-  std::vector<double> epoch_seconds, train_loss, train_accuracy, test_loss, test_accuracy;
-};
+// ---- the whole trainer (given) --------------------------------------------------------------
+// TrainConfig (the run's settings, with every default of the CPU trainer) and TrainSummary are the
+// course framework's (framework/train_config.hpp).
 // Progress bar per epoch and one line per epoch on stdout; writes out_dir/metrics.csv,
 // filters.png, misclassified.png and confusion.png (out_dir empty: no files), and with save_dir
 // the .npy files of saved_model.hpp. A NaN/Inf loss stops training; a diverging one is warned of.
 TrainSummary train(const TrainConfig& config);
 // The same on data already loaded and checked (training_data.hpp's load_training_data).
-struct TrainingData;
 TrainSummary train(const TrainConfig& config, const TrainingData& data);
 // The same with another network than HostNetwork (lesson 11's): `make` builds it from the spec
 // and the initial parameters, and `what` names it in the first line of the run.

@@ -10,11 +10,11 @@
 #include "course/error.hpp"
 #include "course/progress.hpp"
 #include "course/timer.hpp"
-#include "epoch_log.hpp"
+#include "framework/epoch_log.hpp"
 #include "host_training.hpp"
 #include "framework/loss_watch.hpp"
 #include "saved_model.hpp"
-#include "training_data.hpp"
+#include "framework/training_data.hpp"
 #include "training_pictures.hpp"
 
 namespace host_training {

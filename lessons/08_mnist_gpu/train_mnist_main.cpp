@@ -9,11 +9,11 @@
 #include "course/error.hpp"
 #include "course/idx.hpp"
 #include "course/main.hpp"
-#include "epoch_log.hpp"
+#include "framework/epoch_log.hpp"
 #include "host_training.hpp"
-#include "train_flags.hpp"
+#include "framework/train_flags.hpp"
 #include "trainer.hpp"
-#include "training_data.hpp"
+#include "framework/training_data.hpp"
 
 namespace mnist_gpu {
 
@@ -23,7 +23,7 @@ namespace {
 // them, then the GPU's own. Flags not given keep GpuTrainConfig's defaults.
 mnist_gpu::GpuTrainConfig gpu_config_of(const course::ArgParser& args) {
   mnist_gpu::GpuTrainConfig config;
-  host_training::apply_given_flags(args, config);
+  framework::apply_given_flags(args, config);
   if (args.given("--conv")) config.conv = mnist_gpu::conv_algorithm_by_name(args.get_string("--conv"));
   config.profile = args.flag("--profile");
   if (args.given("--profile-steps")) config.profile_steps = static_cast<int>(args.get_int("--profile-steps"));
@@ -32,12 +32,12 @@ mnist_gpu::GpuTrainConfig gpu_config_of(const course::ArgParser& args) {
 
 // Lesson 02's trainer on the CPU. Flags left out take lesson 02's defaults (TrainConfig{}), not
 // the GPU's: model A takes about half an hour per epoch on a CPU.
-host_training::TrainSummary train_on_cpu(const course::ArgParser& args, const host_training::TrainingData& data,
+framework::TrainSummary train_on_cpu(const course::ArgParser& args, const framework::TrainingData& data,
                                          const CpuLayers* layers) {
   for (const char* flag : {"--profile", "--conv", "--profile-steps"})
     if (args.given(flag)) std::printf("note: %s applies to the GPU trainer only; ignored\n", flag);
-  host_training::TrainConfig config;
-  host_training::apply_given_flags(args, config);
+  framework::TrainConfig config;
+  framework::apply_given_flags(args, config);
   std::printf("CPU run: model %s, %d epoch(s), batch %d, lr %g%s\n", config.model.c_str(), config.epochs,
               config.batch, static_cast<double>(config.learning_rate()),
               args.given("--model") ? "" : " (lesson 02's defaults; --model a takes minutes per epoch here)");
@@ -50,8 +50,8 @@ host_training::TrainSummary train_on_cpu(const course::ArgParser& args, const ho
 
 int train_mnist_main(int argc, char** argv, const TrainMnistProgram& program) {
   const mnist_gpu::GpuTrainConfig defaults;             // the flags' defaults
-  const host_training::TrainConfig cpu_defaults;        // named in the help of the flags they differ in
-  const auto lr_text = [](const host_training::TrainConfig& c, const std::string& optimizer) {
+  const framework::TrainConfig cpu_defaults;        // named in the help of the flags they differ in
+  const auto lr_text = [](const framework::TrainConfig& c, const std::string& optimizer) {
     return course::shortest_text(c.default_lr(optimizer));
   };
   course::ArgParser args(program.name, program.about);
@@ -62,11 +62,11 @@ int train_mnist_main(int argc, char** argv, const TrainMnistProgram& program) {
   args.add_int("--epochs", defaults.epochs, 1, 1000,
                "passes over the training set (CPU default: " + std::to_string(cpu_defaults.epochs) + ")");
   args.add_int("--batch", defaults.batch, 1, 8192, "minibatch size (CPU default: " + std::to_string(cpu_defaults.batch) + ")");
-  args.add_float("--lr", host_training::flag_default(defaults.default_lr("sgd")), 1e-7, 10.0,
+  args.add_float("--lr", framework::flag_default(defaults.default_lr("sgd")), 1e-7, 10.0,
                  "learning rate (default " + lr_text(defaults, "sgd") + " for sgd, " + lr_text(defaults, "adam") +
                      " for adam; CPU sgd: " + lr_text(cpu_defaults, "sgd") + ")");
   args.add_choice("--optimizer", defaults.optimizer, {"sgd", "adam"}, "sgd (momentum 0.9) or adam");
-  host_training::add_seed_and_data_flags(args, defaults);
+  framework::add_seed_and_data_flags(args, defaults);
   const std::string cpu_trainer = "lesson 02's CPU trainer" + (program.cpu ? " on " + program.cpu->name : "");
   args.add_choice("--device", "auto", {"auto", "gpu", "cpu"},
                   "auto: the GPU when there is one, else " + cpu_trainer + "; gpu: fail without one");
@@ -90,7 +90,7 @@ int train_mnist_main(int argc, char** argv, const TrainMnistProgram& program) {
   const mnist_gpu::GpuTrainConfig config = gpu_config_of(args);
   // The data folder is worked out and checked here, once, before the device: a missing data set
   // is the first thing to fix. Both trainers take this data (their data flags are the same).
-  const host_training::TrainingData data = host_training::load_training_data(config);
+  const framework::TrainingData data = framework::load_training_data(config);
   const bool use_gpu = device == "gpu" || (device == "auto" && course::gpu_available());
   if (!use_gpu && program.learner_build) {
     // Your build: the CPU trainer here would be lesson 02's reference solution, not your code.
@@ -107,15 +107,15 @@ int train_mnist_main(int argc, char** argv, const TrainMnistProgram& program) {
                   course::query_devices().reason.c_str(), on.c_str());
     else
       std::printf("--device cpu: training on the CPU with lesson 02's trainer%s\n", on.c_str());
-    const host_training::TrainSummary s = train_on_cpu(args, data, program.cpu);
-    host_training::print_summary(s, program.cpu ? "CPU, lesson 02's trainer on " + program.cpu->name : "CPU, lesson 02");
+    const framework::TrainSummary s = train_on_cpu(args, data, program.cpu);
+    framework::print_summary(s, program.cpu ? "CPU, lesson 02's trainer on " + program.cpu->name : "CPU, lesson 02");
     return 0;
   }
 
   if (program.cpu && args.given("--threads"))
     std::printf("note: --threads applies to the CPU trainer only; ignored\n");
-  const host_training::TrainSummary s = mnist_gpu::train_on_gpu(config, data);
-  host_training::print_summary(s, "GPU");
+  const framework::TrainSummary s = mnist_gpu::train_on_gpu(config, data);
+  framework::print_summary(s, "GPU");
   return 0;
 }
 

@@ -11,12 +11,12 @@
 #include "course/timer.hpp"
 #include "device_data.hpp"
 #include "epoch_counters.hpp"
-#include "epoch_log.hpp"
+#include "framework/epoch_log.hpp"
 #include "evaluation.hpp"
 #include "host_training.hpp"
 #include "framework/loss_watch.hpp"
 #include "mnist_gpu.hpp"
-#include "training_data.hpp"
+#include "framework/training_data.hpp"
 #include "training_pictures.hpp"
 #include "network.hpp"
 #include "optimizer.hpp"
@@ -26,14 +26,14 @@
 namespace mnist_gpu {
 
 
-host_training::TrainSummary train_on_gpu(const GpuTrainConfig& config, const host_training::TrainingData& data,
+framework::TrainSummary train_on_gpu(const GpuTrainConfig& config, const framework::TrainingData& data,
                                          const GpuTrainerExtras& extras) {
   if (config.epochs < 1 || config.batch < 1) throw course::Error("epochs and batch must be >= 1");
   course::require_gpu("train_mnist on the GPU");
   const course::Dataset& train_set = data.train;
   const course::Dataset& test_set = data.test;
   const std::string& dir = data.dir;
-  const host_training::ModelSpec spec = host_training::model_for_data(config.model, data);
+  const host_training::ModelSpec spec = framework::model_for_data(config.model, data);
   const int batch = std::min(config.batch, train_set.count());
   GpuNetwork net(spec, host_training::init_parameters(spec, config.seed), std::max(batch, kEvalBatch), config.conv,
                  extras.layers, extras.loss);
@@ -60,7 +60,7 @@ host_training::TrainSummary train_on_gpu(const GpuTrainConfig& config, const hos
   if (!config.out_dir.empty()) course::create_folder(config.out_dir, "for --out");
   if (!config.save_dir.empty()) course::create_folder(config.save_dir, "for --save");
   auto out_path = [&](const char* name) { return config.out_dir.empty() ? std::string() : config.out_dir + "/" + name; };
-  host_training::EpochLog log(out_path("metrics.csv"), config.epochs);
+  framework::EpochLog log(out_path("metrics.csv"), config.epochs);
 
   // Everything a step touches exists before the first step and keeps its address (a captured step
   // holds the pointers): no allocation inside the loop.

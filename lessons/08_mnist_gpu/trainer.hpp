@@ -17,7 +17,7 @@
 #include "conv_layer.hpp"
 #include "network.hpp"
 #include "optimizer.hpp"
-#include "training_data.hpp"
+#include "framework/training_data.hpp"
 
 namespace mnist_gpu {
 
@@ -35,7 +35,7 @@ inline std::vector<std::pair<int, int>> report_stretches(int steps_per_epoch) {
 
 // Lesson 02's TrainConfig with the GPU's defaults (written here once; train_mnist's flags show
 // them) and the settings only the GPU trainer has. Fields not set here keep lesson 02's defaults.
-struct GpuTrainConfig : host_training::TrainConfig {
+struct GpuTrainConfig : framework::TrainConfig {
   GpuTrainConfig() {
     model = "a";  // about half an hour per epoch on a CPU, seconds on a GPU
     epochs = 5;
@@ -47,7 +47,7 @@ struct GpuTrainConfig : host_training::TrainConfig {
   int profile_steps = 200;
 };
 
-// Trains on `data` (loaded and checked by host_training::load_training_data(config)), evaluates
+// Trains on `data` (loaded and checked by framework::load_training_data(config)), evaluates
 // after every epoch, writes the files. Throws course::Error on bad input, out of device memory or a
 // NaN loss. The per-epoch numbers are lesson 02's TrainSummary (both trainers report through its
 // EpochLog).
@@ -67,7 +67,7 @@ struct GpuTrainerExtras {
   StepCapture capture;
   std::string steps_text;  // how the steps run, for the trainer's first lines ("" : says nothing)
 };
-host_training::TrainSummary train_on_gpu(const GpuTrainConfig& config, const host_training::TrainingData& data,
+framework::TrainSummary train_on_gpu(const GpuTrainConfig& config, const framework::TrainingData& data,
                                          const GpuTrainerExtras& extras = {});
 
 }  // namespace mnist_gpu

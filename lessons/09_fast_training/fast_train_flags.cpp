@@ -1,7 +1,7 @@
 // Lesson 09 (given): the trainer's flags (fast_train_flags.hpp).
 #include "fast_train_flags.hpp"
 
-#include "train_flags.hpp"
+#include "framework/train_flags.hpp"
 
 namespace fast_training {
 
@@ -13,11 +13,11 @@ void add_fast_train_flags(course::ArgParser& args, const std::string& out_defaul
                       "conv-ReLU-pool blocks, then dense layers");
   args.add_int("--epochs", defaults.epochs, 1, 1000, "passes over the training set");
   args.add_int("--batch", defaults.batch, 1, 8192, "minibatch size");
-  args.add_float("--lr", host_training::flag_default(defaults.default_lr("sgd")), 1e-7, 10.0,
+  args.add_float("--lr", framework::flag_default(defaults.default_lr("sgd")), 1e-7, 10.0,
                  "learning rate (default " + course::shortest_text(defaults.default_lr("sgd")) + " for sgd, " +
                      course::shortest_text(defaults.default_lr("adam")) + " for adam)");
   args.add_choice("--optimizer", defaults.optimizer, {"sgd", "adam"}, "sgd (momentum 0.9) or adam");
-  host_training::add_seed_and_data_flags(args, defaults);
+  framework::add_seed_and_data_flags(args, defaults);
   args.add_string("--out", out_default, "where metrics.csv and the PNGs go");
   args.add_string("--save", defaults.save_dir, "also write every parameter and the test logits as .npy files into this folder");
   args.add_choice("--graph", "on", {"on", "off"}, "on: replay the steps from CUDA graphs (SGD only); off: launch them one by one");
@@ -29,9 +29,9 @@ void add_fast_train_flags(course::ArgParser& args, const std::string& out_defaul
   args.add_int("--test-limit", defaults.test_limit, 0, 1 << 30, "use only the first N test images (0: all)");
 }
 
-FastTrainConfig fast_train_config(const course::ArgParser& args, const host_training::FlagOptions& options) {
+FastTrainConfig fast_train_config(const course::ArgParser& args, const framework::FlagOptions& options) {
   FastTrainConfig config;
-  host_training::apply_given_flags(args, config, options);
+  framework::apply_given_flags(args, config, options);
   config.graph = args.get_string("--graph") == "on";
   config.conv = args.get_string("--conv") == "tiled" ? ConvEngine::tiled : ConvEngine::implicit_gemm;
   config.profile = args.flag("--profile");

@@ -6,7 +6,7 @@
 
 #include "course/cli.hpp"
 #include "fast_trainer.hpp"
-#include "train_flags.hpp"
+#include "framework/train_flags.hpp"
 
 namespace fast_training {
 
@@ -15,7 +15,7 @@ namespace fast_training {
 void add_fast_train_flags(course::ArgParser& args, const std::string& out_default);
 // The config those flags give (flags not given keep FastTrainConfig's defaults). `options`: which
 // --model a later lesson's trainer takes (lesson 13's: any layer list, lesson 12's models by name).
-FastTrainConfig fast_train_config(const course::ArgParser& args, const host_training::FlagOptions& options = {});
+FastTrainConfig fast_train_config(const course::ArgParser& args, const framework::FlagOptions& options = {});
 
 // The shape of a step on one GPU, for the trainers that take it (train_fast, train_mixed,
 // train_speedrun; lesson 13's replicas keep one stream each): --branches on|off (09.12; `counters`

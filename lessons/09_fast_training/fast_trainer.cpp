@@ -13,7 +13,7 @@
 #include "course/timer.hpp"
 #include "device_data.hpp"
 #include "epoch_counters.hpp"
-#include "epoch_log.hpp"
+#include "framework/epoch_log.hpp"
 #include "evaluation.hpp"
 #include "fast_network.hpp"
 #include "framework/loss_watch.hpp"
@@ -29,13 +29,13 @@
 namespace fast_training {
 
 
-host_training::TrainSummary train_fast(const FastTrainConfig& config, const host_training::TrainingData& data) {
+framework::TrainSummary train_fast(const FastTrainConfig& config, const framework::TrainingData& data) {
   using namespace mnist_gpu;
   if (config.epochs < 1 || config.batch < 1) throw course::Error("epochs and batch must be >= 1");
   course::require_gpu("train_fast");
   const course::Dataset& train_set = data.train;
   const course::Dataset& test_set = data.test;
-  const host_training::ModelSpec spec = host_training::model_for_data(config.model, data);
+  const host_training::ModelSpec spec = framework::model_for_data(config.model, data);
   const int batch = std::min(config.batch, train_set.count());
   const bool use_graph = config.graph && config.optimizer == "sgd";
 
@@ -136,7 +136,7 @@ host_training::TrainSummary train_fast(const FastTrainConfig& config, const host
   if (!config.out_dir.empty()) course::create_folder(config.out_dir, "for --out");
   if (!config.save_dir.empty()) course::create_folder(config.save_dir, "for --save");
   auto out_path = [&](const char* name) { return config.out_dir.empty() ? std::string() : config.out_dir + "/" + name; };
-  host_training::EpochLog log(out_path("metrics.csv"), config.epochs);
+  framework::EpochLog log(out_path("metrics.csv"), config.epochs);
 
   // The epoch in stretches of kReportEvery steps; with graphs, one graph per stretch.
   const std::vector<std::pair<int, int>> stretches = report_stretches(steps_per_epoch);

@@ -13,7 +13,7 @@
 #include "fast_network.hpp"
 #include "host_training.hpp"
 #include "trainer.hpp"
-#include "training_data.hpp"
+#include "framework/training_data.hpp"
 
 namespace fast_training {
 
@@ -29,6 +29,6 @@ struct FastTrainConfig : mnist_gpu::GpuTrainConfig {
 // Trains on `data` as mnist_gpu::train_on_gpu does (same recipe, same order of batches, same
 // reports), evaluates after every epoch, writes metrics.csv and the pictures of the results, and
 // with --save the weights and test logits as .npy files (lesson 02's layout).
-host_training::TrainSummary train_fast(const FastTrainConfig& config, const host_training::TrainingData& data);
+framework::TrainSummary train_fast(const FastTrainConfig& config, const framework::TrainingData& data);
 
 }  // namespace fast_training

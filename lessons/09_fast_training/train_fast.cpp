@@ -7,10 +7,10 @@
 #include "fast_train_flags.hpp"
 #include "course/device_info.hpp"
 #include "course/main.hpp"
-#include "epoch_log.hpp"
+#include "framework/epoch_log.hpp"
 #include "fast_trainer.hpp"
 #include "host_training.hpp"
-#include "training_data.hpp"
+#include "framework/training_data.hpp"
 
 #ifndef COURSE_OUTPUT_DIR
 #define COURSE_OUTPUT_DIR "out"
@@ -29,9 +29,9 @@ int main(int argc, char** argv) {
     fast_training::FastTrainConfig config = fast_training::fast_train_config(args);
     const fast_training::StepShape shape = fast_training::step_shape(args);
     config.branches = shape.branches, config.thin = shape.thin;
-    const host_training::TrainingData data = host_training::load_training_data(config);
+    const framework::TrainingData data = framework::load_training_data(config);
 
-    host_training::print_summary(fast_training::train_fast(config, data), "GPU, fast");
+    framework::print_summary(fast_training::train_fast(config, data), "GPU, fast");
     return 0;
   });
 }

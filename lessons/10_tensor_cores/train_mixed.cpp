@@ -8,12 +8,12 @@
 #include "course/device_info.hpp"
 #include "course/error.hpp"
 #include "course/main.hpp"
-#include "epoch_log.hpp"
+#include "framework/epoch_log.hpp"
 #include "fast_train_flags.hpp"
 #include "fast_trainer.hpp"
 #include "tensor_core_convs.hpp"
 #include "tensor_cores.hpp"
-#include "training_data.hpp"
+#include "framework/training_data.hpp"
 
 #ifndef COURSE_OUTPUT_DIR
 #define COURSE_OUTPUT_DIR "out"
@@ -50,9 +50,9 @@ int main(int argc, char** argv) {
     if (precision == "bf16")
       config.conv_kernels = std::make_shared<tensor_cores::TensorCoreConvs>(args.get_string("--one-wave") == "on");
     if (precision == "tf32") config.conv = fast_training::ConvEngine::implicit_gemm;  // the tiled kernels are FP32
-    const host_training::TrainingData data = host_training::load_training_data(config);
+    const framework::TrainingData data = framework::load_training_data(config);
     const char* label = precision == "bf16" ? "GPU, BF16 convolutions, TF32 dense" : precision == "tf32" ? "GPU, TF32" : "GPU, fast";
-    host_training::print_summary(fast_training::train_fast(config, data), label);
+    framework::print_summary(fast_training::train_fast(config, data), label);
     return 0;
   });
 }

@@ -34,7 +34,7 @@
 #include "tensor_core_convs.hpp"
 #include "tensor_cores.hpp"
 #include "trainer.hpp"
-#include "training_data.hpp"
+#include "framework/training_data.hpp"
 
 #ifndef COURSE_OUTPUT_DIR
 #define COURSE_OUTPUT_DIR "out"
@@ -111,7 +111,7 @@ int epochs_of(const SystemInfo& system, const StudySettings& s) {
 }
 
 // The fields every trainer's config shares.
-void set_common(host_training::TrainConfig& c, int filters, int batch, int epochs, const StudySettings& s) {
+void set_common(framework::TrainConfig& c, int filters, int batch, int epochs, const StudySettings& s) {
   c.model = "scaling-" + std::to_string(filters);
   c.optimizer = "sgd";
   c.batch = batch;
@@ -146,7 +146,7 @@ std::string cpu_build_note() {
 
 // One run: trains, returns the row (seconds and accuracy of the last epoch).
 Result run_one(const SystemInfo& system, int filters, int batch, const StudySettings& s,
-               const host_training::TrainingData& data) {
+               const framework::TrainingData& data) {
   const int epochs = epochs_of(system, s);
   Result r;
   r.system = system.name;
@@ -154,9 +154,9 @@ Result run_one(const SystemInfo& system, int filters, int batch, const StudySett
   r.batch = batch;
   r.images_timed = data.train.count();
   r.test_images = data.test.count();
-  host_training::TrainSummary summary;
+  framework::TrainSummary summary;
   if (system.name == "cpu-naive" || system.name == "cpu-fast-1" || system.name == "cpu-fast-all") {
-    host_training::TrainConfig config;
+    framework::TrainConfig config;
     set_common(config, filters, batch, epochs, s);
     r.machine = course::cpu_model_name();
     const int warm_batch = std::min(batch, data.train.count());
@@ -252,15 +252,15 @@ int measure(const course::ArgParser& args) {
 
   // The data, loaded before the first run: once per number of training images (each run trains on
   // the first N).
-  std::map<long, host_training::TrainingData> data_by_images;
+  std::map<long, framework::TrainingData> data_by_images;
   for (const SystemInfo* s : systems) {
     const long images = images_of(*s, settings);
     if (data_by_images.count(images)) continue;
-    host_training::TrainConfig c;
+    framework::TrainConfig c;
     c.data_dir = settings.data_dir;
     c.train_limit = int(images);
     c.test_limit = settings.test_images;
-    host_training::TrainingData data = host_training::load_training_data(c);
+    framework::TrainingData data = framework::load_training_data(c);
     if (data.train.count() < max_batch)
       throw course::Error(data.dir + " holds " + std::to_string(data.train.count()) +
                           " training images, fewer than the batch " + std::to_string(max_batch));
@@ -277,7 +277,7 @@ int measure(const course::ArgParser& args) {
   for (const SystemInfo* system : systems) {
     for (const auto& [d, batch] : points) {
       ++done;
-      const host_training::TrainingData& data = data_by_images.at(images_of(*system, settings));
+      const framework::TrainingData& data = data_by_images.at(images_of(*system, settings));
       char head[96];
       std::snprintf(head, sizeof head, "[%zu/%zu] %s, %d filters, batch %d", done, total, system->name.c_str(), d, batch);
       std::printf("\n== %s: %d training images, %d epoch(s), the last timed; then %d test images\n", head,

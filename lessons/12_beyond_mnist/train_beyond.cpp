@@ -14,13 +14,13 @@
 #include "course/device_info.hpp"
 #include "course/error.hpp"
 #include "course/main.hpp"
-#include "epoch_log.hpp"
+#include "framework/epoch_log.hpp"
 #include "host_training.hpp"
 #include "step_graph.hpp"
-#include "train_flags.hpp"
+#include "framework/train_flags.hpp"
 #include "trainer.hpp"
 #include "your_steps_check.hpp"
-#include "training_data.hpp"
+#include "framework/training_data.hpp"
 
 #ifndef COURSE_OUTPUT_DIR
 #define COURSE_OUTPUT_DIR "out"
@@ -43,10 +43,10 @@ struct BeyondConfig : mnist_gpu::GpuTrainConfig {
 
 BeyondConfig config_of(const course::ArgParser& args) {
   BeyondConfig config;
-  host_training::FlagOptions options;
+  framework::FlagOptions options;
   options.every_layer_kind = true;
   options.models_dir = COURSE_MODELS_DIR;
-  host_training::apply_given_flags(args, config, options);
+  framework::apply_given_flags(args, config, options);
   if (args.given("--momentum")) config.momentum = static_cast<float>(args.get_float("--momentum"));
   if (args.given("--rho")) config.rho = static_cast<float>(args.get_float("--rho"));
   if (args.given("--conv")) config.conv = mnist_gpu::conv_algorithm_by_name(args.get_string("--conv"));
@@ -72,12 +72,12 @@ int main(int argc, char** argv) {
     args.add_int("--batch", defaults.batch, 1, 8192, "minibatch size");
     args.add_choice("--optimizer", defaults.optimizer, {"sgd", "adam", "adadelta"},
                     "sgd (with --momentum), adam, or adadelta (yours, step 12.3; with --rho)");
-    args.add_float("--lr", host_training::flag_default(defaults.default_lr(defaults.optimizer)), 1e-7, 100.0,
+    args.add_float("--lr", framework::flag_default(defaults.default_lr(defaults.optimizer)), 1e-7, 100.0,
                    "learning rate (default " + course::shortest_text(defaults.default_lr("sgd")) + " for sgd, " +
                        course::shortest_text(defaults.default_lr("adam")) + " for adam, " +
                        course::shortest_text(defaults.default_lr("adadelta")) + " for adadelta)");
-    args.add_float("--momentum", host_training::flag_default(defaults.momentum), 0.0, 0.999, "SGD's momentum");
-    args.add_float("--rho", host_training::flag_default(defaults.rho), 0.0, 1.0,
+    args.add_float("--momentum", framework::flag_default(defaults.momentum), 0.0, 0.999, "SGD's momentum");
+    args.add_float("--rho", framework::flag_default(defaults.rho), 0.0, 1.0,
                    "Adadelta's decay of its running averages (Keras 0.95, PyTorch 0.9)");
     args.add_int("--seed", static_cast<long long>(defaults.seed), 0, 1LL << 62,
                  "seed of the weight init, the shuffling and dropout");
@@ -109,7 +109,7 @@ int main(int argc, char** argv) {
     const std::string device = args.get_string("--device");
     if (device == "gpu") course::require_gpu("--device gpu");
     const BeyondConfig config = config_of(args);
-    const host_training::TrainingData data = host_training::load_training_data(config);
+    const framework::TrainingData data = framework::load_training_data(config);
     const bool use_gpu = device == "gpu" || (device == "auto" && course::gpu_available());
     beyond_mnist::check_your_steps(use_gpu);  // an unwritten step stops here, in one line
     if (!use_gpu) {
@@ -122,12 +122,12 @@ int main(int argc, char** argv) {
       const host_training::TrainerExtras extras{beyond_mnist::network_maker(threads, config.seed),
                                                 beyond_mnist::network_description(threads),
                                                 &beyond_mnist::adadelta_rule()};
-      host_training::print_summary(host_training::train(config, data, extras), "CPU");
+      framework::print_summary(host_training::train(config, data, extras), "CPU");
       return 0;
     }
     if (args.given("--threads")) std::printf("note: --threads applies to the CPU only; ignored\n");
     const bool fast = args.get_string("--gpu-layers") == "lesson09";
-    const host_training::ModelSpec spec = host_training::model_for_data(config.model, data);
+    const host_training::ModelSpec spec = framework::model_for_data(config.model, data);
     mnist_gpu::GpuTrainerExtras extras;
     extras.layers = beyond_mnist::gpu_layer_maker(
         spec, config.seed, fast ? beyond_mnist::GpuLayers::lesson09 : beyond_mnist::GpuLayers::lesson08);
@@ -149,7 +149,7 @@ int main(int argc, char** argv) {
     } else {
       extras.steps_text = "launched one by one (" + problem + ")";
     }
-    host_training::print_summary(mnist_gpu::train_on_gpu(config, data, extras), "GPU");
+    framework::print_summary(mnist_gpu::train_on_gpu(config, data, extras), "GPU");
     return 0;
   });
 }

@@ -15,7 +15,7 @@
 #include "course/timer.hpp"
 #include "device_data.hpp"
 #include "epoch_counters.hpp"
-#include "epoch_log.hpp"
+#include "framework/epoch_log.hpp"
 #include "evaluation.hpp"
 #include "framework/loss_watch.hpp"
 #include "mnist_gpu.hpp"
@@ -26,14 +26,14 @@
 
 namespace data_parallel {
 
-host_training::TrainSummary train_parallel(const ParallelTrainConfig& config, const host_training::TrainingData& data) {
+framework::TrainSummary train_parallel(const ParallelTrainConfig& config, const framework::TrainingData& data) {
   using namespace mnist_gpu;
   if (config.epochs < 1 || config.batch < 1) throw course::Error("epochs and batch must be >= 1");
   course::require_gpu("train_parallel");
   const std::vector<int> devices = first_devices(config.gpus > 0 ? config.gpus : usable_gpus());
   const int ranks = int(devices.size());
   const course::Dataset& train_set = data.train;
-  const host_training::ModelSpec spec = host_training::model_for_data(config.model, data);
+  const host_training::ModelSpec spec = framework::model_for_data(config.model, data);
   const int n = train_set.count();
   const int batch = std::min(config.batch * ranks, n);  // over all ranks
   const int steps_per_epoch = (n + batch - 1) / batch;
@@ -44,7 +44,7 @@ host_training::TrainSummary train_parallel(const ParallelTrainConfig& config, co
   if (!config.out_dir.empty()) course::create_folder(config.out_dir, "for --out");
   if (!config.save_dir.empty()) course::create_folder(config.save_dir, "for --save");
   auto out_path = [&](const char* name) { return config.out_dir.empty() ? std::string() : config.out_dir + "/" + name; };
-  host_training::EpochLog log(out_path("metrics.csv"), config.epochs);
+  framework::EpochLog log(out_path("metrics.csv"), config.epochs);
 
   std::printf("devices: %d x %s; %s; NCCL %s\n", ranks, course::device_summary(devices[0]).c_str(),
               course::cuda_versions().c_str(), nccl_version().c_str());

@@ -9,7 +9,7 @@
 #include "fast_trainer.hpp"
 #include "host_training.hpp"
 #include "network_kinds.hpp"
-#include "training_data.hpp"
+#include "framework/training_data.hpp"
 
 namespace data_parallel {
 
@@ -20,6 +20,6 @@ struct ParallelTrainConfig : fast_training::FastTrainConfig {
   size_t bucket_floats = 1u << 20;  // gradients per bucket at most (whole layers)
 };
 
-host_training::TrainSummary train_parallel(const ParallelTrainConfig& config, const host_training::TrainingData& data);
+framework::TrainSummary train_parallel(const ParallelTrainConfig& config, const framework::TrainingData& data);
 
 }  // namespace data_parallel

@@ -5,10 +5,10 @@
 #include "course/cli.hpp"
 #include "course/device_info.hpp"
 #include "course/main.hpp"
-#include "epoch_log.hpp"
+#include "framework/epoch_log.hpp"
 #include "fast_train_flags.hpp"
 #include "parallel_trainer.hpp"
-#include "training_data.hpp"
+#include "framework/training_data.hpp"
 
 #ifndef COURSE_MODELS_DIR  // lessons/12_beyond_mnist/models (lesson 12's layers library defines it)
 #define COURSE_MODELS_DIR "models"
@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
     data_parallel::ParallelTrainConfig config;
     // --model takes any layer list, and lesson 12's models by name ("mnist_cnn"): lesson 09's network
     // says itself which it cannot run (and that --network layers can).
-    host_training::FlagOptions model_options;
+    framework::FlagOptions model_options;
     model_options.every_layer_kind = true;
     model_options.models_dir = COURSE_MODELS_DIR;
     static_cast<fast_training::FastTrainConfig&>(config) = fast_training::fast_train_config(args, model_options);
@@ -44,10 +44,10 @@ int main(int argc, char** argv) {
     config.overlap = args.get_string("--overlap") == "on";
     config.network = data_parallel::network_kind_by_name(args.get_string("--network"));
     config.bucket_floats = size_t(args.get_int("--bucket-kb")) * 1024 / sizeof(float);
-    const host_training::TrainingData data = host_training::load_training_data(config);
+    const framework::TrainingData data = framework::load_training_data(config);
 
     const int ranks = config.gpus > 0 ? config.gpus : course::query_devices().count;
-    host_training::print_summary(data_parallel::train_parallel(config, data),
+    framework::print_summary(data_parallel::train_parallel(config, data),
                                  "GPU x" + std::to_string(ranks) + ", data parallel");
     return 0;
   });

@@ -174,11 +174,11 @@ double SpeedrunResult::median_train_ms() const {
   return times.empty() ? 0 : course::median(times);
 }
 
-host_training::ModelSpec speedrun_model(const Recipe& recipe, const host_training::TrainingData& data,
+host_training::ModelSpec speedrun_model(const Recipe& recipe, const framework::TrainingData& data,
                                         const std::string& models_dir) {
   host_training::ModelSpec spec;
   try {  // a plain name may be a file of models/ (as lesson 12's --model)
-    spec = host_training::model_for_data(host_training::model_in_folder(recipe.model, models_dir), data);
+    spec = framework::model_for_data(host_training::model_in_folder(recipe.model, models_dir), data);
   } catch (const course::Error& e) {
     throw course::Error(std::string("--model: ") + e.what());
   }
@@ -189,7 +189,7 @@ host_training::ModelSpec speedrun_model(const Recipe& recipe, const host_trainin
   return spec;
 }
 
-void check_recipe(const Recipe& recipe, const host_training::TrainingData& data) {
+void check_recipe(const Recipe& recipe, const framework::TrainingData& data) {
   if (recipe.epochs < 1 || recipe.batch < 1 || recipe.seeds < 1)
     throw course::Error("epochs, batch and seeds must be >= 1");
   const int all = data.train.count();
@@ -210,7 +210,7 @@ void check_recipe(const Recipe& recipe, const host_training::TrainingData& data)
                         "; use a larger --batch, fewer --epochs, or --graph off");
 }
 
-SpeedrunResult run_speedrun(const Recipe& recipe, const host_training::TrainingData& data,
+SpeedrunResult run_speedrun(const Recipe& recipe, const framework::TrainingData& data,
                             const host_training::ModelSpec& spec, const std::string& out_dir) {
   check_recipe(recipe, data);
   const int all = data.train.count();

@@ -15,7 +15,7 @@
 
 #include "host_training.hpp"
 #include "speedrun_parts.hpp"
-#include "training_data.hpp"
+#include "framework/training_data.hpp"
 
 namespace speedrun {
 
@@ -61,16 +61,16 @@ struct SpeedrunResult {
 
 // The recipe's model for these images: its layer list (lessons/14_speedrun/models/<name>.txt, a
 // lesson 12 model file, or a list), checked to run on a stream (lesson 12's layers).
-host_training::ModelSpec speedrun_model(const Recipe& recipe, const host_training::TrainingData& data,
+host_training::ModelSpec speedrun_model(const Recipe& recipe, const framework::TrainingData& data,
                                         const std::string& models_dir);
 
 // Throws course::Error (naming the flag) for a recipe that cannot run on these data: sizes < 1, a
 // --val that leaves nothing to train on, an unknown precision, more steps than a run may capture.
-void check_recipe(const Recipe& recipe, const host_training::TrainingData& data);
+void check_recipe(const Recipe& recipe, const framework::TrainingData& data);
 
 // Runs the recipe once per seed (first_seed, first_seed + 1, ...), one line each on stdout, and
 // writes out_dir/runs.csv (out_dir empty: no file). Throws course::Error on bad input or a NaN loss.
-SpeedrunResult run_speedrun(const Recipe& recipe, const host_training::TrainingData& data,
+SpeedrunResult run_speedrun(const Recipe& recipe, const framework::TrainingData& data,
                             const host_training::ModelSpec& spec, const std::string& out_dir);
 
 }  // namespace speedrun

@@ -14,7 +14,7 @@
 #include "host_training.hpp"
 #include "speedrun_trainer.hpp"
 #include "course/number_text.hpp"
-#include "training_data.hpp"
+#include "framework/training_data.hpp"
 #include "your_steps_check.hpp"
 
 #ifndef COURSE_OUTPUT_DIR
@@ -92,7 +92,7 @@ int main(int argc, char** argv) {
     recipe.val = static_cast<int>(args.get_int("--val"));
     recipe.profile = args.flag("--profile");
 
-    host_training::TrainConfig data_config;  // only what picks and loads the data
+    framework::TrainConfig data_config;  // only what picks and loads the data
     data_config.dataset = args.get_string("--dataset");
     data_config.data_dir = args.get_string("--data");
     data_config.train_limit = static_cast<int>(args.get_int("--train-limit"));
@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
     if (recipe.schedule == speedrun::Schedule::constant && args.given("--warmup"))
       throw course::Error("--warmup: the constant schedule has no warm-up (use --schedule one-cycle)");
 
-    const host_training::TrainingData data = host_training::load_training_data(data_config);
+    const framework::TrainingData data = framework::load_training_data(data_config);
     const host_training::ModelSpec spec = speedrun::speedrun_model(recipe, data, COURSE_SPEEDRUN_MODELS_DIR);
     speedrun::check_recipe(recipe, data);  // bad input stops here, also on a machine without a GPU
     course::require_gpu("train_speedrun");

@@ -12,7 +12,7 @@
 #include "course_test.hpp"
 #include "host_training.hpp"
 #include "speedrun_trainer.hpp"
-#include "training_data.hpp"
+#include "framework/training_data.hpp"
 #include "your_steps_check.hpp"
 
 #ifndef COURSE_SPEEDRUN_MODELS_DIR
@@ -38,8 +38,8 @@ course::Dataset bars(int count, uint64_t seed) {
   return d;
 }
 
-host_training::TrainingData bar_data() {
-  host_training::TrainingData data;
+framework::TrainingData bar_data() {
+  framework::TrainingData data;
   data.dir = "(generated)";
   data.train = bars(1500, 11);
   data.test = bars(500, 12);
@@ -55,7 +55,7 @@ speedrun::Recipe short_recipe() {
 }  // namespace
 
 TEST_CASE("a seed's speedrun is the same to the bit, run twice, with or without CUDA graphs", "[14-speedrun_gpu]") {
-  const host_training::TrainingData data = bar_data();
+  const framework::TrainingData data = bar_data();
   speedrun::Recipe recipe = short_recipe();
   const host_training::ModelSpec spec = speedrun::speedrun_model(recipe, data, COURSE_SPEEDRUN_MODELS_DIR);
   const speedrun::SpeedrunResult first = speedrun::run_speedrun(recipe, data, spec, "");
@@ -79,7 +79,7 @@ TEST_CASE("a seed's speedrun is the same to the bit, run twice, with or without 
 }
 
 TEST_CASE("each piece of the recipe changes the run: schedule, smoothing, shifts, optimizer", "[14-speedrun_gpu]") {
-  const host_training::TrainingData data = bar_data();
+  const framework::TrainingData data = bar_data();
   speedrun::Recipe base = short_recipe();
   base.seeds = 1;
   const host_training::ModelSpec spec = speedrun::speedrun_model(base, data, COURSE_SPEEDRUN_MODELS_DIR);
@@ -100,7 +100,7 @@ TEST_CASE("each piece of the recipe changes the run: schedule, smoothing, shifts
 
 TEST_CASE("--precision bf16 (lesson 10's Tensor Core convolutions) learns as FP32 does, reproducibly",
           "[14-speedrun_gpu]") {
-  const host_training::TrainingData data = bar_data();
+  const framework::TrainingData data = bar_data();
   speedrun::Recipe recipe = short_recipe();
   recipe.seeds = 1, recipe.precision = "bf16";
   const host_training::ModelSpec spec = speedrun::speedrun_model(recipe, data, COURSE_SPEEDRUN_MODELS_DIR);
@@ -112,7 +112,7 @@ TEST_CASE("--precision bf16 (lesson 10's Tensor Core convolutions) learns as FP3
 }
 
 TEST_CASE("--val holds out the end of the training set and never reads the test set", "[14-speedrun_gpu]") {
-  host_training::TrainingData data = bar_data();
+  framework::TrainingData data = bar_data();
   for (int& label : data.test.labels) label = 99;  // evaluating these would give a NaN loss
   speedrun::Recipe recipe = short_recipe();
   recipe.seeds = 1, recipe.val = 300;
@@ -137,7 +137,7 @@ TEST_CASE("train_speedrun's look at your steps passes finished kernels", "[14-sp
 
 TEST_CASE("the smallest speedrun: one seed, one epoch of four steps, FP32 and BF16", "[14-speedrun_gpu]") {
   // Small enough for compute-sanitizer's racecheck, which runs every kernel of the run.
-  host_training::TrainingData data;
+  framework::TrainingData data;
   data.dir = "(generated)";
   data.train = bars(512, 11);
   data.test = bars(100, 12);

@@ -1,5 +1,5 @@
-// Lesson 02 (given code): see epoch_log.hpp.
-#include "epoch_log.hpp"
+// The course framework: see framework/epoch_log.hpp.
+#include "framework/epoch_log.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -7,7 +7,7 @@
 #include "course/atomic_file.hpp"
 #include "course/timer.hpp"
 
-namespace host_training {
+namespace framework {
 
 // The CSV is rewritten whole, through course::write_file_atomically, at the start and after every
 // epoch: the rename is then the only step that changes metrics.csv, so an interrupted run or a full
@@ -49,4 +49,4 @@ void print_summary(const TrainSummary& s, const std::string& where) {
               course::median(s.epoch_seconds));
 }
 
-}  // namespace host_training
+}  // namespace framework

@@ -1,12 +1,13 @@
-#include "train_flags.hpp"
+#include "framework/train_flags.hpp"
 
 #include <cstdio>
 #include <cstdlib>
 
 #include "course/error.hpp"
-#include "host_training.hpp"
+#include "framework/model.hpp"
+#include "framework/train_config.hpp"
 
-namespace host_training {
+namespace framework {
 
 double flag_default(float value) { return std::strtod(course::shortest_text(value).c_str(), nullptr); }
 
@@ -50,4 +51,4 @@ void apply_given_flags(const course::ArgParser& args, TrainConfig& config, const
   if (args.given("--seed")) config.seed = static_cast<uint64_t>(args.get_int("--seed"));
 }
 
-}  // namespace host_training
+}  // namespace framework

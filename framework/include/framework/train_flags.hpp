@@ -1,14 +1,15 @@
 #pragma once
-// The command line of a trainer, read into a TrainConfig (given code, used by lesson02_host_training
-// and lesson 08's train_mnist). Each program declares its flags with the config's own values as
+// The course framework: the command line of a trainer, read into a TrainConfig (used by every
+// trainer). Each program declares its flags with the config's own values as
 // their defaults, so a default is written once, in the config.
 #include <string>
 
 #include "course/cli.hpp"
 #include "course/number_text.hpp"
-#include "host_training.hpp"
+#include "framework/model.hpp"
+#include "framework/train_config.hpp"
 
-namespace host_training {
+namespace framework {
 
 // A float setting as a flag's default: the shortest decimal that reads back as that float, so
 // --help shows 0.05 rather than 0.0500000007 (the float's exact value). As text for a help line:
@@ -31,4 +32,4 @@ struct FlagOptions {
 };
 void apply_given_flags(const course::ArgParser& args, TrainConfig& config, const FlagOptions& options = {});
 
-}  // namespace host_training
+}  // namespace framework

@@ -1,13 +1,13 @@
 #pragma once
-// Where the data enters a trainer (given code, used by lesson 02's train() and lesson 08's
-// train_mnist): both splits loaded and checked once, so that no later step can read a test image
-// of another size than the network was built for.
+// The course framework: where the data enters every trainer: both splits loaded and checked once,
+// so that no later step can read a test image of another size than the network was built for.
 #include <string>
 
 #include "course/idx.hpp"
-#include "host_training.hpp"
+#include "framework/model.hpp"
+#include "framework/train_config.hpp"
 
-namespace host_training {
+namespace framework {
 
 struct TrainingData {
   std::string dir;  // the folder the data came from
@@ -27,4 +27,4 @@ TrainingData load_training_data(const TrainConfig& config);
 // images through a 2x2 pool) is refused with a message about the data, not about a layer.
 ModelSpec model_for_data(const std::string& name, const TrainingData& data);
 
-}  // namespace host_training
+}  // namespace framework

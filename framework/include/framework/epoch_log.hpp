@@ -1,12 +1,13 @@
 #pragma once
-// Lesson 02 (given code): how a trainer reports an epoch, shared with lesson 08's GPU trainer so
-// the two print and write the same things: one line on stdout, one row of metrics.csv, and the
+// The course framework: how a trainer reports an epoch, shared by every trainer so that they
+// print and write the same things: one line on stdout, one row of metrics.csv, and the
 // numbers kept for the summary.
 #include <string>
 
-#include "host_training.hpp"
+#include "framework/model.hpp"
+#include "framework/train_config.hpp"
 
-namespace host_training {
+namespace framework {
 
 struct EpochResult {
   double train_loss = 0, train_accuracy = 0, test_loss = 0, test_accuracy = 0;
@@ -36,4 +37,4 @@ class EpochLog {
 // ... (epoch E), training time ... s (median epoch ... s)". Prints nothing for an empty summary.
 void print_summary(const TrainSummary& s, const std::string& where);
 
-}  // namespace host_training
+}  // namespace framework

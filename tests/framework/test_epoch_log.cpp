@@ -1,5 +1,5 @@
-// Lesson 02 (given code): EpochLog, the per-epoch report both trainers (02 and 08) use.
-#include "epoch_log.hpp"
+// The course framework: EpochLog, the per-epoch report every trainer uses.
+#include "framework/epoch_log.hpp"
 
 #include <unistd.h>
 
@@ -25,7 +25,7 @@ TEST_CASE("EpochLog writes a CSV row per epoch as it ends and keeps the numbers"
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "metrics.csv").string();
   {
-    host_training::EpochLog log(path, 3);
+    framework::EpochLog log(path, 3);
     REQUIRE(lines_of(path) == std::vector<std::string>{"epoch,train_loss,train_accuracy,test_loss,test_accuracy,seconds"});
     log.add({0.25, 0.9, 0.125, 0.95, 1.5});
     // The row is on disk before the next epoch: an interrupted run keeps it.
@@ -33,7 +33,7 @@ TEST_CASE("EpochLog writes a CSV row per epoch as it ends and keeps the numbers"
     CHECK(lines_of(path)[1] == "1,0.250000,0.900000,0.125000,0.950000,1.5000");
     log.add({0.0625, 0.99, 0.03125, 0.985, 0.75});
     CHECK(lines_of(path)[2] == "2,0.062500,0.990000,0.031250,0.985000,0.7500");
-    const host_training::TrainSummary& s = log.summary();
+    const framework::TrainSummary& s = log.summary();
     CHECK(s.epoch_seconds == std::vector<double>{1.5, 0.75});
     CHECK(s.train_loss == std::vector<double>{0.25, 0.0625});
     CHECK(s.train_accuracy == std::vector<double>{0.9, 0.99});
@@ -41,10 +41,10 @@ TEST_CASE("EpochLog writes a CSV row per epoch as it ends and keeps the numbers"
     CHECK(s.test_accuracy == std::vector<double>{0.95, 0.985});
   }
   {
-    host_training::EpochLog quiet("", 1);  // no file, the numbers still kept
+    framework::EpochLog quiet("", 1);  // no file, the numbers still kept
     quiet.add({1, 0.5, 2, 0.25, 3});
     CHECK(quiet.summary().test_accuracy == std::vector<double>{0.25});
   }
-  CHECK_THROWS_AS(host_training::EpochLog(path + "/not_a_folder/metrics.csv", 1), course::Error);
+  CHECK_THROWS_AS(framework::EpochLog(path + "/not_a_folder/metrics.csv", 1), course::Error);
   std::filesystem::remove_all(dir);
 }

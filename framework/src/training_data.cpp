@@ -1,9 +1,9 @@
-#include "training_data.hpp"
+#include "framework/training_data.hpp"
 
 #include "course/cifar.hpp"
 #include "course/error.hpp"
 
-namespace host_training {
+namespace framework {
 
 namespace {
 std::string image_size(const course::Dataset& d) {
@@ -83,4 +83,4 @@ ModelSpec model_for_data(const std::string& name, const TrainingData& data) {
   return spec;
 }
 
-}  // namespace host_training
+}  // namespace framework

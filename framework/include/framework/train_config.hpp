@@ -1,0 +1,36 @@
+#pragma once
+// The course framework: a training run's settings (TrainConfig, read from the command line by
+// framework/train_flags.hpp) and what a run measured (TrainSummary). Every default of the CPU
+// trainer is written here, once: its flags show TrainConfig{}'s values; the GPU trainers start from
+// them and change what they train differently.
+// dataset "mnist" | "fashion" | "cifar10"; data_dir empty: course::default_data_dir of that data set;
+// train_limit / test_limit > 0 keep only the first examples.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace framework {
+
+struct TrainConfig {
+  std::string model = "small", optimizer = "sgd", dataset = "mnist", data_dir, out_dir;
+  std::string save_dir;  // not empty: the trained parameters and test logits as .npy files there
+  int epochs = 3, batch = 32;
+  float lr = 0.f;  // 0: the optimizer's default below (learning_rate() says which lr trains)
+  // SGD momentum 0.9, batch 32: 0.05 overshoots in epoch 3 (measured), 0.02 does not. Adam's steps
+  // are about lr in size whatever the gradient's scale, so it wants a much smaller lr.
+  float default_sgd_lr = 0.02f, default_adam_lr = 0.001f;
+  float default_adadelta_lr = 1.0f;  // lesson 12's Adadelta scales its own steps: PyTorch's default 1
+  float momentum = 0.9f;  // SGD's momentum (0: plain SGD); Adam ignores it
+  float rho = 0.9f;       // lesson 12's Adadelta: the decay of its running averages
+  uint64_t seed = 1;
+  int train_limit = 0, test_limit = 0;
+
+  float default_lr(const std::string& optimizer_kind) const {
+    return optimizer_kind == "adam" ? default_adam_lr : optimizer_kind == "adadelta" ? default_adadelta_lr : default_sgd_lr;
+  }
+  float learning_rate() const { return lr > 0.f ? lr : default_lr(optimizer); }
+};
+struct TrainSummary {
+  std::vector<double> epoch_seconds, train_loss, train_accuracy, test_loss, test_accuracy;
+};
+}  // namespace framework
