@@ -11,13 +11,27 @@ namespace framework {
 
 double flag_default(float value) { return std::strtod(course::shortest_text(value).c_str(), nullptr); }
 
-void add_seed_and_data_flags(course::ArgParser& args, const TrainConfig& defaults) {
-  args.add_int("--seed", static_cast<long long>(defaults.seed), 0, 1LL << 62, "seed of the weight init and the shuffling");
+void add_train_flags(course::ArgParser& args, const TrainConfig& defaults, const TrainFlagWords& words) {
+  const std::string model_help =
+      words.model_help.empty() ? std::string("network: ") + kModelFlagHelp + words.model_note : words.model_help;
+  args.add_string("--model", defaults.model, model_help);
+  args.add_int("--epochs", defaults.epochs, 1, 1000, "passes over the training set" + words.epochs_note);
+  args.add_int("--batch", defaults.batch, 1, words.max_batch, "minibatch size" + words.batch_note);
+  std::string lr_help = "learning rate (default ";
+  for (size_t i = 0; i < words.optimizers.size(); ++i)
+    lr_help += (i == 0 ? "" : ", ") + course::shortest_text(defaults.default_lr(words.optimizers[i])) + " for " +
+               words.optimizers[i];
+  args.add_float("--lr", flag_default(defaults.default_lr(defaults.optimizer)), 1e-7, words.max_lr,
+                 lr_help + words.lr_note + ")");
+  args.add_choice("--optimizer", defaults.optimizer, words.optimizers, words.optimizer_help);
+  args.add_int("--seed", static_cast<long long>(defaults.seed), 0, 1LL << 62, words.seed_help);
   args.add_choice("--dataset", defaults.dataset, {"mnist", "fashion", "cifar10"},
                   "data set: mnist, fashion (Fashion-MNIST) or cifar10 (CIFAR-10, 3x32x32 colour images)");
-  args.add_string("--data", defaults.data_dir,
-                  "folder with the data set's files: the four IDX files, or CIFAR-10's six .bin batches "
-                  "(default: the data set's folder under data/)");
+  args.add_string("--data", defaults.data_dir, words.data_help);
+  args.add_string("--out", words.out_default, "where metrics.csv and the PNGs go");
+  args.add_string("--save", defaults.save_dir, words.save_help);
+  args.add_int("--train-limit", defaults.train_limit, 0, 1 << 30, "use only the first N training images (0: all)");
+  args.add_int("--test-limit", defaults.test_limit, 0, 1 << 30, "use only the first N test images (0: all)");
 }
 
 void apply_given_flags(const course::ArgParser& args, TrainConfig& config, const FlagOptions& options) {

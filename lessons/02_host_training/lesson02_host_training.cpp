@@ -17,19 +17,11 @@ int main(int argc, char** argv) {
     const framework::TrainConfig defaults;  // every default below is the config's own
     course::ArgParser args("lesson02_host_training",
                            "Lesson 02: train a small CNN on the CPU (lesson 01's layers, your optimizer and loop).");
-    args.add_string("--model", defaults.model,
-                    std::string("network: ") + host_training::kModelFlagHelp + " (a: two 5x5 convs, slow on a CPU)");
-    args.add_int("--epochs", defaults.epochs, 1, 1000, "passes over the training set");
-    args.add_int("--batch", defaults.batch, 1, 60000, "minibatch size");
-    args.add_float("--lr", framework::flag_default(defaults.default_lr("sgd")), 1e-7, 10.0,
-                   "learning rate (default " + course::shortest_text(defaults.default_lr("sgd")) + " for sgd, " +
-                       course::shortest_text(defaults.default_lr("adam")) + " for adam)");
-    args.add_choice("--optimizer", defaults.optimizer, {"sgd", "adam"}, "sgd (momentum 0.9) or adam");
-    framework::add_seed_and_data_flags(args, defaults);
-    args.add_string("--out", std::string(COURSE_OUTPUT_DIR) + "/lesson02", "where metrics.csv and the PNGs go");
-    args.add_string("--save", defaults.save_dir, "also write every parameter and the test logits as .npy files into this folder");
-    args.add_int("--train-limit", defaults.train_limit, 0, 1 << 30, "use only the first N training images (0: all)");
-    args.add_int("--test-limit", defaults.test_limit, 0, 1 << 30, "use only the first N test images (0: all)");
+    framework::TrainFlagWords words;
+    words.out_default = std::string(COURSE_OUTPUT_DIR) + "/lesson02";
+    words.model_note = " (a: two 5x5 convs, slow on a CPU)";
+    words.max_batch = 60000;
+    framework::add_train_flags(args, defaults, words);
     if (!args.parse(argc, argv)) return 0;
 
     framework::TrainConfig config = defaults;

@@ -55,34 +55,26 @@ int train_mnist_main(int argc, char** argv, const TrainMnistProgram& program) {
     return course::shortest_text(c.default_lr(optimizer));
   };
   course::ArgParser args(program.name, program.about);
-  args.add_string("--model", defaults.model,
-                  std::string("network: ") + host_training::kModelFlagHelp +
-                      " (a: two 5x5 convs, 3136->512->10; small: conv 3x3x10, dense 100); CPU default: " +
-                      cpu_defaults.model);
-  args.add_int("--epochs", defaults.epochs, 1, 1000,
-               "passes over the training set (CPU default: " + std::to_string(cpu_defaults.epochs) + ")");
-  args.add_int("--batch", defaults.batch, 1, 8192, "minibatch size (CPU default: " + std::to_string(cpu_defaults.batch) + ")");
-  args.add_float("--lr", framework::flag_default(defaults.default_lr("sgd")), 1e-7, 10.0,
-                 "learning rate (default " + lr_text(defaults, "sgd") + " for sgd, " + lr_text(defaults, "adam") +
-                     " for adam; CPU sgd: " + lr_text(cpu_defaults, "sgd") + ")");
-  args.add_choice("--optimizer", defaults.optimizer, {"sgd", "adam"}, "sgd (momentum 0.9) or adam");
-  framework::add_seed_and_data_flags(args, defaults);
+  framework::TrainFlagWords words;  // the common flags, with what the CPU trainer does differently
+  words.out_default = program.out_default;
+  words.model_note = " (a: two 5x5 convs, 3136->512->10; small: conv 3x3x10, dense 100); CPU default: " +
+                     cpu_defaults.model;
+  words.epochs_note = " (CPU default: " + std::to_string(cpu_defaults.epochs) + ")";
+  words.batch_note = " (CPU default: " + std::to_string(cpu_defaults.batch) + ")";
+  words.lr_note = "; CPU sgd: " + lr_text(cpu_defaults, "sgd");
+  framework::add_train_flags(args, defaults, words);
   const std::string cpu_trainer = "lesson 02's CPU trainer" + (program.cpu ? " on " + program.cpu->name : "");
   args.add_choice("--device", "auto", {"auto", "gpu", "cpu"},
                   "auto: the GPU when there is one, else " + cpu_trainer + "; gpu: fail without one");
   args.add_choice("--conv", mnist_gpu::conv_algorithm_name(defaults.conv), {"auto", "im2col", "direct"},
                   "convolution algorithm: im2col + GEMM (lesson 07), direct (lesson 05), or auto: per layer, "
                   "direct where in_c*k*k < " + std::to_string(mnist_gpu::kDirectBelowK) + ", im2col elsewhere");
-  args.add_string("--out", program.out_default, "where metrics.csv and the PNGs go");
-  args.add_string("--save", defaults.save_dir, "also write every parameter and the test logits as .npy files into this folder");
   args.add_flag("--profile", "before training, time every layer's forward, backward and update (CUDA events)");
   args.add_int("--profile-steps", defaults.profile_steps, 1, 100000, "steps the profile averages over");
   if (program.cpu)
     args.add_int("--threads", 0, 0, 1024,
                  "CPU trainer only: threads of " + program.cpu->name + " (0: all cores, " +
                      std::to_string(program.cpu->default_threads) + " here)");
-  args.add_int("--train-limit", defaults.train_limit, 0, 1 << 30, "use only the first N training images (0: all)");
-  args.add_int("--test-limit", defaults.test_limit, 0, 1 << 30, "use only the first N test images (0: all)");
   if (!args.parse(argc, argv)) return 0;
 
   const std::string device = args.get_string("--device");

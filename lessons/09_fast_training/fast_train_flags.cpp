@@ -7,26 +7,16 @@ namespace fast_training {
 
 void add_fast_train_flags(course::ArgParser& args, const std::string& out_default) {
   const FastTrainConfig defaults;
-  args.add_string("--model", defaults.model,
-                  std::string("network: ") + host_training::kModelFlagHelp +
-                      " (a: two 5x5 convs, 3136->512->10; small: conv 3x3x10, dense 100); lesson 09's network takes "
-                      "conv-ReLU-pool blocks, then dense layers");
-  args.add_int("--epochs", defaults.epochs, 1, 1000, "passes over the training set");
-  args.add_int("--batch", defaults.batch, 1, 8192, "minibatch size");
-  args.add_float("--lr", framework::flag_default(defaults.default_lr("sgd")), 1e-7, 10.0,
-                 "learning rate (default " + course::shortest_text(defaults.default_lr("sgd")) + " for sgd, " +
-                     course::shortest_text(defaults.default_lr("adam")) + " for adam)");
-  args.add_choice("--optimizer", defaults.optimizer, {"sgd", "adam"}, "sgd (momentum 0.9) or adam");
-  framework::add_seed_and_data_flags(args, defaults);
-  args.add_string("--out", out_default, "where metrics.csv and the PNGs go");
-  args.add_string("--save", defaults.save_dir, "also write every parameter and the test logits as .npy files into this folder");
+  framework::TrainFlagWords words;
+  words.out_default = out_default;
+  words.model_note = " (a: two 5x5 convs, 3136->512->10; small: conv 3x3x10, dense 100); lesson 09's network takes "
+                     "conv-ReLU-pool blocks, then dense layers";
+  framework::add_train_flags(args, defaults, words);
   args.add_choice("--graph", "on", {"on", "off"}, "on: replay the steps from CUDA graphs (SGD only); off: launch them one by one");
   args.add_choice("--conv", "tiled", {"tiled", "implicit"},
                   "tiled: 09.10's kernel for the convs it runs (forward and dx), implicit: 09.2-09.4 everywhere");
   args.add_flag("--profile", "before training, time every kernel of one step, and the step with and without a graph");
   args.add_int("--profile-steps", defaults.profile_steps, 1, 100000, "steps the profile averages over");
-  args.add_int("--train-limit", defaults.train_limit, 0, 1 << 30, "use only the first N training images (0: all)");
-  args.add_int("--test-limit", defaults.test_limit, 0, 1 << 30, "use only the first N test images (0: all)");
 }
 
 FastTrainConfig fast_train_config(const course::ArgParser& args, const framework::FlagOptions& options) {

@@ -63,28 +63,19 @@ int main(int argc, char** argv) {
     course::ArgParser args("train_beyond",
                            "Lesson 12: train any network a layer list describes, on MNIST, Fashion-MNIST or CIFAR-10,\n"
                            "on the GPU or the CPU. Writes metrics.csv and pictures to --out.");
-    args.add_string("--model", defaults.model,
-                    std::string("network: mlp, lenet5, lenet5_classic, mnist_cnn, colour_cnn (lessons/12_beyond_mnist/models/<name>.txt), "
-                                    "or ") +
-                        host_training::kModelFlagHelp + "; lesson 12 adds the layers sigmoid, tanh and "
-                        "dropout<rate>");
-    args.add_int("--epochs", defaults.epochs, 1, 1000, "passes over the training set");
-    args.add_int("--batch", defaults.batch, 1, 8192, "minibatch size");
-    args.add_choice("--optimizer", defaults.optimizer, {"sgd", "adam", "adadelta"},
-                    "sgd (with --momentum), adam, or adadelta (yours, step 12.3; with --rho)");
-    args.add_float("--lr", framework::flag_default(defaults.default_lr(defaults.optimizer)), 1e-7, 100.0,
-                   "learning rate (default " + course::shortest_text(defaults.default_lr("sgd")) + " for sgd, " +
-                       course::shortest_text(defaults.default_lr("adam")) + " for adam, " +
-                       course::shortest_text(defaults.default_lr("adadelta")) + " for adadelta)");
+    framework::TrainFlagWords words;
+    words.out_default = std::string(COURSE_OUTPUT_DIR) + "/lesson12";
+    words.model_help = std::string("network: mlp, lenet5, lenet5_classic, mnist_cnn, colour_cnn "
+                                   "(lessons/12_beyond_mnist/models/<name>.txt), or ") +
+                       host_training::kModelFlagHelp + "; lesson 12 adds the layers sigmoid, tanh and dropout<rate>";
+    words.optimizers = {"sgd", "adam", "adadelta"};
+    words.optimizer_help = "sgd (with --momentum), adam, or adadelta (yours, step 12.3; with --rho)";
+    words.max_lr = 100.0;
+    words.seed_help = "seed of the weight init, the shuffling and dropout";
+    framework::add_train_flags(args, defaults, words);
     args.add_float("--momentum", framework::flag_default(defaults.momentum), 0.0, 0.999, "SGD's momentum");
     args.add_float("--rho", framework::flag_default(defaults.rho), 0.0, 1.0,
                    "Adadelta's decay of its running averages (Keras 0.95, PyTorch 0.9)");
-    args.add_int("--seed", static_cast<long long>(defaults.seed), 0, 1LL << 62,
-                 "seed of the weight init, the shuffling and dropout");
-    args.add_choice("--dataset", defaults.dataset, {"mnist", "fashion", "cifar10"},
-                    "data set: mnist, fashion (Fashion-MNIST) or cifar10 (CIFAR-10, 3x32x32 colour images)");
-    args.add_string("--data", defaults.data_dir,
-                    "folder with the data set's files (default: the data set's folder under data/)");
     args.add_choice("--device", "auto", {"auto", "gpu", "cpu"},
                     "auto: the GPU when there is one, else the CPU; gpu: fail without one");
     args.add_choice("--conv", mnist_gpu::conv_algorithm_name(defaults.conv), {"auto", "im2col", "direct"},
@@ -98,12 +89,8 @@ int main(int argc, char** argv) {
     args.add_int("--threads", 0, 0, 1024,
                  "CPU only: threads of lesson 11's layers (0: all cores, " +
                      std::to_string(fast_cpu::default_threads()) + " here)");
-    args.add_string("--out", std::string(COURSE_OUTPUT_DIR) + "/lesson12", "where metrics.csv and the PNGs go");
     args.add_flag("--profile", "GPU only: before training, time every layer's forward, backward and update (lesson 08's)");
     args.add_int("--profile-steps", defaults.profile_steps, 1, 100000, "steps the profile averages over");
-    args.add_string("--save", defaults.save_dir, "also write every parameter and the test logits as .npy files here");
-    args.add_int("--train-limit", defaults.train_limit, 0, 1 << 30, "use only the first N training images (0: all)");
-    args.add_int("--test-limit", defaults.test_limit, 0, 1 << 30, "use only the first N test images (0: all)");
     if (!args.parse(argc, argv)) return 0;
 
     const std::string device = args.get_string("--device");

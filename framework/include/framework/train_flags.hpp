@@ -1,8 +1,9 @@
 #pragma once
 // The course framework: the command line of a trainer, read into a TrainConfig (used by every
-// trainer). Each program declares its flags with the config's own values as
-// their defaults, so a default is written once, in the config.
+// trainer). The flags every trainer shares are declared here, once, with the config's own values
+// as their defaults (a default is written once, in the config); each program adds only its own.
 #include <string>
+#include <vector>
 
 #include "course/cli.hpp"
 #include "course/number_text.hpp"
@@ -16,8 +17,24 @@ namespace framework {
 // course::shortest_text (course/number_text.hpp).
 double flag_default(float value);
 
-// Declares --seed, --dataset and --data with `defaults`' values, in the words every trainer uses.
-void add_seed_and_data_flags(course::ArgParser& args, const TrainConfig& defaults);
+// The flags every trainer shares, declared once: --model --epochs --batch --lr --optimizer --seed
+// --dataset --data --out --save --train-limit --test-limit, in this order, with `defaults`' values.
+// What differs from one trainer to the next:
+struct TrainFlagWords {
+  std::string out_default;  // --out's default: the program's output folder
+  std::string model_help;   // "" : "network: " + kModelFlagHelp + model_note
+  std::string model_note;   // e.g. " (a: two 5x5 convs, slow on a CPU)"
+  std::vector<std::string> optimizers = {"sgd", "adam"};
+  std::string optimizer_help = "sgd (momentum 0.9) or adam";
+  std::string epochs_note, batch_note, lr_note;  // appended to those flags' help
+  int max_batch = 8192;
+  double max_lr = 10.0;
+  std::string seed_help = "seed of the weight init and the shuffling";
+  std::string data_help = "folder with the data set's files: the four IDX files, or CIFAR-10's six .bin batches "
+                          "(default: the data set's folder under data/)";
+  std::string save_help = "also write every parameter and the test logits as .npy files into this folder";
+};
+void add_train_flags(course::ArgParser& args, const TrainConfig& defaults, const TrainFlagWords& words);
 
 // Sets the fields of config whose flag was given on the command line; every other field keeps
 // config's value (its defaults). --out is taken as parsed, given or not: its default is the
