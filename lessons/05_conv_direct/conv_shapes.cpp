@@ -6,6 +6,7 @@
 #include <string>
 
 #include "conv_direct.hpp"
+#include "course/arithmetic.hpp"
 #include "course/error.hpp"
 
 namespace conv_direct {
@@ -19,8 +20,6 @@ constexpr int64_t kTargetThreads = int64_t(1) << 18;
 // The second kernel adds the chunks one after another for each entry: a cap keeps that loop
 // (and the workspace) short.
 constexpr int64_t kMaxChunks = 256;
-
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 }  // namespace
 
@@ -52,10 +51,10 @@ WeightGradSplit weight_grad_split(const ConvShape& s) {
   check_shape(s, "weight_grad_split");
   const int64_t rows = int64_t(s.batch) * s.out_h();
   const int64_t entries = static_cast<int64_t>(gradient_entries(s));
-  const int64_t wanted = std::clamp<int64_t>(ceil_div(kTargetThreads, entries), 1, std::min(rows, kMaxChunks));
+  const int64_t wanted = std::clamp<int64_t>(course::ceil_div(kTargetThreads, entries), 1, std::min(rows, kMaxChunks));
   WeightGradSplit split;
-  split.rows_per_chunk = static_cast<int>(ceil_div(rows, wanted));
-  split.chunks = static_cast<int>(ceil_div(rows, split.rows_per_chunk));
+  split.rows_per_chunk = static_cast<int>(course::ceil_div(rows, wanted));
+  split.chunks = static_cast<int>(course::ceil_div(rows, int64_t(split.rows_per_chunk)));
   return split;
 }
 

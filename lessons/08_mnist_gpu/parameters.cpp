@@ -4,13 +4,10 @@
 #include <algorithm>
 #include <string>
 
+#include "course/arithmetic.hpp"
 #include "course/error.hpp"
 
 namespace mnist_gpu {
-
-namespace {
-size_t round_up(size_t n, size_t multiple) { return (n + multiple - 1) / multiple * multiple; }
-}  // namespace
 
 ParameterStore::ParameterStore(const std::vector<host_training::Parameter>& params) {
   if (params.empty()) throw course::Error("ParameterStore: the network has no parameters");
@@ -23,7 +20,7 @@ ParameterStore::ParameterStore(const std::vector<host_training::Parameter>& para
     shapes_.push_back(p.shape);
     offsets_.push_back(total);
     sizes_.push_back(p.value.size());
-    total += round_up(p.value.size(), kAlignFloats);
+    total += course::round_up(p.value.size(), kAlignFloats);
   }
   // The padding between tensors must hold zeros (the optimizer runs over it): build the whole
   // host image of the buffer, zeros included, and upload it once.

@@ -7,15 +7,12 @@
 #include "conv_tiled.cuh"
 #include "conv_tiled_weight.cuh"
 #include "course/cuda_check.hpp"
+#include "course/arithmetic.hpp"
 #include "course/error.hpp"
 
 namespace fast_training {
 
 namespace detail {
-
-namespace {
-int round_up4(int n) { return (n + 3) / 4 * 4; }
-}  // namespace
 
 TiledPlan tiled_plan(int N, int C, int H, int W, int O, int k, int pad, int OH, int OW) {
   TiledPlan p;
@@ -24,9 +21,9 @@ TiledPlan tiled_plan(int N, int C, int H, int W, int O, int k, int pad, int OH, 
   const int sh = rows + k - 1, sw = segs * kTileP + k - 1;
   p.x_floats = kChunkC * sh * sw;
   p.w_floats = kChunkC * k * k * kBlockO;
-  p.smem_bytes = 2 * size_t(p.w_floats + round_up4(p.x_floats)) * sizeof(float);
+  p.smem_bytes = 2 * size_t(p.w_floats + course::round_up(p.x_floats, 4)) * sizeof(float);
   p.grid = dim3(unsigned(N), unsigned((O + kBlockO - 1) / kBlockO), unsigned((OH + rows - 1) / rows));
-  p.args = {nullptr, nullptr, nullptr, nullptr, C, H, W, O, round_up4(O), pad, OH, OW, segs, rows};
+  p.args = {nullptr, nullptr, nullptr, nullptr, C, H, W, O, course::round_up(O, 4), pad, OH, OW, segs, rows};
   return p;
 }
 
@@ -42,7 +39,7 @@ TiledWeightPlan tiled_weight_plan(const ConvShape& s) {
     --rows;
   p.x_floats = kChunkC * (rows + k - 1) * (width + k - 1);
   p.dy_float4s = rows * width * (kBlockO / 4);
-  p.smem_bytes = 2 * size_t(round_up4(p.x_floats) + rows * width * kDyStride) * sizeof(float);
+  p.smem_bytes = 2 * size_t(course::round_up(p.x_floats, 4) + rows * width * kDyStride) * sizeof(float);
   const int o_blocks = (s.out_channels + kBlockO - 1) / kBlockO, c_blocks = (s.in_channels + kChunkC - 1) / kChunkC;
   // About kTiledWeightBlocks blocks: enough slices of the images to fill the GPU twice over.
   const int wanted = std::max(1, std::min(s.batch, kTiledWeightBlocks / (o_blocks * c_blocks)));
@@ -139,8 +136,8 @@ void detail::require_tiled(const ConvShape& s, const char* what) {
 
 size_t conv_tiled_weights_size(const ConvShape& s) {
   const size_t area = size_t(s.kernel_h) * s.kernel_w;
-  return area * (size_t(s.in_channels) * detail::round_up4(s.out_channels) +
-                 size_t(s.out_channels) * detail::round_up4(s.in_channels));
+  return area * (size_t(s.in_channels) * course::round_up(s.out_channels, 4) +
+                 size_t(s.out_channels) * course::round_up(s.in_channels, 4));
 }
 
 size_t conv_tiled_dw_workspace_floats(const ConvShape& s) {
@@ -154,8 +151,8 @@ void conv_tiled_weights(const ConvShape& s, const float* W, float* tiled_weights
   const size_t total = conv_tiled_weights_size(s);
   const unsigned blocks = unsigned(std::min<size_t>((total + 255) / 256, 1024));
   detail::tiled_weights_kernel<<<blocks, 256, 0, stream>>>(W, tiled_weights, s.out_channels, s.in_channels,
-                                                           s.kernel_h, detail::round_up4(s.out_channels),
-                                                           detail::round_up4(s.in_channels));
+                                                           s.kernel_h, course::round_up(s.out_channels, 4),
+                                                           course::round_up(s.in_channels, 4));
   CUDA_CHECK_LAUNCH();
 }
 
