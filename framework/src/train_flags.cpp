@@ -20,10 +20,12 @@ void add_train_flags(course::ArgParser& args, const TrainConfig& defaults, const
   std::string lr_help = "learning rate (default ";
   for (size_t i = 0; i < words.optimizers.size(); ++i)
     lr_help += (i == 0 ? "" : ", ") + course::shortest_text(defaults.default_lr(words.optimizers[i])) + " for " +
-               words.optimizers[i];
+               optimizer_name(words.optimizers[i]);
   args.add_float("--lr", flag_default(defaults.default_lr(defaults.optimizer)), 1e-7, words.max_lr,
                  lr_help + words.lr_note + ")");
-  args.add_choice("--optimizer", defaults.optimizer, words.optimizers, words.optimizer_help);
+  std::vector<std::string> names;
+  for (OptimizerKind kind : words.optimizers) names.push_back(optimizer_name(kind));
+  args.add_choice("--optimizer", optimizer_name(defaults.optimizer), names, words.optimizer_help);
   args.add_int("--seed", static_cast<long long>(defaults.seed), 0, 1LL << 62, words.seed_help);
   args.add_choice("--dataset", defaults.dataset, {"mnist", "fashion", "cifar10"},
                   "data set: mnist, fashion (Fashion-MNIST) or cifar10 (CIFAR-10, 3x32x32 colour images)");
@@ -52,7 +54,7 @@ void apply_given_flags(const course::ArgParser& args, TrainConfig& config, const
     }
     if (!options.every_layer_kind) require_lesson02_layers(spec, "--model");
   }
-  text("--optimizer", config.optimizer);
+  if (args.given("--optimizer")) config.optimizer = optimizer_kind(args.get_string("--optimizer"));
   text("--dataset", config.dataset);
   text("--data", config.data_dir);
   text("--save", config.save_dir);

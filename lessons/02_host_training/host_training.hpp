@@ -105,19 +105,19 @@ class HostNetwork {
 };
 
 // ---- optimizer over a parameter list -----------------------------------------------------
-// kind "sgd" (lr, momentum, weight_decay) or "adam" (lr, beta1, beta2, eps; weight_decay adds
-// weight_decay * w to the gradient first, as PyTorch's Adam does).
-// Lesson 12 adds "adadelta" (lr, rho, adadelta_eps) through an UpdateRule.
+// kind sgd (lr, momentum, weight_decay) or adam (lr, beta1, beta2, eps; weight_decay adds
+// weight_decay * w to the gradient first, as PyTorch's Adam does). Another kind (adadelta: lr, rho,
+// adadelta_eps) runs through an UpdateRule.
 struct OptimizerConfig {
-  std::string kind = "sgd";
+  OptimizerKind kind = OptimizerKind::sgd;
   float lr = 0.05f, momentum = 0.9f, weight_decay = 0.f, beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;
   float rho = 0.9f, adadelta_eps = 1e-6f;  // PyTorch's Adadelta defaults
 };
-// An update rule this lesson does not have (lesson 12's Adadelta), for the optimizer `kind`:
+// An update rule this lesson does not have (e.g. Adadelta's), for the optimizer `kind`:
 // `states` (1 or 2) state arrays per parameter, zeroed at the start; update(w, g, state1, state2,
 // n, config, t) changes w and the states of n values (state2 is null with one state; t = 1, 2, ...).
 struct UpdateRule {
-  std::string kind;
+  OptimizerKind kind = OptimizerKind::sgd;
   int states = 1;
   std::function<void(float* w, const float* g, float* state1, float* state2, size_t n, const OptimizerConfig& config,
                      int t)>

@@ -11,8 +11,8 @@ namespace host_training {
 
 std::string momentum_text(const OptimizerConfig& config) {
   char text[32] = "";
-  if (config.kind == "sgd") std::snprintf(text, sizeof text, " momentum %g", double(config.momentum));
-  if (config.kind == "adadelta") std::snprintf(text, sizeof text, " rho %g", double(config.rho));
+  if (config.kind == OptimizerKind::sgd) std::snprintf(text, sizeof text, " momentum %g", double(config.momentum));
+  if (config.kind == OptimizerKind::adadelta) std::snprintf(text, sizeof text, " rho %g", double(config.rho));
   return text;
 }
 
@@ -27,11 +27,12 @@ OptimizerConfig optimizer_config(const TrainConfig& config) {
 
 Optimizer::Optimizer(OptimizerConfig config, const std::vector<Parameter>& params, const UpdateRule* extra)
     : config_(std::move(config)), extra_(extra && extra->kind == config_.kind ? extra : nullptr) {
-  if (config_.kind != "sgd" && config_.kind != "adam" && !extra_)
-    throw course::Error("unknown optimizer '" + config_.kind + "' (expected sgd or adam" +
-                        (extra ? " or " + extra->kind : std::string()) + ")");
+  if (config_.kind != OptimizerKind::sgd && config_.kind != OptimizerKind::adam && !extra_)
+    throw course::Error(std::string("this trainer has no optimizer '") + optimizer_name(config_.kind) +
+                        "' (expected sgd or adam" + (extra ? std::string(" or ") + optimizer_name(extra->kind) : "") +
+                        ")");
   if (!(config_.lr > 0)) throw course::Error("learning rate must be positive, got " + std::to_string(config_.lr));
-  const bool two_states = extra_ ? extra_->states == 2 : config_.kind == "adam";
+  const bool two_states = extra_ ? extra_->states == 2 : config_.kind == OptimizerKind::adam;
   for (const Parameter& p : params) {
     state1_.emplace_back(p.value.size(), 0.0f);
     if (two_states) state2_.emplace_back(p.value.size(), 0.0f);
@@ -56,7 +57,7 @@ void Optimizer::step(std::vector<Parameter>& params, const Ranges& ranges) {
       const size_t n = e - b;
       if (extra_) {
         extra_->update(w + b, g + b, s1 + b, s2 ? s2 + b : nullptr, n, config_, steps_);
-      } else if (config_.kind == "sgd") {
+      } else if (config_.kind == OptimizerKind::sgd) {
         sgd_momentum_step(w + b, g + b, s1 + b, n, config_.lr, config_.momentum, config_.weight_decay);
       } else if (config_.weight_decay == 0.0f) {
         adam_step(w + b, g + b, s1 + b, s2 + b, n, config_.lr, config_.beta1, config_.beta2, config_.eps, steps_);

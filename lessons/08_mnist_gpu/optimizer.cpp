@@ -13,11 +13,12 @@ namespace mnist_gpu {
 DeviceOptimizer::DeviceOptimizer(host_training::OptimizerConfig config, ParameterStore& params,
                                  const DeviceUpdateRule* extra)
     : config_(std::move(config)), params_(params), extra_(extra && extra->kind == config_.kind ? extra : nullptr) {
-  if (config_.kind != "sgd" && config_.kind != "adam" && !extra_)
-    throw course::Error("unknown optimizer '" + config_.kind + "' (expected sgd or adam" +
-                        (extra ? " or " + extra->kind : std::string()) + ")");
+  if (config_.kind != framework::OptimizerKind::sgd && config_.kind != framework::OptimizerKind::adam && !extra_)
+    throw course::Error(std::string("this trainer has no optimizer '") + framework::optimizer_name(config_.kind) +
+                        "' (expected sgd or adam" +
+                        (extra ? std::string(" or ") + framework::optimizer_name(extra->kind) : "") + ")");
   if (!(config_.lr > 0)) throw course::Error("learning rate must be positive, got " + std::to_string(config_.lr));
-  const int states = extra_ ? extra_->states : config_.kind == "adam" ? 2 : 1;
+  const int states = extra_ ? extra_->states : config_.kind == framework::OptimizerKind::adam ? 2 : 1;
   state_ = course::DeviceBuffer<float>(params_.total() * size_t(states));
   state_.zero();  // velocity, or m and v, start at 0 (as in lesson 02 and PyTorch)
 }
@@ -33,7 +34,7 @@ void DeviceOptimizer::update_range(size_t offset, size_t count, cudaStream_t str
   if (extra_) {
     float* second = extra_->states == 2 ? state_.data() + params_.total() + offset : nullptr;
     extra_->update(w, g, state_.data() + offset, second, count, config_, steps_, stream);
-  } else if (config_.kind == "sgd") {
+  } else if (config_.kind == framework::OptimizerKind::sgd) {
     first_kernels::sgd_momentum_update(w, g, state_.data() + offset, count, config_.lr, config_.momentum,
                                        config_.weight_decay, stream);
   } else {

@@ -15,11 +15,11 @@
 
 namespace mnist_gpu {
 
-// An update rule this lesson does not have (lesson 12's Adadelta) for the optimizer `kind`: `states`
+// An update rule this lesson does not have (e.g. Adadelta's) for the optimizer `kind`: `states`
 // (1 or 2) state arrays of params.total() values each, zeroed at the start; update(w, g, state1,
 // state2, n, config, t, stream) launches ONE kernel over n values (state2 null with one state).
 struct DeviceUpdateRule {
-  std::string kind;
+  framework::OptimizerKind kind = framework::OptimizerKind::sgd;
   int states = 1;
   std::function<void(float* w, const float* g, float* state1, float* state2, size_t n,
                      const host_training::OptimizerConfig& config, int t, cudaStream_t stream)>

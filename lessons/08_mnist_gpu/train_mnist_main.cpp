@@ -51,7 +51,7 @@ framework::TrainSummary train_on_cpu(const course::ArgParser& args, const framew
 int train_mnist_main(int argc, char** argv, const TrainMnistProgram& program) {
   const mnist_gpu::GpuTrainConfig defaults;             // the flags' defaults
   const framework::TrainConfig cpu_defaults;        // named in the help of the flags they differ in
-  const auto lr_text = [](const framework::TrainConfig& c, const std::string& optimizer) {
+  const auto lr_text = [](const framework::TrainConfig& c, framework::OptimizerKind optimizer) {
     return course::shortest_text(c.default_lr(optimizer));
   };
   course::ArgParser args(program.name, program.about);
@@ -61,7 +61,7 @@ int train_mnist_main(int argc, char** argv, const TrainMnistProgram& program) {
                      cpu_defaults.model;
   words.epochs_note = " (CPU default: " + std::to_string(cpu_defaults.epochs) + ")";
   words.batch_note = " (CPU default: " + std::to_string(cpu_defaults.batch) + ")";
-  words.lr_note = "; CPU sgd: " + lr_text(cpu_defaults, "sgd");
+  words.lr_note = "; CPU sgd: " + lr_text(cpu_defaults, framework::OptimizerKind::sgd);
   framework::add_train_flags(args, defaults, words);
   const std::string cpu_trainer = "lesson 02's CPU trainer" + (program.cpu ? " on " + program.cpu->name : "");
   args.add_choice("--device", "auto", {"auto", "gpu", "cpu"},

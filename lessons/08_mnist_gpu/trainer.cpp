@@ -46,7 +46,7 @@ framework::TrainSummary train_on_gpu(const GpuTrainConfig& config, const framewo
   std::printf("device: %s; %s\n", course::device_summary().c_str(), course::cuda_versions().c_str());
   std::printf("model %s (%zu parameters), conv %s, %s lr %g%s, batch %d, %d epoch(s), seed %llu\n",
               spec.name.c_str(), net.parameters().parameter_count(), net.conv_summary().c_str(),
-              config.optimizer.c_str(), double(opt_config.lr), host_training::momentum_text(opt_config).c_str(), batch,
+              framework::optimizer_name(config.optimizer), double(opt_config.lr), host_training::momentum_text(opt_config).c_str(), batch,
               config.epochs, static_cast<unsigned long long>(config.seed));
   std::printf("layers: %s\n", host_training::plan_summary(spec).c_str());
   std::printf("data: %d training and %d test images from %s, on the GPU; network buffers %.1f MiB\n",

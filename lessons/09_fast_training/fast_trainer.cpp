@@ -37,7 +37,7 @@ framework::TrainSummary train_fast(const FastTrainConfig& config, const framewor
   const course::Dataset& test_set = data.test;
   const host_training::ModelSpec spec = framework::model_for_data(config.model, data);
   const int batch = std::min(config.batch, train_set.count());
-  const bool use_graph = config.graph && config.optimizer == "sgd";
+  const bool use_graph = config.graph && config.optimizer == framework::OptimizerKind::sgd;
 
   Stream stream;  // every step's launch goes here (the default stream cannot be captured)
   FastNetwork net(spec, host_training::init_parameters(spec, config.seed), std::max(batch, kEvalBatch), stream.get(),
@@ -64,7 +64,7 @@ framework::TrainSummary train_fast(const FastTrainConfig& config, const framewor
 
   std::printf("device: %s; %s\n", course::device_summary().c_str(), course::cuda_versions().c_str());
   std::printf("model %s (%zu parameters), fast network (lesson 09), %s lr %g%s, batch %d, %d epoch(s), seed %llu\n",
-              spec.name.c_str(), net.parameters().parameter_count(), config.optimizer.c_str(), double(opt_config.lr),
+              spec.name.c_str(), net.parameters().parameter_count(), framework::optimizer_name(config.optimizer), double(opt_config.lr),
               host_training::momentum_text(opt_config).c_str(), batch, config.epochs,
               static_cast<unsigned long long>(config.seed));
   std::printf("layers: %s\n", host_training::plan_summary(spec).c_str());

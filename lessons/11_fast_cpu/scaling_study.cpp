@@ -113,7 +113,7 @@ int epochs_of(const SystemInfo& system, const StudySettings& s) {
 // The fields every trainer's config shares.
 void set_common(framework::TrainConfig& c, int filters, int batch, int epochs, const StudySettings& s) {
   c.model = "scaling-" + std::to_string(filters);
-  c.optimizer = "sgd";
+  c.optimizer = framework::OptimizerKind::sgd;
   c.batch = batch;
   c.epochs = epochs;
   c.lr = s.lr;

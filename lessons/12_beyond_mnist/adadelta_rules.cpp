@@ -7,7 +7,7 @@ namespace beyond_mnist {
 
 const host_training::UpdateRule& adadelta_rule() {
   static const host_training::UpdateRule rule{
-      "adadelta", 2,
+      framework::OptimizerKind::adadelta, 2,
       [](float* w, const float* g, float* square_avg, float* delta_avg, size_t n,
          const host_training::OptimizerConfig& c, int) {
         adadelta_step(w, g, square_avg, delta_avg, n, c.lr, c.rho, c.adadelta_eps, c.weight_decay);
@@ -17,7 +17,7 @@ const host_training::UpdateRule& adadelta_rule() {
 
 const mnist_gpu::DeviceUpdateRule& adadelta_device_rule() {
   static const mnist_gpu::DeviceUpdateRule rule{
-      "adadelta", 2,
+      framework::OptimizerKind::adadelta, 2,
       [](float* w, const float* g, float* square_avg, float* delta_avg, size_t n,
          const host_training::OptimizerConfig& c, int, cudaStream_t stream) {
         adadelta_update_gpu(w, g, square_avg, delta_avg, n, c.lr, c.rho, c.adadelta_eps, c.weight_decay, stream);

@@ -35,7 +35,7 @@ namespace {
 struct BeyondConfig : mnist_gpu::GpuTrainConfig {
   BeyondConfig() {
     model = "mnist_cnn";
-    optimizer = "adadelta";
+    optimizer = framework::OptimizerKind::adadelta;
     rho = 0.95f;
     epochs = 12;
   }
@@ -68,7 +68,8 @@ int main(int argc, char** argv) {
     words.model_help = std::string("network: mlp, lenet5, lenet5_classic, mnist_cnn, colour_cnn "
                                    "(lessons/12_beyond_mnist/models/<name>.txt), or ") +
                        host_training::kModelFlagHelp + "; lesson 12 adds the layers sigmoid, tanh and dropout<rate>";
-    words.optimizers = {"sgd", "adam", "adadelta"};
+    words.optimizers = {framework::OptimizerKind::sgd, framework::OptimizerKind::adam,
+                        framework::OptimizerKind::adadelta};
     words.optimizer_help = "sgd (with --momentum), adam, or adadelta (yours, step 12.3; with --rho)";
     words.max_lr = 100.0;
     words.seed_help = "seed of the weight init, the shuffling and dropout";
@@ -122,7 +123,7 @@ int main(int argc, char** argv) {
     // Whole steps in CUDA graphs need every launch on one stream and every argument fixed at capture.
     const std::string problem = !fast                             ? "--gpu-layers lesson08"
                                 : args.get_string("--graph") == "off" ? "--graph off"
-                                : config.optimizer == "adam"         ? "adam's step number changes every step"
+                                : config.optimizer == framework::OptimizerKind::adam         ? "adam's step number changes every step"
                                                                     : beyond_mnist::stream_problem(spec);
     fast_training::Stream stream;
     if (fast) extras.loss = beyond_mnist::fused_loss_maker();

@@ -37,7 +37,7 @@ framework::TrainSummary train_parallel(const ParallelTrainConfig& config, const 
   const int n = train_set.count();
   const int batch = std::min(config.batch * ranks, n);  // over all ranks
   const int steps_per_epoch = (n + batch - 1) / batch;
-  const bool use_graph = config.graph && config.optimizer == "sgd";
+  const bool use_graph = config.graph && config.optimizer == framework::OptimizerKind::sgd;
   const host_training::OptimizerConfig opt = host_training::optimizer_config(config);  // as train_mnist
 
   // Both folders exist before the first step: a bad --out or --save stops the run before it trains.
@@ -50,7 +50,7 @@ framework::TrainSummary train_parallel(const ParallelTrainConfig& config, const 
               course::cuda_versions().c_str(), nccl_version().c_str());
   std::printf("model %s, %s, %s lr %g%s, batch %d (%d a GPU), %d epoch(s), seed %llu\n", spec.name.c_str(),
               config.network == NetworkKind::fast_network ? "fast network (lesson 09)" : "lesson 12's layers",
-              config.optimizer.c_str(), double(opt.lr), host_training::momentum_text(opt).c_str(),
+              framework::optimizer_name(config.optimizer), double(opt.lr), host_training::momentum_text(opt).c_str(),
               batch, shard_of(batch, ranks, 0).count, config.epochs, static_cast<unsigned long long>(config.seed));
   std::printf("layers: %s\n", host_training::plan_summary(spec).c_str());
   std::printf("gradients: averaged over %d rank(s) by NCCL all-reduce%s; steps %s\n", ranks,

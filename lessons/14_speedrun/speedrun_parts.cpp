@@ -26,14 +26,16 @@ mnist_gpu::LossMaker smoothed_loss_maker(float smoothing) {
   };
 }
 
-mnist_gpu::DeviceUpdateRule scheduled_rule(const std::string& kind, Schedule schedule, int total_steps,
+mnist_gpu::DeviceUpdateRule scheduled_rule(framework::OptimizerKind kind, Schedule schedule, int total_steps,
                                            int warmup_steps) {
-  if (kind != "nesterov" && kind != "sgd" && kind != "adam")
-    throw course::Error("unknown optimizer '" + kind + "' (expected nesterov, sgd or adam)");
+  using framework::OptimizerKind;
+  if (kind != OptimizerKind::nesterov && kind != OptimizerKind::sgd && kind != OptimizerKind::adam)
+    throw course::Error(std::string("the speedrun has no optimizer '") + framework::optimizer_name(kind) +
+                        "' (expected nesterov, sgd or adam)");
   if (schedule == Schedule::one_cycle) check_one_cycle("scheduled_rule", 0, total_steps, warmup_steps, 1.0f);
   mnist_gpu::DeviceUpdateRule rule;
   rule.kind = kind;
-  rule.states = kind == "adam" ? 2 : 1;
+  rule.states = kind == OptimizerKind::adam ? 2 : 1;
   rule.update = [kind, schedule, total_steps, warmup_steps](float* w, const float* g, float* s1, float* s2, size_t n,
                                                             const host_training::OptimizerConfig& c, int t,
                                                             cudaStream_t stream) {
@@ -42,9 +44,9 @@ mnist_gpu::DeviceUpdateRule scheduled_rule(const std::string& kind, Schedule sch
       throw course::Error("scheduled_rule: step " + std::to_string(t) + " of a run of " +
                           std::to_string(total_steps) + " steps");
     const float lr = schedule == Schedule::one_cycle ? one_cycle_lr(t - 1, total_steps, warmup_steps, c.lr) : c.lr;
-    if (kind == "nesterov")
+    if (kind == OptimizerKind::nesterov)
       nesterov_update_gpu(w, g, s1, n, lr, c.momentum, c.weight_decay, stream);
-    else if (kind == "sgd")
+    else if (kind == OptimizerKind::sgd)
       first_kernels::sgd_momentum_update(w, g, s1, n, lr, c.momentum, c.weight_decay, stream);
     else
       mnist_gpu::adam_update(w, g, s1, s2, n, lr, c.beta1, c.beta2, c.eps, c.weight_decay, t, stream);

@@ -28,11 +28,11 @@ mnist_gpu::LossMaker smoothed_loss_maker(float smoothing);
 // How the learning rate moves over a run: your one-cycle schedule (14.1), or constant.
 enum class Schedule { one_cycle, constant };
 
-// The optimizer `kind` ("nesterov": your 14.4; "sgd": lesson 03's momentum SGD; "adam": lesson 08's)
+// The optimizer `kind` (nesterov: your 14.4; sgd: lesson 03's momentum SGD; adam: lesson 08's)
 // with step t's learning rate from `schedule` over total_steps steps (warmup_steps of them rising),
 // peaking at config.lr. A captured step keeps the rate it was captured with: capture each step of
 // the run once (train_speedrun does), never replay one step for another.
-mnist_gpu::DeviceUpdateRule scheduled_rule(const std::string& kind, Schedule schedule, int total_steps,
+mnist_gpu::DeviceUpdateRule scheduled_rule(framework::OptimizerKind kind, Schedule schedule, int total_steps,
                                            int warmup_steps);
 
 }  // namespace speedrun

@@ -21,7 +21,7 @@ namespace speedrun {
 
 struct Recipe {
   std::string model = "speedrun";   // a named network (models/) or a layer list, as lesson 12's
-  std::string optimizer = "adam";   // the recipe chosen on a validation split (README)
+  framework::OptimizerKind optimizer = framework::OptimizerKind::adam;  // chosen on a validation split (README)
   int epochs = 3, batch = 256;
   float lr = 0.f;                   // the schedule's peak; 0: the optimizer's default (below)
   float momentum = 0.9f, weight_decay = 5e-4f;
@@ -39,7 +39,7 @@ struct Recipe {
   int seeds = 10;
   int val = 0;                      // > 0: validation split of that many training images; test unused
   bool profile = false;             // before the first seed's run: lesson 08's table of every pass (not timed)
-  float default_lr() const { return optimizer == "adam" ? 0.003f : 0.1f; }
+  float default_lr() const { return optimizer == framework::OptimizerKind::adam ? 0.003f : 0.1f; }
   float peak_lr() const { return lr > 0.f ? lr : default_lr(); }
 };
 

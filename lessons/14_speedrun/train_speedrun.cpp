@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
                     "network: speedrun (lessons/14_speedrun/models/<name>.txt), @<file>, or a layer list as lesson 12's");
     args.add_int("--epochs", defaults.epochs, 1, 100, "passes over the training set");
     args.add_int("--batch", defaults.batch, 1, 8192, "minibatch size");
-    args.add_choice("--optimizer", defaults.optimizer, {"nesterov", "sgd", "adam"},
+    args.add_choice("--optimizer", framework::optimizer_name(defaults.optimizer), {"nesterov", "sgd", "adam"},
                     "nesterov (yours, step 14.4), sgd (momentum) or adam");
     args.add_float("--lr", 0.0, 0.0, 100.0, "the schedule's peak learning rate (0: 0.1 for nesterov and sgd, 0.003 for adam)");
     args.add_float("--momentum", defaults.momentum, 0.0, 0.999, "momentum of nesterov and sgd");
@@ -74,7 +74,7 @@ int main(int argc, char** argv) {
     recipe.model = args.get_string("--model");
     recipe.epochs = static_cast<int>(args.get_int("--epochs"));
     recipe.batch = static_cast<int>(args.get_int("--batch"));
-    recipe.optimizer = args.get_string("--optimizer");
+    recipe.optimizer = framework::optimizer_kind(args.get_string("--optimizer"));
     recipe.lr = static_cast<float>(args.get_float("--lr"));
     recipe.momentum = static_cast<float>(args.get_float("--momentum"));
     recipe.weight_decay = static_cast<float>(args.get_float("--weight-decay"));
@@ -110,7 +110,7 @@ int main(int argc, char** argv) {
     std::printf("layers: %s\n", host_training::plan_summary(spec).c_str());
     std::printf("recipe: %s lr %g (%s%s), momentum %g, weight decay %g, batch %d, %d epoch(s), label smoothing %g, "
                 "shifts up to %d px, %s, %s, %s%s\n",
-                recipe.optimizer.c_str(), double(recipe.peak_lr()),
+                framework::optimizer_name(recipe.optimizer), double(recipe.peak_lr()),
                 recipe.schedule == speedrun::Schedule::one_cycle ? "one-cycle, warm-up " : "constant",
                 recipe.schedule == speedrun::Schedule::one_cycle
                     ? (course::shortest_text(recipe.warmup) + " of the steps").c_str() : "",

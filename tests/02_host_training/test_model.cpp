@@ -66,7 +66,7 @@ TEST_CASE("HostNetwork and Optimizer reject what does not fit", "[model]") {
   p[2].shape = {100, 1961};
   CHECK_THROWS_AS(HostNetwork(small_cnn(), p), course::Error);
   OptimizerConfig bad;
-  bad.kind = "rmsprop";
+  bad.kind = OptimizerKind::adadelta;  // no update rule given for it
   CHECK_THROWS_AS(Optimizer(bad, p), course::Error);
   const ModelSpec with_sigmoid = model_from_text("conv5x5x6,sigmoid,pool2,dense10");  // not lesson 02's layers
   CHECK_THROWS_WITH(HostNetwork(with_sigmoid, init_parameters(with_sigmoid, 1)),

@@ -160,7 +160,7 @@ TEST_CASE("Optimizer(sgd) steps every parameter with its own velocity", "[02.1]"
   params[0] = {"a", {1}, {3.0f}, {0.0f}};
   params[1] = {"b", {3}, {1.0f, -2.0f, 0.5f}, {0, 0, 0}};
   OptimizerConfig config;
-  config.kind = "sgd", config.lr = 0.1f, config.momentum = 0.9f, config.weight_decay = 0.01f;
+  config.kind = OptimizerKind::sgd, config.lr = 0.1f, config.momentum = 0.9f, config.weight_decay = 0.01f;
   Optimizer opt(config, params);
   for (int s = 0; s < 3; ++s) {
     params[0].grad = {1.0f};
@@ -178,7 +178,7 @@ TEST_CASE("Optimizer(adam) counts t from 1", "[02.2]") {
   std::vector<Parameter> params(1);
   params[0] = {"w", {3}, {1.0f, -2.0f, 0.5f}, {0, 0, 0}};
   OptimizerConfig config;
-  config.kind = "adam", config.lr = 0.1f, config.beta1 = 0.5f, config.beta2 = 0.75f, config.eps = 0.25f;
+  config.kind = OptimizerKind::adam, config.lr = 0.1f, config.beta1 = 0.5f, config.beta2 = 0.75f, config.eps = 0.25f;
   Optimizer opt(config, params);
   for (int s = 0; s < 3; ++s) {
     params[0].grad.assign(kG[s], kG[s] + 3);

@@ -42,7 +42,7 @@ TEST_CASE("a short training run lowers the loss and learns the task", "[training
   const ModelSpec spec = tiny_cnn();
   HostNetwork net(spec, init_parameters(spec, 7));
   OptimizerConfig config;
-  config.kind = kind;
+  config.kind = framework::optimizer_kind(kind);
   config.lr = kind == "sgd" ? 0.05f : 0.01f;
   Optimizer optimizer(config, net.parameters());
 

@@ -86,7 +86,7 @@ host_training::ModelSpec spec_of(const Shape& s) {
 
 host_training::OptimizerConfig optimizer_config(const std::string& kind) {
   host_training::OptimizerConfig c;
-  c.kind = kind;
+  c.kind = framework::optimizer_kind(kind);
   // Adam: train_mnist's default. SGD: 0.01 rather than train_mnist's 0.05: on random labels
   // 0.05 overshoots (the loss doubles within 5 steps, measured), and a diverging run amplifies
   // the rounding differences from step to step. Momentum 0.9 and Adam's betas: lesson 02's.
@@ -211,7 +211,7 @@ void compare_with_gpu(const Shape& shape, const std::string& optimizer, mnist_gp
     // lr * sign(g); for a gradient entry near 0 that sign rests on its last bits (seen on the H100:
     // 3 of 1.6 M fc1 weights off by 2e-4 with lr 1e-3). Such a weight can differ by up to 2 lr;
     // the gradients themselves were compared tightly above.
-    const bool adam = optimizer_config(optimizer).kind == "adam";
+    const bool adam = optimizer_config(optimizer).kind == framework::OptimizerKind::adam;
     const double weight_atol = !guarded && adam ? 2.0 * optimizer_config(optimizer).lr : kWeightAtol;
     INFO("weights of " << got[i].name << " after " << shape.steps << " step(s)");
     REQUIRE_ALL_CLOSE(got[i].value, cpu.final[i].value, weight_atol, kWeightRtol);

@@ -177,7 +177,7 @@ TEST_CASE("FastHostNetwork::for_ranges covers [0, count) once; the optimizer on 
   for (const char* kind : {"sgd", "adam", "adam+decay"}) {
     CAPTURE(kind);
     host_training::OptimizerConfig config;
-    config.kind = std::string(kind).substr(0, 4) == "adam" ? "adam" : "sgd";
+    config.kind = std::string(kind).substr(0, 4) == "adam" ? framework::OptimizerKind::adam : framework::OptimizerKind::sgd;
     config.lr = 0.01f;
     if (std::string(kind) == "adam+decay") config.weight_decay = 0.01f;
     std::vector<Parameter> one = init, split = init;

@@ -83,7 +83,7 @@ Run train(const host_training::ModelSpec& spec, const std::vector<host_training:
   fast_training::Branch branch(stream.get());  // lesson 09's 09.12: the weight gradients on its side
   if (branches) REQUIRE(beyond_mnist::use_branch(net, &branch) > 0);
   host_training::OptimizerConfig config;
-  config.kind = "sgd", config.lr = 0.01f;  // small steps: the loss falls, no step amplifies the rounding
+  config.kind = framework::OptimizerKind::sgd, config.lr = 0.01f;  // small steps: the loss falls, no step amplifies the rounding
   mnist_gpu::DeviceOptimizer optimizer(config, net.parameters());
   const size_t per_example = size_t(kSide) * kSide;
   course::DeviceBuffer<float> all_x(x), step_x(size_t(kBatch) * per_example);

@@ -77,7 +77,7 @@ void check_same_steps(const Case& c, Mode mode) {
   for (int i = 0; i < kSteps * kBatch; ++i) labels.push_back(rng.uniform_int(spec.classes));
 
   host_training::OptimizerConfig config;
-  config.kind = c.optimizer, config.lr = c.lr, config.rho = 0.95f;
+  config.kind = framework::optimizer_kind(c.optimizer), config.lr = c.lr, config.rho = 0.95f;
   const std::vector<host_training::Parameter> init = host_training::init_parameters(spec, seed);
 
   // The CPU: lesson 11's layers and yours, lesson 02's optimizer with Adadelta.

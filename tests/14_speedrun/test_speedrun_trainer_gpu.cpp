@@ -92,9 +92,9 @@ TEST_CASE("each piece of the recipe changes the run: schedule, smoothing, shifts
   CHECK(loss_with([](speedrun::Recipe& r) { r.schedule = speedrun::Schedule::constant; }) != reference);
   CHECK(loss_with([](speedrun::Recipe& r) { r.smoothing = 0; }) != reference);
   CHECK(loss_with([](speedrun::Recipe& r) { r.shift = 0; }) != reference);
-  REQUIRE(base.optimizer == "adam");
-  CHECK(loss_with([](speedrun::Recipe& r) { r.optimizer = "nesterov", r.lr = 0.1f; }) != reference);
-  CHECK(loss_with([](speedrun::Recipe& r) { r.optimizer = "sgd", r.lr = 0.1f; }) != reference);
+  REQUIRE(base.optimizer == framework::OptimizerKind::adam);
+  CHECK(loss_with([](speedrun::Recipe& r) { r.optimizer = framework::OptimizerKind::nesterov, r.lr = 0.1f; }) != reference);
+  CHECK(loss_with([](speedrun::Recipe& r) { r.optimizer = framework::OptimizerKind::sgd, r.lr = 0.1f; }) != reference);
   CHECK(loss_with([](speedrun::Recipe& r) { r.precision = "bf16"; }) != reference);
 }
 

@@ -11,8 +11,17 @@
 
 namespace framework {
 
+// The optimizers the course's trainers know; each trainer offers some of them (its --optimizer).
+// sgd: SGD with momentum; adam; adadelta; nesterov: SGD with Nesterov momentum.
+enum class OptimizerKind { sgd, adam, adadelta, nesterov };
+// "sgd", "adam", "adadelta", "nesterov".
+const char* optimizer_name(OptimizerKind kind);
+// The kind called `name`; course::Error naming the four otherwise.
+OptimizerKind optimizer_kind(const std::string& name);
+
 struct TrainConfig {
-  std::string model = "small", optimizer = "sgd", dataset = "mnist", data_dir, out_dir;
+  std::string model = "small", dataset = "mnist", data_dir, out_dir;
+  OptimizerKind optimizer = OptimizerKind::sgd;
   std::string save_dir;  // not empty: the trained parameters and test logits as .npy files there
   int epochs = 3, batch = 32;
   float lr = 0.f;  // 0: the optimizer's default below (learning_rate() says which lr trains)
@@ -25,8 +34,8 @@ struct TrainConfig {
   uint64_t seed = 1;
   int train_limit = 0, test_limit = 0;
 
-  float default_lr(const std::string& optimizer_kind) const {
-    return optimizer_kind == "adam" ? default_adam_lr : optimizer_kind == "adadelta" ? default_adadelta_lr : default_sgd_lr;
+  float default_lr(OptimizerKind kind) const {
+    return kind == OptimizerKind::adam ? default_adam_lr : kind == OptimizerKind::adadelta ? default_adadelta_lr : default_sgd_lr;
   }
   float learning_rate() const { return lr > 0.f ? lr : default_lr(optimizer); }
 };

@@ -24,7 +24,7 @@ struct TrainFlagWords {
   std::string out_default;  // --out's default: the program's output folder
   std::string model_help;   // "" : "network: " + kModelFlagHelp + model_note
   std::string model_note;   // e.g. " (a: two 5x5 convs, slow on a CPU)"
-  std::vector<std::string> optimizers = {"sgd", "adam"};
+  std::vector<OptimizerKind> optimizers = {OptimizerKind::sgd, OptimizerKind::adam};
   std::string optimizer_help = "sgd (momentum 0.9) or adam";
   std::string epochs_note, batch_note, lr_note;  // appended to those flags' help
   int max_batch = 8192;
