@@ -47,13 +47,28 @@ inline void gemm_simd(Trans ta, Trans tb, int M, int N, int K, const float* A, c
 }
 
 // ---- 11.3 threads -------------------------------------------------------------------------------
-// The threads come from a pool (parallel_ranges, below): started once, they wait between calls, so
-// handing one a range costs about a microsecond instead of the tens of microseconds of starting a
-// std::thread. A thread still pays only with enough work: each range a core takes is data another
-// core wrote, and the results go back to the core that reads them next. At batch 32 splitting the
-// small CNN's 4.5 MFLOP convolutions over two cores made the step slower on the 2-core machine of
-// docs/results.md. Smaller work runs on fewer threads, down to one.
+// The threads come from a pool (run_on_pool, given in parallel.cpp): started once, they wait between
+// calls, so handing one a range costs about a microsecond instead of the tens of microseconds of
+// starting a std::thread. A thread still pays only with enough work: each range a core takes is data
+// another core wrote, and the results go back to the core that reads them next. At batch 32
+// splitting the small CNN's 4.5 MFLOP convolutions over two cores made the step slower on the 2-core
+// machine of docs/results.md. Smaller work runs on fewer threads, down to one.
 constexpr double kMinFlopsPerThread = 8e6;
+
+// Given (parallel.cpp): body(r) for every r in [0, ranges), on the calling thread and on up to
+// ranges - 1 of the pool's waiting threads; returns when all are done. An exception in a body is
+// rethrown in the caller after every range has finished. A call from inside a range, or while
+// another thread's call has the pool, runs its ranges in turn on the calling thread. ranges <= 0:
+// nothing; ranges = 1: body(0) on the caller, no thread involved.
+void run_on_pool(int ranges, const std::function<void(int range)>& body);
+
+// body(begin, end) for [0, count) cut into contiguous ranges whose sizes differ by one at most
+// (range t of n: [t*count/n, (t+1)*count/n)), run with run_on_pool. As many ranges as `threads`,
+// `count` and the work allow: at most one for every kMinFlopsPerThread of `flops`, at least one.
+// threads < 1: course::Error (before any body runs); count <= 0: body never called. One range: no
+// thread is involved. Which ranges a split makes depends on threads, count and flops only.
+void parallel_ranges(int threads, int count, double flops, const std::function<void(int begin, int end)>& body);
+
 // The same product split over up to `threads` threads (threads >= 1, else course::Error) by blocks
 // of rows of C, each block computed with 11.2's gemm_simd_rows. threads = 1: no thread is started.
 // C is bit for bit the same for every value of `threads`.
@@ -118,13 +133,5 @@ constexpr size_t kMinElementsPerThread = size_t(1) << 15;
 // The same bits for every `threads`. parts empty or threads < 1: course::Error. sum may be parts[0],
 // no other part.
 void sum_in_order(const std::vector<const float*>& parts, size_t count, float* sum, int threads);
-
-// Given (parallel.cpp): body(begin, end) for [0, count) cut into contiguous ranges of sizes within
-// one of each other, run on the caller and on the pool's waiting threads: as many ranges as
-// `threads` (>= 1, else course::Error), `count` and `flops` / kMinFlopsPerThread allow, at least
-// one. An exception in a range is rethrown in the caller after every range has finished. A call
-// from inside a range, or while another thread's call has the pool, runs its ranges in turn on the
-// calling thread (same ranges, same results).
-void parallel_ranges(int threads, int count, double flops, const std::function<void(int begin, int end)>& body);
 
 }  // namespace fast_cpu

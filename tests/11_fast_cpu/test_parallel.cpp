@@ -1,7 +1,7 @@
-// Lesson 11 (given code): parallel_ranges and the pool of threads behind it. Checked by counting:
-// every index once, in contiguous ranges of sizes within one, on as many threads as asked and as
-// the work allows; exceptions passed back after every range finished; calls from inside a range,
-// from two threads at once and many in a row all complete.
+// Lesson 11: step 11.3's parallel_ranges (every index once, in contiguous ranges of sizes within
+// one, as many as threads and the work allow) and the given pool behind it, run_on_pool (every range
+// once, exceptions passed back after every range finished; calls from inside a range, from two
+// threads at once and many in a row all complete). Checked by counting.
 #include <algorithm>
 #include <atomic>
 #include <mutex>
@@ -16,6 +16,7 @@
 
 using fast_cpu::kMinFlopsPerThread;
 using fast_cpu::parallel_ranges;
+using fast_cpu::run_on_pool;
 
 namespace {
 
@@ -38,7 +39,7 @@ Split split(int threads, int count, double flops) {
 
 }  // namespace
 
-TEST_CASE("parallel_ranges: contiguous ranges of sizes within one cover [0, count) once", "[11-parallel]") {
+TEST_CASE("parallel_ranges: contiguous ranges of sizes within one cover [0, count) once", "[11.3]") {
   for (int threads : {1, 2, 3, 7}) {
     for (int count : {1, 2, 5, 17, 100}) {
       CAPTURE(threads, count);
@@ -59,7 +60,7 @@ TEST_CASE("parallel_ranges: contiguous ranges of sizes within one cover [0, coun
   REQUIRE(split(4, 0, 1e12).ranges.empty());  // nothing to do: body never called
 }
 
-TEST_CASE("parallel_ranges: little work stays on the calling thread, more gets more threads", "[11-parallel]") {
+TEST_CASE("parallel_ranges: little work stays on the calling thread, more gets more threads", "[11.3]") {
   const Split small = split(8, 100, 0.5 * kMinFlopsPerThread);
   REQUIRE(small.ranges.size() == 1);
   REQUIRE(*small.threads.begin() == std::this_thread::get_id());
@@ -67,41 +68,54 @@ TEST_CASE("parallel_ranges: little work stays on the calling thread, more gets m
   REQUIRE_THROWS_AS(split(0, 10, 1e12), course::Error);
 }
 
-TEST_CASE("parallel_ranges: an exception in one range reaches the caller after every range ran", "[11-parallel]") {
-  std::atomic<int> ran{0};
-  REQUIRE_THROWS_AS(parallel_ranges(4, 4, 1e12,
-                                    [&](int begin, int) {
-                                      ++ran;
-                                      if (begin == 1) throw std::runtime_error("range 1 fails");
-                                    }),
-                    std::runtime_error);
-  REQUIRE(ran == 4);
-  // The pool is usable again afterwards.
-  REQUIRE(split(4, 8, 1e12).ranges.size() == 4);
+TEST_CASE("parallel_ranges: the cut is t*count/n, whatever ran where; threads < 1 throws before any body",
+          "[11.3]") {
+  const Split s = split(3, 10, 1e12);  // 10 over 3: [0, 3), [3, 6), [6, 10)
+  REQUIRE(s.ranges == std::vector<std::pair<int, int>>{{0, 3}, {3, 6}, {6, 10}});
+  bool called = false;
+  REQUIRE_THROWS_AS(parallel_ranges(0, 10, 1e12, [&](int, int) { called = true; }), course::Error);
+  REQUIRE_FALSE(called);
+  REQUIRE(split(2, 7, 2.5 * kMinFlopsPerThread).ranges.size() == 2);  // threads bound it, not the work
+  REQUIRE(split(5, 2, 1e12).ranges.size() == 2);                       // nor more ranges than items
 }
 
-TEST_CASE("parallel_ranges: nested calls, calls from two threads at once and many calls in a row finish", "[11-parallel]") {
+TEST_CASE("run_on_pool: an exception in one range reaches the caller after every range ran", "[11-parallel]") {
+  std::atomic<int> ran{0};
+  REQUIRE_THROWS_AS(run_on_pool(4,
+                                [&](int r) {
+                                  ++ran;
+                                  if (r == 1) throw std::runtime_error("range 1 fails");
+                                }),
+                    std::runtime_error);
+  REQUIRE(ran == 4);
+  // The pool is usable again afterwards, and every range runs once.
+  std::vector<std::atomic<int>> seen(8);
+  run_on_pool(8, [&](int r) { seen[size_t(r)].fetch_add(1); });
+  for (const auto& n : seen) REQUIRE(n.load() == 1);
+}
+
+TEST_CASE("run_on_pool: nested calls, calls from two threads at once and many calls in a row finish", "[11-parallel]") {
   std::atomic<long> sum{0};
-  parallel_ranges(3, 3, 1e12, [&](int b0, int e0) {
-    for (int i = b0; i < e0; ++i)
-      parallel_ranges(3, 10, 1e12, [&](int b1, int e1) {  // runs on the thread it was called from
-        for (int j = b1; j < e1; ++j) sum += j;
-      });
+  run_on_pool(3, [&](int) {
+    run_on_pool(10, [&](int j) { sum += j; });  // runs on the thread it was called from
   });
   REQUIRE(sum == 3 * 45);
   std::atomic<long> a{0}, b{0};
   std::thread other([&] {
-    for (int r = 0; r < 200; ++r) parallel_ranges(2, 64, 1e12, [&](int begin, int end) { a += end - begin; });
+    for (int r = 0; r < 200; ++r) run_on_pool(2, [&](int) { ++a; });
   });
-  for (int r = 0; r < 200; ++r) parallel_ranges(2, 64, 1e12, [&](int begin, int end) { b += end - begin; });
+  for (int r = 0; r < 200; ++r) run_on_pool(2, [&](int) { ++b; });
   other.join();
-  REQUIRE(a == 200 * 64);
-  REQUIRE(b == 200 * 64);
+  REQUIRE(a == 200 * 2);
+  REQUIRE(b == 200 * 2);
   long total = 0;
   for (int r = 0; r < 5000; ++r) {
     std::atomic<int> covered{0};
-    parallel_ranges(2, 2, 1e12, [&](int begin, int end) { covered += end - begin; });
+    run_on_pool(2, [&](int) { ++covered; });
     total += covered;
   }
   REQUIRE(total == 5000 * 2);
+  int zero_calls = 0;
+  run_on_pool(0, [&](int) { ++zero_calls; });  // nothing to run
+  REQUIRE(zero_calls == 0);
 }

@@ -1,11 +1,24 @@
-// Lesson 11, step 11.3: the product split over threads by blocks of rows of C.
+// Lesson 11, step 11.3: work cut into ranges for the pool's threads (as many as the work is worth),
+// and the product split over them by blocks of rows of C.
 #include <algorithm>
+#include <cstdint>
+#include <functional>
 #include <string>
 
 #include "course/error.hpp"
 #include "fast_cpu.hpp"
 
 namespace fast_cpu {
+
+void parallel_ranges(int threads, int count, double flops, const std::function<void(int begin, int end)>& body) {
+  if (threads < 1) throw course::Error("parallel_ranges: threads must be >= 1, got " + std::to_string(threads));
+  if (count <= 0) return;
+  // At most one range for each kMinFlopsPerThread of work (capped before the cast), at least one.
+  const int by_work = std::max(1, int(std::min(flops / kMinFlopsPerThread, 1e6)));
+  const int used = std::min({threads, count, by_work});
+  auto begin_of = [&](int t) { return int(int64_t(t) * count / used); };
+  run_on_pool(used, [&](int t) { body(begin_of(t), begin_of(t + 1)); });
+}
 
 void gemm_threads(Trans ta, Trans tb, int M, int N, int K, const float* A, const float* B, float* C,
                   int threads) {
