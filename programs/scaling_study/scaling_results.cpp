@@ -1,4 +1,4 @@
-// Lesson 11 (given): the scaling study's CSV rows and charts (scaling_results.hpp).
+// Lesson 11's scaling study (a program above the lessons): its CSV rows and charts (scaling_results.hpp).
 #include "scaling_results.hpp"
 
 #include <algorithm>

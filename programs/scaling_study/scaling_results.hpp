@@ -1,5 +1,5 @@
 #pragma once
-// Lesson 11 (given): the results of the scaling study (scaling_study.cpp) as CSV rows, and the
+// Lesson 11's scaling study (a program above the lessons): its results (scaling_study.cpp) as CSV rows, and the
 // charts drawn from them. The CPU systems are measured on one machine, the GPU systems on another;
 // each run writes its own CSV, and `lesson11_scaling_study --plot a.csv,b.csv` merges them into
 // one table and four charts.

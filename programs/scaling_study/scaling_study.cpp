@@ -1,4 +1,4 @@
-// lesson11_scaling_study (given): how the training time of an epoch grows with the batch size and
+// lesson11_scaling_study (lesson 11's study, a program above the lessons): how the training time of an epoch grows with the batch size and
 // with the width of the network, on the course's CPU and GPU trainers side by side.
 //
 // The network: conv 3x3 with d filters, no padding (28x28 -> 26x26xd) -> ReLU -> max-pool 2
