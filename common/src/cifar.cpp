@@ -108,14 +108,15 @@ Dataset load_cifar10(const std::string& dir, Split split, int limit) {
   Dataset ds = empty_dataset(kept);
   std::vector<uint8_t> bytes;
   size_t done = 0;
-  for (size_t f = 0; f < paths.size() && done < kept; ++f) {
+  // Every file is read, also those past a limit: each label is checked whatever the limit.
+  for (size_t f = 0; f < paths.size(); ++f) {
     bytes.resize(records[f] * kCifarRecordBytes);
     std::ifstream in(paths[f], std::ios::binary);
     if (!in) fail(paths[f], "cannot be opened for reading");
     if (!in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size())))
       fail(paths[f], "read error (did the file change while it was read?)");
     check_labels(paths[f], bytes.data(), records[f]);
-    const size_t take = std::min(records[f], kept - done);
+    const size_t take = std::min(records[f], kept - done);  // 0 past the limit
     copy_records(bytes.data(), take, ds, done);
     done += take;
   }

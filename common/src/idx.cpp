@@ -165,6 +165,10 @@ Dataset dataset_from_idx(const IdxArray& images, const std::string& image_name, 
   if (images.dims[0] != labels.dims[0])
     fail(label_name, std::to_string(labels.dims[0]) + " labels for " + std::to_string(images.dims[0]) +
                          " images in " + image_name);
+  // Every label, also those a limit leaves out: a damaged file is refused whatever the limit.
+  for (size_t i = 0; i < labels.data.size(); ++i)
+    if (labels.data[i] > 9)
+      fail(label_name, "label " + std::to_string(labels.data[i]) + " at index " + std::to_string(i) + " is outside 0..9");
   int n = images.dims[0];
   if (limit > 0 && limit < n) n = limit;
   const int h = images.dims[1], w = images.dims[2];
@@ -174,12 +178,7 @@ Dataset dataset_from_idx(const IdxArray& images, const std::string& image_name, 
   const size_t pixels = static_cast<size_t>(n) * h * w;
   for (size_t i = 0; i < pixels; ++i) ds.images[i] = images.data[i] / 255.0f;
   ds.labels.resize(static_cast<size_t>(n));
-  for (int i = 0; i < n; ++i) {
-    const int label = labels.data[static_cast<size_t>(i)];
-    if (label > 9)
-      fail(label_name, "label " + std::to_string(label) + " at index " + std::to_string(i) + " is outside 0..9");
-    ds.labels[static_cast<size_t>(i)] = label;
-  }
+  for (int i = 0; i < n; ++i) ds.labels[static_cast<size_t>(i)] = labels.data[static_cast<size_t>(i)];
   return ds;
 }
 

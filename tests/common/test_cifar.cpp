@@ -148,6 +148,15 @@ TEST_CASE("load_cifar10 reads the batch files in order", "[cifar]") {
     CHECK(course::load_cifar10(dir.path(), Split::train, 1000).count() == 15);
     CHECK(course::load_cifar10(dir.path(), Split::test, 2).count() == 2);
   }
+  SECTION("a label above 9 in a batch past the limit: refused whatever the limit") {
+    const std::string last = dir.file("data_batch_5.bin");
+    Bytes bad = files[4];
+    bad[2 * 3073] = 10;  // record 2's label byte (each record: 1 label byte, 3072 pixels)
+    write_bytes(last, bad);
+    const std::string msg = error_message([&] { course::load_cifar10(dir.path(), Split::train, 2); });
+    CHECK(msg.rfind(last + ": ", 0) == 0);
+    CHECK(contains(msg, "label 10 in record 2"));
+  }
   SECTION("a limit still needs every batch whole: sizes are checked before anything is read") {
     const std::string last = dir.file("data_batch_5.bin");
     Bytes cut = files[4];

@@ -259,6 +259,12 @@ TEST_CASE("load_dataset rejects bad labels and mismatched files", "[idx]") {
     CHECK(msg.rfind(labels_path + ": ", 0) == 0);
     CHECK(contains(msg, "label 10 at index 2 is outside 0..9"));
   }
+  SECTION("a label above 9 past the limit: the file is refused whatever the limit") {
+    write_set(dir.path(), Split::train, 4, 28, 28, {1, 2, 3, 12}, 9);
+    const std::string msg = error_message([&] { course::load_dataset(dir.path(), Split::train, 2); });
+    CHECK(msg.rfind(labels_path + ": ", 0) == 0);
+    CHECK(contains(msg, "label 12 at index 3 is outside 0..9"));
+  }
   SECTION("image and label counts differ") {
     write_set(dir.path(), Split::train, 4, 28, 28, {1, 2, 3}, 8);
     const std::string msg = error_message([&] { course::load_dataset(dir.path(), Split::train); });
