@@ -118,13 +118,13 @@ int main(int argc, char** argv) {
 
     std::printf("Lesson 10: Tensor Cores and mixed precision\n");
     check_rounding();
-    const bool cpu_only = course::announce_cpu_only("10", "10.2-10.5", args.flag("--cpu-only"));
+    const bool cpu_only = course::announce_cpu_only("10", "10.2-10.8", args.flag("--cpu-only"));
     print_formats();
     print_dot_errors();
     if (cpu_only) return 0;
     const std::string why = tensor_core_problem();
     if (!why.empty()) {
-      std::printf("\nsteps 10.2-10.5 are skipped here: %s\n", why.c_str());
+      std::printf("\nsteps 10.2-10.8 are skipped here: %s\n", why.c_str());
       return 0;
     }
     std::printf("\n%s\n%s\n", course::device_summary().c_str(), course::cuda_versions().c_str());
