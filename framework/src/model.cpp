@@ -43,7 +43,7 @@ bool runs_in_lesson02(LayerKind kind) {
 void require_lesson02_layers(const ModelSpec& spec, const std::string& who) {
   for (size_t i = 0; i < spec.layers.size(); ++i)
     if (!runs_in_lesson02(spec.layers[i].kind))
-      throw course::Error(who + ": layer " + std::to_string(i) + " '" + layer_text(spec.layers[i]) +
+      throw course::Error(who + ": layer " + std::to_string(i + 1) + " '" + layer_text(spec.layers[i]) +
                           "' is one of lesson 12's layers; train this network with lesson 12's train_beyond");
 }
 
@@ -97,8 +97,9 @@ ModelSpec model_by_name(const std::string& name) {
 }
 
 namespace {
+// layer: the index in spec.layers; messages count layers from 1, as a reader counts the list.
 [[noreturn]] void bad_spec(const ModelSpec& spec, size_t layer, const std::string& why) {
-  throw course::Error("model '" + spec.name + "', layer " + std::to_string(layer) + ": " + why);
+  throw course::Error("model '" + spec.name + "', layer " + std::to_string(layer + 1) + ": " + why);
 }
 }  // namespace
 

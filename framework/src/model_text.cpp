@@ -160,7 +160,7 @@ ModelSpec model_from_text(const std::string& description) {
     LayerSpec layer{};
     std::string why;
     if (!parse_layer(token, layer, why))
-      throw course::Error("network '" + text + "', layer " + std::to_string(index) + " '" + token + "': " + why +
+      throw course::Error("network '" + text + "', layer " + std::to_string(index + 1) + " '" + token + "': " + why +
                           " (" + kGrammar + ")");
     m.layers.push_back(layer);
     ++index;

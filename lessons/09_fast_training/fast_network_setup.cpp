@@ -38,12 +38,12 @@ FastNetwork::FastNetwork(const host_training::ModelSpec& spec, const std::vector
   size_t conv_work = 1, dense_work = 1;
   while (i < plan.size() && plan[i].spec.kind == LayerKind::conv) {
     if (i + 2 >= plan.size() || plan[i + 1].spec.kind != LayerKind::relu || plan[i + 2].spec.kind != LayerKind::maxpool)
-      unsupported(spec_, "layer " + std::to_string(i) + " (conv) is not followed by relu and maxpool");
+      unsupported(spec_, "layer " + std::to_string(i + 1) + " (conv) is not followed by relu and maxpool");
     ConvBlock b;
     b.conv = host_training::conv_shape_of(plan[i], max_batch);
     b.pool = host_training::pool_shape_of(plan[i + 2], max_batch);
     if (b.pool.stride != b.pool.window)
-      unsupported(spec_, "layer " + std::to_string(i + 2) + " (maxpool) has overlapping windows (stride != window)");
+      unsupported(spec_, "layer " + std::to_string(i + 3) + " (maxpool) has overlapping windows (stride != window)");
     b.weight = size_t(plan[i].weight);
     b.conv_out = course::DeviceBuffer<float>(b.conv.output_size());
     b.d_conv_out = course::DeviceBuffer<float>(b.conv.output_size());
@@ -68,7 +68,7 @@ FastNetwork::FastNetwork(const host_training::ModelSpec& spec, const std::vector
     i += 3;
   }
   while (i < plan.size()) {
-    if (plan[i].spec.kind != LayerKind::dense) unsupported(spec_, "layer " + std::to_string(i) + " is not dense");
+    if (plan[i].spec.kind != LayerKind::dense) unsupported(spec_, "layer " + std::to_string(i + 1) + " is not dense");
     DenseStage d;
     d.in = int(plan[i].in_size());
     d.out = plan[i].out_c;

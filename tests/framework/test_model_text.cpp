@@ -102,7 +102,7 @@ TEST_CASE("model_from_text: lesson 12's sigmoid, tanh and dropout<rate>; lesson 
     FAIL("require_lesson02_layers accepted a sigmoid layer");
   } catch (const course::Error& e) {
     CHECK(std::string(e.what()) ==
-          "HostNetwork: layer 1 'sigmoid' is one of lesson 12's layers; train this network with lesson 12's "
+          "HostNetwork: layer 2 'sigmoid' is one of lesson 12's layers; train this network with lesson 12's "
           "train_beyond");
   }
   CHECK_NOTHROW(require_lesson02_layers(model_a(), "x"));
@@ -114,8 +114,8 @@ TEST_CASE("model_by_name refuses a bad layer with its index, its text and what a
     const char* text;
     const char* says;
   };
-  for (const Bad& b : {Bad{"conv5x5", "layer 0 'conv5x5': a conv is conv<k>x<k>x<channels>"},
-                       Bad{"relu,conv5x3x8", "layer 1 'conv5x3x8': the course's convolutions have square kernels"},
+  for (const Bad& b : {Bad{"conv5x5", "layer 1 'conv5x5': a conv is conv<k>x<k>x<channels>"},
+                       Bad{"relu,conv5x3x8", "layer 2 'conv5x3x8': the course's convolutions have square kernels"},
                        Bad{"conv3x3x8p", "after conv<k>x<k>x<channels> come only p<pad>"},
                        Bad{"conv3x3x8p1p1", "each once"},
                        Bad{"conv3x3x8q1", "after conv<k>x<k>x<channels> come only"},
@@ -127,8 +127,8 @@ TEST_CASE("model_by_name refuses a bad layer with its index, its text and what a
                        Bad{"pool2s2x", "after pool<window> comes only s<stride>"},
                        Bad{"dense", "a dense layer is dense<units>"},
                        Bad{"dense0", "a dense layer is dense<units>"},
-                       Bad{"dense10,sigmoidal", "layer 1 'sigmoidal': unknown layer"},
-                       Bad{"relu,,dense10", "layer 1 '': unknown layer"},
+                       Bad{"dense10,sigmoidal", "layer 2 'sigmoidal': unknown layer"},
+                       Bad{"relu,,dense10", "layer 2 '': unknown layer"},
                        Bad{"relu,dense10,", "trailing comma"},
                        Bad{"mlp", "unknown model 'mlp' (expected small, a, scaling-<filters>"}}) {
     CAPTURE(b.text);

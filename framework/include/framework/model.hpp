@@ -68,7 +68,8 @@ std::string model_in_folder(const std::string& name, const std::string& models_d
 // relu, pool<window>[s<stride>], dense<units> (and lesson 12's sigmoid, tanh, dropout<rate>); e.g. "conv5x5x32p2,relu,pool2,dense10" (spaces
 // around a layer are ignored). "@<file>": the layers from a text file, separated by commas or
 // lines, '#' starting a comment. The model's name is its canonical text (model_text). Throws
-// course::Error naming the layer and what a layer looks like. The sizes are checked later, by
+// course::Error naming the layer (counting from 1, as every message about a layer does) and what a
+// layer looks like. The sizes are checked later, by
 // plan_layers, once the input's size is known.
 ModelSpec model_from_text(const std::string& description);
 bool looks_like_layer_list(const std::string& text);  // a comma, or a layer's first word
