@@ -31,6 +31,10 @@
 
 namespace {
 
+// Without --epochs the CPU trains this many epochs: the GPU default (12) of mnist_cnn would take
+// about an hour on two cores.
+constexpr int kCpuDefaultEpochs = 1;
+
 // Lesson 08's GPU defaults, with the network and recipe of Keras's mnist_cnn (Adadelta, rho 0.95).
 struct BeyondConfig : mnist_gpu::GpuTrainConfig {
   BeyondConfig() {
@@ -73,6 +77,7 @@ int main(int argc, char** argv) {
     words.optimizer_help = "sgd (with --momentum), adam, or adadelta (yours, step 12.3; with --rho)";
     words.max_lr = 100.0;
     words.seed_help = "seed of the weight init, the shuffling and dropout";
+    words.epochs_note = " (CPU default: " + std::to_string(kCpuDefaultEpochs) + ")";
     framework::add_train_flags(args, defaults, words);
     args.add_float("--momentum", framework::flag_default(defaults.momentum), 0.0, 0.999, "SGD's momentum");
     args.add_float("--rho", framework::flag_default(defaults.rho), 0.0, 1.0,
@@ -96,7 +101,7 @@ int main(int argc, char** argv) {
 
     const std::string device = args.get_string("--device");
     if (device == "gpu") course::require_gpu("--device gpu");
-    const BeyondConfig config = config_of(args);
+    BeyondConfig config = config_of(args);
     const framework::TrainingData data = framework::load_training_data(config);
     const bool use_gpu = device == "gpu" || (device == "auto" && course::gpu_available());
     beyond_mnist::check_your_steps(use_gpu);  // an unwritten step stops here, in one line
@@ -105,6 +110,12 @@ int main(int argc, char** argv) {
         if (args.given(flag)) std::printf("note: %s applies to the GPU only; ignored\n", flag);
       if (device == "auto")
         std::printf("no usable CUDA GPU (%s): training on the CPU\n", course::query_devices().reason.c_str());
+      if (!args.given("--epochs")) {
+        config.epochs = kCpuDefaultEpochs;
+        std::printf("the CPU trains %d epoch(s) unless --epochs says more (the GPU's default: %d; about 5 minutes "
+                    "an epoch of mnist_cnn on two cores)\n",
+                    kCpuDefaultEpochs, BeyondConfig{}.epochs);
+      }
       const int threads = args.get_int("--threads") > 0 ? static_cast<int>(args.get_int("--threads"))
                                                          : fast_cpu::default_threads();
       const host_training::TrainerExtras extras{beyond_mnist::network_maker(threads, config.seed),
