@@ -65,7 +65,11 @@ int train_mnist_main(int argc, char** argv, const TrainMnistProgram& program) {
   framework::add_train_flags(args, defaults, words);
   const std::string cpu_trainer = "lesson 02's CPU trainer" + (program.cpu ? " on " + program.cpu->name : "");
   args.add_choice("--device", "auto", {"auto", "gpu", "cpu"},
-                  "auto: the GPU when there is one, else " + cpu_trainer + "; gpu: fail without one");
+                  program.learner_build
+                      ? "auto or gpu: the GPU (this build trains only with your code, and lesson 08's is GPU "
+                        "code: on the CPU run your lesson 02, build/lessons/bin/lesson02_host_training); cpu: "
+                        "refused here"
+                      : "auto: the GPU when there is one, else " + cpu_trainer + "; gpu: fail without one");
   args.add_choice("--conv", mnist_gpu::conv_algorithm_name(defaults.conv), {"auto", "im2col", "direct"},
                   "convolution algorithm: im2col + GEMM (lesson 07), direct (lesson 05), or auto: per layer, "
                   "direct where in_c*k*k < " + std::to_string(mnist_gpu::kDirectBelowK) + ", im2col elsewhere");
@@ -89,7 +93,8 @@ int train_mnist_main(int argc, char** argv, const TrainMnistProgram& program) {
     const std::string why = device == "auto" ? "no usable CUDA GPU (" + course::query_devices().reason + ")"
                                               : std::string("--device cpu");
     throw course::Error(why + ": lesson 08's steps 08.1-08.9 run on the GPU, and this build trains only with "
-                        "your code; on the CPU, train with your lesson 02: build/lessons/bin/lesson02_host_training");
+                        "your code; on the CPU, train with your lesson 02: build/lessons/bin/lesson02_host_training "
+                        "(built with train_mnist; or: cmake --build --preset lessons --target lesson02_host_training)");
   }
 
   if (!use_gpu) {
