@@ -126,6 +126,7 @@ std::string trimmed(const std::string& text) {
 
 // A description file: layers separated by commas or new lines; '#' starts a comment.
 std::string read_description_file(const std::string& path) {
+  if (path.empty()) throw course::Error("'@' names no file: write @<file> with the path of a network description");
   course::regular_file_size(path, "a network description", "file not found");
   std::ifstream in(path);
   if (!in) throw course::Error(path + ": cannot be opened");

@@ -130,6 +130,7 @@ TEST_CASE("model_by_name refuses a bad layer with its index, its text and what a
                        Bad{"dense10,sigmoidal", "layer 2 'sigmoidal': unknown layer"},
                        Bad{"relu,,dense10", "layer 2 '': unknown layer"},
                        Bad{"relu,dense10,", "trailing comma"},
+                       Bad{"@", "'@' names no file: write @<file> with the path of a network description"},
                        Bad{"mlp", "unknown model 'mlp' (expected small, a, scaling-<filters>"}}) {
     CAPTURE(b.text);
     const std::string message = error_of(b.text);
