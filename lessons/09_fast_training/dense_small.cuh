@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstddef>
 
+#include "course/arithmetic.hpp"
 #include "course/cuda_check.hpp"
 
 namespace fast_training::detail {
@@ -100,7 +101,7 @@ template <class Finish>
 void dense_small_backward_data(const Finish& f, const float* W, const float* dy, int batch, int in, int out,
                                cudaStream_t stream) {
   const size_t count = size_t(batch) * in;
-  const unsigned blocks = unsigned(std::min<size_t>((count + 255) / 256, 4096));
+  const unsigned blocks = unsigned(std::min<size_t>(course::ceil_div(count, size_t(256)), 4096));
   small_backward_data_kernel<<<blocks, 256, 0, stream>>>(W, dy, batch, in, out, f);
   CUDA_CHECK_LAUNCH();
 }

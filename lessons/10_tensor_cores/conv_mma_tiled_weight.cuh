@@ -25,6 +25,7 @@
 
 #include <cstdint>
 
+#include "course/arithmetic.hpp"
 #include "mma_gemm.cuh"
 
 namespace tensor_cores::detail {
@@ -46,7 +47,7 @@ struct TiledWeightGrad {
 
 // The shared memory of one block: the padded image (C + 8 channels a pixel) and dy (P16 + 8 a row).
 inline size_t dw_smem_bytes(int H, int W, int pad, int C, int O, int P) {
-  const int P16 = (P + 15) / 16 * 16;
+  const int P16 = course::round_up(P, 16);
   return (size_t(H + 2 * pad) * (W + 2 * pad) * (C + 8) + size_t(O) * (P16 + 8)) * sizeof(__nv_bfloat16);
 }
 // What the compiler gave the kernel (its registers, for 10.9's count).

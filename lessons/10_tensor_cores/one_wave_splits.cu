@@ -5,6 +5,7 @@
 
 #include "conv_mma_tiled.cuh"
 #include "conv_mma_tiled_weight.cuh"
+#include "course/arithmetic.hpp"
 #include "course/error.hpp"
 #include "tensor_cores.hpp"
 
@@ -40,7 +41,7 @@ int conv_mma_weight_images_per_block(const host_layers::ConvShape& s) {
                                              s.out_h() * s.out_w());
   const int per_sm = blocks_per_sm(sm, {detail::kDwThreads, kernel.numRegs, bytes + kernel.sharedSizeBytes});
   const int groups_at_once = std::max(1, std::max(per_sm, 1) * sm.sms / s.kernel_h);
-  return std::max(1, (s.batch + groups_at_once - 1) / groups_at_once);
+  return std::max(1, course::ceil_div(s.batch, groups_at_once));
 }
 
 }  // namespace tensor_cores

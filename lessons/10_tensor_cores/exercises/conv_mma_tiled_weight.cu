@@ -5,6 +5,7 @@
 #include <string>
 
 #include "conv_mma_tiled_weight.cuh"
+#include "course/arithmetic.hpp"
 #include "course/cuda_check.hpp"
 #include "course/error.hpp"
 #include "gemm_checks.hpp"
@@ -112,7 +113,7 @@ __global__ void sum_dw_slices_kernel(const float* __restrict__ partial, const fl
 namespace {
 
 int dw_groups(const host_layers::ConvShape& s, int images_per_block) {
-  return (s.batch + images_per_block - 1) / images_per_block;
+  return course::ceil_div(s.batch, images_per_block);
 }
 
 size_t dw_block_bytes(const host_layers::ConvShape& s) {
@@ -156,7 +157,7 @@ void conv2d_backward_weight_mma(const host_layers::ConvShape& s, const float* x,
   if (images_per_block < 1)
     throw course::Error("conv2d_backward_weight_mma: images_per_block must be at least 1, got " +
                         std::to_string(images_per_block));
-  const int OH = s.out_h(), OW = s.out_w(), P16 = (OH * OW + 15) / 16 * 16, groups = detail::dw_groups(s, images_per_block);
+  const int OH = s.out_h(), OW = s.out_w(), P16 = course::round_up(OH * OW, 16), groups = detail::dw_groups(s, images_per_block);
   const detail::TiledWeightGrad g{x, dy, workspace, workspace + size_t(groups) * s.weight_size(), s.batch, s.in_channels, s.height, s.width, s.out_channels,
                                   s.kernel_h, s.pad, OH, OW, s.height + 2 * s.pad, s.width + 2 * s.pad,
                                   s.in_channels + 8, P16, P16 + 8, images_per_block};

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "conv_mma_tiled.cuh"
+#include "course/arithmetic.hpp"
 #include "course/cuda_check.hpp"
 #include "course/error.hpp"
 #include "gemm_checks.hpp"
@@ -102,7 +103,7 @@ __global__ void __launch_bounds__(kTiledConvThreads) conv_mma_tiled_kernel(Tiled
 
   // This warp's m16 tiles (w and w + 8), and where each of this lane's two rows of each tile starts.
   const int warp = tid / 32, lane = tid % 32, gq = lane / 4, t = lane % 4;
-  const int P = g.OH * g.OW, m_tiles = (P + 15) / 16, n_tiles = part.O / 8;
+  const int P = g.OH * g.OW, m_tiles = course::ceil_div(P, 16), n_tiles = part.O / 8;
   const int tiles = (warp < m_tiles) + (warp + 8 < m_tiles);
   int pixel[2][2];
 #pragma unroll

@@ -2,14 +2,11 @@
 #include <algorithm>
 #include <string>
 
+#include "course/arithmetic.hpp"
 #include "course/error.hpp"
 #include "tensor_cores.hpp"
 
 namespace tensor_cores {
-
-namespace {
-size_t round_up(size_t value, size_t unit) { return (value + unit - 1) / unit * unit; }
-}  // namespace
 
 int blocks_per_sm(const SmLimits& sm, const BlockNeeds& block) {
   if (block.threads <= 0 || block.threads % 32 != 0 || block.registers_per_thread < 0)
@@ -19,11 +16,11 @@ int blocks_per_sm(const SmLimits& sm, const BlockNeeds& block) {
   const int warps = block.threads / 32;
   const int by_threads = sm.max_threads / block.threads;
   // A warp sits in one partition of the register file: count the warps each partition holds.
-  const int warp_registers = int(round_up(size_t(32 * block.registers_per_thread), size_t(sm.register_unit)));
+  const int warp_registers = int(course::round_up(size_t(32 * block.registers_per_thread), size_t(sm.register_unit)));
   const int by_registers =
       warp_registers == 0 ? sm.max_blocks
                           : sm.register_partitions * (sm.registers / sm.register_partitions / warp_registers) / warps;
-  const size_t block_shared = round_up(block.shared_bytes + sm.reserved_shared, sm.shared_unit);
+  const size_t block_shared = course::round_up(block.shared_bytes + sm.reserved_shared, sm.shared_unit);
   const int by_shared = int(sm.shared_bytes / block_shared);
   return std::min({by_threads, by_registers, by_shared, sm.max_blocks});
 }

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "course/arithmetic.hpp"
 #include "course/error.hpp"
 #include "fast_cpu.hpp"
 
@@ -34,7 +35,7 @@ void sum_in_order(const std::vector<const float*>& parts, size_t count, float* s
   // order. parallel_ranges counts blocks (an int) whatever the size of count, and gets work worth
   // one thread for every kMinElementsPerThread elements.
   constexpr size_t kBlock = 2048;
-  const size_t blocks = (count + kBlock - 1) / kBlock;
+  const size_t blocks = course::ceil_div(count, kBlock);
   if (blocks > size_t(1) << 30) throw course::Error("sum_in_order: count " + std::to_string(count) + " is too large");
   parallel_ranges(threads, int(blocks), double(count / kMinElementsPerThread) * kMinFlopsPerThread, [&](int first, int last) {
     for (size_t b = size_t(first); b < size_t(last); ++b) {
