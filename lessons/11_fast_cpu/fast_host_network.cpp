@@ -5,6 +5,7 @@
 #include <thread>
 #include <vector>
 
+#include "course/arithmetic.hpp"
 #include "course/error.hpp"
 #include "fast_cpu.hpp"
 
@@ -183,9 +184,7 @@ void FastHostNetwork::forward(const float* x, int batch, float* logits) {
   if (batch <= 0) throw course::Error("batch must be positive, got " + std::to_string(batch));
   // Inference: each example's logits are computed alone, so shards of any size give the same bits,
   // and as many shards as threads is the fastest cut.
-  const int shards = split_ == BatchSplit::whole || !every_layer_lesson02_
-                         ? 1
-                         : std::clamp(batch / kShardExamples, 1, threads_);
+  const int shards = may_shard() ? std::clamp(batch / kShardExamples, 1, threads_) : 1;
   if (shards == 1) {
     prepare(batch);
     std::copy(x, x + acts_[0].size(), acts_[0].begin());
@@ -309,22 +308,24 @@ float FastHostNetwork::forward_backward(const float* x, const int* labels, int b
 }
 
 void FastHostNetwork::for_ranges(size_t count, const std::function<void(size_t, size_t)>& body) {
-  // Blocks of elements (an int counts them), a thread for every kMinElementsPerThread elements.
+  // Blocks of elements (an int counts them), as 11.6's sum splits its elements: a thread's worth of
+  // work for every kMinElementsPerThread of them.
   constexpr size_t kBlock = 4096;
-  const size_t blocks = (count + kBlock - 1) / kBlock;
-  const int threads = int(std::min(size_t(threads_), std::max(size_t(1), count / kMinElementsPerThread)));
-  if (threads == 1 || blocks > size_t(1) << 30) {
+  const size_t blocks = course::ceil_div(count, kBlock);
+  if (blocks > size_t(1) << 30) {
     body(0, count);
     return;
   }
-  parallel_ranges(threads, int(blocks), threads * kMinFlopsPerThread, [&](int first, int last) {
-    body(size_t(first) * kBlock, std::min(count, size_t(last) * kBlock));
-  });
+  parallel_ranges(threads_, int(blocks), double(count / kMinElementsPerThread) * kMinFlopsPerThread,
+                  [&](int first, int last) { body(size_t(first) * kBlock, std::min(count, size_t(last) * kBlock)); });
+}
+
+bool FastHostNetwork::may_shard() const {
+  return threads_ > 1 && split_ == BatchSplit::shards && every_layer_lesson02_;
 }
 
 int FastHostNetwork::training_shards(int batch) const {
-  if (threads_ == 1 || split_ == BatchSplit::whole || !every_layer_lesson02_) return 1;
-  return std::clamp(batch / kShardExamples, 1, kMaxShards);
+  return may_shard() ? std::clamp(batch / kShardExamples, 1, kMaxShards) : 1;
 }
 
 void FastHostNetwork::grow_shards(size_t count) {

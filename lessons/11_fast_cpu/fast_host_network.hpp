@@ -52,8 +52,10 @@ class FastHostNetwork : public host_training::HostNetwork {
   // summed in shard order. The cut depends on the batch alone, so every thread count from 2 up gives
   // the same bits; one thread runs the whole batch (no shard's gradient to add: the fastest there).
   static constexpr int kShardExamples = 16, kMaxShards = 8;
-  // 1 with one thread, or where a layer is not lesson 02's (a later lesson's extra_* reads acts_).
-  int training_shards(int batch) const;
+  // False with one thread, with BatchSplit::whole, or where a layer is not lesson 02's (a derived
+  // network's extra_* reads its own acts_, which a shard does not have).
+  bool may_shard() const;
+  int training_shards(int batch) const;  // 1 where !may_shard()
   void grow_shards(size_t count);
   // One forward and backward pass on `batch` examples reading the weights of `weights` (this
   // network, or the one a shard works for); the loss gradient is that of the mean over `mean_over`
