@@ -1,5 +1,6 @@
 // Lesson 02 (given code): Optimizer keeps the state of sgd_momentum_step / adam_step
 // (steps 02.1 and 02.2) for every parameter of a network.
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -62,7 +63,9 @@ void Optimizer::step(std::vector<Parameter>& params, const Ranges& ranges) {
       } else if (config_.weight_decay == 0.0f) {
         adam_step(w + b, g + b, s1 + b, s2 + b, n, config_.lr, config_.beta1, config_.beta2, config_.eps, steps_);
       } else {  // L2 penalty folded into the gradient, as PyTorch's Adam does
-        std::vector<float> decayed(n);
+        // Scratch kept per thread (ranges may run on several), grown once, not allocated every step.
+        thread_local std::vector<float> decayed;
+        decayed.resize(std::max(decayed.size(), n));
         for (size_t k = 0; k < n; ++k) decayed[k] = g[b + k] + config_.weight_decay * w[b + k];
         adam_step(w + b, decayed.data(), s1 + b, s2 + b, n, config_.lr, config_.beta1, config_.beta2, config_.eps,
                   steps_);
