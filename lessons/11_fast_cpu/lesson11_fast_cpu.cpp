@@ -229,7 +229,6 @@ void step_table(int batch, int threads, int repeats) {
   std::printf("| way | threads | ms | speed-up |\n|---|---:|---:|---:|\n");
   double base = 0;
   for (const Way& w : ways) {
-    if (w.threads == 1 && w.split == fast_cpu::BatchSplit::shards) continue;
     fast_cpu::FastHostNetwork net(spec, init, w.threads, w.split);
     const float loss = net.forward_backward(x.data(), labels.data(), batch);
     const std::string what = std::string(w.name) + ", threads=" + std::to_string(w.threads);
