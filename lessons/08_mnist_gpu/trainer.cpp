@@ -7,11 +7,11 @@
 #include "course/atomic_file.hpp"
 #include "course/device_info.hpp"
 #include "course/error.hpp"
-#include "course/progress.hpp"
 #include "course/timer.hpp"
 #include "device_data.hpp"
 #include "epoch_counters.hpp"
 #include "framework/epoch_log.hpp"
+#include "framework/epoch_loop.hpp"
 #include "evaluation.hpp"
 #include "host_training.hpp"
 #include "framework/loss_watch.hpp"
@@ -73,7 +73,7 @@ framework::TrainSummary train_on_gpu(const GpuTrainConfig& config, const framewo
   framework::LossWatch watch(opt_config.lr, classes);  // fed at the report points: the step never waits
 
   // The steps first .. last-1 of an epoch. The NaN flag gets the step's number within the epoch
-  // (read_report adds the epoch's first step), so the same launches serve every epoch.
+  // (read_report adds the steps of the earlier epochs), so the same launches serve every epoch.
   auto enqueue_steps = [&](int first_step, int last_step) {
     for (int step = first_step; step < last_step; ++step) {
       const int first = step * batch, count = std::min(batch, n - first);
@@ -85,54 +85,39 @@ framework::TrainSummary train_on_gpu(const GpuTrainConfig& config, const framewo
       optimizer.step(stream);
     }
   };
-  // The epoch in stretches of kReportEvery steps, each run as it is enqueued or as extras.capture replays it.
-  const std::vector<std::pair<int, int>> stretches = report_stretches(steps_per_epoch);
+  // Each stretch of the epoch between two report points runs as it is enqueued or as extras.capture replays it.
   std::vector<std::function<void()>> run_stretch;
   net.set_training(true);
   course::HostTimer capture_timer;
-  for (const auto& [first, last] : stretches) {
+  for (const auto& [first, last] : framework::report_stretches(steps_per_epoch)) {
     std::function<void()> enqueue = [&enqueue_steps, first = first, last = last] { enqueue_steps(first, last); };
     run_stretch.push_back(extras.capture ? extras.capture(enqueue) : enqueue);
   }
   if (extras.capture)
-    std::printf("captured %zu graph(s) of up to %d steps (%d steps an epoch) in %.1f ms\n", stretches.size(),
-                kReportEvery, steps_per_epoch, capture_timer.milliseconds());
+    std::printf("captured %zu graph(s) of up to %d steps (%d steps an epoch) in %.1f ms\n", run_stretch.size(),
+                framework::kReportEvery, steps_per_epoch, capture_timer.milliseconds());
 
-  for (int epoch = 0; epoch < config.epochs; ++epoch) {
+  framework::EpochLoop loop;
+  loop.examples = n, loop.batch = batch, loop.epochs = config.epochs;
+  loop.start_epoch = [&](int epoch) {
     // The epoch's order (lesson 02's, so the CPU trainer would see the same batches), uploaded once
     // into the same buffer.
     order.upload(host_training::epoch_order(n, config.seed, epoch));
     net.set_training(true);
     counters.new_epoch();
-    const int first_step = epoch * steps_per_epoch;  // steps before this epoch
-    course::ProgressBar bar("epoch " + std::to_string(epoch + 1) + "/" + std::to_string(config.epochs), n, "img");
-    CUDA_CHECK(cudaDeviceSynchronize());  // time the training part of the epoch alone, as the PyTorch script does
-    course::HostTimer timer;
-    for (size_t k = 0; k < stretches.size(); ++k) {
-      run_stretch[k]();
-      const int last = stretches[k].second;
-      if (last < steps_per_epoch) {
-        const Report r = read_report(counters, steps_per_epoch, first_step);
-        const int seen = std::min(n, last * batch);
-        watch.at_step(first_step + last, r.loss_sum / seen);
-        char status[64];
-        std::snprintf(status, sizeof status, "loss %.4f", r.loss_sum / seen);
-        bar.update(seen, status);
-      }
-    }
-    CUDA_CHECK(cudaDeviceSynchronize());
-    const double seconds = timer.seconds();
-    const Report r = read_report(counters, steps_per_epoch, first_step);
-    const double train_loss = r.loss_sum / n, train_acc = double(r.correct) / n;
-    watch.at_step(first_step + steps_per_epoch, train_loss);
-    char status[64];
-    std::snprintf(status, sizeof status, "loss %.4f", train_loss);
-    bar.finish(status);
-
+  };
+  loop.run_stretch = [&](size_t k, int, int) { run_stretch[k](); };
+  loop.wait = [] { CUDA_CHECK(cudaDeviceSynchronize()); };
+  loop.counts = [&](int steps_before) {
+    const Report r = read_report(counters, steps_per_epoch, steps_before);
+    return framework::EpochCounts{r.loss_sum, r.correct};
+  };
+  loop.evaluate = [&] {
     net.set_training(false);  // dropout off while the test set is evaluated (and for the pictures)
     eval = evaluate_on_gpu(net, test);
-    log.add({train_loss, train_acc, eval.loss, eval.accuracy, seconds});
-  }
+    return framework::TestScore{eval.loss, eval.accuracy};
+  };
+  framework::run_epochs(loop, &watch, &log);
 
   if (!config.out_dir.empty()) {
     std::vector<std::string> written{"metrics.csv"};

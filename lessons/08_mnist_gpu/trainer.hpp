@@ -5,8 +5,9 @@
 //   gather (08.7) -> forward + loss + backward (08.8: the layers of 08.1-08.5) -> loss sum and
 //   NaN flag (08.9) -> right answers of the batch (08.9) -> optimizer: ONE launch (lesson 03 SGD
 //   or 08.6 Adam)
-// The host reads the device's loss sum only at report points: every kReportEvery steps (the
-// progress bar) and at the end of an epoch; a NaN/Inf loss then stops training with its step.
+// The host reads the device's loss sum only at report points: every framework::kReportEvery steps
+// (the progress bar) and at the end of an epoch; a NaN/Inf loss then stops training with its step.
+// The epoch loop itself is the framework's (framework/epoch_loop.hpp): this trainer fills its hooks.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -21,17 +22,7 @@
 
 namespace mnist_gpu {
 
-constexpr int kReportEvery = 50;  // steps between progress-bar refreshes (each one waits for the GPU)
 constexpr int kEvalBatch = 1000;  // examples per forward pass when evaluating the test set
-
-// An epoch's steps cut at the report points: [first, last) stretches of kReportEvery steps (the last
-// one shorter), each enqueued, or captured once and replayed, as one piece.
-inline std::vector<std::pair<int, int>> report_stretches(int steps_per_epoch) {
-  std::vector<std::pair<int, int>> stretches;
-  for (int s = 0; s < steps_per_epoch; s += kReportEvery)
-    stretches.push_back({s, s + kReportEvery < steps_per_epoch ? s + kReportEvery : steps_per_epoch});
-  return stretches;
-}
 
 // Lesson 02's TrainConfig with the GPU's defaults (written here once; train_mnist's flags show
 // them) and the settings only the GPU trainer has. Fields not set here keep lesson 02's defaults.
@@ -61,7 +52,7 @@ struct GpuTrainerExtras {
   LossMaker loss;                          // a loss other than this lesson's
   // Where every launch of a training step goes (nullptr: the default stream; else the network is
   // set to it, so every layer and the loss must run on a stream), and, with `capture`, how each
-  // stretch of kReportEvery steps is replayed, turned so once before the first epoch. What is
+  // stretch of framework::kReportEvery steps is replayed, turned so once before the first epoch. What is
   // captured bakes in its arguments: the step within the epoch, never the epoch.
   cudaStream_t stream = nullptr;
   StepCapture capture;

@@ -9,11 +9,11 @@
 #include "course/cuda_check.hpp"
 #include "course/device_info.hpp"
 #include "course/error.hpp"
-#include "course/progress.hpp"
 #include "course/timer.hpp"
 #include "device_data.hpp"
 #include "epoch_counters.hpp"
 #include "framework/epoch_log.hpp"
+#include "framework/epoch_loop.hpp"
 #include "evaluation.hpp"
 #include "fast_network.hpp"
 #include "framework/loss_watch.hpp"
@@ -138,54 +138,41 @@ framework::TrainSummary train_fast(const FastTrainConfig& config, const framewor
   auto out_path = [&](const char* name) { return config.out_dir.empty() ? std::string() : config.out_dir + "/" + name; };
   framework::EpochLog log(out_path("metrics.csv"), config.epochs);
 
-  // The epoch in stretches of kReportEvery steps; with graphs, one graph per stretch.
-  const std::vector<std::pair<int, int>> stretches = report_stretches(steps_per_epoch);
+  // The epoch in stretches between two report points; with graphs, one graph per stretch.
   std::vector<GraphExec> graphs;
   if (use_graph) {
     course::HostTimer capture;
-    for (const auto& [first, last] : stretches)
+    for (const auto& [first, last] : framework::report_stretches(steps_per_epoch))
       graphs.emplace_back(capture_graph(stream.get(), [&, first = first, last = last] { enqueue_steps(first, last); }));
-    std::printf("captured %zu graph(s) of up to %d steps (%d steps an epoch) in %.1f ms\n", graphs.size(), kReportEvery,
-                steps_per_epoch, capture.milliseconds());
+    std::printf("captured %zu graph(s) of up to %d steps (%d steps an epoch) in %.1f ms\n", graphs.size(),
+                framework::kReportEvery, steps_per_epoch, capture.milliseconds());
   }
 
   GpuEvaluation eval;
   const mnist_gpu::EvaluationTarget target = evaluation_target(net);
   framework::LossWatch watch(opt_config.lr, classes);
-  for (int epoch = 0; epoch < config.epochs; ++epoch) {
+  framework::EpochLoop loop;
+  loop.examples = n, loop.batch = batch, loop.epochs = config.epochs;
+  loop.start_epoch = [&](int epoch) {
     order.upload(host_training::epoch_order(n, config.seed, epoch));  // same buffer: the graphs read it
     counters.new_epoch();
-    const int first_step = epoch * steps_per_epoch;  // the loss flag's step + this = the step of the run
-    course::ProgressBar bar("epoch " + std::to_string(epoch + 1) + "/" + std::to_string(config.epochs), n, "img");
-    CUDA_CHECK(cudaDeviceSynchronize());
-    course::HostTimer timer;
-    for (size_t k = 0; k < stretches.size(); ++k) {
-      const auto [first, last] = stretches[k];
-      if (use_graph)
-        graphs[k].launch(stream.get());
-      else
-        enqueue_steps(first, last);
-      if (last < steps_per_epoch) {
-        const Report r = read_report(counters, steps_per_epoch, first_step);
-        const int seen = std::min(n, last * batch);
-        watch.at_step(first_step + last, r.loss_sum / seen);
-        char status[64];
-        std::snprintf(status, sizeof status, "loss %.4f", r.loss_sum / seen);
-        bar.update(seen, status);
-      }
-    }
-    CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-    const double seconds = timer.seconds();
-    const Report r = read_report(counters, steps_per_epoch, first_step);
-    const double train_loss = r.loss_sum / n, train_acc = double(r.correct) / n;
-    watch.at_step(first_step + steps_per_epoch, train_loss);
-    char status[64];
-    std::snprintf(status, sizeof status, "loss %.4f", train_loss);
-    bar.finish(status);
-
+  };
+  loop.run_stretch = [&](size_t k, int first, int last) {
+    if (use_graph)
+      graphs[k].launch(stream.get());
+    else
+      enqueue_steps(first, last);
+  };
+  loop.wait = [] { CUDA_CHECK(cudaDeviceSynchronize()); };  // the side stream and the uploads too
+  loop.counts = [&](int steps_before) {
+    const Report r = read_report(counters, steps_per_epoch, steps_before);
+    return framework::EpochCounts{r.loss_sum, r.correct};
+  };
+  loop.evaluate = [&] {
     eval = evaluate_on_gpu(target, test);
-    log.add({train_loss, train_acc, eval.loss, eval.accuracy, seconds});
-  }
+    return framework::TestScore{eval.loss, eval.accuracy};
+  };
+  framework::run_epochs(loop, &watch, &log);
 
   if (!config.out_dir.empty()) {
     host_training::write_misclassified_png(out_path("misclassified.png"), test_set, eval.predictions);

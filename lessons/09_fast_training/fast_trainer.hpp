@@ -4,7 +4,7 @@
 // graphs (09.9) instead of launched one by one.
 //
 // A graph bakes in every launch's arguments, the batch's first example included, so the epoch is
-// captured once as graphs of kReportEvery steps each (one per stretch between two progress
+// captured once as graphs of framework::kReportEvery steps each (one per stretch between two progress
 // reports, the last one shorter): about 10 graphs for MNIST at batch 128. Each epoch uploads its
 // new order into the same buffer and replays them. Adam's bias corrections change every step, so
 // with --optimizer adam the steps are launched one by one. With --branches (the default) the weight

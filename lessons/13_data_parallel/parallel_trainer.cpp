@@ -11,11 +11,11 @@
 #include "course/cuda_check.hpp"
 #include "course/device_info.hpp"
 #include "course/error.hpp"
-#include "course/progress.hpp"
 #include "course/timer.hpp"
 #include "device_data.hpp"
 #include "epoch_counters.hpp"
 #include "framework/epoch_log.hpp"
+#include "framework/epoch_loop.hpp"
 #include "evaluation.hpp"
 #include "framework/loss_watch.hpp"
 #include "mnist_gpu.hpp"
@@ -89,71 +89,54 @@ framework::TrainSummary train_parallel(const ParallelTrainConfig& config, const 
       }
     };
     // A report point: every rank's counters, added up on the host (the ranks' threads share it).
-    auto gather_report = [&](int first_step) {
-      reports[rank.rank] = read_report(counters, steps_per_epoch, first_step);
+    auto gather_counts = [&](int steps_before) {
+      reports[rank.rank] = read_report(counters, steps_per_epoch, steps_before);
       barrier.arrive_and_wait();
-      Report sum;
+      framework::EpochCounts sum;
       for (const Report& r : reports) sum.loss_sum += r.loss_sum, sum.correct += r.correct;
       barrier.arrive_and_wait();  // nobody overwrites its report before everyone has read them all
       return sum;
     };
 
-    const std::vector<std::pair<int, int>> stretches = report_stretches(steps_per_epoch);
     std::vector<fast_training::GraphExec> graphs;
     if (use_graph) {
       course::HostTimer capture;
-      for (const auto& [first, last] : stretches)
+      for (const auto& [first, last] : framework::report_stretches(steps_per_epoch))
         graphs.emplace_back(fast_training::capture_graph(stream, [&, first = first, last = last] { enqueue_steps(first, last); }));
       if (lead)
         std::printf("captured %zu graph(s) of up to %d steps on each GPU (%d steps an epoch) in %.1f ms\n", graphs.size(),
-                    kReportEvery, steps_per_epoch, capture.milliseconds());
+                    framework::kReportEvery, steps_per_epoch, capture.milliseconds());
     }
 
     const mnist_gpu::EvaluationTarget target = replica.net().evaluation_target();
     framework::LossWatch watch(opt.lr, spec.classes);
-    for (int epoch = 0; epoch < config.epochs; ++epoch) {
+    framework::EpochLoop loop;
+    loop.examples = n, loop.batch = batch, loop.epochs = config.epochs;
+    loop.start_epoch = [&](int epoch) {
       order.upload(host_training::epoch_order(n, config.seed, epoch));  // the same order on every rank
       counters.new_epoch();
-      const int first_step = epoch * steps_per_epoch;
-      std::unique_ptr<course::ProgressBar> bar;
-      if (lead)
-        bar = std::make_unique<course::ProgressBar>("epoch " + std::to_string(epoch + 1) + "/" + std::to_string(config.epochs), n, "img");
+    };
+    loop.run_stretch = [&](size_t k, int first, int last) {
+      if (use_graph)
+        graphs[k].launch(stream);
+      else
+        enqueue_steps(first, last);
+    };
+    loop.wait = [&] {
       CUDA_CHECK(cudaDeviceSynchronize());
-      barrier.arrive_and_wait();  // the clock starts with every GPU idle
-      course::HostTimer timer;
-      for (size_t k = 0; k < stretches.size(); ++k) {
-        const auto [first, last] = stretches[k];
-        if (use_graph)
-          graphs[k].launch(stream);
-        else
-          enqueue_steps(first, last);
-        if (last < steps_per_epoch) {
-          const Report r = gather_report(first_step);
-          const int seen = std::min(n, last * batch);
-          if (lead) {
-            watch.at_step(first_step + last, r.loss_sum / seen);
-            char status[64];
-            std::snprintf(status, sizeof status, "loss %.4f", r.loss_sum / seen);
-            bar->update(seen, status);
-          }
-        }
+      barrier.arrive_and_wait();  // every GPU idle: the epoch starts and ends with all of them
+    };
+    loop.counts = gather_counts;
+    loop.evaluate = [&] {
+      framework::TestScore score;
+      if (lead) {  // the other ranks wait meanwhile
+        eval = evaluate_on_gpu(target, *test);
+        score = {eval.loss, eval.accuracy};
       }
-      CUDA_CHECK(cudaStreamSynchronize(stream));
-      const Report r = gather_report(first_step);  // waits for every rank: the epoch ends with the last
-      const double seconds = timer.seconds();
-      if (!lead) {
-        barrier.arrive_and_wait();  // rank 0 evaluates meanwhile
-        continue;
-      }
-      const double train_loss = r.loss_sum / n, train_acc = double(r.correct) / n;
-      watch.at_step(first_step + steps_per_epoch, train_loss);
-      char status[64];
-      std::snprintf(status, sizeof status, "loss %.4f", train_loss);
-      bar->finish(status);
-      eval = evaluate_on_gpu(target, *test);
-      log.add({train_loss, train_acc, eval.loss, eval.accuracy, seconds});
       barrier.arrive_and_wait();
-    }
+      return score;
+    };
+    framework::run_epochs(loop, lead ? &watch : nullptr, lead ? &log : nullptr);
     if (lead) final_params = replica.parameters().download();
   });
 

@@ -1,0 +1,60 @@
+#pragma once
+// The course framework: the epoch loop every GPU trainer runs (lessons 08, 09, 13).
+//
+// The loop decides WHEN: epochs, the stretches of steps between two progress reports, where the
+// clock starts and stops, when the loss is watched, the test set evaluated and the epoch logged.
+// The trainer decides HOW, through the hooks: how a stretch of steps runs (launched one by one,
+// replayed from a CUDA graph, on several ranks), how its counters are read, how it evaluates.
+// So one lesson's trainer differs from another's only in what its hooks do.
+#include <cstdio>
+#include <functional>
+#include <utility>
+#include <vector>
+
+#include "framework/epoch_log.hpp"
+#include "framework/loss_watch.hpp"
+
+namespace framework {
+
+constexpr int kReportEvery = 50;  // steps between progress-bar refreshes (each one waits for the device)
+
+// An epoch's steps cut at the report points: [first, last) stretches of kReportEvery steps (the last
+// one shorter). Each is enqueued, or captured once and replayed, as one piece.
+std::vector<std::pair<int, int>> report_stretches(int steps_per_epoch);
+
+// The training counters of the epoch so far: the loss summed over the examples seen, right answers.
+struct EpochCounts {
+  double loss_sum = 0;
+  long long correct = 0;
+};
+
+// The test set's score after an epoch.
+struct TestScore {
+  double loss = 0, accuracy = 0;
+};
+
+struct EpochLoop {
+  int examples = 0;  // training examples an epoch
+  int batch = 0;     // examples a step (the epoch's last step may have fewer)
+  int epochs = 0;
+  // The epoch's preparations, before its clock starts (its order of examples, zeroed counters).
+  std::function<void(int epoch)> start_epoch;
+  // Runs (or enqueues) stretch k of report_stretches(), the steps [first, last) of the epoch.
+  std::function<void(size_t k, int first, int last)> run_stretch;
+  // Returns once everything run so far has finished: the clock stops after it.
+  std::function<void()> wait;
+  // The epoch's counters so far; steps_before is the number of steps of the earlier epochs (the
+  // trainer names a NaN's step with it). May wait for the device.
+  std::function<EpochCounts(int steps_before)> counts;
+  // After the epoch's clock stopped: the test set's score (a rank that does not lead may return
+  // anything: only the lead's is logged).
+  std::function<TestScore()> evaluate;
+};
+
+// Runs loop.epochs epochs. The lead (log != nullptr) shows a progress bar, feeds `watch` (which
+// throws on a NaN loss) at every report point and logs each epoch; other ranks (log == nullptr, as
+// lesson 13's) run the same hooks in the same order and print nothing. Returns the log's summary
+// (an empty one without a log). Throws course::Error when a hook is missing or a size is < 1.
+TrainSummary run_epochs(const EpochLoop& loop, LossWatch* watch, EpochLog* log, std::FILE* out = stdout);
+
+}  // namespace framework

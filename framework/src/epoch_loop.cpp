@@ -1,0 +1,71 @@
+// The course framework: the epoch loop (epoch_loop.hpp).
+#include "framework/epoch_loop.hpp"
+
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include "course/error.hpp"
+#include "course/progress.hpp"
+#include "course/timer.hpp"
+
+namespace framework {
+
+std::vector<std::pair<int, int>> report_stretches(int steps_per_epoch) {
+  std::vector<std::pair<int, int>> stretches;
+  for (int s = 0; s < steps_per_epoch; s += kReportEvery)
+    stretches.push_back({s, std::min(s + kReportEvery, steps_per_epoch)});
+  return stretches;
+}
+
+namespace {
+
+std::string loss_status(double loss) {
+  char text[64];
+  std::snprintf(text, sizeof text, "loss %.4f", loss);
+  return text;
+}
+
+}  // namespace
+
+TrainSummary run_epochs(const EpochLoop& loop, LossWatch* watch, EpochLog* log, std::FILE* out) {
+  if (!loop.start_epoch || !loop.run_stretch || !loop.wait || !loop.counts || !loop.evaluate)
+    throw course::Error("run_epochs: every hook of the epoch loop must be set");
+  if (loop.examples < 1 || loop.batch < 1 || loop.epochs < 1)
+    throw course::Error("run_epochs: examples, batch and epochs must be >= 1");
+  const bool lead = log != nullptr;
+  const int n = loop.examples, batch = std::min(loop.batch, loop.examples);
+  const int steps_per_epoch = (n + batch - 1) / batch;
+  const std::vector<std::pair<int, int>> stretches = report_stretches(steps_per_epoch);
+
+  for (int epoch = 0; epoch < loop.epochs; ++epoch) {
+    loop.start_epoch(epoch);
+    const int steps_before = epoch * steps_per_epoch;
+    std::unique_ptr<course::ProgressBar> bar;
+    if (lead)
+      bar = std::make_unique<course::ProgressBar>(
+          "epoch " + std::to_string(epoch + 1) + "/" + std::to_string(loop.epochs), n, "img", out);
+    loop.wait();  // the clock times the training steps alone, as the PyTorch scripts do
+    course::HostTimer timer;
+    for (size_t k = 0; k < stretches.size(); ++k) {
+      const auto [first, last] = stretches[k];
+      loop.run_stretch(k, first, last);
+      if (last == steps_per_epoch) continue;  // the epoch's end is reported below
+      const EpochCounts c = loop.counts(steps_before);
+      const int seen = std::min(n, last * batch);
+      if (watch) watch->at_step(steps_before + last, c.loss_sum / seen);
+      if (bar) bar->update(seen, loss_status(c.loss_sum / seen));
+    }
+    loop.wait();
+    const double seconds = timer.seconds();
+    const EpochCounts c = loop.counts(steps_before);
+    const double train_loss = c.loss_sum / n, train_accuracy = double(c.correct) / n;
+    if (watch) watch->at_step(steps_before + steps_per_epoch, train_loss);
+    if (bar) bar->finish(loss_status(train_loss));
+    const TestScore test = loop.evaluate();
+    if (log) log->add({train_loss, train_accuracy, test.loss, test.accuracy, seconds});
+  }
+  return log ? log->summary() : TrainSummary{};
+}
+
+}  // namespace framework
