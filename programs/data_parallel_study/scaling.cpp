@@ -1,4 +1,4 @@
-// Lesson 13 (given): the measurements of lesson13_data_parallel (scaling.hpp).
+// Lesson 13's study (a program above the lessons): the measurements of lesson13_data_parallel (scaling.hpp).
 #include "scaling.hpp"
 
 #include <algorithm>
