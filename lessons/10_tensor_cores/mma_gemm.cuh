@@ -52,6 +52,20 @@ __device__ inline void mma_bf16_16816(float (&c)[4], const uint32_t (&a)[4], uin
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
+// The m16n8k16 operands from shared BF16 values whose k runs contiguously, one 32-bit word (two
+// values of k) a register; gq = lane / 4, t = lane % 4. A (16 rows x 16 k): row0 and row1 point at
+// k = 2t of the tile's rows gq and gq + 8; the registers hold k = 2t, 2t + 1 of both rows, then
+// k = 2t + 8, 2t + 9 of both.
+__device__ inline void a_fragment_k_major(uint32_t (&a)[4], const __nv_bfloat16* row0, const __nv_bfloat16* row1) {
+  auto word = [](const __nv_bfloat16* p) { return *reinterpret_cast<const uint32_t*>(p); };
+  a[0] = word(row0), a[1] = word(row1), a[2] = word(row0 + 8), a[3] = word(row1 + 8);
+}
+// B (16 k x 8 columns): column points at k = 2t of the tile's column gq; b0 holds k = 2t, 2t + 1,
+// b1 k = 2t + 8, 2t + 9.
+__device__ inline void b_fragment_k_major(uint32_t& b0, uint32_t& b1, const __nv_bfloat16* column) {
+  b0 = *reinterpret_cast<const uint32_t*>(column), b1 = *reinterpret_cast<const uint32_t*>(column + 8);
+}
+
 // YOUR PART (exercises/gemm_mma.cu): acc += the warp's 64 rows of As x its 64 columns of Bs, one
 // stage (kTileK = 64 values of k). as: the warp's first row of As (leading dimension lda), bs: its
 // first column of Bs (ldb); acc[i][j]: the m16 x n8 tile of rows 16 i .., columns 8 j ...

@@ -74,15 +74,11 @@ __global__ void __launch_bounds__(kConvThreads) conv_mma_kernel(ConvGemm g) {
       uint32_t af[2][4];
       for (int mi = 0; mi < 2; ++mi) {
         const int r = wm * 32 + mi * 16 + gq;
-        af[mi][0] = *reinterpret_cast<const uint32_t*>(&As[buffer][r][kk + 2 * t]);
-        af[mi][1] = *reinterpret_cast<const uint32_t*>(&As[buffer][r + 8][kk + 2 * t]);
-        af[mi][2] = *reinterpret_cast<const uint32_t*>(&As[buffer][r][kk + 2 * t + 8]);
-        af[mi][3] = *reinterpret_cast<const uint32_t*>(&As[buffer][r + 8][kk + 2 * t + 8]);
+        a_fragment_k_major(af[mi], &As[buffer][r][kk + 2 * t], &As[buffer][r + 8][kk + 2 * t]);
       }
       for (int nj = 0; nj < kTilesN; ++nj) {
-        const int c = wn * kWarpN + nj * 8 + gq;
-        const uint32_t b0 = *reinterpret_cast<const uint32_t*>(&Bs[buffer][c][kk + 2 * t]);
-        const uint32_t b1 = *reinterpret_cast<const uint32_t*>(&Bs[buffer][c][kk + 2 * t + 8]);
+        uint32_t b0, b1;
+        b_fragment_k_major(b0, b1, &Bs[buffer][wn * kWarpN + nj * 8 + gq][kk + 2 * t]);
         for (int mi = 0; mi < 2; ++mi) mma_bf16_16816(acc[mi][nj], af[mi], b0, b1);
       }
     }

@@ -20,8 +20,9 @@ __device__ void accumulate_taps(const TiledConv& g, const __nv_bfloat16* img, co
                                 const int (&pixel)[2][2], int tiles, int n_tiles,
                                 float (&acc)[2][kTiledConvMaxTilesN][4]) {
   // TODO(10.6): for each tap (i, j) and each c0 = 0, 16, .. below C: load this warp's A fragments (one
-  // per tile mi < tiles) and, for each nt < n_tiles, the B fragment of output channels 8 nt ..; then
-  // mma_bf16_16816(acc[mi][nt], a[mi], b0, b1). Addresses: conv_mma_tiled.cuh.
+  // per tile mi < tiles, a_fragment_k_major) and, for each nt < n_tiles, the B fragment of output
+  // channels 8 nt .. (b_fragment_k_major); then mma_bf16_16816(acc[mi][nt], a[mi], b0, b1).
+  // Addresses: conv_mma_tiled.cuh; the fragments' layout: mma_gemm.cuh.
   (void)g, (void)img, (void)wts, (void)pixel, (void)tiles, (void)n_tiles, (void)acc;
 }
 #endif

@@ -18,8 +18,8 @@ namespace detail {
 #if COURSE_WMMA
 __device__ void accumulate_image(const TiledWeightGrad& g, const __nv_bfloat16* img, const __nv_bfloat16* dys, int i,
                                  int o0, int c0, float (&acc)[kDwMaxKernel][2][4]) {
-  // TODO(10.7): for k0 = 0, 16, .. below P16: this warp's A fragment of dys (rows o0 + g, + 8; columns
-  // k0 + 2t ..), this lane's ldmatrix row (pixel k0 + lane % 16, or 0 past the image; channels
+  // TODO(10.7): for k0 = 0, 16, .. below P16: this warp's A fragment of dys (a_fragment_k_major: rows
+  // o0 + g, + 8; columns k0 + 2t ..), this lane's ldmatrix row (pixel k0 + lane % 16, or 0 past the image; channels
   // c0 + 8 (lane / 16)), then for each tap j < k: ldmatrix_x4_trans at that row moved by j pixels,
   // and two mma_bf16_16816 into acc[j][0] and acc[j][1]. Addresses: conv_mma_tiled_weight.cuh.
   (void)g, (void)img, (void)dys, (void)i, (void)o0, (void)c0, (void)acc;
