@@ -1,4 +1,5 @@
-// Lesson 13's study (a program above the lessons): the all-reduce sweep's file and the alpha-beta model's figures (allreduce_sweep.hpp).
+// Lesson 13's study (a program above the lessons): the all-reduce sweep's file and the alpha-beta model's
+// figures (allreduce_sweep.hpp).
 #include "allreduce_sweep.hpp"
 
 #include <algorithm>

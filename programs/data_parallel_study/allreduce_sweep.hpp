@@ -1,7 +1,7 @@
 #pragma once
-// Lesson 13's study (a program above the lessons): the all-reduce sweep as a file (allreduce.csv), and the alpha-beta model of
-// 13.4 held against the sweep it was fitted to and against the scaling study's step times.
-// Host code only: `lesson13_data_parallel --fit allreduce.csv` runs it on any machine.
+// Lesson 13's study (a program above the lessons): the all-reduce sweep as a file (allreduce.csv), and the
+// alpha-beta model of 13.4 held against the sweep it was fitted to and against the scaling study's step
+// times. Host code only: `lesson13_data_parallel --fit allreduce.csv` runs it on any machine.
 #include <string>
 #include <vector>
 

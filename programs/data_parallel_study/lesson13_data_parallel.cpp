@@ -1,8 +1,8 @@
-// Lesson 13's study (a program above the lessons): data parallelism, measured. The networks' costs (counted: any machine),
-// then on the GPUs: NCCL's all-reduce bandwidth and 13.4's alpha-beta fit to it, and the
-// data-parallel step of 13.1-13.3 on one and on N GPUs for every network and batch: the scaling
-// table, the model's predictions beside it, scaling.csv and scaling.png. --fit FILE fits a
-// recorded all-reduce sweep instead (any machine).
+// Lesson 13's study (a program above the lessons): data parallelism, measured. The networks' costs
+// (counted: any machine), then on the GPUs: NCCL's all-reduce bandwidth and 13.4's alpha-beta fit to it,
+// and the data-parallel step of 13.1-13.3 on one and on N GPUs for every network and batch: the scaling
+// table, the model's predictions beside it, scaling.csv and scaling.png. --fit FILE fits a recorded all-
+// reduce sweep instead (any machine).
 #include <algorithm>
 #include <cstdio>
 #include <string>

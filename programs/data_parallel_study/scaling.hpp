@@ -1,7 +1,7 @@
 #pragma once
-// Lesson 13's study (a program above the lessons): the measurements of lesson13_data_parallel. Every figure is timed in this run
-// on this machine; the one-GPU figures are the network's own step (no NCCL at all), the N-GPU figures
-// the data-parallel step of 13.1-13.3 on N ranks.
+// Lesson 13's study (a program above the lessons): the measurements of lesson13_data_parallel. Every figure
+// is timed in this run on this machine; the one-GPU figures are the network's own step (no NCCL at all),
+// the N-GPU figures the data-parallel step of 13.1-13.3 on N ranks.
 #include <string>
 #include <vector>
 

@@ -1,4 +1,5 @@
-// Lesson 13's study (a program above the lessons): the scaling study against 13.4's model (scaling_model.hpp).
+// Lesson 13's study (a program above the lessons): the scaling study against 13.4's model
+// (scaling_model.hpp).
 #include "scaling_model.hpp"
 
 #include <algorithm>

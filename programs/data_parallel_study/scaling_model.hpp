@@ -1,5 +1,6 @@
 #pragma once
-// Lesson 13's study (a program above the lessons): the scaling study's measurements held against 13.4's model, on any machine.
+// Lesson 13's study (a program above the lessons): the scaling study's measurements held against
+// 13.4's model, on any machine.
 // The study's scaling.csv is read back; each row's one-GPU step and its step on N GPUs (all-reduce
 // after backward) are set against the model's all-reduce of the row's gradients.
 //

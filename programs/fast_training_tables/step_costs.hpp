@@ -1,5 +1,6 @@
 #pragma once
-// Lesson 09 (given): model A's training step on a roofline, pass by pass, from step 09.1's counts.
+// Lesson 09's tables (a program above the lessons): model A's training step on a roofline, pass by pass,
+// from step 09.1's counts.
 #include "fast_training.hpp"
 
 namespace lesson09 {

@@ -1,4 +1,5 @@
-// Lesson 09 (given): the convolution table of the program (conv_comparison.hpp).
+// Lesson 09's tables (a program above the lessons): the convolution table of the program
+// (conv_comparison.hpp).
 #include "conv_comparison.hpp"
 
 #include <algorithm>

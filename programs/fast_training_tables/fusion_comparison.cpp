@@ -1,4 +1,4 @@
-// Lesson 09 (given): the fusion table of the program (fusion_comparison.hpp).
+// Lesson 09's tables (a program above the lessons): the fusion table of the program (fusion_comparison.hpp).
 #include "fusion_comparison.hpp"
 
 #include <cstdio>

@@ -1,6 +1,6 @@
 #pragma once
-// Lesson 09 (given): steps 09.2-09.4 checked and timed beside lesson 07's im2col + GEMM,
-// lesson 05's direct kernels and cuDNN, pass by pass.
+// Lesson 09's tables (a program above the lessons): steps 09.2-09.4 checked and timed beside lesson 07's
+// im2col + GEMM, lesson 05's direct kernels and cuDNN, pass by pass.
 #include <string>
 
 #include "fast_training.hpp"

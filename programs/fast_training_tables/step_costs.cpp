@@ -1,4 +1,4 @@
-// Lesson 09 (given): the cost table of a training step (step_costs.hpp).
+// Lesson 09's tables (a program above the lessons): the cost table of a training step (step_costs.hpp).
 #include "step_costs.hpp"
 
 #include <cstdio>
