@@ -14,6 +14,7 @@
 #include "epoch_counters.hpp"
 #include "framework/epoch_log.hpp"
 #include "framework/epoch_loop.hpp"
+#include "framework/step_profile.hpp"
 #include "evaluation.hpp"
 #include "fast_network.hpp"
 #include "framework/loss_watch.hpp"
@@ -22,7 +23,6 @@
 #include "your_steps_check.hpp"
 #include "branch.hpp"
 #include "step_graph.hpp"
-#include "step_profile.hpp"
 #include "saved_model.hpp"
 #include "training_pictures.hpp"
 
@@ -121,14 +121,15 @@ framework::TrainSummary train_fast(const FastTrainConfig& config, const framewor
     const int saved_steps = optimizer.steps();
     order.upload(host_training::epoch_order(n, config.seed, 0));
     const int full = std::max(1, n / batch - 1);  // a full batch: every profiled step has the same shape
-    const StepProfile p = profile_step(stream.get(), [&] { enqueue_steps(full - 1, full); }, 3, config.profile_steps);
+    const framework::StepProfile p =
+        framework::profile_step(stream.get(), [&] { enqueue_steps(full - 1, full); }, capture_step, 3, config.profile_steps);
     net.parameters().upload(saved);
     optimizer.restore(saved_state, saved_steps);
     counters.ints.upload(std::vector<int>{0, -1});  // the profile's steps counted too
     CUDA_CHECK(cudaDeviceSynchronize());
     std::printf("\nprofile: model %s, batch %d, one training step (gather, forward, loss, backward, update)\n",
                 spec.name.c_str(), batch);
-    print_step_profile(stdout, p);
+    framework::print_step_profile(stdout, p);
     std::fflush(stdout);
   }
 

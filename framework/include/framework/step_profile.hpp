@@ -1,6 +1,6 @@
 #pragma once
-// Lesson 09 (given): where a training step's time goes, kernel by kernel, and what a CUDA graph
-// saves (train_fast --profile).
+// The course framework: where a training step's time goes, kernel by kernel, and what a CUDA graph
+// saves (the --profile of lesson 09's trainer and of the trainers built on it).
 //
 // The step's launches are captured into a graph once; then
 //   - every kernel is timed INSIDE a graph: a copy of the step's graph with a CUDA event between
@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-namespace fast_training {
+namespace framework {
 
 struct KernelTime {
   std::string name;  // the kernel's name, namespaces and parameter list cut off
@@ -35,7 +35,11 @@ struct StepProfile {
 
 // `enqueue` launches one step on `stream` (not the default stream). Runs it warmup + steps times
 // in each of the three ways.
-StepProfile profile_step(cudaStream_t stream, const std::function<void()>& enqueue, int warmup, int steps);
+// `capture` records what `enqueue` launches on the stream into a graph the caller then owns (lesson
+// 09's capture_step).
+using StepCapture = std::function<cudaGraph_t(cudaStream_t, const std::function<void()>&)>;
+StepProfile profile_step(cudaStream_t stream, const std::function<void()>& enqueue, const StepCapture& capture,
+                         int warmup, int steps);
 void print_step_profile(std::FILE* out, const StepProfile& profile);
 
-}  // namespace fast_training
+}  // namespace framework

@@ -1,5 +1,5 @@
 // Lesson 09 (given): the per-kernel profile of a training step (step_profile.hpp).
-#include "step_profile.hpp"
+#include "framework/step_profile.hpp"
 
 #include <cxxabi.h>
 
@@ -12,9 +12,8 @@
 #include "course/cuda_check.hpp"
 #include "course/error.hpp"
 #include "course/timer.hpp"
-#include "step_graph.hpp"
 
-namespace fast_training {
+namespace framework {
 
 namespace {
 
@@ -103,14 +102,16 @@ std::vector<cudaGraphNode_t> nodes_in_order(cudaGraph_t graph) {
 
 }  // namespace
 
-StepProfile profile_step(cudaStream_t stream, const std::function<void()>& enqueue, int warmup, int steps) {
+StepProfile profile_step(cudaStream_t stream, const std::function<void()>& enqueue, const StepCapture& capture,
+                         int warmup, int steps) {
   if (stream == nullptr) throw course::Error("profile_step needs a stream of its own, not the default stream");
+  if (!capture) throw course::Error("profile_step needs a way to capture the step");
   if (steps < 1 || warmup < 0) throw course::Error("profile_step: steps must be >= 1 and warmup >= 0");
   StepProfile profile;
   profile.steps = steps;
 
   Graph step;
-  step.graph = capture_step(stream, enqueue);  // 09.9
+  step.graph = capture(stream, enqueue);
   const std::vector<cudaGraphNode_t> order = nodes_in_order(step.graph);
 
   // The timed copy: event, node, event, node, ..., event, as one chain.
@@ -210,4 +211,4 @@ void print_step_profile(std::FILE* out, const StepProfile& p) {
                "launches and the gaps between kernels)\n", p.launched_ms, p.launched_ms - p.graph_ms);
 }
 
-}  // namespace fast_training
+}  // namespace framework
