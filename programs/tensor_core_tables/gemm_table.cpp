@@ -1,4 +1,4 @@
-// Lesson 10 (given): the GEMM table of the program.
+// Lesson 10's tables (a program above the lessons): the GEMM table of the program.
 #include "gemm_table.hpp"
 
 #include <cublas_v2.h>

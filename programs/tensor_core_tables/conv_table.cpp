@@ -1,4 +1,4 @@
-// Lesson 10 (given): the convolution table of the program (conv_table.hpp).
+// Lesson 10's tables (a program above the lessons): the convolution table of the program (conv_table.hpp).
 #include "conv_table.hpp"
 
 #include <algorithm>

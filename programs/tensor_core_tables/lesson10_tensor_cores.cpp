@@ -1,6 +1,6 @@
-// Lesson 10's program: the number formats (10.1, on the host: runs anywhere), then the Tensor Core
-// GEMMs (10.2-10.4) checked and timed beside lesson 04's FP32 GEMM and cuBLAS with the same input
-// types, then the Tensor Core convolutions (10.5) beside lesson 09's FP32 ones.
+// Lesson 10's tables (a program above the lessons): the number formats (10.1, on the host: runs anywhere),
+// then the Tensor Core GEMMs (10.2-10.4) checked and timed beside lesson 04's FP32 GEMM and cuBLAS with the
+// same input types, then the Tensor Core convolutions (10.5) beside lesson 09's FP32 ones.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
