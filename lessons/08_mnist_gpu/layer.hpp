@@ -18,19 +18,15 @@
 #include <string>
 
 #include "course/device_buffer.hpp"
+#include "framework/pass_profile.hpp"
 #include "host_training.hpp"
 
 namespace mnist_gpu {
 
-// Told when a pass of a layer or of the loss starts: --profile records a CUDA event there, so it
-// times the network's own forward_backward. Every pass opens with check_batch, which tells it;
-// without an observer (training) that costs one null test.
-class PassObserver {
- public:
-  virtual ~PassObserver() = default;
-  // who: the layer's name, or SoftmaxCrossEntropy::name(); backward: false for a forward pass.
-  virtual void pass_starts(const std::string& who, bool backward) = 0;
-};
+// Told when a pass of a layer or of the loss starts (the framework's: --profile records a CUDA event
+// there, so it times the network's own forward_backward). Every pass opens with check_batch, which
+// tells it; without an observer (training) that costs one null test.
+using PassObserver = framework::PassObserver;
 
 class Layer {
  public:

@@ -1,10 +1,8 @@
 #pragma once
-// --profile: where a training step's time goes, layer by layer. Each step runs the network's own
-// forward_backward (the one that trains), with a CUDA event recorded where every layer's and the
-// loss's pass starts (GpuNetwork::set_observer), then each layer's parameter update as its own
-// launch, for `steps` steps after a warm-up; the weights and the optimizer state are restored
-// afterwards, so profiling does not change the training run.
-// It waits for the GPU after every step: that is allowed here, the user asked for a report.
+// --profile: where a training step's time goes, layer by layer: the framework's profile
+// (framework/pass_profile.hpp) of this network's own forward_backward (GpuNetwork::set_observer),
+// with each layer's parameter update as its own launch, for `steps` steps after a warm-up. The
+// weights and the optimizer state are restored afterwards, so profiling does not change the run.
 #include <cstdio>
 
 #include "device_data.hpp"
