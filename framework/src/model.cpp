@@ -44,7 +44,7 @@ void require_lesson02_layers(const ModelSpec& spec, const std::string& who) {
   for (size_t i = 0; i < spec.layers.size(); ++i)
     if (!runs_in_lesson02(spec.layers[i].kind))
       throw course::Error(who + ": layer " + std::to_string(i + 1) + " '" + layer_text(spec.layers[i]) +
-                          "' is one of lesson 12's layers; train this network with lesson 12's train_beyond");
+                          "' is not a layer of this trainer (it runs conv, relu, pool and dense); train_beyond trains every kind");
 }
 
 ModelSpec small_cnn() {

@@ -16,7 +16,7 @@ int main() {
     const course::DeviceStatus status = course::query_devices();
     if (!status.available()) {
       std::printf("No CUDA GPU is usable here (%s).\n", status.reason.c_str());
-      std::printf("That is fine for lessons 01 and 02, which run on the CPU alone:\n");
+      std::printf("That is fine for the first lessons, which run on the CPU alone:\n");
       std::printf("  ctest --preset solutions -L \"01|02\"\n");
       std::printf("GPU tests (label gpu) will be reported as SKIPPED on this machine.\n");
       return 0;

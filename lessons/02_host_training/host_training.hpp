@@ -44,13 +44,13 @@ void adam_step(float* w, const float* g, float* m, float* v, size_t n, float lr,
 // same network from the same weights. Its names are this lesson's too: host_training::ModelSpec.
 using namespace framework;
 
-// A network on the host: a ModelSpec and its parameters, run with lesson 01's layers. Lesson 11
-// derives a faster one (its own layers, threads) that overrides the two passes; the trainer,
-// evaluation and pictures work on either.
+// A network on the host: a ModelSpec and its parameters, run with lesson 01's layers. A faster one
+// (other layers, threads) may derive from it and override the two passes; the trainer, evaluation
+// and pictures work on either.
 class HostNetwork {
  public:
   // Throws course::Error when params do not match the spec (their count and shapes), or when the
-  // spec has a layer only lesson 12's network runs (require_lesson02_layers).
+  // spec has a layer this network does not run (require_lesson02_layers).
   HostNetwork(ModelSpec spec, std::vector<Parameter> params);
   virtual ~HostNetwork() = default;
   HostNetwork(const HostNetwork&) = default;
@@ -79,9 +79,9 @@ class HostNetwork {
   // own may split them. Each element is computed alone, so the split changes no result.
   virtual void for_ranges(size_t count, const std::function<void(size_t begin, size_t end)>& body);
 
- protected:  // a derived network (lessons 11 and 12) reuses the buffers and the layer lookups
-  // Which layer kinds the constructor lets through: a derived network that runs lesson 12's
-  // layers too passes every_kind.
+ protected:  // a derived network reuses the buffers and the layer lookups
+  // Which layer kinds the constructor lets through: a derived network that runs more kinds of
+  // layers passes every_kind.
   enum class LayerSet { lesson02, every_kind };
   HostNetwork(ModelSpec spec, std::vector<Parameter> params, LayerSet accepted);
   // Sizes the training buffers below for exactly `batch` examples (the memory is reused).
@@ -176,13 +176,13 @@ Evaluation evaluate(HostNetwork& net, const course::Dataset& data, int batch);
 TrainSummary train(const TrainConfig& config);
 // The same on data already loaded and checked (training_data.hpp's load_training_data).
 TrainSummary train(const TrainConfig& config, const TrainingData& data);
-// The same with another network than HostNetwork (lesson 11's): `make` builds it from the spec
+// The same with another network than HostNetwork (a derived one): `make` builds it from the spec
 // and the initial parameters, and `what` names it in the first line of the run.
 using NetworkMaker = std::function<std::unique_ptr<HostNetwork>(const ModelSpec&, std::vector<Parameter>)>;
 TrainSummary train(const TrainConfig& config, const TrainingData& data, const NetworkMaker& make,
                    const std::string& what);
-// What a later lesson adds to this trainer: its network (make, named by `what`) and an update
-// rule for an optimizer this lesson does not have (lesson 12's Adadelta; nullptr: none).
+// What can be plugged into this trainer: another network (make, named by `what`) and an update
+// rule for an optimizer this lesson does not have (nullptr: none).
 struct TrainerExtras {
   NetworkMaker make;
   std::string what;

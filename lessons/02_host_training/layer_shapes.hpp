@@ -1,6 +1,6 @@
 #pragma once
 // A planned conv or max-pool layer as lesson 01's shape, for `batch` examples: the one conversion
-// from a LayerPlan that the trainers run lesson 01-07's conv and pool functions with.
+// from a LayerPlan that the trainers run the conv and pool functions with.
 #include "host_layers.hpp"
 #include "host_training.hpp"
 

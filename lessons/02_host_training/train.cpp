@@ -106,7 +106,7 @@ TrainSummary train(const TrainConfig& config, const TrainingData& data, const Tr
       std::snprintf(status, sizeof status, "loss %.4f", loss_sum / (first + count));
       bar.update(first + count, status);
     }
-    const double seconds = timer.seconds();  // the training part only, as lesson 08 times it
+    const double seconds = timer.seconds();  // the training part only, as every trainer times it
     const double train_loss = loss_sum / n, train_acc = double(correct) / n;
     char status[64];
     std::snprintf(status, sizeof status, "loss %.4f", train_loss);

@@ -17,7 +17,7 @@ bool write_filters_png(const std::string& path, const HostNetwork& net);
 // "metrics.csv, filters.png, misclassified.png" from the names of the files written.
 std::string file_list(const std::vector<std::string>& names);
 // Up to `limit` test digits the network got wrong, each captioned "label>predicted".
-// predictions: one per test example (plain vectors, so lesson 08's GPU evaluation can use these too).
+// predictions: one per test example (plain vectors, so an evaluation on a GPU can use these too).
 void write_misclassified_png(const std::string& path, const course::Dataset& test,
                              const std::vector<int>& predictions, int limit = 60);
 // The confusion matrix as a heat map with counts; rows: true label, columns: predicted.

@@ -5,7 +5,7 @@
 // Every function launches its kernel on the default stream (sgd_momentum_update on the stream it
 // is given) and returns at once (a launch is asynchronous); it checks the launch configuration with CUDA_CHECK_LAUNCH, so a bad
 // launch throws course::CudaError. n == 0 (or an empty shape) launches nothing.
-// Lesson 08 calls these from the GPU trainer: keep the signatures.
+// The GPU trainer calls these: keep the signatures.
 #include <algorithm>
 #include <cstddef>
 
@@ -50,7 +50,7 @@ void bias_add_nchw(float* y, const float* bias, int batch, int channels, int pla
 // In place, for every i < n:
 //   velocity[i] = momentum * velocity[i] + (g[i] + weight_decay * w[i])
 //   w[i]       -= lr * velocity[i]
-// Launches on `stream` (the default stream unless given; lesson 09 captures it into a CUDA graph).
+// Launches on `stream` (the default stream unless given), so that a caller can capture it into a CUDA graph.
 void sgd_momentum_update(float* w, const float* g, float* velocity, size_t n, float lr, float momentum,
                          float weight_decay, cudaStream_t stream = nullptr);
 

@@ -53,7 +53,7 @@ std::string shape_text(int M, int N, int K) {
 
 // A rung of the ladder on a product. The transposed products: the vectorised rung through its
 // launcher (A*B^T reads both operands k-contiguous, A^T*B both p-contiguous), the
-// double-buffered one through matmul_a_bt / matmul_at_b, as lessons 07 and 08 call it.
+// double-buffered one through matmul_a_bt / matmul_at_b, as the convolutions and the trainer call it.
 void run_ours(Product p, MatmulKernel kernel, const float* A, const float* B, float* C, int M, int N, int K,
               bool split_k = true) {
   using gemm_dense::detail::Layout;
@@ -130,7 +130,7 @@ std::vector<BenchShape> benchmark_shapes(bool quick) {
   std::vector<BenchShape> shapes;
   for (int n : {128, 256, 512, 1024, 2048, 4096})
     if (!quick || n <= 1024) shapes.push_back({std::to_string(n) + "^3", Product::ab, n, n, n});
-  // The MNIST model's GEMMs at batch 128 (lessons 07 and 08): fc1 maps 64*7*7 = 3136 features
+  // The MNIST model's GEMMs at batch 128 (what the trainer runs): fc1 maps 64*7*7 = 3136 features
   // to 512, fc2 maps 512 to 10 classes; conv2's weight gradient as im2col computes it has
   // 32*5*5 = 800 columns and K = 128 images * 14*14 positions = 25088.
   shapes.push_back({"fc1 forward y = x*W^T", Product::a_bt, 128, 512, 3136});

@@ -8,7 +8,7 @@
 // throws course::CudaError) and returns without waiting. A negative size throws course::Error;
 // an empty output (M == 0 or N == 0) launches nothing; K == 0 gives C = beta * C (zeros for
 // the plain products).
-// Lessons 07 (im2col) and 08 (the GPU trainer) call these: keep the signatures.
+// The convolution as a GEMM and the GPU trainer call these: keep the signatures.
 
 namespace gemm_dense {
 

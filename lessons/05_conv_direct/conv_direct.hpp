@@ -21,7 +21,7 @@
 // element is written, nothing is accumulated onto what was there. A bad shape (a size < 1, a
 // negative pad, a kernel larger than the padded image) throws course::Error.
 //
-// Lesson 08's trainer uses conv2d_forward, conv2d_backward_input and the race-free
+// The GPU trainer uses conv2d_forward, conv2d_backward_input and the race-free
 // conv2d_backward_weight (with a workspace of conv2d_backward_weight_workspace(s) floats,
 // allocated once per layer).
 #include <cstddef>

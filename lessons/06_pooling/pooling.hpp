@@ -27,7 +27,7 @@
 // scatter "dx[argmax[o]] += dy[o]" from one thread per output would race; the gather needs
 // no atomics, writes every dx exactly once and adds in a fixed order (deterministic).
 //
-// Which one lesson 08 uses: the argmax variant. It works for every window and stride, and it
+// Which one the GPU trainer uses: the argmax variant. It works for every window and stride, and it
 // moves as few bytes as the mask variant (an int per output = one byte per input at 2x2/2)
 // while the recompute variant reads x a second time. lesson06_pooling times all three side by
 // side; docs/results.md holds the H100 numbers.
@@ -48,7 +48,7 @@ using host_layers::PoolShape;
 // argmax may be nullptr: then only y is written (the forward pass of the recompute variant).
 void maxpool_forward_argmax(const PoolShape& s, const float* x, float* y, int* argmax);
 // dx [N, C, H, W]: dx[i] = sum of dy[o] over the outputs o with argmax[o] == i (0 if none).
-// Launches on `stream` (the default stream unless given; lesson 09 captures it into a CUDA graph).
+// Launches on `stream` (the default stream unless given), so that a caller can capture it into a CUDA graph.
 void maxpool_backward_argmax(const PoolShape& s, const int* argmax, const float* dy, float* dx,
                              cudaStream_t stream = nullptr);
 

@@ -1,5 +1,5 @@
 #pragma once
-// cuDNN's convolution, for the benchmarks of lessons 07 and 09 (built when CMake finds cuDNN:
+// cuDNN's convolution, for the benchmarks (built when CMake finds cuDNN:
 // COURSE_HAVE_CUDNN). FP32 data and FP32 FMA math: no tensor cores, no TF32, so it
 // does the same arithmetic as the course's kernels. Legacy API: cudnnConvolutionForward,
 // BackwardData, BackwardFilter, BackwardBias; algorithms picked by cudnnFind* (cuDNN

@@ -90,9 +90,10 @@ GpuNetwork::GpuNetwork(const host_training::ModelSpec& spec, const std::vector<h
       case LayerKind::dense:
         layers_.push_back(std::make_unique<DenseLayer>(name, p, max_batch, view(p, 0), view(p, 1)));
         break;
-      default:  // a later lesson's layer that no maker built
+      default:  // a layer kind that no maker built
         throw course::Error("GpuNetwork: layer '" + host_training::layer_text(p.spec) +
-                            "' is one of lesson 12's layers; train this network with lesson 12's train_beyond");
+                            "' is not a layer of this trainer (it runs conv, relu, pool and dense); train_beyond "
+                            "trains every kind");
     }
   }
 

@@ -10,7 +10,7 @@ namespace host_training {
 
 std::vector<int> epoch_order(int n, uint64_t seed, int epoch) {
   // Stream 0 of the seed initialises the weights; epoch e shuffles with stream 1 + e, so every
-  // epoch differs and a run can be repeated exactly (lesson 08 replays the same order on the GPU).
+  // epoch differs and a run can be repeated exactly (the GPU trainer replays the same order).
   return course::Rng(seed, 1 + static_cast<uint64_t>(epoch)).permutation(n);
 }
 
