@@ -7,7 +7,12 @@ Fails (exit 1, one line per finding) when a file under lessons/NN_*/ or solution
   * when lessons/NN_*/CMakeLists.txt names a library target that a later lesson defines
     (course_exercise_library, course_given_library, add_library; with and without _ref), or
   * when any lesson's CMakeLists.txt links a target of an earlier lesson (its library or program)
-    to a library of a later one (target_link_libraries(<earlier target> ... <later library>)).
+    to a library of a later one (target_link_libraries(<earlier target> ... <later library>)), or
+  * when a code file (sources, CMakeLists.txt, model files) under lessons/NN_*/ or solutions/NN_*/
+    names a later lesson ("lesson 12", "lessons 07 and 08", "lesson13_..."): a hook an earlier
+    lesson offers is described by what can be plugged in, not by who plugs in. READMEs may point
+    ahead (what a lesson's work is for); code may not. KNOWN_CARRIERS lists the files that still
+    carry a later lesson's work, each with the reason, until it moves.
 A header that the lesson's own folder or an earlier one also holds does not count. Programs that
 combine several lessons live above them (programs/) and are not checked.
 
@@ -28,6 +33,15 @@ LIBRARY = re.compile(r"\b(?:course_exercise_library|course_given_library|add_lib
 TARGET = re.compile(r"\b(?:course_exercise_library|course_given_library|add_library|add_executable)\(\s*([A-Za-z0-9_]+)")
 LINK = re.compile(r"\btarget_link_libraries\(\s*([A-Za-z0-9_]+)([^)]*)\)")
 SOURCES = (".cpp", ".hpp", ".cu", ".cuh", ".h")
+CODE = SOURCES + (".txt", ".cmake")  # CMakeLists.txt and the model files too
+MENTION = re.compile(r"\b[Ll]essons? (\d\d)((?:(?:, | and | or |-)\d\d)*)|\blesson(\d\d)_")
+# Files that still carry a later lesson's work (each named with why), so their mentions are known.
+KNOWN_CARRIERS = {
+    "lessons/09_fast_training/gemm_core.cuh": "the engine's TF32 math (Tf32Math) is lesson 10's",
+    "lessons/09_fast_training/fast_training.hpp": "GemmMath::tf32 picks lesson 10's math",
+    "lessons/09_fast_training/fast_network.hpp": "GemmMath::tf32 picks lesson 10's math",
+    "lessons/09_fast_training/fast_trainer.hpp": "GemmMath::tf32 picks lesson 10's math",
+}
 
 
 def lesson_folders(root, top):
@@ -64,6 +78,16 @@ def findings(root):
                     if owners and min(owners) > number:
                         found.append(f"{path.relative_to(root)}: includes {included}, which is lesson "
                                      f"{min(owners):02d}'s (a later lesson)")
+            for path in sorted(folder.rglob("*")):
+                rel = path.relative_to(root).as_posix()
+                if path.suffix not in CODE or not path.is_file() or rel in KNOWN_CARRIERS:
+                    continue
+                for line_number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+                    for mention in MENTION.finditer(line):
+                        later = [int(n) for n in re.findall(r"\d\d", mention.group(0)) if int(n) > number]
+                        if later:
+                            found.append(f"{rel}:{line_number}: names lesson {later[0]:02d} (a later lesson): "
+                                         f"'{mention.group(0)}'")
     for number, folder in lessons:
         cmake = folder / "CMakeLists.txt"
         if not cmake.is_file():
@@ -97,7 +121,11 @@ def self_test():
         if findings(root) != ["lessons/01_a/uses_later.cpp: includes beta.hpp, which is lesson 02's (a later lesson)"]:
             print("self-test: the include against the order was not found as expected:", findings(root))
             return 1
-        (root / "lessons/01_a/uses_later.cpp").write_text("#include \"alpha.hpp\"\n")
+        (root / "lessons/01_a/uses_later.cpp").write_text("#include \"alpha.hpp\"\n// lessons 01 and 02 call this\n")
+        if findings(root) != ["lessons/01_a/uses_later.cpp:2: names lesson 02 (a later lesson): 'lessons 01 and 02'"]:
+            print("self-test: a comment naming a later lesson was not found as expected:", findings(root))
+            return 1
+        (root / "lessons/01_a/uses_later.cpp").write_text("#include \"alpha.hpp\"\n// lesson 01's own; the GPU trainer calls it\n")
         (root / "lessons/01_a/CMakeLists.txt").write_text(
             "course_exercise_library(alpha LESSON 01_a)\ntarget_link_libraries(alpha PRIVATE beta)  # beta_ref\n")
         if findings(root) != ["lessons/01_a/CMakeLists.txt: links alpha (lesson 01) to beta, lesson 02's library "
@@ -117,7 +145,7 @@ def self_test():
         if findings(root):
             print("self-test: a tree in order was reported:", findings(root))
             return 1
-    print("self-test: an include and two links against the order found, a tree in order passes")
+    print("self-test: an include, a name and two links against the order found, a tree in order passes")
     return 0
 
 

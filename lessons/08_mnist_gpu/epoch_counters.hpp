@@ -1,6 +1,6 @@
 #pragma once
 // The device-side counters of a training epoch (loss sum, right answers, the first NaN step) and
-// the host's read of them at report points. Used by train_mnist's loop and lesson 09's.
+// the host's read of them at report points. Used by every GPU trainer's loop.
 #include <string>
 #include <vector>
 
@@ -33,7 +33,8 @@ struct Report {
 
 // A report point: waits for the GPU (the copies do), then stops on a NaN loss. The flag holds the
 // step's number as the trainer passed it to accumulate_loss; first_step + flag is its number
-// counted from the start of training (lesson 09's graphs pass the step within the epoch).
+// counted from the start of training (a step replayed from a CUDA graph passes the step within
+// the epoch).
 inline Report read_report(const EpochCounters& c, int steps_per_epoch, int first_step = 0) {
   Report r;
   c.loss_sum.download(&r.loss_sum, 1);

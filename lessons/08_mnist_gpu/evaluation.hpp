@@ -16,7 +16,7 @@ struct GpuEvaluation {
   std::vector<int> confusion;    // classes x classes: row = true label, column = predicted
 };
 
-// What an evaluation needs of a network (lesson 09's network evaluates through this too).
+// What an evaluation needs of a network (any network that can say this evaluates through it).
 struct EvaluationTarget {
   int classes = 0, max_batch = 0;
   size_t input_size = 0;  // values per example

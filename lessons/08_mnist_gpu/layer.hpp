@@ -47,17 +47,17 @@ class Layer {
   size_t in_size() const { return plan_.in_size(); }    // values per example
   size_t out_size() const { return plan_.out_size(); }
   void set_observer(PassObserver* observer) { observer_ = observer; }  // nullptr: none
-  // Training or evaluation: only a layer that behaves differently (lesson 12's dropout) cares.
+  // Training or evaluation: only a layer that behaves differently (dropout) cares.
   virtual void set_training(bool training) { (void)training; }
-  // Which kernels a layer of a later lesson runs (e.g. "tiled"), for the trainer's first lines;
+  // Which kernels a layer plugged in runs (e.g. "tiled"), for the trainer's first lines;
   // "" for this lesson's layers (ConvLayer says it through algorithm()).
   virtual std::string kernels() const { return ""; }
-  // Device memory a layer holds besides its output and input-gradient buffers (a later lesson's
-  // layer with its own workspace); for GpuNetwork::device_bytes.
+  // Device memory a layer holds besides its output and input-gradient buffers (a layer plugged
+  // in, with its own workspace); for GpuNetwork::device_bytes.
   virtual size_t own_bytes() const { return 0; }
   // Whether the layer's passes go to the stream set_stream gives it. This lesson's layers launch
-  // on the default stream, which a CUDA graph cannot capture; a later lesson's layers (lesson 12)
-  // launch on their stream, so that whole training steps can be captured (lesson 09's graphs).
+  // on the default stream, which a CUDA graph cannot capture; layers plugged in may launch on
+  // their stream, so that whole training steps can be captured into a graph.
   virtual bool runs_on_stream() const { return false; }
   void set_stream(cudaStream_t stream) { stream_ = stream; }
 

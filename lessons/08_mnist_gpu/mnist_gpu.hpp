@@ -10,7 +10,7 @@
 //        accumulate_loss    the step's loss added up on the device, with a NaN/Inf flag
 //
 // Every pointer is a DEVICE pointer. Every function launches on `stream` (the default stream
-// unless given; lesson 09 captures whole training steps into a CUDA graph on its own stream),
+// unless given, so that whole training steps can be captured into a CUDA graph on a stream),
 // checks the launch with CUDA_CHECK_LAUNCH and returns without waiting for the GPU: a training step
 // never makes the host wait, so the host can queue the next step while the GPU runs this one.
 // Bad arguments (negative sizes, a range outside the order) throw course::Error.

@@ -25,7 +25,7 @@
 
 namespace mnist_gpu {
 
-// A later lesson's layers (lesson 12's sigmoid, tanh and dropout, and faster conv and dense layers):
+// Layers plugged in (other kinds, or faster conv and dense layers):
 // builds the layer from its name ("sigmoid1"), its index in the network (0 = the first layer),
 // plan, max_batch and, for conv and dense, its weight and bias in the ParameterStore; returns
 // nullptr to leave the layer to this lesson.
@@ -33,7 +33,7 @@ using LayerMaker = std::function<std::unique_ptr<Layer>(const std::string& name,
                                                         const host_training::LayerPlan& plan, int max_batch,
                                                         ParamView weight, ParamView bias)>;
 
-// A later lesson's loss (lesson 12's softmax-cross-entropy on a stream, lesson 09's fused kernel):
+// A loss plugged in (softmax-cross-entropy on a stream, or a fused kernel):
 // builds it for `classes` and max_batch; nullptr leaves this lesson's.
 using LossMaker = std::function<std::unique_ptr<SoftmaxCrossEntropy>(int classes, int max_batch)>;
 
@@ -71,7 +71,7 @@ class GpuNetwork {
   void set_observer(PassObserver* observer);
   // Training (true, the start) or evaluation: tells every layer (dropout drops only while training).
   void set_training(bool training);
-  // Whether every layer and the loss launch on the stream set_stream gives them (lesson 12's do).
+  // Whether every layer and the loss launch on the stream set_stream gives them.
   bool runs_on_stream() const;
   // Sends every pass of every layer and of the loss to `stream`; throws course::Error naming the
   // first layer that cannot (runs_on_stream() false: it would launch on the default stream).

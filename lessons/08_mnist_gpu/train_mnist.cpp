@@ -1,7 +1,7 @@
 // train_mnist: trains a CNN on MNIST (or Fashion-MNIST) on the GPU with the course's own kernels
 // (lessons 03-07 and this lesson's exercises). Without a GPU, --device auto falls back to lesson
 // 02's CPU trainer and says so. (The course's `train` program, above the lessons, runs the same with
-// lesson 11's layers for the CPU.)
+// faster layers for the CPU.)
 #include "course/main.hpp"
 #include "train_mnist_main.hpp"
 

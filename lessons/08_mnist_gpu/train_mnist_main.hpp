@@ -1,7 +1,7 @@
 #pragma once
 // Lesson 08 (given): train_mnist's command line and its two trainers, as one function, so that a
 // program above the lessons can run the same command line with other CPU layers (the course's
-// `train` program gives lesson 11's). On a GPU: lesson 08's trainer (trainer.hpp); without one, or
+// `train` program gives faster ones). On a GPU: lesson 08's trainer (trainer.hpp); without one, or
 // with --device cpu: lesson 02's CPU trainer, on HostNetwork or on the layers `cpu` names.
 #include <functional>
 #include <string>
@@ -10,7 +10,7 @@
 
 namespace mnist_gpu {
 
-// Other layers for the CPU trainer: their name ("lesson 11's layers"), the thread count --threads 0
+// Other layers for the CPU trainer: their name (e.g. "threaded layers"), the thread count --threads 0
 // means, and lesson 02's NetworkMaker and description for a thread count.
 struct CpuLayers {
   std::string name;

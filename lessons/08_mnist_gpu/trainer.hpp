@@ -42,9 +42,10 @@ struct GpuTrainConfig : framework::TrainConfig {
 // after every epoch, writes the files. Throws course::Error on bad input, out of device memory or a
 // NaN loss. The per-epoch numbers are lesson 02's TrainSummary (both trainers report through its
 // EpochLog).
-// extras: what a later lesson adds (lesson 12's layers and Adadelta); empty: this lesson's alone.
-// A later lesson's replay of a stretch of steps: given what enqueues them (on the extras' stream),
-// returns what runs them again each epoch (lesson 12: a CUDA graph captured once, lesson 09's 09.9).
+// extras: what can be plugged in (other layers, another loss, another optimizer, a stream and a
+// replay of the steps); empty: this lesson's alone.
+// A replay of a stretch of steps: given what enqueues them (on the extras' stream), returns what
+// runs them again each epoch (e.g. a CUDA graph captured once).
 using StepCapture = std::function<std::function<void()>(const std::function<void()>& enqueue)>;
 struct GpuTrainerExtras {
   LayerMaker layers;                       // builds the layers GpuNetwork does not have

@@ -1,7 +1,8 @@
 #pragma once
 // Lesson 09 (given, read-only): block-wide maximum and sum for kernels that give one row to a
-// block (09.6), and warp-wide ones for kernels that give a row to a warp (lesson 14's 14.2). Every thread of the block must call them, with blockDim.x a multiple of 32 (at
-// most 1024); every thread gets the result. Each warp reduces with shuffles, then the first warp
+// block (09.6), and warp-wide ones for kernels that give a row to a warp. Every thread of the
+// block must call them, with blockDim.x a multiple of 32 (at most 1024); every thread gets the
+// result. Each warp reduces with shuffles, then the first warp
 // reduces the warps' results, read from shared memory.
 #include <cuda_runtime.h>
 

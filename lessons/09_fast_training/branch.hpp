@@ -47,7 +47,7 @@ class Branch {
 // not share scratch memory), when an input gradient follows it on the layer's stream; else it stays
 // on the layer's stream with the layer's workspace (the first layer's weight gradient is the
 // backward's last work: on the side it would only queue behind the others). The fast network uses
-// it, and so do lesson 12's layers.
+// it, and so can any layer that runs on its kernels.
 class WeightGradientAside {
  public:
   // branch: nullptr for none. workspace_floats: the side's workspace (allocated here, not in a step).

@@ -38,8 +38,8 @@ namespace fast_training {
 enum class ConvEngine { implicit_gemm, tiled };
 constexpr int kTiledMinChannels = 8;
 
-// Other kernels for the forward pass and the input gradient of some convolutions (lesson 10's
-// Tensor Core convolutions plug in here); the weight gradient stays with the network's engine.
+// Other kernels for the forward pass and the input gradient of some convolutions (Tensor Core
+// convolutions, say, plug in here); the weight gradient stays with the network's engine.
 class ConvKernels {
  public:
   virtual ~ConvKernels() = default;
@@ -96,7 +96,8 @@ class FastNetwork {
   int other_convs() const;  // how many run the ConvKernels given to the constructor (forward and dx)
   int other_weight_gradients() const;  // ... and of those, how many their weight gradient too
 
-  // Lesson 13 listens to the backward pass: the hook is called while forward_backward enqueues its
+  // Listening to the backward pass (to start an all-reduce of a layer's gradients as soon as they are
+  // written, say): the hook is called while forward_backward enqueues its
   // launches, right after those that write one layer's dW and dbias (the tensors `weight` and
   // weight + 1 of parameters()) went to stream(), so an event recorded on stream() inside the hook
   // marks that layer's gradients done. Layers report in backward order, each once per call.
@@ -115,7 +116,7 @@ class FastNetwork {
   // beside the input gradients on stream() (each side with its own workspace). The first layer's
   // is the backward's last work: it stays on stream(), where nothing else is left to run. forward_backward then returns with the weight
   // gradients possibly still being written: branch->join() before anything on stream() reads them
-  // (the update). Null: everything on stream(), as before. Not with a gradient hook (lesson 13's
+  // (the update). Null: everything on stream(), as before. Not with a gradient hook (its
   // events mark points of stream() only): setting both throws course::Error.
   void use_branch(Branch* branch);
 

@@ -1,6 +1,6 @@
 #pragma once
-// The command line of lesson 09's trainer (given), shared with the trainers built on it (lesson 13's
-// train_parallel): lesson 08's recipe flags and the fast network's own, each default taken from
+// The command line of lesson 09's trainer (given), shared with the trainers built on it: lesson
+// 08's recipe flags and the fast network's own, each default taken from
 // FastTrainConfig.
 #include <string>
 
@@ -14,11 +14,11 @@ namespace fast_training {
 // --conv --profile --profile-steps --train-limit --test-limit; --out defaults to out_default.
 void add_fast_train_flags(course::ArgParser& args, const std::string& out_default);
 // The config those flags give (flags not given keep FastTrainConfig's defaults). `options`: which
-// --model a later lesson's trainer takes (lesson 13's: any layer list, lesson 12's models by name).
+// --model a trainer built on this one takes (any layer list, models by name).
 FastTrainConfig fast_train_config(const course::ArgParser& args, const framework::FlagOptions& options = {});
 
-// The shape of a step on one GPU, for the trainers that take it (train_fast, train_mixed,
-// train_speedrun; lesson 13's replicas keep one stream each): --branches on|off (09.12; `counters`
+// The shape of a step on one GPU, for the trainers that take it (train_fast and those built on it;
+// a trainer on several GPUs keeps one stream each): --branches on|off (09.12; `counters`
 // names what goes to the side stream besides the weight gradients) and --thin on|off (09.13), both
 // on by default.
 struct StepShape {

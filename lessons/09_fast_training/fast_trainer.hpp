@@ -22,7 +22,7 @@ struct FastTrainConfig : mnist_gpu::GpuTrainConfig {
   bool branches = true;  // weight gradients and counters on a side stream (09.12)
   bool thin = true;      // the first block's conv, ReLU and pool on the thin kernels where they run (09.13)
   ConvEngine conv = ConvEngine::tiled;  // 09.10's kernel where it runs (FastNetwork says which convs)
-  std::shared_ptr<const ConvKernels> conv_kernels;  // other kernels for the convs they run (lesson 10's)
+  std::shared_ptr<const ConvKernels> conv_kernels;  // other kernels for the convs they run (plugged in)
   GemmMath math = GemmMath::fp32;  // the implicit-GEMM engine's arithmetic (lesson 10: tf32)
 };
 

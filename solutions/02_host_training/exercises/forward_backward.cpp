@@ -31,7 +31,7 @@ float HostNetwork::forward_backward(const float* x, const int* labels, int batch
       case LayerKind::dense:
         host_layers::dense_forward(in, weight_of(i), bias_of(i), out, batch, static_cast<int>(p.in_size()), p.out_c);
         break;
-      default:  // lesson 12's layers: the constructor refuses them, so this is never reached
+      default:  // other layer kinds: the constructor refuses them, so this is never reached
         throw course::Error("forward_backward: layer '" + layer_text(p.spec) + "' is not one of lesson 02's");
     }
   }

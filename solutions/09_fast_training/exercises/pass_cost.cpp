@@ -31,7 +31,7 @@ PassCost layer_pass_cost(const host_training::LayerPlan& plan, int batch, bool b
       break;
     }
     case host_training::LayerKind::relu:
-    case host_training::LayerKind::sigmoid:  // lesson 12's elementwise layers move the same bytes
+    case host_training::LayerKind::sigmoid:  // the other elementwise layers move the same bytes
     case host_training::LayerKind::tanh:
     case host_training::LayerKind::dropout:
       if (!backward) cost.bytes = kFloat * (in + out);            // x in, y out
