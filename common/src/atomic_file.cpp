@@ -1,12 +1,15 @@
 #include "course/atomic_file.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <utility>
@@ -75,7 +78,51 @@ int open_temporary(const std::string& path, std::string& temp_path, int slot) {
   errno = EEXIST;
   return -1;
 }
+
+// What is at `path`, when it is not a regular file ("" when it is one, or when nothing is there).
+std::string not_a_file(const std::string& path) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) return "";
+  if (S_ISREG(st.st_mode)) return "";
+  if (S_ISDIR(st.st_mode)) return "a folder";
+  if (S_ISLNK(st.st_mode)) return "a symbolic link";
+  if (S_ISFIFO(st.st_mode)) return "a named pipe (FIFO)";
+  if (S_ISSOCK(st.st_mode)) return "a socket";
+  if (S_ISCHR(st.st_mode)) return "a character device";
+  if (S_ISBLK(st.st_mode)) return "a block device";
+  return "not a regular file";
+}
+
+// Removes "<path>.tmp-<pid>-<n>" files whose process is gone: what a kill -9 or a power cut left.
+void remove_stale_temporaries(const std::string& path) {
+  const std::filesystem::path target(path);
+  const std::string folder = folder_of(path), prefix = target.filename().string() + ".tmp-";
+  DIR* dir = ::opendir(folder.c_str());
+  if (!dir) return;
+  while (const dirent* entry = ::readdir(dir)) {
+    const std::string name = entry->d_name;
+    if (name.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string rest = name.substr(prefix.size());  // "<pid>-<n>"
+    const size_t dash = rest.find('-');
+    if (dash == 0 || dash == std::string::npos || rest.find_first_not_of("0123456789-") != std::string::npos) continue;
+    const long pid = std::strtol(rest.substr(0, dash).c_str(), nullptr, 10);
+    if (pid <= 0 || pid == long(::getpid())) continue;
+    if (::kill(pid_t(pid), 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to judge
+    const std::string stale = folder + "/" + name;
+    if (not_a_file(stale).empty()) ::unlink(stale.c_str());
+  }
+  ::closedir(dir);
+}
 }  // namespace
+
+void check_output_path(const std::string& path) {
+  const std::string what = not_a_file(path);
+  if (what.empty()) return;
+  if (what == "a symbolic link")
+    throw Error(path + ": is a symbolic link: outputs replace only regular files (remove the link, or give the "
+                       "path it points to)");
+  throw Error(path + ": is " + what + ", not a regular file: outputs replace only regular files");
+}
 
 void install_interrupt_cleanup() {
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
@@ -84,9 +131,13 @@ void install_interrupt_cleanup() {
     sigemptyset(&action.sa_mask);
     ::sigaction(sig, &action, nullptr);
   }
+  ::signal(SIGXFSZ, SIG_IGN);  // past `ulimit -f`, write() fails with EFBIG: reported as a full disk
 }
 
-AtomicFile::AtomicFile(std::string path) : path_(std::move(path)), slot_(claim_slot()) {
+AtomicFile::AtomicFile(std::string path) : path_(std::move(path)) {
+  check_output_path(path_);
+  remove_stale_temporaries(path_);
+  slot_ = claim_slot();
   fd_ = open_temporary(path_, temp_path_, slot_);
   if (fd_ < 0) {
     const int error_number = errno;
@@ -137,6 +188,11 @@ void AtomicFile::commit() {
   if (::close(fd) != 0) fail("write failed", errno);
   // rename() replaces the old file in one step: readers see the old file or the new one. (Flushing
   // the folder as well would also make the new name survive a power cut; a rerun covers that.)
+  // What is at the name is looked at again: it may have changed while the file was written.
+  if (const std::string what = not_a_file(path_); !what.empty()) {
+    discard();
+    check_output_path(path_);
+  }
   if (::rename(temp_path_.c_str(), path_.c_str()) != 0) fail("cannot put the new file in its place", errno);
   temp_path_.clear();
   release_slot(slot_);
@@ -163,6 +219,18 @@ void create_folder(const std::string& folder, const std::string& why) {
   std::error_code ec;
   std::filesystem::create_directories(folder, ec);
   if (ec) throw Error(folder + ": cannot create the folder " + why + " (" + ec.message() + ")");
+}
+
+void create_writable_folder(const std::string& folder, const std::string& why) {
+  create_folder(folder, why);
+  const std::string probe = folder + "/.write-test-" + std::to_string(::getpid());
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    const int error_number = errno;
+    throw Error(folder + ": cannot write in the folder " + why + " (" + std::strerror(error_number) + ")");
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
 }
 
 }  // namespace course

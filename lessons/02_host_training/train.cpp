@@ -13,6 +13,7 @@
 #include "framework/epoch_log.hpp"
 #include "host_training.hpp"
 #include "framework/loss_watch.hpp"
+#include "framework/run_files.hpp"
 #include "saved_model.hpp"
 #include "framework/training_data.hpp"
 #include "training_pictures.hpp"
@@ -69,11 +70,10 @@ TrainSummary train(const TrainConfig& config, const TrainingData& data, const Tr
   std::printf("data: %d training and %d test images from %s\n", train_set.count(), test_set.count(), dir.c_str());
   if (!what.empty()) std::printf("network: %s\n", what.c_str());
 
-  // Both folders exist before the first step: a bad --out or --save stops the run before it trains.
-  if (!config.out_dir.empty()) course::create_folder(config.out_dir, "for --out");
-  if (!config.save_dir.empty()) course::create_folder(config.save_dir, "for --save");
-  auto out_path = [&](const char* name) { return config.out_dir.empty() ? std::string() : config.out_dir + "/" + name; };
-  EpochLog log(out_path("metrics.csv"), config.epochs);
+  // Every output is checked before the first step: a bad --out or --save stops the run before it trains.
+  const RunFiles files(config.out_dir, {"metrics.csv", "filters.png", "misclassified.png", "confusion.png"},
+                       config.save_dir, npy_names(net.parameters()));
+  EpochLog log(files.out_path("metrics.csv"), config.epochs);
 
   const int n = train_set.count(), classes = spec.classes;
   const size_t per_example = train_set.images.size() / size_t(n);
@@ -116,19 +116,23 @@ TrainSummary train(const TrainConfig& config, const TrainingData& data, const Tr
     log.add({train_loss, train_acc, eval.loss, eval.accuracy, seconds});
   }
 
-  if (!config.out_dir.empty()) {
-    std::vector<std::string> written{"metrics.csv"};
-    if (write_filters_png(out_path("filters.png"), net)) written.push_back("filters.png");
-    host_training::write_misclassified_png(out_path("misclassified.png"), test_set, eval.predictions);
-    host_training::write_confusion_png(out_path("confusion.png"), eval.confusion, classes);
-    written.insert(written.end(), {"misclassified.png", "confusion.png"});
-    std::printf("wrote %s/{%s}\n", config.out_dir.c_str(), file_list(written).c_str());
-  }
-  if (!config.save_dir.empty()) {
-    save_npy(config.save_dir, net.parameters(), logits_of(net, test_set), classes);
+  // The weights first: a picture that cannot be written then costs no trained model.
+  std::vector<std::string> saved, written;
+  if (files.has_save()) {
+    save_npy(files.save_dir(), net.parameters(), logits_of(net, test_set), classes);
+    saved = npy_names(net.parameters());
     std::printf("saved %zu parameter tensors and test_logits.npy to %s\n", net.parameters().size(),
-                config.save_dir.c_str());
+                files.save_dir().c_str());
   }
+  if (files.has_out()) {
+    written.push_back("metrics.csv");
+    if (write_filters_png(files.out_path("filters.png"), net)) written.push_back("filters.png");
+    host_training::write_misclassified_png(files.out_path("misclassified.png"), test_set, eval.predictions);
+    host_training::write_confusion_png(files.out_path("confusion.png"), eval.confusion, classes);
+    written.insert(written.end(), {"misclassified.png", "confusion.png"});
+    std::printf("wrote %s/{%s}\n", files.out_dir().c_str(), file_list(written).c_str());
+  }
+  files.finish(written, saved);
   return log.summary();
 }
 

@@ -15,6 +15,7 @@
 #include "evaluation.hpp"
 #include "host_training.hpp"
 #include "framework/loss_watch.hpp"
+#include "framework/run_files.hpp"
 #include "mnist_gpu.hpp"
 #include "framework/training_data.hpp"
 #include "training_pictures.hpp"
@@ -35,8 +36,12 @@ framework::TrainSummary train_on_gpu(const GpuTrainConfig& config, const framewo
   const std::string& dir = data.dir;
   const host_training::ModelSpec spec = framework::model_for_data(config.model, data);
   const int batch = std::min(config.batch, train_set.count());
-  GpuNetwork net(spec, host_training::init_parameters(spec, config.seed), std::max(batch, kEvalBatch), config.conv,
-                 extras.layers, extras.loss);
+  std::vector<host_training::Parameter> init = host_training::init_parameters(spec, config.seed);
+  // Every output is checked before any work: a bad --out or --save stops the run before it trains.
+  const framework::RunFiles files(
+      config.out_dir, {"metrics.csv", "filters.png", "feature_maps.png", "misclassified.png", "confusion.png"},
+      config.save_dir, framework::npy_names(init));
+  GpuNetwork net(spec, std::move(init), std::max(batch, kEvalBatch), config.conv, extras.layers, extras.loss);
   cudaStream_t stream = extras.stream;
   if (stream) net.set_stream(stream);
   const host_training::OptimizerConfig opt_config = host_training::optimizer_config(config);
@@ -56,11 +61,7 @@ framework::TrainSummary train_on_gpu(const GpuTrainConfig& config, const framewo
 
   if (config.profile) print_profile(stdout, net, optimizer, train, batch, config.profile_steps);
 
-  // Both folders exist before the first step: a bad --out or --save stops the run before it trains.
-  if (!config.out_dir.empty()) course::create_folder(config.out_dir, "for --out");
-  if (!config.save_dir.empty()) course::create_folder(config.save_dir, "for --save");
-  auto out_path = [&](const char* name) { return config.out_dir.empty() ? std::string() : config.out_dir + "/" + name; };
-  framework::EpochLog log(out_path("metrics.csv"), config.epochs);
+  framework::EpochLog log(files.out_path("metrics.csv"), config.epochs);
 
   // Everything a step touches exists before the first step and keeps its address (a captured step
   // holds the pointers): no allocation inside the loop.
@@ -119,20 +120,24 @@ framework::TrainSummary train_on_gpu(const GpuTrainConfig& config, const framewo
   };
   framework::run_epochs(loop, &watch, &log);
 
-  if (!config.out_dir.empty()) {
-    std::vector<std::string> written{"metrics.csv"};
-    if (write_filters_png(out_path("filters.png"), net)) written.push_back("filters.png");
-    write_feature_maps_png(out_path("feature_maps.png"), net, test_set, test);
-    host_training::write_misclassified_png(out_path("misclassified.png"), test_set, eval.predictions);
-    host_training::write_confusion_png(out_path("confusion.png"), eval.confusion, classes);
-    written.insert(written.end(), {"feature_maps.png", "misclassified.png", "confusion.png"});
-    std::printf("wrote %s/{%s}\n", config.out_dir.c_str(), host_training::file_list(written).c_str());
-  }
-  if (!config.save_dir.empty()) {
-    save_npy(config.save_dir, net, eval, classes);
+  // The weights first: a picture that cannot be written then costs no trained model.
+  std::vector<std::string> saved, written;
+  if (files.has_save()) {
+    save_npy(files.save_dir(), net, eval, classes);
+    saved = framework::npy_names(net.parameters().download());
     std::printf("saved %zu parameter tensors and test_logits.npy to %s\n", net.parameters().tensors(),
-                config.save_dir.c_str());
+                files.save_dir().c_str());
   }
+  if (files.has_out()) {
+    written.push_back("metrics.csv");
+    if (write_filters_png(files.out_path("filters.png"), net)) written.push_back("filters.png");
+    write_feature_maps_png(files.out_path("feature_maps.png"), net, test_set, test);
+    host_training::write_misclassified_png(files.out_path("misclassified.png"), test_set, eval.predictions);
+    host_training::write_confusion_png(files.out_path("confusion.png"), eval.confusion, classes);
+    written.insert(written.end(), {"feature_maps.png", "misclassified.png", "confusion.png"});
+    std::printf("wrote %s/{%s}\n", files.out_dir().c_str(), host_training::file_list(written).c_str());
+  }
+  files.finish(written, saved);
   return log.summary();
 }
 

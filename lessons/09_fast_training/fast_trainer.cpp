@@ -18,6 +18,7 @@
 #include "evaluation.hpp"
 #include "fast_network.hpp"
 #include "framework/loss_watch.hpp"
+#include "framework/run_files.hpp"
 #include "mnist_gpu.hpp"
 #include "optimizer.hpp"
 #include "your_steps_check.hpp"
@@ -40,7 +41,11 @@ framework::TrainSummary train_fast(const FastTrainConfig& config, const framewor
   const bool use_graph = config.graph && config.optimizer == framework::OptimizerKind::sgd;
 
   Stream stream;  // every step's launch goes here (the default stream cannot be captured)
-  FastNetwork net(spec, host_training::init_parameters(spec, config.seed), std::max(batch, kEvalBatch), stream.get(),
+  std::vector<host_training::Parameter> init = host_training::init_parameters(spec, config.seed);
+  // Every output is checked before any work: a bad --out or --save stops the run before it trains.
+  const framework::RunFiles files(config.out_dir, {"metrics.csv", "misclassified.png", "confusion.png"},
+                                  config.save_dir, framework::npy_names(init));
+  FastNetwork net(spec, std::move(init), std::max(batch, kEvalBatch), stream.get(),
                   config.conv, config.conv_kernels, config.math);
   Branch branch(stream.get());  // 09.12: a second stream beside it
   const host_training::OptimizerConfig opt_config = host_training::optimizer_config(config);  // as train_mnist
@@ -133,11 +138,7 @@ framework::TrainSummary train_fast(const FastTrainConfig& config, const framewor
     std::fflush(stdout);
   }
 
-  // Both folders exist before the first step: a bad --out or --save stops the run before it trains.
-  if (!config.out_dir.empty()) course::create_folder(config.out_dir, "for --out");
-  if (!config.save_dir.empty()) course::create_folder(config.save_dir, "for --save");
-  auto out_path = [&](const char* name) { return config.out_dir.empty() ? std::string() : config.out_dir + "/" + name; };
-  framework::EpochLog log(out_path("metrics.csv"), config.epochs);
+  framework::EpochLog log(files.out_path("metrics.csv"), config.epochs);
 
   // The epoch in stretches between two report points; with graphs, one graph per stretch.
   std::vector<GraphExec> graphs;
@@ -175,16 +176,21 @@ framework::TrainSummary train_fast(const FastTrainConfig& config, const framewor
   };
   framework::run_epochs(loop, &watch, &log);
 
-  if (!config.out_dir.empty()) {
-    host_training::write_misclassified_png(out_path("misclassified.png"), test_set, eval.predictions);
-    host_training::write_confusion_png(out_path("confusion.png"), eval.confusion, classes);
-    std::printf("wrote %s/{metrics.csv, misclassified.png, confusion.png}\n", config.out_dir.c_str());
+  // The weights first: a picture that cannot be written then costs no trained model.
+  std::vector<std::string> saved, written;
+  if (files.has_save()) {
+    const std::vector<host_training::Parameter> params = net.parameters().download();
+    host_training::save_npy(files.save_dir(), params, eval.logits, classes);  // lesson 02's layout
+    saved = framework::npy_names(params);
+    std::printf("saved %zu parameter tensors and test_logits.npy to %s\n", params.size(), files.save_dir().c_str());
   }
-  if (!config.save_dir.empty()) {
-    host_training::save_npy(config.save_dir, net.parameters().download(), eval.logits, classes);  // lesson 02's layout
-    std::printf("saved %zu parameter tensors and test_logits.npy to %s\n", net.parameters().tensors(),
-                config.save_dir.c_str());
+  if (files.has_out()) {
+    host_training::write_misclassified_png(files.out_path("misclassified.png"), test_set, eval.predictions);
+    host_training::write_confusion_png(files.out_path("confusion.png"), eval.confusion, classes);
+    written = {"metrics.csv", "misclassified.png", "confusion.png"};
+    std::printf("wrote %s/{metrics.csv, misclassified.png, confusion.png}\n", files.out_dir().c_str());
   }
+  files.finish(written, saved);
   return log.summary();
 }
 

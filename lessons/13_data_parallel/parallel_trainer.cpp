@@ -18,6 +18,7 @@
 #include "framework/epoch_loop.hpp"
 #include "evaluation.hpp"
 #include "framework/loss_watch.hpp"
+#include "framework/run_files.hpp"
 #include "mnist_gpu.hpp"
 #include "replica.hpp"
 #include "saved_model.hpp"
@@ -40,11 +41,10 @@ framework::TrainSummary train_parallel(const ParallelTrainConfig& config, const 
   const bool use_graph = config.graph && config.optimizer == framework::OptimizerKind::sgd;
   const host_training::OptimizerConfig opt = host_training::optimizer_config(config);  // as train_mnist
 
-  // Both folders exist before the first step: a bad --out or --save stops the run before it trains.
-  if (!config.out_dir.empty()) course::create_folder(config.out_dir, "for --out");
-  if (!config.save_dir.empty()) course::create_folder(config.save_dir, "for --save");
-  auto out_path = [&](const char* name) { return config.out_dir.empty() ? std::string() : config.out_dir + "/" + name; };
-  framework::EpochLog log(out_path("metrics.csv"), config.epochs);
+  // Every output is checked before any work: a bad --out or --save stops the run before it trains.
+  const framework::RunFiles files(config.out_dir, {"metrics.csv", "misclassified.png", "confusion.png"},
+                                  config.save_dir, framework::npy_names(host_training::init_parameters(spec, config.seed)));
+  framework::EpochLog log(files.out_path("metrics.csv"), config.epochs);
 
   std::printf("devices: %d x %s; %s; NCCL %s\n", ranks, course::device_summary(devices[0]).c_str(),
               course::cuda_versions().c_str(), nccl_version().c_str());
@@ -140,15 +140,20 @@ framework::TrainSummary train_parallel(const ParallelTrainConfig& config, const 
     if (lead) final_params = replica.parameters().download();
   });
 
-  if (!config.out_dir.empty()) {
-    host_training::write_misclassified_png(out_path("misclassified.png"), data.test, eval.predictions);
-    host_training::write_confusion_png(out_path("confusion.png"), eval.confusion, spec.classes);
-    std::printf("wrote %s/{metrics.csv, misclassified.png, confusion.png}\n", config.out_dir.c_str());
+  // The weights first: a picture that cannot be written then costs no trained model.
+  std::vector<std::string> saved, written;
+  if (files.has_save()) {
+    host_training::save_npy(files.save_dir(), final_params, eval.logits, spec.classes);  // lesson 02's layout
+    saved = framework::npy_names(final_params);
+    std::printf("saved %zu parameter tensors and test_logits.npy to %s\n", final_params.size(), files.save_dir().c_str());
   }
-  if (!config.save_dir.empty()) {
-    host_training::save_npy(config.save_dir, final_params, eval.logits, spec.classes);  // lesson 02's layout
-    std::printf("saved %zu parameter tensors and test_logits.npy to %s\n", final_params.size(), config.save_dir.c_str());
+  if (files.has_out()) {
+    host_training::write_misclassified_png(files.out_path("misclassified.png"), data.test, eval.predictions);
+    host_training::write_confusion_png(files.out_path("confusion.png"), eval.confusion, spec.classes);
+    written = {"metrics.csv", "misclassified.png", "confusion.png"};
+    std::printf("wrote %s/{metrics.csv, misclassified.png, confusion.png}\n", files.out_dir().c_str());
   }
+  files.finish(written, saved);
   return log.summary();
 }
 

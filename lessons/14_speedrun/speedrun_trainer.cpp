@@ -17,6 +17,7 @@
 #include "epoch_counters.hpp"
 #include "evaluation.hpp"
 #include "fast_gpu_layers.hpp"
+#include "framework/run_files.hpp"
 #include "image_shift.hpp"
 #include "mnist_gpu.hpp"
 #include "network.hpp"
@@ -219,7 +220,8 @@ SpeedrunResult run_speedrun(const Recipe& recipe, const framework::TrainingData&
     const std::string why = tensor_cores::tensor_core_problem();
     if (!why.empty()) throw course::Error("--precision bf16: " + why + "; use --precision fp32");
   }
-  if (!out_dir.empty()) course::create_folder(out_dir, "for --out");
+  // Every output is checked before any work: a bad --out stops the run before it trains.
+  const framework::RunFiles files(out_dir, {"runs.csv"}, "", {});
 
   // The validation split is the END of the training set: never trained on, and the test set is
   // then not read at all.
@@ -241,7 +243,8 @@ SpeedrunResult run_speedrun(const Recipe& recipe, const framework::TrainingData&
                   r.accuracy, r.loss, r.train_ms, r.setup_ms, r.whole_ms);
     csv += line;
   }
-  if (!out_dir.empty()) course::write_file_atomically(out_dir + "/runs.csv", csv);
+  if (files.has_out()) course::write_file_atomically(files.out_path("runs.csv"), csv);
+  files.finish(files.has_out() ? std::vector<std::string>{"runs.csv"} : std::vector<std::string>{}, {});
   return result;
 }
 

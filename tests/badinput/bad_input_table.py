@@ -20,6 +20,7 @@ import os
 import resource
 import shutil
 import signal
+import socket
 import struct
 import subprocess
 import sys
@@ -177,7 +178,8 @@ class Program:
 # ---- running one case ---------------------------------------------------------------------------
 def limit_file_size(kib):
     def apply():
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit then fails with EFBIG
+        # SIGXFSZ keeps its default action (subprocess restores it): the program must ignore it itself,
+        # so that a write past the limit fails with EFBIG and is reported instead of killing it.
         resource.setrlimit(resource.RLIMIT_FSIZE, (kib * 1024, kib * 1024))
     return apply
 
@@ -199,8 +201,48 @@ def files_in(folder):
     return sorted(found)
 
 
-def check(rc, output, words, out_dir):
-    """The problems of one run (empty when the case holds) and its error line."""
+def interrupted_rerun(prog, good, root):
+    """A finished run, then a longer rerun into the same folders stopped by Ctrl-C after its first
+    epoch: the rerun's files stand beside the earlier run's, so neither folder may keep a run.txt
+    (the manifest of a finished run), and every file there must be whole. Returns (rc, line, problems)."""
+    out_dir = os.path.join(root, "out_rerun")
+    shutil.rmtree(out_dir, ignore_errors=True)
+    save_dir = os.path.join(out_dir, "npy")
+    rc, out = run([*prog, "--data", good, "--out", out_dir, "--save", save_dir])
+    problems = []
+    if rc != 0 or not os.path.isfile(os.path.join(out_dir, "run.txt")) or \
+            not os.path.isfile(os.path.join(save_dir, "run.txt")):
+        return rc, "", [f"the first run did not finish with a run.txt in both folders (exit {rc})"]
+    longer = list(prog)
+    longer[longer.index("--epochs") + 1] = "500"
+    p = subprocess.Popen([*longer, "--data", good, "--out", out_dir, "--save", save_dir],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    seen = ""
+    for line in p.stdout:
+        seen += line
+        if line.startswith("epoch 1/500 "):  # metrics.csv now holds the rerun's first epoch
+            p.send_signal(signal.SIGINT)
+            break
+    p.stdout.close()
+    rc = p.wait(timeout=TIMEOUT)
+    if rc != -2:
+        problems.append(f"the rerun did not end by Ctrl-C (exit {rc}): {seen[-300:]!r}")
+    for folder in (out_dir, save_dir):
+        if os.path.exists(os.path.join(folder, "run.txt")):
+            problems.append(f"{os.path.relpath(folder, root)}/run.txt is still there: the mixed set looks finished")
+    problems += partial_files(out_dir)
+    return rc, "(stopped by Ctrl-C: no error line) no run.txt left; every file whole", problems
+
+
+def make_socket(folder):
+    """A Unix socket file at folder/run.txt (no root needed, unlike a device node)."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.bind(os.path.join(folder, "run.txt"))
+
+
+def check(rc, output, words, out_dir, prepared=()):
+    """The problems of one run (empty when the case holds) and its error line. `prepared`: files the
+    case put in the output folder itself (they may stay)."""
     problems = []
     if rc == "timeout":
         problems.append(f"still running after {TIMEOUT} s")
@@ -218,7 +260,7 @@ def check(rc, output, words, out_dir):
     for w in CRASH_WORDS:
         if w in output:
             problems.append(f"the output holds '{w}'")
-    left = files_in(out_dir) if os.path.isdir(out_dir) else []
+    left = [f for f in files_in(out_dir) if f not in prepared] if os.path.isdir(out_dir) else []
     if left:
         problems.append(f"files left in the output folder: {', '.join(left[:5])}")
     return problems, line
@@ -274,27 +316,47 @@ def main():
                 shutil.rmtree(out_dir)
 
             prog_root = os.path.join(root, prog_name.replace(" ", "_"))
-            cases = [(name, ["--data", folder], words, None) for name, folder, words in data_cases(prog_root)]
+            cases = [(name, ["--data", folder], words, None, None) for name, folder, words in data_cases(prog_root)]
             if program.cifar:
-                cases += [(name, ["--dataset", "cifar10", "--data", folder], words, None)
+                cases += [(name, ["--dataset", "cifar10", "--data", folder], words, None, None)
                           for name, folder, words in cifar_cases(prog_root)]
-            cases += [(name, ["--data", good, *extra], words, None)
+            cases += [(name, ["--data", good, *extra], words, None, None)
                       for name, extra, words in FLAG_CASES + program.own_flags if name not in program.skip]
             blocker = os.path.join(root, "a_file")
             open(blocker, "w").close()
             cases += [
-                ("--out inside a regular file", ["--data", good, "--out", os.path.join(blocker, "out")], [blocker], None),
-                ("full disk (file size limit 0)", ["--data", good], [program.writes], 0),
+                ("--out inside a regular file", ["--data", good, "--out", os.path.join(blocker, "out")], [blocker], None,
+                 None),
+                ("full disk (file size limit 0)", ["--data", good], [program.writes], 0, None),
+            ]
+            # What is at an output's name and is not a regular file stops the run before it works.
+            writes = program.writes
+            cases += [
+                (f"{writes} is a named pipe (FIFO)", ["--data", good], [writes, "named pipe"], None,
+                 lambda d, w=writes: os.mkfifo(os.path.join(d, w))),
+                (f"{writes} is a symbolic link", ["--data", good], [writes, "symbolic link"], None,
+                 lambda d, w=writes: os.symlink(os.path.join(root, "a_file"), os.path.join(d, w))),
+                (f"{writes} is a folder", ["--data", good], [writes, "is a folder"], None,
+                 lambda d, w=writes: os.mkdir(os.path.join(d, w))),
+                ("run.txt is a socket", ["--data", good], ["run.txt", "socket"], None, make_socket),
             ]
             if program.save:
                 cases += [
                     ("--save inside a regular file", ["--data", good, "--save", os.path.join(blocker, "npy")], [blocker],
+                     None, None),
+                    ("full disk (file size limit 64 KiB, --save)", ["--data", good, "--save", "@OUT@/npy"], [".npy"], 64,
                      None),
-                    ("full disk (file size limit 64 KiB, --save)", ["--data", good, "--save", "@OUT@/npy"], [".npy"], 64),
+                    ("--save and a picture's name taken by a folder", ["--data", good, "--save", "@OUT@/npy"],
+                     ["confusion.png", "is a folder"], None, lambda d: os.mkdir(os.path.join(d, "confusion.png"))),
                 ]
-            for name, extra, words, limit in cases:
+            for name, extra, words, limit, prepare in cases:
                 out_dir = os.path.join(root, "out_case")
                 shutil.rmtree(out_dir, ignore_errors=True)
+                prepared = ()
+                if prepare:
+                    os.makedirs(out_dir)
+                    prepare(out_dir)
+                    prepared = tuple(files_in(out_dir))
                 extra = [a.replace("@OUT@", out_dir) for a in extra]
                 cmd = [*prog, *extra]
                 if "--out" not in extra:
@@ -305,12 +367,19 @@ def main():
                     problems, line = check(rc, out, words, os.path.join(root, "nothing_here"))
                     problems += [p for p in partial_files(out_dir)]
                 else:
-                    problems, line = check(rc, out, words, out_dir)
+                    problems, line = check(rc, out, words, out_dir, prepared)
                 status = "ok" if not problems else "FAILED: " + "; ".join(problems)
                 failures += bool(problems)
                 rows.append((prog_name, name, rc, line, status))
                 print(f"[{'ok' if not problems else 'FAILED'}] {prog_name}: {name}: exit {rc}: {line}"
                       + ("" if not problems else f"\n        {status}\n        output: {out[-600:]!r}"))
+            if program.save:  # the CPU trainers and train_mnist: a rerun stopped part-way
+                rc, line, problems = interrupted_rerun(prog, good, root)
+                status = "ok" if not problems else "FAILED: " + "; ".join(problems)
+                failures += bool(problems)
+                rows.append((prog_name, "rerun over a finished run, Ctrl-C after its first epoch", rc, line, status))
+                print(f"[{'ok' if not problems else 'FAILED'}] {prog_name}: interrupted rerun: exit {rc}: {line}"
+                      + ("" if not problems else f"\n        {status}"))
         if gpu_note:
             print(gpu_note)
         if args.markdown:  # the temporary folder's name changes from run to run: $TMP in the table

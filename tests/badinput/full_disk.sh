@@ -5,8 +5,9 @@
 #   full_disk.sh [--limit-kib N] [--needs PATH] -- PROGRAM [ARGS...]
 #
 # Every argument @OUT@ stands for an output folder the script makes. A full disk is simulated
-# without root: `ulimit -f N` limits each file the program writes to N KiB, and with SIGXFSZ
-# ignored a write past the limit fails with EFBIG ("File too large") instead of killing it.
+# without root: `ulimit -f N` limits each file the program writes to N KiB. SIGXFSZ keeps its
+# default action (it would kill the process): the program must ignore it itself, so that a write
+# past the limit fails with EFBIG ("File too large") and is reported.
 #
 # 1. reference: the program without the limit must succeed; its files are the complete ones.
 # 2. fresh:     with the limit, into an empty folder.
@@ -15,7 +16,8 @@
 # names one of the program's files, no crash or stack trace, every file under a final name complete
 # (PNG: ends with IEND; CSV: whole lines, each with the header's number of fields; others: the
 # reference's size), no file the reference run did not write (a temporary left behind); in 3 also
-# every old file still there and the one named by the error unchanged.
+# every old file still there (but run.txt, the earlier run's manifest, which a run removes when it
+# starts) and the one named by the error unchanged; and no run.txt after a run that failed.
 #
 # Exit status: 0 passed, 1 failed, 2 wrong usage, 77 skipped (the --needs path is missing).
 set -uo pipefail
@@ -62,7 +64,7 @@ run_into() {
   shift 2
   command_for "$out" "$@"
   if [[ -n $limit ]]; then
-    (ulimit -f "$limit" && trap '' XFSZ && exec "${command_args[@]}") 2>&1 | tr '\r' '\n' >"$out.log"
+    (ulimit -f "$limit" && exec "${command_args[@]}") 2>&1 | tr '\r' '\n' >"$out.log"
   else
     "${command_args[@]}" 2>&1 | tr '\r' '\n' >"$out.log"
   fi
@@ -126,6 +128,7 @@ check_limited_run() {
       fail "$name is not complete ($(stat -c %s "$out/$name") bytes)"
     fi
   done < <(files_under "$out")
+  [[ -e $out/run.txt ]] && fail "run.txt is there: a run that failed must not look finished"
   if [[ $failures -gt $start ]]; then
     echo "--- output of the run limited to $limit_kib KiB:"
     cat "$log"
@@ -142,6 +145,7 @@ cp -a "$work/reference" "$work/old"
 run_into "$work/old" "$limit_kib" "$@"
 check_limited_run "$work/old"
 while IFS= read -r name; do
+  [[ $(basename "$name") == run.txt ]] && continue  # the earlier run's manifest goes when a run starts
   [[ -e $work/old/$name ]] || fail "$name, written by an earlier run, is gone"
 done <<<"$reference_files"
 if [[ -n $named ]] && ! cmp -s "$work/old/$named" "$work/reference/$named"; then

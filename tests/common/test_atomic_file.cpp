@@ -198,14 +198,18 @@ TEST_CASE("AtomicFile names the folder that is missing or not writable", "[atomi
   CHECK(names_in(locked) == std::vector<std::string>{"old.csv"});
 }
 
-TEST_CASE("AtomicFile whose rename fails throws and leaves no temporary", "[atomic_file]") {
+TEST_CASE("AtomicFile whose name is taken by a folder while it writes throws and leaves no temporary",
+          "[atomic_file]") {
   TempDir dir;
   const std::string path = dir.file("taken");
-  std::filesystem::create_directories(path + "/inside");  // a folder that is not empty holds the name
-  const std::string message = error_message([&] { course::write_file_atomically(path, "x"); });
+  std::string message = error_message([&] {
+    course::AtomicFile file(path);
+    file.write("x");
+    std::filesystem::create_directories(path + "/inside");  // the name is taken before the rename
+    file.commit();
+  });
   INFO(message);
-  CHECK(contains(message, path));
-  CHECK(contains(message, "Is a directory"));
+  CHECK(contains(message, path + ": is a folder, not a regular file"));
   CHECK(names_in(dir.path()) == std::vector<std::string>{"taken"});
   CHECK(names_in(path) == std::vector<std::string>{"inside"});
 }
@@ -282,4 +286,111 @@ TEST_CASE("an interrupt during a write leaves neither the file nor its temporary
   CHECK(WTERMSIG(status) == SIGINT);
   CHECK(names_in(dir.path()) == std::vector<std::string>{"picture.png"});  // no "picture.png.tmp-..." left
   CHECK(read_bytes(path) == std::vector<uint8_t>{1, 2, 3});  // the good file is untouched
+}
+
+TEST_CASE("only a regular file is replaced: a FIFO, a folder, a symbolic link, a device are refused",
+          "[atomic_file]") {
+  TempDir dir;
+  // A named pipe: writing it would block or feed a reader; renaming over it destroys it.
+  const std::string fifo = dir.file("p.csv");
+  REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
+  std::string message = error_message([&] { course::write_file_atomically(fifo, "a,b\n"); });
+  INFO(message);
+  CHECK(contains(message, fifo + ": is a named pipe (FIFO), not a regular file"));
+  struct stat st;
+  REQUIRE(::lstat(fifo.c_str(), &st) == 0);
+  CHECK(S_ISFIFO(st.st_mode));  // still the pipe
+
+  // A folder where the file would go.
+  const std::string folder = dir.file("confusion.png");
+  std::filesystem::create_directory(folder);
+  message = error_message([&] { course::write_file_atomically(folder, "png"); });
+  CHECK(contains(message, folder + ": is a folder, not a regular file"));
+  CHECK(std::filesystem::is_directory(folder));
+
+  // A symbolic link: neither followed nor replaced; the file it points to keeps its bytes.
+  const std::string target = dir.file("elsewhere.csv"), link = dir.file("metrics.csv");
+  course::write_file_atomically(target, "theirs\n");
+  REQUIRE(::symlink(target.c_str(), link.c_str()) == 0);
+  message = error_message([&] { course::write_file_atomically(link, "mine\n"); });
+  CHECK(contains(message, link + ": is a symbolic link"));
+  CHECK(std::filesystem::is_symlink(link));
+  CHECK(text_of(target) == "theirs\n");
+
+  // A device: looked at, never opened.
+  message = error_message([&] { course::check_output_path("/dev/null"); });
+  CHECK(contains(message, "/dev/null: is a character device, not a regular file"));
+
+  // Nothing was left beside them, and a regular file or nothing at all is fine.
+  CHECK(names_in(dir.path()) == std::vector<std::string>{"confusion.png", "elsewhere.csv", "metrics.csv", "p.csv"});
+  CHECK_NOTHROW(course::check_output_path(dir.file("new.csv")));
+  CHECK_NOTHROW(course::check_output_path(target));
+}
+
+TEST_CASE("temporary files of a process that is gone are removed; a live one's stay", "[atomic_file]") {
+  TempDir dir;
+  const std::string path = dir.file("metrics.csv");
+  const pid_t child = ::fork();  // a process that ends at once: its pid is then free
+  REQUIRE(child >= 0);
+  if (child == 0) ::_exit(0);
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  const std::string stale = path + ".tmp-" + std::to_string(child) + "-0";
+  const std::string live = path + ".tmp-" + std::to_string(::getppid()) + "-7";  // our parent runs
+  const std::string other = dir.file("other.csv.tmp-" + std::to_string(child) + "-0");  // another file's
+  write_bytes(stale, {1}), write_bytes(live, {2}), write_bytes(other, {3});
+  course::write_file_atomically(path, "epoch\n");
+  const std::vector<std::string> names = names_in(dir.path());
+  INFO(names.size());
+  CHECK(std::find(names.begin(), names.end(), "metrics.csv") != names.end());
+  CHECK(std::find(names.begin(), names.end(), std::filesystem::path(stale).filename().string()) == names.end());
+  CHECK(std::find(names.begin(), names.end(), std::filesystem::path(live).filename().string()) != names.end());
+  CHECK(std::find(names.begin(), names.end(), std::filesystem::path(other).filename().string()) != names.end());
+}
+
+TEST_CASE("past ulimit -f a program reports the write instead of being killed, and leaves no temporary",
+          "[atomic_file]") {
+  TempDir dir;
+  const std::string path = dir.file("weights.npy");
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {  // a program (run_main installs the handlers) under `ulimit -f 4`
+    course::install_interrupt_cleanup();
+    rlimit limit{4096, 4096};
+    if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) ::_exit(5);
+    try {
+      course::write_file_atomically(path, std::string(20000, 'w'));
+    } catch (const course::Error& e) {
+      ::_exit(contains(e.what(), "File too large") ? 3 : 4);
+    }
+    ::_exit(6);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  CHECK_FALSE(WIFSIGNALED(status));  // not killed by SIGXFSZ
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 3);
+  CHECK(names_in(dir.path()).empty());
+}
+
+TEST_CASE("create_writable_folder makes the folder and proves it can be written", "[atomic_file]") {
+  TempDir dir;
+  course::create_writable_folder(dir.file("out/run1"), "for --out");
+  CHECK(std::filesystem::is_directory(dir.file("out/run1")));
+  CHECK(names_in(dir.file("out/run1")).empty());  // the probe is gone
+  write_bytes(dir.file("a-file"), {1});
+  const std::string message =
+      error_message([&] { course::create_writable_folder(dir.file("a-file/sub"), "for --save"); });
+  CHECK(contains(message, "cannot create the folder for --save"));
+  if (::geteuid() == 0) {
+    WARN("running as root: the unwritable-folder check is skipped (root writes into a 0555 folder)");
+    return;
+  }
+  const std::string locked = dir.file("locked");
+  std::filesystem::create_directory(locked);
+  REQUIRE(::chmod(locked.c_str(), 0555) == 0);
+  const std::string denied = error_message([&] { course::create_writable_folder(locked, "for --save"); });
+  ::chmod(locked.c_str(), 0755);
+  CHECK(contains(denied, locked + ": cannot write in the folder for --save (Permission denied)"));
+  CHECK(names_in(locked).empty());
 }

@@ -1,0 +1,45 @@
+#pragma once
+// The course framework: where a run's files go, checked before the run does any work.
+//
+// --out holds metrics.csv and the pictures, --save the weights as .npy files. Before training:
+//   - both folders are made and proved writable (a read-only mount is found now, not after an hour);
+//   - every file the run will write there is a regular file or nothing (course::check_output_path:
+//     a folder, a named pipe, a device or a symbolic link at one of the names stops the run now);
+//   - each folder's manifest (run.txt) from an earlier run is removed.
+// After the run has written everything, finish() writes each folder's run.txt: the files of this run,
+// with their sizes. A folder without run.txt holds the files of a run that did not finish (stopped,
+// interrupted, out of disk), perhaps beside an earlier run's: they are not one run's set.
+#include <string>
+#include <vector>
+
+#include "framework/model.hpp"
+
+namespace framework {
+
+class RunFiles {
+ public:
+  static constexpr const char* kManifest = "run.txt";
+
+  // out_dir / save_dir: "" for none. out_names / save_names: the files the run may write there.
+  // Throws course::Error naming the folder or file at fault.
+  RunFiles(std::string out_dir, const std::vector<std::string>& out_names, std::string save_dir,
+           const std::vector<std::string>& save_names);
+
+  bool has_out() const { return !out_dir_.empty(); }
+  bool has_save() const { return !save_dir_.empty(); }
+  const std::string& out_dir() const { return out_dir_; }
+  const std::string& save_dir() const { return save_dir_; }
+  std::string out_path(const std::string& name) const;   // "" without --out
+  std::string save_path(const std::string& name) const;  // "" without --save
+
+  // After every file is written: run.txt in each folder lists what this run wrote there.
+  void finish(const std::vector<std::string>& out_written, const std::vector<std::string>& save_written) const;
+
+ private:
+  std::string out_dir_, save_dir_;
+};
+
+// What --save writes for these parameters: "<name>.npy" for each, and test_logits.npy.
+std::vector<std::string> npy_names(const std::vector<Parameter>& params);
+
+}  // namespace framework
