@@ -267,10 +267,15 @@ int measure(const course::ArgParser& args) {
     data_by_images.emplace(images, std::move(data));
   }
   course::create_parent_folder(csv_path);
+  // While the sweep runs its rows go to <csv>.partial; the CSV itself is replaced only by a finished
+  // sweep. So an interrupted rerun keeps both the earlier complete CSV and what it measured.
+  const std::string partial_path = csv_path + ".partial";
+  course::check_output_path(csv_path);
+  course::check_output_path(partial_path);
 
   const size_t total = systems.size() * points.size();
-  std::printf("scaling study: %zu run(s): %zu system(s) x %zu (filters, batch) points; results to %s\n", total,
-              systems.size(), points.size(), csv_path.c_str());
+  std::printf("scaling study: %zu run(s): %zu system(s) x %zu (filters, batch) points; results to %s (row by row to\n"
+              "%s until the last run)\n", total, systems.size(), points.size(), csv_path.c_str(), partial_path.c_str());
   std::fflush(stdout);
   std::vector<Result> rows;
   size_t done = 0;
@@ -285,7 +290,7 @@ int measure(const course::ArgParser& args) {
       std::fflush(stdout);
       const Result r = run_one(*system, d, batch, settings, data);
       rows.push_back(r);
-      course::write_file_atomically(csv_path, scaling_study::results_csv(rows));  // an interrupted sweep keeps its rows
+      course::write_file_atomically(partial_path, scaling_study::results_csv(rows));  // an interrupted sweep keeps its rows
       char accuracy[48] = "";
       if (r.test_accuracy >= 0) std::snprintf(accuracy, sizeof accuracy, "; test accuracy %.2f %%", 100 * r.test_accuracy);
       std::printf("-> %s: %.3f s for %ld images = %.2f s per epoch%s%s\n", head, r.seconds_timed, r.images_timed,
@@ -293,6 +298,8 @@ int measure(const course::ArgParser& args) {
       std::fflush(stdout);
     }
   }
+  course::write_file_atomically(csv_path, scaling_study::results_csv(rows));
+  std::remove(partial_path.c_str());
   std::printf("\n%s\nwrote %s\n", scaling_study::results_table(rows).c_str(), csv_path.c_str());
   return 0;
 }

@@ -440,5 +440,30 @@ TEST_CASE("bad flags are refused before any run; a tiny CPU sweep writes its row
       CHECK((row.test_accuracy >= 0.0 && row.test_accuracy <= 1.0));
       CHECK(row.setup.find("momentum 0") != std::string::npos);
     }
+    CHECK_FALSE(fs::exists(csv + ".partial"));  // a finished sweep leaves only its CSV
+
+    // A rerun of 24 runs stopped by Ctrl-C once its first row is in: the finished sweep's CSV stays
+    // whole, and the rows the rerun measured are in the .partial file beside it.
+    const std::string command = std::string("'") + SCALING_STUDY_PROGRAM +
+                                "' --systems cpu-naive,cpu-fast-1,cpu-fast-all --images 200 --test-images 100 "
+                                "--filters-list 4,6,8,10,12,14,16,18 --batch-list 100 --data " + quoted(data) + " --csv " +
+                                quoted(csv) +
+                                " > " + quoted(dir + "/rerun.log") + " 2>&1 & pid=$!; "
+                                "for i in $(seq 600); do grep -q '^-> \\[1/' " + quoted(dir + "/rerun.log") +
+                                " && break; sleep 0.1; done; kill -INT $pid; wait $pid; echo \"status $?\"";
+    FILE* pipe = popen(command.c_str(), "r");
+    REQUIRE(pipe != nullptr);
+    char buffer[256];
+    std::string said;
+    while (fgets(buffer, sizeof buffer, pipe)) said += buffer;
+    pclose(pipe);
+    INFO(said);
+    INFO(read_text(dir + "/rerun.log"));
+    CHECK(said.find("status 130") != std::string::npos);  // ended by SIGINT, as the shell reports it
+    CHECK(scaling_study::read_results(csv).size() == 3);  // the finished sweep, untouched
+    REQUIRE(fs::exists(csv + ".partial"));
+    const std::vector<Result> measured = scaling_study::read_results(csv + ".partial");
+    CHECK(measured.size() >= 1);
+    CHECK(measured.size() < 24);
   }
 }
