@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -84,9 +85,21 @@ class Pool {
   static constexpr int kMaxRanges = 1 << 15;
   static constexpr int kSpins = 1 << 14;  // pauses before sleeping: some tens of microseconds
 
+  // Starts workers until there are `wanted` (at most 255). A thread the system will not start (a
+  // limit on processes or on memory) is one course::Error; the workers started so far stay and
+  // serve later calls.
   void grow(int wanted) {
     const int limit = 255;  // more workers than this would not help a CPU of this course
-    while (int(workers_.size()) < std::min(wanted, limit)) workers_.emplace_back([this] { work(); });
+    while (int(workers_.size()) < std::min(wanted, limit)) {
+      try {
+        workers_.emplace_back([this] { work(); });
+      } catch (const std::system_error& e) {
+        throw course::Error("cannot start thread " + std::to_string(workers_.size() + 2) + " of " +
+                            std::to_string(std::min(wanted, limit) + 1) + " (" + e.what() +
+                            "): a limit on processes or memory (ulimit -u, ulimit -v) holds it back; use fewer "
+                            "--threads");
+      }
+    }
   }
 
   // Ranges are taken one at a time by whoever is free: which thread runs a range does not change

@@ -2,8 +2,14 @@
 // one, as many as threads and the work allow) and the given pool behind it, run_on_pool (every range
 // once, exceptions passed back after every range finished; calls from inside a range, from two
 // threads at once and many in a row all complete). Checked by counting.
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
+#include <string>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -11,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "course/error.hpp"
 #include "course_test.hpp"
 #include "fast_cpu.hpp"
 
@@ -118,4 +125,40 @@ TEST_CASE("run_on_pool: nested calls, calls from two threads at once and many ca
   int zero_calls = 0;
   run_on_pool(0, [&](int) { ++zero_calls; });  // nothing to run
   REQUIRE(zero_calls == 0);
+}
+
+TEST_CASE("run_on_pool: a thread the system will not start is one course::Error, not an abort", "[11-parallel]") {
+  // In a child process whose address space may grow by only 4 MiB, a new thread's stack (8 MiB by
+  // default) cannot be mapped: the pool asked for 200 ranges must report that, and the child must be
+  // able to go on (an abort would end it with SIGABRT).
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    long pages = 0;
+    if (FILE* statm = std::fopen("/proc/self/statm", "r")) {
+      if (std::fscanf(statm, "%ld", &pages) != 1) pages = 0;
+      std::fclose(statm);
+    }
+    if (pages <= 0) ::_exit(5);
+    const rlim_t now = rlim_t(pages) * rlim_t(::sysconf(_SC_PAGESIZE));
+    const rlimit limit{now + (4u << 20), now + (4u << 20)};
+    if (::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(6);
+    try {
+      std::atomic<int> ran{0};
+      run_on_pool(200, [&](int) { ++ran; });
+      ::_exit(4);  // every thread started: the limit did not hold
+    } catch (const course::Error& e) {
+      const std::string what = e.what();
+      ::_exit(what.find("cannot start thread") != std::string::npos && what.find("fewer --threads") != std::string::npos
+                  ? 3
+                  : 7);
+    } catch (...) {
+      ::_exit(8);
+    }
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  INFO("child status " << status);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 3);
 }
