@@ -1,6 +1,10 @@
 // The course framework: the models as data, their layer sizes and their initial weights
 // (framework/model.hpp).
+#include <unistd.h>
+
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <string>
 
@@ -108,17 +112,29 @@ std::vector<LayerPlan> plan_layers(const ModelSpec& spec) {
     throw course::Error("model '" + spec.name + "': input sizes and classes must be positive");
   if (spec.layers.empty()) throw course::Error("model '" + spec.name + "' has no layers");
   std::vector<LayerPlan> plan;
-  int c = spec.in_channels, h = spec.height, w = spec.width, params = 0;
+  // Sizes in 64 bits while they are worked out: a shape that does not fit the int the layers index
+  // with is refused here, never wrapped.
+  int64_t c = spec.in_channels, h = spec.height, w = spec.width;
+  int params = 0;
+  auto fits = [&](size_t i, int64_t values, const char* what) {
+    if (values > kMaxTensorValues)
+      bad_spec(spec, i, std::string(what) + " " + std::to_string(values) + " values, more than " +
+                            std::to_string(kMaxTensorValues) + " (a tensor of this course is indexed by an int)");
+  };
+  fits(0, c * h * w, "its input holds");
   for (size_t i = 0; i < spec.layers.size(); ++i) {
     const LayerSpec& l = spec.layers[i];
     LayerPlan p;
     p.spec = l;
-    p.in_c = c, p.in_h = h, p.in_w = w;
+    p.in_c = int(c), p.in_h = int(h), p.in_w = int(w);
     switch (l.kind) {
       case LayerKind::conv:
         if (l.out <= 0 || l.kernel <= 0 || l.stride <= 0 || l.pad < 0) bad_spec(spec, i, "bad conv sizes");
-        if (h + 2 * l.pad < l.kernel || w + 2 * l.pad < l.kernel) bad_spec(spec, i, "kernel larger than its input");
-        c = l.out, h = (h + 2 * l.pad - l.kernel) / l.stride + 1, w = (w + 2 * l.pad - l.kernel) / l.stride + 1;
+        if (h + 2 * int64_t(l.pad) < l.kernel || w + 2 * int64_t(l.pad) < l.kernel)
+          bad_spec(spec, i, "kernel larger than its input");
+        fits(i, int64_t(l.out) * c * l.kernel * l.kernel, "its weight holds");
+        h = (h + 2 * int64_t(l.pad) - l.kernel) / l.stride + 1, w = (w + 2 * int64_t(l.pad) - l.kernel) / l.stride + 1;
+        c = l.out;
         p.weight = params, params += 2;
         break;
       case LayerKind::relu:
@@ -130,6 +146,7 @@ std::vector<LayerPlan> plan_layers(const ModelSpec& spec) {
         break;
       case LayerKind::dense:
         if (l.out <= 0) bad_spec(spec, i, "dense layer needs out > 0");
+        fits(i, int64_t(l.out) * c * h * w, "its weight holds");
         c = l.out, h = 1, w = 1;
         p.weight = params, params += 2;
         break;
@@ -140,13 +157,46 @@ std::vector<LayerPlan> plan_layers(const ModelSpec& spec) {
         if (!(l.rate >= 0.f && l.rate < 1.f)) bad_spec(spec, i, "dropout needs 0 <= rate < 1");
         break;
     }
-    p.out_c = c, p.out_h = h, p.out_w = w;
+    fits(i, c * h * w, "its output holds");
+    p.out_c = int(c), p.out_h = int(h), p.out_w = int(w);
     plan.push_back(p);
   }
   if (plan.back().out_size() != size_t(spec.classes))
     bad_spec(spec, plan.size() - 1, "the last layer gives " + std::to_string(plan.back().out_size()) +
                                         " values, the model has " + std::to_string(spec.classes) + " classes");
   return plan;
+}
+
+uint64_t training_bytes(const std::vector<LayerPlan>& plan, int batch) {
+  uint64_t parameters = 0, per_example = plan.empty() ? 0 : plan.front().in_size();
+  for (const LayerPlan& p : plan) {
+    per_example += 3 * uint64_t(p.out_size());
+    if (p.weight < 0) continue;
+    const uint64_t fan = p.spec.kind == LayerKind::conv ? uint64_t(p.in_c) * p.spec.kernel * p.spec.kernel : p.in_size();
+    parameters += uint64_t(p.out_c) * fan + uint64_t(p.out_c);
+  }
+  return sizeof(float) * (4 * parameters + uint64_t(std::max(batch, 1)) * per_example);
+}
+
+uint64_t available_host_bytes() {
+  if (FILE* f = std::fopen("/proc/meminfo", "r")) {
+    char line[256];
+    unsigned long long kib = 0;
+    bool found = false;
+    while (!found && std::fgets(line, sizeof line, f)) found = std::sscanf(line, "MemAvailable: %llu kB", &kib) == 1;
+    std::fclose(f);
+    if (found) return uint64_t(kib) * 1024;
+  }
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : 0;
+}
+
+void require_memory(uint64_t bytes, uint64_t available, const std::string& what, const std::string& where) {
+  if (available == 0 || bytes <= available) return;
+  char text[160];
+  std::snprintf(text, sizeof text, " needs about %.1f GiB for its buffers, more than the %.1f GiB ",
+                double(bytes) / (1ull << 30), double(available) / (1ull << 30));
+  throw course::Error(what + text + where + " has free; use a smaller --batch or a smaller network");
 }
 
 std::vector<Parameter> init_parameters(const ModelSpec& spec, uint64_t seed) {

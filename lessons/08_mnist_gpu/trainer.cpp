@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "course/atomic_file.hpp"
+#include "course/cuda_check.hpp"
 #include "course/device_info.hpp"
 #include "course/error.hpp"
 #include "course/timer.hpp"
@@ -36,6 +37,12 @@ framework::TrainSummary train_on_gpu(const GpuTrainConfig& config, const framewo
   const std::string& dir = data.dir;
   const host_training::ModelSpec spec = framework::model_for_data(config.model, data);
   const int batch = std::min(config.batch, train_set.count());
+  {  // a network the GPU cannot hold is refused before anything is allocated
+    size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    framework::require_memory(framework::training_bytes(host_training::plan_layers(spec), std::max(batch, kEvalBatch)),
+                              free_bytes, "model '" + spec.name + "' at batch " + std::to_string(batch), "the GPU");
+  }
   std::vector<host_training::Parameter> init = host_training::init_parameters(spec, config.seed);
   // Every output is checked before any work: a bad --out or --save stops the run before it trains.
   const framework::RunFiles files(

@@ -156,3 +156,54 @@ TEST_CASE("model_by_name(\"@file\"): layers on lines or after commas, comments; 
   std::remove(path.c_str());
   CHECK(error_of("@" + path).find(path + ": file not found") != std::string::npos);
 }
+
+TEST_CASE("plan_layers: a tensor too large for an int is refused with its layer, never wrapped", "[model_text]") {
+  // 1x28x28: padding 64 makes 156x156, a 1x1 conv to 65536 channels with padding 50 makes
+  // 65536 x 256 x 256 = 2^32 values per example (a dense layer after it once saw a [10, 0] weight).
+  framework::ModelSpec spec = framework::model_from_text("conv1x1x1p64,conv1x1x65536p50,dense10");
+  spec.in_channels = 1, spec.height = 28, spec.width = 28, spec.classes = 10;
+  std::string message;
+  try {
+    framework::plan_layers(spec);
+  } catch (const course::Error& e) {
+    message = e.what();
+  }
+  INFO(message);
+  CHECK(message.find("layer 2: its output holds 4294967296 values, more than 2147483647") != std::string::npos);
+  // A dense layer whose weight would not fit: 50000 x 50000 inputs.
+  spec = framework::model_from_text("dense50000,dense50000,dense10");
+  spec.in_channels = 1, spec.height = 28, spec.width = 28, spec.classes = 10;
+  message.clear();
+  try {
+    framework::plan_layers(spec);
+  } catch (const course::Error& e) {
+    message = e.what();
+  }
+  CHECK(message.find("layer 2: its weight holds 2500000000 values") != std::string::npos);
+  // Just inside the limit is planned.
+  spec = framework::model_from_text("dense40000,dense10");
+  spec.in_channels = 1, spec.height = 28, spec.width = 28, spec.classes = 10;
+  CHECK(framework::plan_layers(spec).size() == 2);
+}
+
+TEST_CASE("training_bytes counts parameters four times and each example's tensors; require_memory refuses more",
+          "[model_text]") {
+  // 1x4x4 -> conv3x3x2 (2x2x2) -> dense3: parameters 2*9+2 + 3*8+3 = 47; an example: 16 inputs,
+  // 3 * (8 + 3) outputs = 49 values.
+  framework::ModelSpec spec = framework::model_from_text("conv3x3x2,dense3");
+  spec.in_channels = 1, spec.height = 4, spec.width = 4, spec.classes = 3;
+  const auto plan = framework::plan_layers(spec);
+  CHECK(framework::training_bytes(plan, 1) == 4 * (4 * 47 + 49));
+  CHECK(framework::training_bytes(plan, 10) == 4 * (4 * 47 + 10 * 49));
+  CHECK_NOTHROW(framework::require_memory(1000, 1000, "x", "this machine"));
+  CHECK_NOTHROW(framework::require_memory(5000, 0, "x", "this machine"));  // could not be told
+  std::string message;
+  try {
+    framework::require_memory(3ull << 30, 1ull << 30, "model 'm' at batch 8", "the GPU");
+  } catch (const course::Error& e) {
+    message = e.what();
+  }
+  CHECK(message == "model 'm' at batch 8 needs about 3.0 GiB for its buffers, more than the 1.0 GiB the GPU has free; "
+                   "use a smaller --batch or a smaller network");
+  CHECK(framework::available_host_bytes() > 0);
+}

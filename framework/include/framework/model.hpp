@@ -90,9 +90,26 @@ struct LayerPlan {
   size_t in_size() const { return size_t(in_c) * in_h * in_w; }
   size_t out_size() const { return size_t(out_c) * out_h * out_w; }
 };
+// The most values one tensor of a network may hold (an example's input or output of a layer, a
+// weight): the layers index them with an int.
+constexpr int64_t kMaxTensorValues = 2147483647;
 // The layers of `spec` with their sizes. Throws course::Error when a size does not work out
-// (e.g. a kernel larger than its padded input) or the last layer does not give `classes` values.
+// (e.g. a kernel larger than its padded input), when a tensor would hold more than
+// kMaxTensorValues values, or the last layer does not give `classes` values.
 std::vector<LayerPlan> plan_layers(const ModelSpec& spec);
+
+// About what training these layers at `batch` holds in memory, in bytes: every parameter four times
+// (value, gradient, two optimizer moments) and, per example, the input and each layer's output three
+// times (output, its gradient, a mask or argmax). An estimate from above, for refusing a run the
+// machine cannot hold before anything is allocated.
+uint64_t training_bytes(const std::vector<LayerPlan>& plan, int batch);
+// The memory this machine has for a new allocation now (MemAvailable of /proc/meminfo, else its
+// physical memory), in bytes; 0 when it cannot tell.
+uint64_t available_host_bytes();
+// Throws course::Error "<what> needs about N GiB ..., more than the M GiB <where> has free; ..."
+// when `bytes` exceeds `available` (nothing is checked when available is 0: it could not be told).
+// where: "this machine", "the GPU".
+void require_memory(uint64_t bytes, uint64_t available, const std::string& what, const std::string& where);
 
 // PyTorch layouts: conv weight O x I x kh x kw, dense weight out x in, bias [out].
 // Names: "conv1.weight", "conv1.bias", ..., "fc1.weight", "fc1.bias", ... (counted per kind).
