@@ -2,7 +2,8 @@
 # Fuzzes every parser of outside input with libFuzzer under ASan + UBSan (docs/fuzzing.md):
 # IDX files (fuzz_idx), .npy files (fuzz_npy), the command line (fuzz_cli), lesson 11's
 # scaling-study CSV (fuzz_scaling_csv), CIFAR-10's batch files (fuzz_cifar) and lesson 13's
-# all-reduce sweep (fuzz_allreduce_csv) and scaling study (fuzz_parallel_scaling_csv).
+# all-reduce sweep (fuzz_allreduce_csv) and scaling study (fuzz_parallel_scaling_csv), and the
+# layer-list parser: --model text, @file and model names (fuzz_model_text).
 #
 #   tools/fuzz.sh quick            configure + build the "fuzz" presets, then run each target for
 #                                  20000 executions over its generated seed corpus (what CI runs)
@@ -40,7 +41,7 @@ if ! nice cmake --build --preset fuzz >"$build/logs/build.log" 2>&1; then
   fi
   exit 1
 fi
-echo "built $build/bin/fuzz_{idx,npy,cli,scaling_csv,cifar,allreduce_csv,parallel_scaling_csv}; seed corpus in $build/fuzz_corpus"
+echo "built $build/bin/fuzz_{idx,npy,cli,scaling_csv,cifar,allreduce_csv,parallel_scaling_csv,model_text}; seed corpus in $build/fuzz_corpus"
 
 # A finding stops a target at once (every sanitizer report aborts): counts are 0 or 1 each.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
@@ -49,7 +50,7 @@ artifacts=$build/artifacts
 mkdir -p "$artifacts"
 failed=0
 printf '%-26s %11s %6s %6s %8s %6s %9s %8s %8s\n' target executions cov ft crashes leaks timeouts exec/s seconds
-for target in idx npy cli scaling_csv cifar allreduce_csv parallel_scaling_csv; do
+for target in idx npy cli scaling_csv cifar allreduce_csv parallel_scaling_csv model_text; do
   corpus=$build/fuzz_corpus/$target
   if [[ $mode == quick ]]; then
     work=$build/work-quick/$target

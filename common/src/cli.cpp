@@ -19,23 +19,6 @@ ArgParser::ArgParser(std::string program, std::string description)
 
 namespace {
 
-// Text the user typed, as an error message shows it: control characters escaped (\n, \t,
-// \x1b), so the message stays one line and cannot move the terminal's cursor or colours.
-std::string shown(const std::string& text) {
-  std::string out;
-  for (unsigned char c : text) {
-    if (c == '\n') out += "\\n";
-    else if (c == '\t') out += "\\t";
-    else if (c == '\r') out += "\\r";
-    else if (c < 0x20 || c == 0x7f) {
-      char hex[8];
-      std::snprintf(hex, sizeof hex, "\\x%02x", c);
-      out += hex;
-    } else out += static_cast<char>(c);
-  }
-  return out;
-}
-
 // A whole decimal number, optionally signed, that fits a long long: "12", "+7", "-0", "007";
 // not "12abc", " 12", "0x10", "1e3" or "" (strtoll alone would take the first two).
 bool parse_integer(const std::string& text, long long& value) {

@@ -6,6 +6,7 @@
 
 namespace course {
 
+
 void todo(const char* step, const char* what) {
   throw NotImplemented(std::string("TODO(") + step + "): " + what +
                        " is not written yet (this is your exercise)");

@@ -16,7 +16,7 @@ int run_main(const std::function<int()>& body) {
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "error: out of host memory\n");
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
+    std::fprintf(stderr, "error: %s\n", one_line(e.what()).c_str());  // one line, whatever it echoes
   }
   return 1;
 }

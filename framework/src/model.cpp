@@ -97,13 +97,13 @@ ModelSpec model_by_name(const std::string& name) {
       return scaling_cnn(std::stoi(digits));
   }
   if (!name.empty() && (name[0] == '@' || looks_like_layer_list(name))) return model_from_text(name);
-  throw course::Error("unknown model '" + name + "' (expected " + kModelFlagHelp + ")");
+  throw course::Error("unknown model '" + course::shown(name) + "' (expected " + kModelFlagHelp + ")");
 }
 
 namespace {
 // layer: the index in spec.layers; messages count layers from 1, as a reader counts the list.
 [[noreturn]] void bad_spec(const ModelSpec& spec, size_t layer, const std::string& why) {
-  throw course::Error("model '" + spec.name + "', layer " + std::to_string(layer + 1) + ": " + why);
+  throw course::Error("model '" + course::shown(spec.name) + "', layer " + std::to_string(layer + 1) + ": " + why);
 }
 }  // namespace
 

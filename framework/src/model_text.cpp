@@ -129,13 +129,13 @@ std::string read_description_file(const std::string& path) {
   if (path.empty()) throw course::Error("'@' names no file: write @<file> with the path of a network description");
   course::regular_file_size(path, "a network description", "file not found");
   std::ifstream in(path);
-  if (!in) throw course::Error(path + ": cannot be opened");
+  if (!in) throw course::Error(course::shown(path) + ": cannot be opened");
   std::string text, line;
   while (std::getline(in, line)) {
     line = line.substr(0, line.find('#'));
     if (!trimmed(line).empty()) text += (text.empty() ? "" : ",") + trimmed(line);
   }
-  if (text.empty()) throw course::Error(path + ": holds no layers (" + kGrammar + ")");
+  if (text.empty()) throw course::Error(course::shown(path) + ": holds no layers (" + kGrammar + ")");
   return text;
 }
 
@@ -161,13 +161,15 @@ ModelSpec model_from_text(const std::string& description) {
     LayerSpec layer{};
     std::string why;
     if (!parse_layer(token, layer, why))
-      throw course::Error("network '" + text + "', layer " + std::to_string(index + 1) + " '" + token + "': " + why +
+      throw course::Error("network '" + course::shown(text) + "', layer " + std::to_string(index + 1) + " '" +
+                          course::shown(token) + "': " + why +
                           " (" + kGrammar + ")");
     m.layers.push_back(layer);
     ++index;
   }
   if (m.layers.empty() || text.back() == ',')
-    throw course::Error("network '" + text + "': an empty layer list or a trailing comma (" + kGrammar + ")");
+    throw course::Error("network '" + course::shown(text) + "': an empty layer list or a trailing comma (" + kGrammar +
+                        ")");
   m.name = model_text(m);
   return m;
 }

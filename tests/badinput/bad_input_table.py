@@ -149,6 +149,9 @@ FLAG_CASES = [  # (name, arguments, words the error line must contain)
     ("--model z", ["--model", "z"], ["--model"]),
     ("--epochs without a value", ["--epochs"], ["--epochs"]),
     ("a stray argument", ["stray"], ["stray"]),
+    # Echoed text stays on one line, its control characters escaped.
+    ("--model with a line break and a terminal escape", ["--model", "relu\ndense10\x1b[31m"],
+     ["--model", "relu\\ndense10\\x1b[31m"]),
 ]
 # Only for the trainers of lessons 02-11: a layer they do not run is refused at the flag.
 LESSON02_FLAG_CASES = [
@@ -332,6 +335,9 @@ def main():
             cases += [
                 ("--out inside a regular file", ["--data", good, "--out", os.path.join(blocker, "out")], [blocker], None,
                  None),
+                ("--out with a line break and 'error:' in it", ["--data", good, "--out",
+                                                               os.path.join(blocker, "x\nerror: fake")],
+                 [blocker, "x\\nerror: fake"], None, None),
                 ("full disk (file size limit 0)", ["--data", good], [program.writes], 0, None),
             ]
             # What is at an output's name and is not a regular file stops the run before it works.

@@ -84,3 +84,17 @@ TEST_CASE("CUDA_CHECK throws CudaError naming the error, the call, the file and 
     CHECK(contains(e.what(), "cudaMalloc(&p, n) at kernels.cu:42"));
   }
 }
+
+TEST_CASE("shown and one_line: echoed text is escaped to one line and capped", "[error]") {
+  CHECK(course::shown("relu\ndense10\t\x1b[31m") == "relu\\ndense10\\t\\x1b[31m");
+  CHECK(course::shown(std::string("a\0b", 3)) == "a\\x00b");
+  CHECK(course::shown("plain text") == "plain text");
+  const std::string long_text(1000000, 'x');
+  const std::string capped = course::shown(long_text, 10);
+  CHECK(capped == "xxxxxxxxxx... (999990 more characters)");
+  const std::string message = course::one_line("data: /x\nerror: fake\r\n" + long_text);
+  CHECK(message.find('\n') == std::string::npos);
+  CHECK(message.find('\r') == std::string::npos);
+  CHECK(message.rfind("data: /x\\nerror: fake\\r\\n", 0) == 0);
+  CHECK(message.size() < 2100);
+}

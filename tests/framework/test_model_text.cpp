@@ -207,3 +207,20 @@ TEST_CASE("training_bytes counts parameters four times and each example's tensor
                    "use a smaller --batch or a smaller network");
   CHECK(framework::available_host_bytes() > 0);
 }
+
+TEST_CASE("model_from_text: a huge list with one bad layer gives a short one-line message", "[model_text]") {
+  std::string text;
+  for (int i = 0; i < 200000; ++i) text += "relu,";
+  text += "relu\nbad\x1b[2J,dense10";
+  std::string message;
+  try {
+    framework::model_from_text(text);
+  } catch (const course::Error& e) {
+    message = e.what();
+  }
+  INFO(message.substr(0, 300));
+  CHECK(message.find("layer 200001 'relu\\nbad\\x1b[2J'") != std::string::npos);
+  CHECK(message.find('\n') == std::string::npos);
+  CHECK(message.find('\x1b') == std::string::npos);
+  CHECK(message.size() < 1500);
+}

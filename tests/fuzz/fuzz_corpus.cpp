@@ -1,6 +1,7 @@
 // Writes the seed corpus of the fuzz targets: valid files made by the course's own writers and
 // hand-made edge cases (each close to a rule of its parser), so that no binary file has to be
-// stored in the repository. Usage: fuzz_corpus <folder>; writes <folder>/{idx,npy,cli,scaling_csv,cifar,allreduce_csv,parallel_scaling_csv}/*.
+// stored in the repository. Usage: fuzz_corpus <folder>; writes <folder>/{idx,npy,cli,scaling_csv,cifar,allreduce_csv,parallel_scaling_csv,
+// model_text}/*.
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -268,6 +269,18 @@ void parallel_scaling_csv_corpus(const fs::path& dir) {
 }
 }  // namespace
 
+// The layer-list parser: the first byte picks the text (0), an @file (1) or a model name (2).
+void model_text_corpus(const fs::path& dir) {
+  const char* lists[] = {"conv5x5x8p2,relu,pool2,dense10", "conv3x3x16p1s2,relu,pool2s1,dense64,relu,dense10",
+                         "dense100,sigmoid,dropout0.25,tanh,dense10", " conv5x5x6 , relu ,pool2,dense10",
+                         "relu,,dense10", "dense10,", "conv3x3x8p1p1"};
+  int n = 0;
+  for (const char* list : lists) save(dir / ("text-" + std::to_string(n++)), std::string(1, '\0') + list);
+  save(dir / "file-lines", std::string(1, '\1') + "# a network\nconv5x5x8p2  # first\nrelu\npool2\n\ndense10\n");
+  save(dir / "file-commas", std::string(1, '\1') + "conv3x3x8,relu,\npool2,dense10");
+  for (const char* name : {"small", "a", "scaling-8", "lenet5", "mlp"}) save(dir / (std::string("name-") + name), std::string(1, '\2') + name);
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr, "usage: %s <corpus folder>\n", argv[0]);
@@ -275,7 +288,8 @@ int main(int argc, char** argv) {
   }
   try {
     const fs::path root = argv[1];
-    for (const char* target : {"idx", "npy", "cli", "scaling_csv", "cifar", "allreduce_csv", "parallel_scaling_csv"}) {
+    for (const char* target :
+         {"idx", "npy", "cli", "scaling_csv", "cifar", "allreduce_csv", "parallel_scaling_csv", "model_text"}) {
       fs::remove_all(root / target);
       fs::create_directories(root / target);
     }
@@ -287,8 +301,10 @@ int main(int argc, char** argv) {
     cifar_corpus(root / "cifar");
     allreduce_csv_corpus(root / "allreduce_csv");
     parallel_scaling_csv_corpus(root / "parallel_scaling_csv");
+    model_text_corpus(root / "model_text");
     fs::remove(scratch);
-    std::printf("seed corpus written to %s/{idx,npy,cli,scaling_csv,cifar,allreduce_csv,parallel_scaling_csv}\n", root.string().c_str());
+    std::printf("seed corpus written to %s/{idx,npy,cli,scaling_csv,cifar,allreduce_csv,parallel_scaling_csv,model_text}\n",
+                root.string().c_str());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;

@@ -18,6 +18,15 @@ class NotImplemented : public Error {
   using Error::Error;
 };
 
+// Text the user gave (a flag's value, a path, a layer list), as an error message shows it: control
+// characters escaped (\n, \t, \x1b, \x00), so the message stays one line and cannot move the
+// terminal's cursor or colours; longer than max_chars, its start and "... (N more characters)".
+std::string shown(const std::string& text, size_t max_chars = 200);
+
+// An error message as a program prints it: every control character escaped (one line, whatever
+// was echoed into it) and at most max_chars long.
+std::string one_line(const std::string& message, size_t max_chars = 2000);
+
 // Marks an unfinished exercise step: throws NotImplemented("TODO(NN.k): what").
 // Delete the call when you write the step.
 [[noreturn]] void todo(const char* step, const char* what);
