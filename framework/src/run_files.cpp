@@ -47,6 +47,14 @@ std::string manifest_text(const std::string& folder, const std::vector<std::stri
 RunFiles::RunFiles(std::string out_dir, const std::vector<std::string>& out_names, std::string save_dir,
                    const std::vector<std::string>& save_names)
     : out_dir_(std::move(out_dir)), save_dir_(std::move(save_dir)) {
+  if (has_out() && has_save()) {  // --save where --out puts a file: refused before either folder is made
+    std::error_code ec;
+    const auto save = std::filesystem::weakly_canonical(save_dir_, ec);
+    for (const std::string& name : out_names)
+      if (!ec && std::filesystem::weakly_canonical(out_dir_ + "/" + name, ec) == save && !ec)
+        throw course::Error("--save " + course::shown(save_dir_) + ": is where --out writes " + name +
+                            "; give --save a folder of its own");
+  }
   if (has_out()) prepare_folder(out_dir_, out_names, "for --out");
   if (has_save()) prepare_folder(save_dir_, save_names, "for --save");
 }

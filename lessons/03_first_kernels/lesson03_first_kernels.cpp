@@ -34,13 +34,14 @@ constexpr int kMinExponent = 15, kMaxExponent = 28;  // 2^15: bias add's smalles
 std::vector<size_t> parse_sizes(const std::string& text) {
   const std::string what = "--sizes must be a comma-separated list of exponents k in [" +
                            std::to_string(kMinExponent) + ", " + std::to_string(kMaxExponent) +
-                           "] (n = 2^k elements), got '" + text + "'";
+                           "] (n = 2^k elements), got '" + course::shown(text) + "'";
   std::vector<size_t> sizes;
   std::stringstream in(text);
   std::string item;
   while (std::getline(in, item, ',')) {
     size_t used = 0;
     int k = 0;
+    if (item.empty() || item[0] < '0' || item[0] > '9') throw course::Error(what);  // stoi would skip " 16"'s space
     try {
       k = std::stoi(item, &used);
     } catch (const std::exception&) {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "course/cli.hpp"
+#include "course/error.hpp"
 #include "course/device_info.hpp"
 #include "course/main.hpp"
 #include "cpu_baseline.hpp"
@@ -36,6 +37,9 @@ int main(int argc, char** argv) {
     options.csv_path = args.get_string("--csv");
 
     if (course::announce_cpu_only("04", "04.1-04.9", args.flag("--cpu-only"))) {
+      if (!options.csv_path.empty())  // never a flag silently ignored
+        throw course::Error("--csv: the CPU-only run writes no CSV (the ladder's measurements need a GPU); "
+                            "drop --csv, or run on a GPU without --cpu-only");
       lesson04::run_cpu_baseline(quick);
       return 0;
     }

@@ -82,6 +82,11 @@ TEST_CASE("run files: an output that is not a regular file stops the run before 
   CHECK(contains(message, out + "/run.txt: is a symbolic link"));
   CHECK(std::filesystem::is_symlink(out + "/run.txt"));  // left as it was
 
+  // --save where --out writes metrics.csv: refused before either folder is made.
+  message = error_message([&] { framework::RunFiles(dir.file("o"), {"metrics.csv"}, dir.file("o/metrics.csv"), {"w.npy"}); });
+  CHECK(contains(message, "--save " + dir.file("o/metrics.csv") + ": is where --out writes metrics.csv"));
+  CHECK_FALSE(std::filesystem::exists(dir.file("o")));
+
   // --save inside a regular file: the folder cannot be made.
   course::write_file_atomically(dir.file("a-file"), "x");
   message = error_message([&] { framework::RunFiles("", {}, dir.file("a-file/npy"), {"w.npy"}); });
