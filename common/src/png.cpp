@@ -23,9 +23,23 @@
 
 namespace course {
 
-Image::Image(int w, int h, Rgb background) : width(w), height(h), pixels(static_cast<size_t>(w) * h * 3) {
+Image::Image(int w, int h, Rgb background) : width(w), height(h) {
   if (w <= 0 || h <= 0) throw Error("Image: size must be positive");
+  if (static_cast<long long>(w) * h > kMaxImagePixels)
+    throw Error("a picture of " + std::to_string(w) + " x " + std::to_string(h) + " pixels is larger than the " +
+                std::to_string(kMaxImagePixels) + " pixels the course draws");
+  pixels.assign(static_cast<size_t>(w) * h * 3, 0);
   fill_rect(0, 0, w, h, background);
+}
+
+int tile_step(int size) { return size <= kMaxTileSide ? 1 : (size + kMaxTileSide - 1) / kMaxTileSide; }
+
+Image Image::every(int step) const {
+  if (step <= 1) return *this;
+  Image out((width + step - 1) / step, (height + step - 1) / step);
+  for (int y = 0; y < out.height; ++y)
+    for (int x = 0; x < out.width; ++x) out.set(x, y, get(x * step, y * step));
+  return out;
 }
 
 void Image::set(int x, int y, Rgb c) {
@@ -145,17 +159,19 @@ Rgb sequential(float t) {
 Rgb diverging_color(float v, float peak) { return diverging(peak > 0.0f ? v / peak : v); }
 
 Image filter_grid(const float* weights, int out_channels, int in_channels, int kh, int kw, int scale, float peak) {
-  const int pad = 2;
-  Image grid(in_channels * (kw * scale + pad) + pad, out_channels * (kh * scale + pad) + pad, {60, 60, 60});
+  const int pad = 2, step = tile_step(std::max(kh, kw));  // a huge filter: every step-th weight
+  const int sh = (kh + step - 1) / step, sw = (kw + step - 1) / step;
+  Image grid(in_channels * (sw * scale + pad) + pad, out_channels * (sh * scale + pad) + pad, {60, 60, 60});
   for (int o = 0; o < out_channels; ++o)
     for (int i = 0; i < in_channels; ++i) {
       const float* f = weights + (static_cast<size_t>(o) * in_channels + i) * kh * kw;
       float tile_peak = peak > 0.0f ? peak : largest_magnitude(f, static_cast<size_t>(kh) * kw);
       if (tile_peak == 0.0f) tile_peak = 1.0f;
-      const int x0 = pad + i * (kw * scale + pad), y0 = pad + o * (kh * scale + pad);
-      for (int y = 0; y < kh; ++y)
-        for (int x = 0; x < kw; ++x)
-          grid.fill_rect(x0 + x * scale, y0 + y * scale, scale, scale, diverging(f[y * kw + x] / tile_peak));
+      const int x0 = pad + i * (sw * scale + pad), y0 = pad + o * (sh * scale + pad);
+      for (int y = 0; y < sh; ++y)
+        for (int x = 0; x < sw; ++x)
+          grid.fill_rect(x0 + x * scale, y0 + y * scale, scale, scale,
+                         diverging(f[size_t(y) * step * kw + size_t(x) * step] / tile_peak));
     }
   return grid;
 }
@@ -222,7 +238,8 @@ Image stacked(const std::vector<Image>& parts) {
 }
 
 Image filter_bank(const float* weights, int out_channels, int in_channels, int kh, int kw, int cols, float peak) {
-  const int scale = std::max(4, 48 / std::max(kh, 1)), per_filter = in_channels * kh * kw;
+  const int step = tile_step(std::max(kh, kw)), shown_side = (std::max(kh, kw) + step - 1) / step;
+  const int scale = std::max(4, 48 / shown_side), per_filter = in_channels * kh * kw;
   std::vector<Image> tiles;
   for (int o = 0; o < out_channels; ++o)
     tiles.push_back(filter_grid(weights + static_cast<size_t>(o) * per_filter, 1, in_channels, kh, kw, scale, peak));
@@ -236,18 +253,26 @@ Image filter_panel(const float* weights, int out_channels, int in_channels, int 
   const size_t per_filter = static_cast<size_t>(in_channels) * kh * kw;
   float peak = largest_magnitude(weights, per_filter * out_channels);
   if (peak == 0.0f) peak = 1.0f;
-  // Each tile: the filter's index (scale-2 font) above its filter_grid on the shared scale.
-  const int scale = std::max(4, 48 / std::max(kh, 1)), label_scale = 2, label_h = 5 * label_scale + 4;
+  // Each tile: the filter's index (scale-2 font) above its filter_grid on the shared scale; at most
+  // kMaxTiles filters of at most kMaxTileSide weights a side (the title says what is left out).
+  const int step = tile_step(std::max(kh, kw)), shown_side = (std::max(kh, kw) + step - 1) / step;
+  const int shown = std::min(out_channels, kMaxTiles), shown_in = std::min(in_channels, 16);
+  const int scale = std::max(4, 48 / shown_side), label_scale = 2, label_h = 5 * label_scale + 4;
+  std::string note;
+  if (shown < out_channels) note += " (THE FIRST " + std::to_string(shown) + ")";
+  if (shown_in < in_channels) note += " (INPUT CHANNELS 0-" + std::to_string(shown_in - 1) + ")";
+  if (step > 1) note += " (EVERY " + std::to_string(step) + "TH WEIGHT)";
   std::vector<Image> tiles;
-  for (int o = 0; o < out_channels; ++o) {
-    const Image filter = filter_grid(weights + static_cast<size_t>(o) * per_filter, 1, in_channels, kh, kw, scale, peak);
+  for (int o = 0; o < shown; ++o) {
+    // The first shown_in input channels of filter o are its first shown_in * kh * kw weights.
+    const Image filter = filter_grid(weights + static_cast<size_t>(o) * per_filter, 1, shown_in, kh, kw, scale, peak);
     const std::string index = std::to_string(o);
     Image tile(std::max(filter.width, text_width(index, label_scale)), label_h + filter.height, kPanelBackground);
     draw_text(tile, 0, 0, index, kPanelInk, label_scale);
     tile.paste(filter, 0, label_h);
     tiles.push_back(tile);
   }
-  return titled(stacked({tile_grid(tiles, cols), color_legend(peak, "WEIGHT: BLUE < 0 < RED")}), title);
+  return titled(stacked({tile_grid(tiles, cols), color_legend(peak, "WEIGHT: BLUE < 0 < RED")}), title + note);
 }
 
 std::string filter_panel_title(const std::string& layer, int out_channels, int in_channels, int kh, int kw) {

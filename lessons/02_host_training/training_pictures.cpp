@@ -45,22 +45,28 @@ void write_misclassified_png(const std::string& path, const course::Dataset& tes
   std::vector<int> wrong;
   for (int i = 0; i < test.count() && int(wrong.size()) < limit; ++i)
     if (predictions[size_t(i)] != test.labels[size_t(i)]) wrong.push_back(i);
-  const int h = test.images.dim(2), w = test.images.dim(3), scale = 3, caption_h = 16;
+  const int h = test.images.dim(2), w = test.images.dim(3), caption_h = 16;
+  // Small images three times enlarged; an image larger than course::kMaxTileSide a side shrunk to fit.
+  const int step = course::tile_step(std::max(h, w)), scale = step > 1 ? 1 : 3;
+  const int tile_w = std::max((w + step - 1) / step * scale, 40), tile_h = (h + step - 1) / step * scale;
   const size_t per_example = test.count() ? test.images.size() / size_t(test.count()) : 0;
   std::vector<course::Image> tiles;
   for (const int i : wrong) {
     // The image (in colour when it has three channels) with "label>predicted" under it.
-    course::Image tile(w * scale, h * scale + caption_h, course::kPanelBackground);
+    course::Image tile(tile_w, tile_h + caption_h, course::kPanelBackground);
     tile.paste(course::example_image(test.images.data() + size_t(i) * per_example, test.images.dim(1), h, w)
+                   .every(step)
                    .scaled(scale),
                0, 0);
     const std::string caption = std::to_string(test.labels[size_t(i)]) + ">" + std::to_string(predictions[size_t(i)]);
-    course::draw_text(tile, 2, h * scale + 3, caption, {255, 200, 80}, 2);
+    course::draw_text(tile, 2, tile_h + 3, caption, {255, 200, 80}, 2);
     tiles.push_back(tile);
   }
-  if (tiles.empty()) tiles.emplace_back(w * scale, h * scale + caption_h, course::kPanelBackground);
-  course::write_png(path, course::titled(course::tile_grid(tiles, 10, 4),
-                                         "MISCLASSIFIED: LABEL>PREDICTED (" + std::to_string(wrong.size()) + " SHOWN)"));
+  if (tiles.empty()) tiles.emplace_back(tile_w, tile_h + caption_h, course::kPanelBackground);
+  const std::string note = step > 1 ? " (EVERY " + std::to_string(step) + "TH PIXEL)" : "";
+  course::write_png(path, course::titled(course::tile_grid(tiles, 10, 4), "MISCLASSIFIED: LABEL>PREDICTED (" +
+                                                                             std::to_string(wrong.size()) + " SHOWN)" +
+                                                                             note));
 }
 
 void write_confusion_png(const std::string& path, const std::vector<int>& confusion, int classes) {

@@ -35,9 +35,11 @@ void write_feature_maps_png(const std::string& path, GpuNetwork& net, const cour
   net.forward(test_on_device.images.data() + size_t(example) * per_example, 1);
 
   std::vector<course::Image> parts;
+  const int step = course::tile_step(std::max(h, w));  // a huge image: every step-th pixel
   parts.push_back(course::titled(course::example_image(test.images.data() + size_t(example) * per_example,
                                                        test.images.dim(1), h, w)
-                                     .scaled(4),
+                                     .every(step)
+                                     .scaled(step > 1 ? 1 : 4),
                          "TEST DIGIT " + std::to_string(example) + " LABEL " +
                              std::to_string(test.labels[size_t(example)])));
   auto& layers = net.layers();
@@ -49,16 +51,22 @@ void write_feature_maps_png(const std::string& path, GpuNetwork& net, const cour
     const host_training::LayerPlan& p = layers[shown]->plan();
     std::vector<float> maps(p.out_size());
     CUDA_CHECK(cudaMemcpy(maps.data(), layers[shown]->output(), maps.size() * sizeof(float), cudaMemcpyDeviceToHost));
-    const int scale = std::max(1, 56 / std::max(p.out_h, 1));
+    // At most course::kMaxTiles maps, each at most course::kMaxTileSide pixels a side (the title says so).
+    const int map_step = course::tile_step(std::max(p.out_h, p.out_w)), maps_shown = std::min(p.out_c, course::kMaxTiles);
+    const int scale = map_step > 1 ? 1 : std::max(1, 56 / std::max(p.out_h, 1));
     std::vector<course::Image> tiles;
-    for (int c = 0; c < p.out_c; ++c) {
+    for (int c = 0; c < maps_shown; ++c) {
       const float* plane = maps.data() + size_t(c) * p.out_h * p.out_w;
       // Each map on its own scale, 0 .. its largest value (ReLU outputs are >= 0).
       const float hi = std::max(*std::max_element(plane, plane + size_t(p.out_h) * p.out_w), 1e-6f);
-      tiles.push_back(course::gray_image(plane, p.out_h, p.out_w, 0.0f, hi).scaled(scale));
+      tiles.push_back(course::gray_image(plane, p.out_h, p.out_w, 0.0f, hi).every(map_step).scaled(scale));
     }
+    std::string note;
+    if (maps_shown < p.out_c) note += " (THE FIRST " + std::to_string(maps_shown) + ")";
+    if (map_step > 1) note += " (EVERY " + std::to_string(map_step) + "TH PIXEL)";
     parts.push_back(course::titled(course::tile_grid(tiles, 16, 4), layers[i]->name() + " " + layers[shown]->name() +
-                                                                       ": " + shape_text(p.out_c, p.out_h, p.out_w)));
+                                                                       ": " + shape_text(p.out_c, p.out_h, p.out_w) +
+                                                                       note));
   }
   course::write_png(path, course::stacked(parts));
 }

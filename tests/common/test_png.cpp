@@ -373,3 +373,34 @@ TEST_CASE("filter_grid with a shared peak: values past it clamp, small ones stay
   CHECK((pale_red.r == 255 && pale_red.g >= 240));
   CHECK(same(course::diverging_color(-0.5f, 0.5f), kBlue));
 }
+
+TEST_CASE("huge images, maps and filters are drawn with every n-th pixel; a picture past the cap is refused",
+          "[png]") {
+  CHECK(course::tile_step(1) == 1);
+  CHECK(course::tile_step(course::kMaxTileSide) == 1);
+  CHECK(course::tile_step(course::kMaxTileSide + 1) == 2);
+  CHECK(course::tile_step(20000) == 157);  // ceil(20000 / 128)
+
+  course::Image img(10, 3);
+  img.set(0, 0, {1, 2, 3}), img.set(4, 0, {4, 5, 6}), img.set(8, 2, {7, 8, 9});
+  const course::Image small = img.every(4);
+  CHECK((small.width == 3 && small.height == 1));
+  CHECK(small.get(1, 0).r == 4);
+  CHECK(small.get(2, 0).r == 1 * 0 + 255);  // (8, 0): the background
+  CHECK(img.every(1).width == 10);
+
+  // A dense first layer on 1 x 20000 inputs: 200 units, each a 1 x 20000 "image".
+  std::vector<float> w(size_t(200) * 20000);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = float(int(i % 7) - 3);
+  const course::Image panel = course::filter_panel(w.data(), 200, 1, 1, 20000, 8, "FC1.WEIGHT");
+  CHECK(panel.width < 8 * 4 * course::kMaxTileSide + 400);
+  CHECK(panel.height < 2000);
+
+  std::string message;
+  try {
+    course::Image too_large(1 << 20, 1 << 10);
+  } catch (const course::Error& e) {
+    message = e.what();
+  }
+  CHECK(message.find("a picture of 1048576 x 1024 pixels is larger than") != std::string::npos);
+}

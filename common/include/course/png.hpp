@@ -22,7 +22,18 @@ struct Image {
   // Paste `src` with its top-left corner at (x, y), clipped to this image.
   void paste(const Image& src, int x, int y);
   Image scaled(int factor) const;  // nearest neighbour
+  Image every(int step) const;     // every step-th pixel of every step-th row (a smaller copy)
 };
+
+// The most pixels a picture shows of one image, map or filter a side: a larger one is drawn with
+// every n-th pixel (tile_step), at most kMaxTiles of them, and the picture's title says so. A picture
+// of a network on huge inputs stays a picture, not an allocation the machine cannot hold.
+inline constexpr int kMaxTileSide = 128;
+inline constexpr int kMaxTiles = 64;
+// The step that fits `size` pixels into kMaxTileSide (1 when it fits).
+int tile_step(int size);
+// The largest picture the course draws, in pixels: a larger Image is refused with course::Error.
+inline constexpr long long kMaxImagePixels = 64ll << 20;
 
 // Writes the image all or nothing (course/atomic_file.hpp); creates the parent folder; throws
 // course::Error naming the file and the reason on failure, leaving an older file there unchanged.
