@@ -79,6 +79,10 @@ if (cd lessons/01_host_layers && cmake --preset lessons) >"$work/step5.log" 2>&1
   fail "configuring from a lesson folder succeeded"
 fi
 grep -q "run CMake from the repository root" "$work/step5.log" || fail "configure from a lesson folder does not say where to run it"
+if grep -qE "CMAKE_MAKE_PROGRAM|COMPILER not set" "$work/step5.log"; then
+  fail "configure from a lesson folder buries its hint under CMake's own errors"
+fi
+[[ ! -e build/configured-from-a-lesson-folder ]] || fail "configure from a lesson folder left a build folder in the tree"
 if cmake --build --preset lessons --target check_42 >"$work/step5b.log" 2>&1; then fail "check_42 succeeded"; fi
 grep -q "there is no lesson 42 in this build. Lessons: 00_setup, 01_host_layers" "$work/step5b.log" ||
   fail "check_42 does not list the lessons"
