@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 
 #include "course/atomic_file.hpp"
+#include "course/error.hpp"
 #include "course/timer.hpp"
 
 namespace framework {
@@ -15,8 +17,15 @@ namespace framework {
 // file. A few hundred bytes per epoch make rewriting cheaper to reason about than appending.
 EpochLog::EpochLog(std::string csv_path, int epochs) : path_(std::move(csv_path)), epochs_(epochs) {
   if (path_.empty()) return;
+  // Checked now, written with the first epoch: a run that stops before it (a TODO, Ctrl-C) leaves
+  // no metrics.csv without a row.
+  course::check_output_path(path_);
+  const std::filesystem::path folder = std::filesystem::path(path_).parent_path();
+  std::error_code ec;
+  if (!folder.empty() && !std::filesystem::is_directory(folder, ec))
+    throw course::Error(course::shown(path_) + ": cannot be written: the folder " + course::shown(folder.string()) +
+                        " does not exist");
   csv_ = "epoch,train_loss,train_accuracy,test_loss,test_accuracy,seconds\n";
-  course::write_file_atomically(path_, csv_);
 }
 
 void EpochLog::add(const EpochResult& r) {

@@ -17,8 +17,9 @@ struct EpochResult {
 class EpochLog {
  public:
   // csv_path: metrics.csv (epoch,train_loss,train_accuracy,test_loss,test_accuracy,seconds), written
-  // at once with its header line; "" writes no file. The folder must exist. Throws course::Error
-  // naming the file and the reason when it cannot be written.
+  // with its header line when the first epoch ends (a run that stops before leaves no file without
+  // a row); "" writes no file. The folder must exist and nothing but a regular file may be at the
+  // path: else course::Error naming the file and the reason, at once.
   EpochLog(std::string csv_path, int epochs);
   // Prints "epoch E/N  train loss ...  test acc ... %  S s", puts the CSV row on disk before it
   // returns, so an interrupted run keeps what it measured, and keeps the numbers for summary().
