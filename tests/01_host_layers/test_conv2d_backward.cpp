@@ -69,7 +69,7 @@ TEST_CASE("conv2d backward: matches finite differences in double", "[01.4]") {
   uint64_t seed = 500;
   for (const auto& s : l01::small_conv_shapes()) {
     INFO(l01::describe(s));
-    CAPTURE(seed);
+    COURSE_INPUT_SEED(seed);
     Vec x = l01::random_doubles(s.input_size(), seed++);
     Vec W = l01::random_doubles(s.weight_size(), seed++);
     Vec bias = l01::random_doubles(size_t(s.out_channels), seed++);
@@ -87,7 +87,7 @@ TEST_CASE("conv2d backward: random shapes in float and double match the referenc
   uint64_t seed = 600;
   for (const auto& s : l01::random_conv_shapes()) {
     INFO(l01::describe(s));
-    CAPTURE(seed);
+    COURSE_INPUT_SEED(seed);
     const Vec x = l01::random_doubles(s.input_size(), seed++);
     const Vec W = l01::random_doubles(s.weight_size(), seed++);
     const Vec dy = l01::random_doubles(s.output_size(), seed++);

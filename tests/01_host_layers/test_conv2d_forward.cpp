@@ -69,7 +69,7 @@ TEST_CASE("conv2d forward: random shapes in float and double match the reference
   uint64_t seed = 400;
   for (const auto& s : l01::random_conv_shapes()) {
     INFO(l01::describe(s));
-    CAPTURE(seed);
+    COURSE_INPUT_SEED(seed);
     const Vec x = l01::random_doubles(s.input_size(), seed++);
     const Vec W = l01::random_doubles(s.weight_size(), seed++);
     const Vec bias = l01::random_doubles(size_t(s.out_channels), seed++);

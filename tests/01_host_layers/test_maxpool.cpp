@@ -108,7 +108,7 @@ TEST_CASE("maxpool: random shapes match the reference, with and without ties", "
   for (const auto& s : shapes)
     for (bool quantized : {false, true}) {
       INFO(describe(s) << (quantized ? ", values rounded to multiples of 0.25 (many ties)" : ""));
-      CAPTURE(seed);
+      COURSE_INPUT_SEED(seed);
       Vec x = l01::random_doubles(s.input_size(), seed++);
       if (quantized)
         for (double& v : x) v = std::round(v * 4) / 4;
@@ -139,7 +139,7 @@ TEST_CASE("maxpool: backward matches finite differences in double", "[01.5]") {
   uint64_t seed = 800;
   for (const auto& s : shapes) {
     INFO(describe(s));
-    CAPTURE(seed);
+    COURSE_INPUT_SEED(seed);
     // Distinct values at least 1/n apart (a shuffled ramp), so x +- eps never changes a window's
     // maximum: max-pool is then linear around x and the central difference is exact.
     const size_t n = s.input_size();

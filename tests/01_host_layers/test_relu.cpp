@@ -34,7 +34,8 @@ TEST_CASE("relu: hand-computed forward and backward, float and double", "[01.2]"
 TEST_CASE("relu: random values of odd lengths", "[01.2]") {
   for (size_t n : {size_t(1), size_t(17), size_t(1000), size_t(28 * 28 * 3)}) {
     const uint64_t seed = 300 + n;
-    CAPTURE(n, seed);
+    CAPTURE(n);
+    COURSE_INPUT_SEED(seed);
     const std::vector<float> x = course::test::random_vector(n, seed);
     const std::vector<float> dy = course::test::random_vector(n, seed + 1);
     std::vector<float> y = course::test::nan_vector(n), dx = course::test::nan_vector(n);
@@ -53,7 +54,7 @@ TEST_CASE("relu: random values of odd lengths", "[01.2]") {
 TEST_CASE("relu: backward matches finite differences in double", "[01.2]") {
   const size_t n = 37;
   const uint64_t seed = 350;
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   l01::Vec x = l01::random_doubles(n, seed);
   // Keep every input at least 1e-3 from the kink at 0, so x +- eps never crosses it.
   for (double& v : x)

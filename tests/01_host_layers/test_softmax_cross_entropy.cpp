@@ -87,7 +87,8 @@ TEST_CASE("softmax-CE: random logits in float match the reference", "[01.6]") {
   const Size sizes[] = {{1, 1}, {3, 10}, {17, 5}, {64, 10}, {2, 33}};
   uint64_t seed = 900;
   for (const Size& d : sizes) {
-    CAPTURE(d.batch, d.classes, seed);
+    CAPTURE(d.batch, d.classes);
+    COURSE_INPUT_SEED(seed);
     const size_t n = size_t(d.batch) * d.classes;
     const Vec logits = l01::random_doubles(n, seed++, -10.0f, 10.0f);
     course::Rng rng(seed++);
@@ -124,7 +125,8 @@ TEST_CASE("softmax-CE: gradient matches finite differences of the mean loss in d
   const Size sizes[] = {{1, 2}, {3, 10}, {5, 7}};
   uint64_t seed = 950;
   for (const Size& d : sizes) {
-    CAPTURE(d.batch, d.classes, seed);
+    CAPTURE(d.batch, d.classes);
+    COURSE_INPUT_SEED(seed);
     const size_t n = size_t(d.batch) * d.classes;
     Vec logits = l01::random_doubles(n, seed++, -5.0f, 5.0f);
     course::Rng rng(seed++);

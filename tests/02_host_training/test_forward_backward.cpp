@@ -34,7 +34,8 @@ ModelSpec overlapping_pool() {
 // Runs forward_backward and checks loss, probabilities and gradients. At most `max_checks`
 // elements per parameter are finite-differenced (evenly spread), to keep the big model fast.
 void check_training_pass(const ModelSpec& spec, int batch, uint64_t seed, size_t max_checks) {
-  CAPTURE(spec.name, batch, seed);
+  CAPTURE(spec.name, batch);
+  COURSE_INPUT_SEED(seed);
   std::vector<Parameter> params = init_parameters(spec, seed);
   course::Rng rng(seed, 7);
   for (Parameter& p : params)  // non-zero biases, so that their gradients and the ReLU masks vary

@@ -79,7 +79,7 @@ TEST_CASE("HostNetwork and Optimizer reject what does not fit", "[model]") {
 
 TEST_CASE("HostNetwork::forward matches a double forward pass", "[model]") {
   const uint64_t seed = 17;
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   ModelSpec spec = small_cnn();
   std::vector<Parameter> params = init_parameters(spec, seed);
   course::Rng rng(seed, 9);

@@ -57,7 +57,8 @@ TEST_CASE("sgd_momentum_step: momentum 0 and no weight decay is plain SGD", "[02
 TEST_CASE("sgd_momentum_step: random odd sizes against a double reference", "[02.1]") {
   const size_t n = GENERATE(values<size_t>({1, 17, 33, 1001}));
   const uint64_t seed = 100 + n;
-  CAPTURE(n, seed);
+  CAPTURE(n);
+  COURSE_INPUT_SEED(seed);
   std::vector<float> w = course::test::random_vector(n, seed), v = course::test::random_vector(n, seed + 1);
   std::vector<double> w_ref = course::test::to_double(w), v_ref = course::test::to_double(v);
   for (int step = 0; step < 3; ++step) {
@@ -134,7 +135,8 @@ TEST_CASE("adam_step: the usual betas, one and three steps", "[02.2]") {
 TEST_CASE("adam_step: random odd sizes against a double reference", "[02.2]") {
   const size_t n = GENERATE(values<size_t>({1, 17, 33, 1001}));
   const uint64_t seed = 200 + n;
-  CAPTURE(n, seed);
+  CAPTURE(n);
+  COURSE_INPUT_SEED(seed);
   std::vector<float> w = course::test::random_vector(n, seed), m(n, 0.0f), v(n, 0.0f);
   std::vector<double> w_ref = course::test::to_double(w), m_ref(n, 0.0), v_ref(n, 0.0);
   const double b1 = double(0.8f), b2 = double(0.99f), eps = double(1e-3f), lr = double(0.02f);

@@ -34,7 +34,8 @@ std::vector<float> relu_input(size_t n, uint64_t seed) {
 TEST_CASE("relu_forward matches lesson 01 at every size", "[03.2]") {
   for (size_t n : test_sizes()) {
     const uint64_t seed = 321 + n;
-    CAPTURE(n, seed);
+    CAPTURE(n);
+    COURSE_INPUT_SEED(seed);
     const std::vector<float> x = relu_input(n, seed);
     std::vector<float> ref(n);
     host_layers::relu_forward(x.data(), ref.data(), n);
@@ -50,7 +51,8 @@ TEST_CASE("relu_forward matches lesson 01 at every size", "[03.2]") {
 TEST_CASE("relu_backward matches lesson 01 at every size", "[03.2]") {
   for (size_t n : test_sizes()) {
     const uint64_t seed = 331 + n;
-    CAPTURE(n, seed);
+    CAPTURE(n);
+    COURSE_INPUT_SEED(seed);
     const std::vector<float> x = relu_input(n, seed);
     // dy in a range away from 0, so dx == dy and dx == 0 can never be confused.
     std::vector<float> dy = random_vector(n, seed + 1, 0.5f, 2.0f);

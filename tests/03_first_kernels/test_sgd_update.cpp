@@ -65,7 +65,8 @@ TEST_CASE("sgd_momentum_update matches the CPU formula at every size", "[03.4]")
   const Hyper h{0.05f, 0.9f, 0.01f};
   for (size_t n : test_sizes()) {
     const uint64_t seed = 361 + n;
-    CAPTURE(n, seed, h.lr, h.momentum, h.weight_decay);
+    CAPTURE(n, h.lr, h.momentum, h.weight_decay);
+    COURSE_INPUT_SEED(seed);
     check_sgd(n, h, seed, /*zero_velocity=*/false);
   }
 }
@@ -85,7 +86,7 @@ TEST_CASE("sgd_momentum_update: first step, plain SGD, and no weight decay", "[0
   for (const Case& c : cases) {
     const uint64_t seed = 371;
     INFO(c.name);
-    CAPTURE(seed);
+    COURSE_INPUT_SEED(seed);
     check_sgd(n, c.h, seed, c.zero_velocity);
   }
 }

@@ -19,7 +19,8 @@ constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 TEST_CASE("vector_add matches a CPU loop at every size, grid-stride sizes included", "[03.1]") {
   for (size_t n : test_sizes()) {
     const uint64_t seed = 301 + n;
-    CAPTURE(n, seed);
+    CAPTURE(n);
+    COURSE_INPUT_SEED(seed);
     // Different ranges for a and b, so a kernel that adds a to itself (or b to b) fails.
     const std::vector<float> a = random_vector(n, seed, -1.0f, 1.0f);
     const std::vector<float> b = random_vector(n, seed + 1, -8.0f, 3.0f);
@@ -45,7 +46,8 @@ TEST_CASE("vector_add works in place (c == a)", "[03.1]") {
   // Lesson 08 may accumulate into one of the inputs; each element is read before it is written.
   const size_t n = 4099;
   const uint64_t seed = 311;
-  CAPTURE(n, seed);
+  CAPTURE(n);
+  COURSE_INPUT_SEED(seed);
   const std::vector<float> a = random_vector(n, seed), b = random_vector(n, seed + 1, 0.5f, 2.0f);
   std::vector<float> ref(n);
   for (size_t i = 0; i < n; ++i) ref[i] = a[i] + b[i];

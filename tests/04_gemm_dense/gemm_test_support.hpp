@@ -139,7 +139,7 @@ using ProductRun = std::function<void(const float* A, const float* B, float* C)>
 inline void check_product(const std::string& what, const ProductRun& run, Product product, const Shape& s, float beta,
                           uint64_t seed, size_t offset = 0) {
   INFO(what << " " << product_name(product) << ": " << describe(s) << ", beta = " << beta << ", offset = " << offset);
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   const size_t a_size = size_t(s.M) * s.K, b_size = size_t(s.K) * s.N, c_size = size_t(s.M) * s.N;
   // The same sizes for every product; only the layout in memory differs.
   const std::vector<float> A = course::test::random_vector(a_size, seed, -1.0f, 1.0f);

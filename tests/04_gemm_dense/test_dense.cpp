@@ -18,7 +18,7 @@ namespace {
 
 void check_column_sums(int rows, int cols, uint64_t seed) {
   INFO("rows = " << rows << ", cols = " << cols);
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   const std::vector<float> m = random_vector(size_t(rows) * cols, seed, -1.0f, 1.0f);
   std::vector<double> ref(size_t(cols), 0.0);
   for (size_t r = 0; r < size_t(rows); ++r)
@@ -40,7 +40,7 @@ struct DenseShape {
 // products, dW sums `batch`, dbias sums `batch` values. Every output is poisoned first.
 void check_dense(const DenseShape& s, uint64_t seed) {
   INFO("batch = " << s.batch << ", in = " << s.in << ", out = " << s.out);
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   const size_t nx = size_t(s.batch) * s.in, nw = size_t(s.out) * s.in, ny = size_t(s.batch) * s.out;
   const std::vector<float> x = random_vector(nx, seed, -1.0f, 1.0f);
   const std::vector<float> W = random_vector(nw, seed + 1, -1.0f, 1.0f);

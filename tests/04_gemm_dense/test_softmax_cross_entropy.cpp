@@ -32,7 +32,7 @@ std::vector<int> random_labels(int batch, int classes, uint64_t seed) {
 // scale multiplies the logits: 1e4 makes exp overflow without the max subtraction.
 void check_softmax(int batch, int classes, float scale, uint64_t seed) {
   INFO("batch = " << batch << ", classes = " << classes << ", logit scale = " << scale);
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   const size_t n = size_t(batch) * classes;
   std::vector<float> logits = random_vector(n, seed, -1.0f, 1.0f);
   for (float& z : logits) z *= scale;

@@ -9,7 +9,7 @@ using namespace conv05;
 
 TEST_CASE("conv2d_backward_input equals host_layers::conv2d_backward's dx", "[05.2]") {
   const uint64_t seed = 521;
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   for (const ConvCase& c : conv_cases()) {
     INFO(c.name << ": " << describe(c.s));
     const ConvInputs in = random_conv_inputs(c.s, seed);
@@ -22,7 +22,7 @@ TEST_CASE("conv2d_backward_input equals host_layers::conv2d_backward's dx", "[05
 
 TEST_CASE("conv2d_backward_input matches finite differences of L = sum(r * y)", "[05.2]") {
   const uint64_t seed = 522;
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   for (const ConvCase& c : fd_cases()) {
     INFO(c.name << ": " << describe(c.s));
     const ConvInputs in = random_conv_inputs(c.s, seed);  // in.dy plays r

@@ -9,7 +9,7 @@ using namespace conv05;
 
 TEST_CASE("conv2d_backward_weight equals host_layers::conv2d_backward's dW and dbias", "[05.4]") {
   const uint64_t seed = 541;
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   for (const ConvCase& c : conv_cases()) {
     const conv_direct::WeightGradSplit split = conv_direct::weight_grad_split(c.s);
     INFO(c.name << ": " << describe(c.s) << ", " << split.chunks << " chunk(s) of " << split.rows_per_chunk
@@ -32,7 +32,7 @@ TEST_CASE("conv2d_backward_weight equals host_layers::conv2d_backward's dW and d
 
 TEST_CASE("conv2d_backward_weight is deterministic: three calls, the same bits", "[05.4]") {
   const uint64_t seed = 542;
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   const std::vector<ConvCase> cases = {
       {"model A conv1 (batch 3): many chunks of 1 row", {3, 1, 28, 28, 32, 5, 5, 1, 2}},
       {"uneven chunks", {5, 16, 13, 11, 40, 5, 5, 1, 2}},
@@ -58,7 +58,7 @@ TEST_CASE("conv2d_backward_weight is deterministic: three calls, the same bits",
 
 TEST_CASE("conv2d_backward_weight overwrites its outputs and reuses its workspace", "[05.4]") {
   const uint64_t seed = 543;
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   const ConvShape s{3, 3, 11, 9, 4, 3, 3, 1, 1};
   const ConvInputs in = random_conv_inputs(s, seed);
   const ConvReference ref = conv_reference(s, in);
@@ -77,7 +77,7 @@ TEST_CASE("conv2d_backward_weight overwrites its outputs and reuses its workspac
 
 TEST_CASE("conv2d_backward_weight matches finite differences of L = sum(r * y)", "[05.4]") {
   const uint64_t seed = 544;
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   for (const ConvCase& c : fd_cases()) {
     INFO(c.name << ": " << describe(c.s));
     const ConvInputs in = random_conv_inputs(c.s, seed);  // in.dy plays r

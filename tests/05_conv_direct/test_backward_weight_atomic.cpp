@@ -9,7 +9,7 @@ using namespace conv05;
 
 TEST_CASE("conv2d_backward_weight_atomic equals host_layers::conv2d_backward's dW and dbias", "[05.3]") {
   const uint64_t seed = 531;
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   for (const ConvCase& c : conv_cases()) {
     INFO(c.name << ": " << describe(c.s));
     const ConvInputs in = random_conv_inputs(c.s, seed);
@@ -30,7 +30,7 @@ TEST_CASE("conv2d_backward_weight_atomic equals host_layers::conv2d_backward's d
 
 TEST_CASE("conv2d_backward_weight_atomic overwrites its outputs (a second call does not add)", "[05.3]") {
   const uint64_t seed = 532;
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   const ConvShape s{3, 3, 11, 9, 4, 3, 3, 1, 1};
   const ConvInputs in = random_conv_inputs(s, seed);
   const ConvReference ref = conv_reference(s, in);
@@ -47,7 +47,7 @@ TEST_CASE("conv2d_backward_weight_atomic overwrites its outputs (a second call d
 
 TEST_CASE("conv2d_backward_weight_atomic matches finite differences of L = sum(r * y)", "[05.3]") {
   const uint64_t seed = 533;
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   for (const ConvCase& c : fd_cases()) {
     INFO(c.name << ": " << describe(c.s));
     const ConvInputs in = random_conv_inputs(c.s, seed);  // in.dy plays r

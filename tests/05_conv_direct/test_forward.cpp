@@ -8,7 +8,7 @@ using namespace conv05;
 
 TEST_CASE("conv2d_forward equals host_layers::conv2d_forward", "[05.1]") {
   const uint64_t seed = 501;
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   for (const ConvCase& c : conv_cases()) {
     INFO(c.name << ": " << describe(c.s));
     const ConvInputs in = random_conv_inputs(c.s, seed);
@@ -23,7 +23,7 @@ TEST_CASE("conv2d_forward: zero weights give exactly the bias, at every output",
   // Hand-computed: y[n][oc][oh][ow] = bias[oc] + a sum of products that are all 0.0f, which float
   // adds exactly, so the result is bias[oc] to the last bit (tolerance 0).
   const uint64_t seed = 502;
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   const ConvShape s{3, 2, 9, 7, 5, 3, 5, 2, 2};
   ConvInputs in = random_conv_inputs(s, seed);
   in.W.assign(in.W.size(), 0.0f);
@@ -36,7 +36,7 @@ TEST_CASE("conv2d_forward: zero weights give exactly the bias, at every output",
 
 TEST_CASE("conv2d_forward: a repeated call gives the same bits", "[05.1]") {
   const uint64_t seed = 503;
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   const ConvShape s{3, 3, 17, 13, 4, 5, 5, 1, 2};
   const ConvInputs in = random_conv_inputs(s, seed);
   const std::vector<float> first = gpu_forward(s, in);

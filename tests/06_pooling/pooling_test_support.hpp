@@ -252,7 +252,7 @@ template <class Check>
 void for_each_random_case(const Variant& v, uint64_t seed, Check check) {
   for (const PoolShape& s : shapes_for(v, test_shapes())) {
     ++seed;
-    CAPTURE(seed);
+    COURSE_INPUT_SEED(seed);
     INFO(describe(s));
     const std::vector<float> x = course::test::random_vector(s.input_size(), seed);
     const std::vector<float> dy = course::test::random_vector(s.output_size(), seed + 1);
@@ -289,7 +289,7 @@ inline void check_backward_matches_lesson01(const Variant& v, uint64_t seed) {
 inline void check_tie_rule(const Variant& v, uint64_t seed) {
   for (const PoolShape& s : shapes_for(v, test_shapes(false))) {
     for (const TieInput& input : tie_inputs(s, ++seed)) {
-      CAPTURE(seed);
+      COURSE_INPUT_SEED(seed);
       INFO(describe(s) << ", input: " << input.name);
       const std::vector<float> dy = course::test::random_vector(s.output_size(), seed + 1, kTieDyLo, kTieDyHi);
       const Reference ref = reference(s, input.x, dy);
@@ -314,7 +314,7 @@ inline void check_tie_rule(const Variant& v, uint64_t seed) {
 inline void check_finite_differences(const Variant& v, uint64_t seed) {
   for (const PoolShape& s : shapes_for(v, fd_shapes())) {
     ++seed;
-    CAPTURE(seed);
+    COURSE_INPUT_SEED(seed);
     INFO(describe(s));
     const std::vector<float> x = tie_free(s.input_size(), seed);
     const std::vector<float> dy = course::test::random_vector(s.output_size(), seed + 1);

@@ -21,7 +21,7 @@ TEST_CASE("06.1 argmax forward with argmax == nullptr: y alone (the recompute va
   uint64_t seed = 6110;
   for (const PoolShape& s : test_shapes()) {
     ++seed;
-    CAPTURE(seed);
+    COURSE_INPUT_SEED(seed);
     INFO(describe(s));
     const std::vector<float> x = random_vector(s.input_size(), seed);
     DeviceData d(s, x, std::vector<float>(s.output_size(), 0.0f));

@@ -12,7 +12,7 @@ TEST_CASE("scatter backward passes (atomicAdd, host loop) equal lesson 01's dx",
   uint64_t seed = 6400;
   for (const PoolShape& s : test_shapes()) {
     ++seed;
-    CAPTURE(seed);
+    COURSE_INPUT_SEED(seed);
     INFO(describe(s));
     const std::vector<float> x = three_levels(s.input_size(), seed);  // ties too
     const std::vector<float> dy = random_vector(s.output_size(), seed + 1);

@@ -94,7 +94,7 @@ std::vector<ConvShape> kernel_larger_than_padded_image() {
 
 TEST_CASE("conv2d_forward_gemm equals host_layers::conv2d_forward", "[07.3]") {
   const uint64_t seed = 731;
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   for (const auto& c : conv_cases()) {
     const ConvShape& s = c.s;
     INFO(c.name << ": " << describe(s));
@@ -111,7 +111,7 @@ TEST_CASE("conv2d_forward_gemm equals host_layers::conv2d_forward", "[07.3]") {
 
 TEST_CASE("conv2d_forward_gemm: a larger layer and a repeated call give the same result", "[07.3]") {
   const uint64_t seed = 732;
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   const ConvShape s{2, 16, 30, 30, 33, 3, 3, 1, 1};  // O = 33, P = 1800: no tile divides them
   const auto x = random_vector(s.input_size(), seed);
   const auto W = random_vector(s.weight_size(), seed + 1);
@@ -126,7 +126,7 @@ TEST_CASE("conv2d_forward_gemm: a larger layer and a repeated call give the same
 
 TEST_CASE("conv2d_backward_gemm equals host_layers::conv2d_backward", "[07.4]") {
   const uint64_t seed = 741;
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   for (const auto& c : conv_cases()) {
     const ConvShape& s = c.s;
     INFO(c.name << ": " << describe(s));
@@ -156,7 +156,7 @@ TEST_CASE("conv2d_backward_gemm equals host_layers::conv2d_backward", "[07.4]") 
 
 TEST_CASE("conv2d_backward_gemm: a repeated call gives bitwise the same gradients", "[07.4]") {
   const uint64_t seed = 742;
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   const ConvShape s{3, 3, 17, 17, 5, 5, 5, 1, 2};
   const auto x = random_vector(s.input_size(), seed);
   const auto W = random_vector(s.weight_size(), seed + 1);
@@ -175,7 +175,7 @@ TEST_CASE("conv2d_backward_gemm: a repeated call gives bitwise the same gradient
 // so dL/dy = r. The GPU gradients for dy = r must match the central differences of L.
 TEST_CASE("conv2d_backward_gemm: GPU gradients match finite differences of L = sum(r*y)", "[07.4]") {
   const uint64_t seed = 743;
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   const std::vector<ConvShape> shapes = {
       {2, 2, 5, 6, 3, 3, 3, 2, 1},  // stride 2, pad 1
       {1, 3, 7, 7, 2, 5, 5, 1, 2},  // 5x5, pad 2, heavy overlap

@@ -136,7 +136,7 @@ TEST_CASE("col2im_cpu: ones count the windows covering each pixel, by hand", "[0
 // (N, O, HW). Checked against lesson 01's direct loops, all in double.
 TEST_CASE("im2col_cpu: conv via im2col + a host matmul equals host_layers::conv2d_forward", "[07.1]") {
   const uint64_t seed = 701;
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   for (const auto& c : conv_cases()) {
     const ConvShape& s = c.s;
     INFO(c.name << ": " << describe(s));
@@ -166,7 +166,7 @@ TEST_CASE("im2col_cpu: conv via im2col + a host matmul equals host_layers::conv2
 // its windows, or gets one twice, changes the right-hand side.
 TEST_CASE("col2im_cpu is the adjoint of im2col_cpu (double)", "[07.1]") {
   const uint64_t seed = 702;
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   for (const auto& c : conv_cases()) {
     const ConvShape& s = c.s;
     INFO(c.name << ": " << describe(s));
@@ -187,7 +187,7 @@ TEST_CASE("col2im_cpu is the adjoint of im2col_cpu (double)", "[07.1]") {
 // Checked against lesson 01's conv2d_backward (double).
 TEST_CASE("col2im_cpu: conv backward via W^T dY' + col2im equals host_layers::conv2d_backward", "[07.1]") {
   const uint64_t seed = 703;
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   for (const auto& c : conv_cases()) {
     const ConvShape& s = c.s;
     INFO(c.name << ": " << describe(s));
@@ -224,7 +224,7 @@ TEST_CASE("col2im_cpu: conv backward via W^T dY' + col2im equals host_layers::co
 
 TEST_CASE("im2col_cpu and col2im_cpu: the float versions match the double ones", "[07.1]") {
   const uint64_t seed = 704;
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   for (const auto& c : conv_cases()) {
     const ConvShape& s = c.s;
     INFO(c.name << ": " << describe(s));

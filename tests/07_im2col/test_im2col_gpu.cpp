@@ -84,7 +84,7 @@ std::vector<double> reference_col2im(const ConvShape& s, const std::vector<float
 
 TEST_CASE("im2col_gpu equals the definition on every test shape", "[07.2]") {
   const uint64_t seed = 721;
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   for (const auto& c : conv_cases()) {
     INFO(c.name << ": " << describe(c.s));
     const auto x = random_vector(c.s.input_size(), seed);
@@ -95,7 +95,7 @@ TEST_CASE("im2col_gpu equals the definition on every test shape", "[07.2]") {
 
 TEST_CASE("im2col_gpu: a larger layer (grid-stride loop, more blocks than one launch row)", "[07.2]") {
   const uint64_t seed = 722;
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   const ConvShape s{3, 16, 56, 56, 8, 3, 3, 1, 1};  // K*P = 144 * 9408: over a million elements
   const auto x = random_vector(s.input_size(), seed);
   REQUIRE_ALL_CLOSE(gpu_im2col(s, x), reference_im2col(s, x), 0.0, 0.0);
@@ -103,7 +103,7 @@ TEST_CASE("im2col_gpu: a larger layer (grid-stride loop, more blocks than one la
 
 TEST_CASE("col2im_gpu equals the scatter-add definition on every test shape", "[07.2]") {
   const uint64_t seed = 723;
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   for (const auto& c : conv_cases()) {
     INFO(c.name << ": " << describe(c.s));
     const auto col = random_vector(im2col::col_size(c.s), seed);
@@ -126,7 +126,7 @@ TEST_CASE("col2im_gpu: ones count the windows covering each pixel", "[07.2]") {
 // <im2col(x), c> = <x, col2im(c)> with both sides from the GPU, summed in double.
 TEST_CASE("col2im_gpu is the adjoint of im2col_gpu", "[07.2]") {
   const uint64_t seed = 724;
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   for (const auto& c : conv_cases()) {
     INFO(c.name << ": " << describe(c.s));
     const auto x = random_vector(c.s.input_size(), seed);
@@ -149,7 +149,7 @@ TEST_CASE("col2im_gpu is the adjoint of im2col_gpu", "[07.2]") {
 
 TEST_CASE("col2im_gpu is deterministic (a gather, no atomics)", "[07.2]") {
   const uint64_t seed = 725;
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   const ConvShape s{3, 3, 17, 17, 1, 5, 5, 1, 2};
   const auto col = random_vector(im2col::col_size(s), seed);
   const auto first = gpu_col2im(s, col);

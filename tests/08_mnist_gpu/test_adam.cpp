@@ -78,7 +78,8 @@ TEST_CASE("adam_update matches lesson 02's adam_step over 3 steps at every size"
   const size_t past_grid = 3 * first_kernels::kGridCapacity + 5;
   for (size_t n : {size_t(1), size_t(3), size_t(17), size_t(1000), (size_t(1) << 20) + 7, past_grid}) {
     const uint64_t seed = 801 + n;
-    CAPTURE(n, seed);
+    CAPTURE(n);
+    COURSE_INPUT_SEED(seed);
     check_adam(n, h, seed);
   }
 }
@@ -86,7 +87,7 @@ TEST_CASE("adam_update matches lesson 02's adam_step over 3 steps at every size"
 TEST_CASE("adam_update with weight decay and other betas", "[08.6]") {
   const Hyper h{0.003f, 0.8f, 0.99f, 1e-6f, 0.05f};
   const uint64_t seed = 811;
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   check_adam(4099, h, seed);
 }
 

@@ -52,7 +52,7 @@ host_training::LayerPlan plan_of(const Case& c) {
 
 void check_conv(const Case& c, ConvAlgorithm algorithm, uint64_t seed) {
   INFO(c.name << ", " << mnist_gpu::conv_algorithm_name(algorithm));
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   const host_training::LayerPlan plan = plan_of(c);
   const size_t in = plan.in_size(), out = plan.out_size();
   const size_t weights = size_t(c.out_c) * c.in_c * c.kernel * c.kernel;

@@ -48,7 +48,7 @@ host_training::LayerPlan plan_of(const Case& c) {
 
 void check_dense(const Case& c, uint64_t seed) {
   INFO(c.name);
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   const host_training::LayerPlan plan = plan_of(c);
   const int in = int(plan.in_size()), out = c.out, batch = c.batch;
   REQUIRE(plan.out_size() == size_t(out));

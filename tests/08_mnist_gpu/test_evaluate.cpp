@@ -36,7 +36,8 @@ TEST_CASE("predict_and_count: first maximum per row and the number right, accumu
   for (int batch : {1, 3, 17, 300, 1000}) {
     for (int classes : {1, 3, 10, 33}) {
       const uint64_t seed = 841 + uint64_t(batch) * 100 + classes;
-      CAPTURE(batch, classes, seed);
+      CAPTURE(batch, classes);
+      COURSE_INPUT_SEED(seed);
       const std::vector<float> logits = tied_logits(size_t(batch) * classes, seed);
       const std::vector<int> labels = random_labels(batch, classes, seed);
       std::vector<int> expected(static_cast<size_t>(batch));
@@ -76,7 +77,8 @@ TEST_CASE("accumulate_loss adds every row in double and keeps the flag at -1 for
   // 257 and 1000: more rows than the 256 threads of the one block.
   for (int batch : {1, 3, 17, 256, 257, 1000}) {
     const uint64_t seed = 861 + batch;
-    CAPTURE(batch, seed);
+    CAPTURE(batch);
+    COURSE_INPUT_SEED(seed);
     const std::vector<float> row_loss = course::test::random_vector(size_t(batch), seed, 0.0f, 5.0f);
     for (float l : row_loss) expected += double(l);
     DeviceBuffer<float> d_rows(row_loss);
@@ -108,7 +110,8 @@ TEST_CASE("accumulate_loss records the FIRST step whose loss is NaN or Inf", "[0
     for (int step = 1; step <= 6; ++step) {
       const int batch = 300;
       const uint64_t seed = 871 + step;
-      CAPTURE(step, seed);
+      CAPTURE(step);
+      COURSE_INPUT_SEED(seed);
       std::vector<float> rows = course::test::random_vector(size_t(batch), seed, 0.0f, 3.0f);
       if (std::find(c.bad_steps.begin(), c.bad_steps.end(), step) != c.bad_steps.end()) rows[size_t(17 * step)] = c.bad_value;
       DeviceBuffer<float> d_rows(rows);

@@ -36,7 +36,8 @@ TEST_CASE("gather_batch copies every batch of a random order exactly", "[08.7]")
   for (int per_example : {1, 3, 784}) {
     const int n = 53, batch = 16;
     const uint64_t seed = 821 + per_example;
-    CAPTURE(per_example, n, batch, seed);
+    CAPTURE(per_example, n, batch);
+    COURSE_INPUT_SEED(seed);
     const course::Dataset data = random_dataset(n, per_example, seed);
     const std::vector<int> order = host_training::epoch_order(n, seed, 2);
     DeviceBuffer<float> d_images(data.images.vec());
@@ -62,7 +63,7 @@ TEST_CASE("gather_batch copies every batch of a random order exactly", "[08.7]")
 TEST_CASE("gather_batch poisons an example whose index is out of range", "[08.7]") {
   const int n = 7, per_example = 5;
   const uint64_t seed = 831;
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   const course::Dataset data = random_dataset(n, per_example, seed);
   // Positions 1 and 4 hold bad indices (-1 and n); the others are valid.
   const std::vector<int> order = {3, -1, 0, 6, n, 2, 5};
@@ -102,7 +103,7 @@ TEST_CASE("gather_batch: a batch of more floats than one grid has threads (grid-
   const int n = 400, per_example = 784, first = 0, count = n;
   REQUIRE(size_t(count) * per_example > first_kernels::kGridCapacity);
   const uint64_t seed = 881;
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   const course::Dataset data = random_dataset(n, per_example, seed);
   const std::vector<int> order = host_training::epoch_order(n, seed, 0);
   std::vector<float> x_ref(size_t(count) * per_example);

@@ -94,7 +94,7 @@ TEST_CASE("max-pool layer: forward and backward equal lesson 01's maxpool in dou
   for (const Case& c : kCases) {
     seed += 10;
     INFO(c.name);
-    CAPTURE(seed);
+    COURSE_INPUT_SEED(seed);
     const host_training::LayerPlan plan = plan_of(c);
     const std::vector<float> x = random_vector(size_t(c.batch) * plan.in_size(), seed);
     const std::vector<float> dy = random_vector(size_t(c.batch) * plan.out_size(), seed + 1);
@@ -110,7 +110,7 @@ TEST_CASE("max-pool layer: each dy goes to the FIRST maximum of its window (ties
   for (const Case& c : kCases) {
     seed += 10;
     INFO(c.name);
-    CAPTURE(seed);
+    COURSE_INPUT_SEED(seed);
     const host_training::LayerPlan plan = plan_of(c);
     const size_t count = size_t(c.batch) * plan.in_size();
     std::vector<float> x(count);
@@ -135,7 +135,7 @@ TEST_CASE("max-pool layer: backward routes dy by the argmax its forward stored, 
   for (const Case& c : kCases) {
     seed += 10;
     INFO(c.name);
-    CAPTURE(seed);
+    COURSE_INPUT_SEED(seed);
     const host_training::LayerPlan plan = plan_of(c);
     const std::vector<float> x1 = random_vector(size_t(c.batch) * plan.in_size(), seed);
     std::vector<float> x2(x1);

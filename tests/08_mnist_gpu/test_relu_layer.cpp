@@ -57,7 +57,7 @@ TEST_CASE("relu layer: forward and backward equal lesson 01's relu in double", "
   for (const Case& c : kCases) {
     seed += 10;
     INFO(c.name);
-    CAPTURE(seed);
+    COURSE_INPUT_SEED(seed);
     const host_training::LayerPlan plan = plan_of(c);
     const size_t n = plan.in_size();
     REQUIRE(plan.out_size() == n);
@@ -93,7 +93,7 @@ TEST_CASE("relu layer: backward decides by the INPUT x it is given, not by outpu
   // layer, with no forward at all (output() still NaN). dy is drawn independently of x.
   const Case& c = kCases[0];
   const uint64_t seed = 8451;
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   const host_training::LayerPlan plan = plan_of(c);
   const size_t n = plan.in_size(), count = size_t(c.batch) * n;
   const std::vector<float> x1 = relu_input(count, seed);

@@ -50,7 +50,7 @@ std::vector<int> random_labels(int batch, int classes, uint64_t seed) {
 
 void check_loss(const Case& c, uint64_t seed) {
   INFO(c.name);
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   const size_t classes = size_t(c.classes), n = size_t(c.batch) * classes;
   // Logits in [-3, 3): probabilities from about 0.002 to 0.9, not all alike.
   const std::vector<float> logits = random_vector(n, seed, -3.0f, 3.0f);

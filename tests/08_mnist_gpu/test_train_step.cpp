@@ -152,7 +152,7 @@ void poison_network(mnist_gpu::GpuNetwork& net) {
 
 void compare_with_gpu(const Shape& shape, const std::string& optimizer, mnist_gpu::ConvAlgorithm conv,
                       const Trace& cpu) {
-  CAPTURE(cpu.seed);
+  COURSE_INPUT_SEED(cpu.seed);
   const host_training::ModelSpec spec = spec_of(shape);
   mnist_gpu::GpuNetwork net(spec, cpu.init, shape.batch, conv);
   mnist_gpu::DeviceOptimizer opt(optimizer_config(optimizer), net.parameters());
@@ -252,7 +252,7 @@ TEST_CASE("forward runs every layer once in order; forward_backward adds the los
   // forward and one backward per layer and for the loss, in the network's order and back.
   const host_training::ModelSpec spec = host_training::model_by_name("small");
   const uint64_t seed = 871;
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   const course::Dataset data = mnist_gpu_test::synthetic_dataset(5, spec.height, spec.width, seed);
   mnist_gpu::GpuNetwork net(spec, host_training::init_parameters(spec, seed), 8, mnist_gpu::ConvAlgorithm::automatic);
   const course::DeviceBuffer<float> x(data.images.vec());

@@ -77,7 +77,8 @@ void for_each_case(Body body, bool stride_one_only) {
   for (const auto& c : cases) {
     if (stride_one_only && c.s.stride != 1) continue;
     seed += 10;
-    CAPTURE(c.name, describe(c.s), seed);
+    CAPTURE(c.name, describe(c.s));
+    COURSE_INPUT_SEED(seed);
     body(c.s, random_conv_inputs(c.s, seed));
   }
 }

@@ -152,7 +152,9 @@ TEST_CASE("thin conv + ReLU + pool: values against lesson 01 in double, each arg
   for (const ThinCase& c : thin_cases()) {
     const ConvShape s = conv_of(c);
     const PoolShape p = pool_of(s, c.window);
-    CAPTURE(c.batch, c.channels, c.height, c.width, c.out_channels, c.k, c.pad, c.window, ++seed);
+    CAPTURE(c.batch, c.channels, c.height, c.width, c.out_channels, c.k, c.pad, c.window);
+    ++seed;
+    COURSE_INPUT_SEED(seed);
     REQUIRE(fast_training::thin_conv_problem(s, p) == "");
     const std::vector<float> x = course::test::random_vector(s.input_size(), seed, 0.0f, 1.0f);
     const std::vector<float> W = course::test::random_vector(s.weight_size(), seed + 1, -0.5f, 0.5f);
@@ -199,7 +201,9 @@ TEST_CASE("thin conv + ReLU + pool: exact sums and ties everywhere: the first ma
   for (const ThinCase& c : thin_cases()) {
     const ConvShape s = conv_of(c);
     const PoolShape p = pool_of(s, c.window);
-    CAPTURE(c.channels, c.height, c.out_channels, c.k, ++seed);
+    CAPTURE(c.channels, c.height, c.out_channels, c.k);
+    ++seed;
+    COURSE_INPUT_SEED(seed);
     // Inputs 0, 0.5, 1; weights -1, 0, 1; biases -0.5, 0, 0.5: every sum is a multiple of 0.5.
     const std::vector<float> x = grid_vector(s.input_size(), seed, 0, 2, 0.5f);
     const std::vector<float> W = grid_vector(s.weight_size(), seed + 1, -1, 1, 1.0f);
@@ -233,7 +237,9 @@ TEST_CASE("thin weight gradient: dW and dbias from d_pooled and the argmax, agai
   for (const ThinCase& c : thin_cases()) {
     const ConvShape s = conv_of(c);
     const PoolShape p = pool_of(s, c.window);
-    CAPTURE(c.batch, c.channels, c.height, c.out_channels, c.k, c.pad, c.window, ++seed);
+    CAPTURE(c.batch, c.channels, c.height, c.out_channels, c.k, c.pad, c.window);
+    ++seed;
+    COURSE_INPUT_SEED(seed);
     const std::vector<float> x = course::test::random_vector(s.input_size(), seed, 0.0f, 1.0f);
     const std::vector<float> W = course::test::random_vector(s.weight_size(), seed + 1, -0.5f, 0.5f);
     const std::vector<float> bias = course::test::random_vector(size_t(s.out_channels), seed + 2, -0.3f, 0.3f);
@@ -263,7 +269,9 @@ TEST_CASE("thin weight gradient: exact sums; a stopped window sends nothing", "[
   for (const ThinCase& c : thin_cases()) {
     const ConvShape s = conv_of(c);
     const PoolShape p = pool_of(s, c.window);
-    CAPTURE(c.channels, c.height, c.out_channels, c.k, ++seed);
+    CAPTURE(c.channels, c.height, c.out_channels, c.k);
+    ++seed;
+    COURSE_INPUT_SEED(seed);
     const std::vector<float> x = grid_vector(s.input_size(), seed, 0, 2, 0.5f);
     std::vector<int> at(p.output_size());
     course::Rng rng(seed, 2);
@@ -327,7 +335,9 @@ TEST_CASE("FastNetwork with its first block on the thin kernels: logits, losses,
   for (const NetCase c : {NetCase{"a", 28, 28, 5, 8}, NetCase{"a", 15, 15, 7, 7}, NetCase{"small", 28, 28, 9, 16}}) {
     host_training::ModelSpec spec = host_training::model_by_name(c.model);
     spec.height = c.height, spec.width = c.width;
-    CAPTURE(c.model, c.height, c.batch, ++seed);
+    CAPTURE(c.model, c.height, c.batch);
+    ++seed;
+    COURSE_INPUT_SEED(seed);
     const std::vector<host_training::Parameter> init = host_training::init_parameters(spec, seed);
     const size_t per_example = size_t(spec.in_channels) * spec.height * spec.width;
     DeviceBuffer<float> x(course::test::random_vector(size_t(c.batch) * per_example, seed + 1, 0.0f, 1.0f));

@@ -93,7 +93,8 @@ TEST_CASE("tiled forward equals lesson 01's conv2d in double on every shape it r
   uint64_t seed = 1000;
   for (const auto& c : cases) {
     seed += 10;
-    CAPTURE(c.name, describe(c.s), seed);
+    CAPTURE(c.name, describe(c.s));
+    COURSE_INPUT_SEED(seed);
     const ConvInputs in = random_conv_inputs(c.s, seed);
     const auto ref = conv_reference(c.s, in);
     REQUIRE_TENSOR_CLOSE(forward(c.s, in, true), ref.y, course::test::output_shape(c.s),
@@ -114,7 +115,8 @@ TEST_CASE("tiled backward data equals lesson 01's dx in double on every shape it
   uint64_t seed = 2000;
   for (const auto& c : tiled_cases()) {
     seed += 10;
-    CAPTURE(c.name, describe(c.s), seed);
+    CAPTURE(c.name, describe(c.s));
+    COURSE_INPUT_SEED(seed);
     const ConvInputs in = random_conv_inputs(c.s, seed);
     const auto ref = conv_reference(c.s, in);
     REQUIRE_TENSOR_CLOSE(backward_data(c.s, in), ref.dx, course::test::input_shape(c.s),
@@ -145,7 +147,8 @@ TEST_CASE("tiled backward weight equals lesson 01's dW and dbias in double on ev
   uint64_t seed = 3000;
   for (const auto& c : cases) {
     seed += 10;
-    CAPTURE(c.name, describe(c.s), seed);
+    CAPTURE(c.name, describe(c.s));
+    COURSE_INPUT_SEED(seed);
     const ConvInputs in = random_conv_inputs(c.s, seed);
     const auto ref = conv_reference(c.s, in);
     const WeightGrads g = backward_weight(c.s, in);
@@ -182,7 +185,9 @@ TEST_CASE("FastNetwork with tiled convs: logits, losses and gradients equal less
     host_training::ModelSpec spec = host_training::model_by_name("a");
     spec.height = c.height, spec.width = c.width;
     if (c.wide_input) spec.in_channels = 8;
-    CAPTURE(c.height, c.batch, c.wide_input, ++seed);
+    CAPTURE(c.height, c.batch, c.wide_input);
+    ++seed;
+    COURSE_INPUT_SEED(seed);
     const std::vector<host_training::Parameter> init = host_training::init_parameters(spec, seed);
     const size_t per_example = size_t(spec.in_channels) * spec.height * spec.width;
     DeviceBuffer<float> d_x(course::test::random_vector(size_t(c.batch) * per_example, seed + 1, 0.0f, 1.0f));

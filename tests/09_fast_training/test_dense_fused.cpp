@@ -33,7 +33,9 @@ TEST_CASE("dense_forward_fused equals lesson 01's dense (then ReLU) in double", 
   uint64_t seed = 1200;
   for (const DenseCase c : dense_cases())
     for (bool relu : {false, true}) {
-      CAPTURE(c.batch, c.in, c.out, relu, ++seed);
+      CAPTURE(c.batch, c.in, c.out, relu);
+      ++seed;
+      COURSE_INPUT_SEED(seed);
       const auto x = random_vector(size_t(c.batch) * c.in, seed), W = random_vector(size_t(c.out) * c.in, seed + 1),
                  b = random_vector(c.out, seed + 2);
       std::vector<double> y_ref(size_t(c.batch) * c.out);
@@ -59,7 +61,9 @@ TEST_CASE("dense_backward_data_fused equals lesson 01's dx, masked by the ReLU b
   uint64_t seed = 1300;
   for (const DenseCase c : dense_cases())
     for (bool masked : {false, true}) {
-      CAPTURE(c.batch, c.in, c.out, masked, ++seed);
+      CAPTURE(c.batch, c.in, c.out, masked);
+      ++seed;
+      COURSE_INPUT_SEED(seed);
       const auto W = random_vector(size_t(c.out) * c.in, seed), dy = random_vector(size_t(c.batch) * c.out, seed + 1);
       // The mask is the previous ReLU's output: zeros (exactly 0, where it cut) and positive values.
       std::vector<float> mask = random_vector(size_t(c.batch) * c.in, seed + 2);
@@ -89,7 +93,9 @@ TEST_CASE("dense_backward_data_fused equals lesson 01's dx, masked by the ReLU b
 TEST_CASE("dense_backward_weight_fused equals lesson 01's dW and dbias, overwritten", "[09.7]") {
   uint64_t seed = 1400;
   for (const DenseCase c : dense_cases()) {
-    CAPTURE(c.batch, c.in, c.out, ++seed);
+    CAPTURE(c.batch, c.in, c.out);
+    ++seed;
+    COURSE_INPUT_SEED(seed);
     const auto x = random_vector(size_t(c.batch) * c.in, seed), dy = random_vector(size_t(c.batch) * c.out, seed + 1),
                W = random_vector(size_t(c.out) * c.in, seed + 2);
     const auto xd = to_double(x), dyd = to_double(dy), Wd = to_double(W);

@@ -46,7 +46,9 @@ TEST_CASE("FastNetwork's logits, losses and gradients equal lesson 08's GpuNetwo
   uint64_t seed = 1500;
   for (const NetCase& c : net_cases()) {
     const host_training::ModelSpec spec = spec_of(c);
-    CAPTURE(c.model, c.height, c.batch, ++seed);
+    CAPTURE(c.model, c.height, c.batch);
+    ++seed;
+    COURSE_INPUT_SEED(seed);
     const std::vector<Parameter> init = host_training::init_parameters(spec, seed);
     // MNIST-like inputs in [0, 1) and labels of every class.
     const size_t per_example = size_t(spec.in_channels) * spec.height * spec.width;

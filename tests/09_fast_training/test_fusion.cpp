@@ -53,7 +53,9 @@ TEST_CASE("relu_maxpool_forward equals lesson 01's relu then maxpool; argmax -1 
   size_t empty = 0;  // windows with nothing positive, over all cases
   for (const auto& c : pool_cases()) {
     const PoolShape& s = c.s;
-    CAPTURE(c.name, ++seed);
+    CAPTURE(c.name);
+    ++seed;
+    COURSE_INPUT_SEED(seed);
     const std::vector<float> x = coarse_values(s.input_size(), seed);
     std::vector<double> relu_x(x.size()), y_ref(s.output_size());
     const std::vector<double> xd = to_double(x);
@@ -87,7 +89,9 @@ TEST_CASE("relu_maxpool_forward's argmax with lesson 06's backward gives relu an
   uint64_t seed = 970;
   for (const auto& c : pool_cases()) {
     const PoolShape& s = c.s;
-    CAPTURE(c.name, ++seed);
+    CAPTURE(c.name);
+    ++seed;
+    COURSE_INPUT_SEED(seed);
     const std::vector<float> x = coarse_values(s.input_size(), seed), dy = random_vector(s.output_size(), seed + 1);
     // Lesson 01: relu, pool, pool backward, relu backward, in double.
     const std::vector<double> xd = to_double(x), dyd = to_double(dy);
@@ -118,7 +122,9 @@ TEST_CASE("relu_maxpool_backward equals lesson 06's backward on the same argmax;
     const PoolShape& s = c.s;
     if (s.stride != s.window) continue;  // overlapping windows: its own test below
     ++checked;
-    CAPTURE(c.name, ++seed);
+    CAPTURE(c.name);
+    ++seed;
+    COURSE_INPUT_SEED(seed);
     const std::vector<float> x = coarse_values(s.input_size(), seed), dy = random_vector(s.output_size(), seed + 1);
     DeviceBuffer<float> d_x(x), d_y(s.output_size()), d_dy(dy), d_ref(s.input_size()), d_dx(s.input_size());
     DeviceBuffer<int> d_argmax(s.output_size());
@@ -182,7 +188,9 @@ TEST_CASE("softmax_cross_entropy_fused equals lesson 01's loss per row and gradi
   uint64_t seed = 990;
   for (const auto& [batch, classes] : std::vector<std::pair<int, int>>{
            {1, 1}, {3, 10}, {128, 10}, {5, 33}, {7, 257}, {2, 1000}, {300, 3}}) {
-    CAPTURE(batch, classes, ++seed);
+    CAPTURE(batch, classes);
+    ++seed;
+    COURSE_INPUT_SEED(seed);
     std::vector<float> logits = random_vector(size_t(batch) * classes, seed);
     for (float& z : logits) z *= 8.0f;  // logits of a trained network: differences of several units
     std::vector<int> labels(batch);

@@ -64,7 +64,8 @@ using BackwardRun = std::function<void(const ConvShape&, const float* W, const f
 // One forward case: random inputs, y poisoned, `run`, then the bound against lesson 01 in double.
 inline void forward_case(const ConvShape& s, uint64_t seed, const ForwardRun& run, const char* what,
                          double u = kBf16) {
-  CAPTURE(s.batch, s.in_channels, s.height, s.width, s.out_channels, s.kernel_h, s.pad, s.stride, seed);
+  CAPTURE(s.batch, s.in_channels, s.height, s.width, s.out_channels, s.kernel_h, s.pad, s.stride);
+  COURSE_INPUT_SEED(seed);
   const std::vector<float> x = course::test::random_vector(s.input_size(), seed, -1.0f, 1.0f);
   const std::vector<float> W = course::test::random_vector(s.weight_size(), seed + 1, -0.5f, 0.5f);
   const std::vector<float> bias = course::test::random_vector(size_t(s.out_channels), seed + 2, -0.3f, 0.3f);
@@ -89,7 +90,8 @@ inline void forward_case(const ConvShape& s, uint64_t seed, const ForwardRun& ru
 // (x only feeds dW, which is not looked at).
 inline void backward_case(const ConvShape& s, uint64_t seed, const BackwardRun& run, const char* what,
                           double u = kBf16) {
-  CAPTURE(s.batch, s.in_channels, s.height, s.width, s.out_channels, s.kernel_h, s.pad, seed);
+  CAPTURE(s.batch, s.in_channels, s.height, s.width, s.out_channels, s.kernel_h, s.pad);
+  COURSE_INPUT_SEED(seed);
   const std::vector<float> W = course::test::random_vector(s.weight_size(), seed, -0.5f, 0.5f);
   const std::vector<float> dy = course::test::random_vector(s.output_size(), seed + 1, -1.0f, 1.0f);
   DeviceBuffer<float> d_W(W), d_dy(dy), d_dx(s.input_size());
@@ -113,7 +115,8 @@ using WeightRun = std::function<void(const ConvShape&, const float* x, const flo
 // its way into dbias's sums; 0 when they add dy's FP32 values).
 inline void weight_case(const ConvShape& s, uint64_t seed, const WeightRun& run, const char* what, double u,
                         double u_bias) {
-  CAPTURE(s.batch, s.in_channels, s.height, s.width, s.out_channels, s.kernel_h, s.pad, seed);
+  CAPTURE(s.batch, s.in_channels, s.height, s.width, s.out_channels, s.kernel_h, s.pad);
+  COURSE_INPUT_SEED(seed);
   const std::vector<float> x = course::test::random_vector(s.input_size(), seed, -1.0f, 1.0f);
   const std::vector<float> dy = course::test::random_vector(s.output_size(), seed + 1, -1.0f, 1.0f);
   DeviceBuffer<float> d_x(x), d_dy(dy), d_dW(s.weight_size()), d_db(size_t(s.out_channels));

@@ -29,7 +29,7 @@ std::vector<course::test::ConvCase> network_cases() {
 TEST_CASE("conv2d_direct_forward and conv2d_direct_backward equal lesson 01's in double on every test shape",
           "[11.5]") {
   const uint64_t seed = 1151;
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   using namespace course::test;
   std::vector<ConvCase> cases = conv_cases();
   for (const ConvCase& c : network_cases()) cases.push_back(c);

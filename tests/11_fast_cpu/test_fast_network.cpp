@@ -44,7 +44,9 @@ TEST_CASE("FastHostNetwork equals lesson 02's HostNetwork: loss, probabilities, 
   // Batch 37 on two threads: two shards (18 and 19 examples) whose gradients are added.
   for (const NetCase& c : {NetCase{"small", 28, 28, 5}, NetCase{"a", 12, 12, 3}, NetCase{"small", 28, 28, 37}}) {
     const host_training::ModelSpec spec = spec_of(c);
-    CAPTURE(c.model, ++seed);
+    CAPTURE(c.model);
+    ++seed;
+    COURSE_INPUT_SEED(seed);
     const std::vector<Parameter> init = host_training::init_parameters(spec, seed);
     const size_t per_example = size_t(spec.in_channels) * spec.height * spec.width;
     const std::vector<float> x = course::test::random_vector(size_t(c.batch) * per_example, seed + 1, 0.0f, 1.0f);

@@ -50,7 +50,7 @@ std::vector<double> reference(Trans ta, Trans tb, const Sizes& s, const std::vec
 // with K: course::float_sum_atol_rtol(K) (half absolute, half relative: a GEMM's element can be
 // ~sqrt(K), larger than one term). K = 0 gives a tolerance of 0: C must be exactly 0.
 void check_against_lesson01(const Gemm& gemm, uint64_t seed) {
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   for (Trans ta : {Trans::no, Trans::yes})
     for (Trans tb : {Trans::no, Trans::yes})
       for (const Sizes& s : kSizes) {
@@ -110,7 +110,7 @@ TEST_CASE("gemm_simd: K = 0 gives C = 0; negative sizes throw", "[11.2]") {
 
 TEST_CASE("gemm_simd_rows writes its rows only; a row_begin off the tile grid throws", "[11.2]") {
   const uint64_t seed = 1103;
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   const int M = 33, N = 40, K = 129;
   const auto A = random_vector(size_t(M) * K, seed), B = random_vector(size_t(K) * N, seed + 1);
   const auto ref = reference(Trans::no, Trans::no, {M, N, K}, A, B);
@@ -155,7 +155,7 @@ TEST_CASE("gemm_threads equals lesson 01's loop in double with 1, 2 and 3 thread
 // Each element is summed by one thread in one fixed order: the bits cannot depend on the split.
 TEST_CASE("gemm_threads: C is bit for bit the same for 1, 2, 3, 4 and 7 threads", "[11.3]") {
   const uint64_t seed = 1105;
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   // Large enough that kMinFlopsPerThread lets every thread count run: 2*M*N*K >= 7 * 8e6 for most.
   for (Sizes s : {Sizes{129, 127, 129}, Sizes{1000, 33, 2049}, Sizes{67, 1200, 1001}, Sizes{1001, 257, 300},
                   Sizes{301, 600, 257}}) {

@@ -30,7 +30,7 @@ const std::vector<DenseCase> kDense = {{1, 1, 1},     {3, 17, 33},   {17, 33, 3}
 // dx: out products; dW and dbias: batch terms. Outputs poisoned with NaN first.
 TEST_CASE("dense_forward and dense_backward equal lesson 01's in double (1 and 3 threads)", "[11.4]") {
   const uint64_t seed = 1141;
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   for (const DenseCase& d : kDense)
     for (int threads : {1, 3}) {
       INFO("batch=" << d.batch << " in=" << d.in << " out=" << d.out << " threads=" << threads);
@@ -57,7 +57,7 @@ TEST_CASE("dense_forward and dense_backward equal lesson 01's in double (1 and 3
 
 TEST_CASE("dense_backward with input_grad=false: dx untouched (or null), dW and dbias as before", "[11.4]") {
   const uint64_t seed = 1142;
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   const int batch = 17, in = 129, out = 33;
   const auto x = random_vector(size_t(batch) * in, seed), W = random_vector(size_t(out) * in, seed + 1),
              dy = random_vector(size_t(batch) * out, seed + 2);
@@ -82,7 +82,7 @@ TEST_CASE("dense_backward with input_grad=false: dx untouched (or null), dW and 
 // 1-5, model A's convolutions); tolerances from conv_cases.hpp's reduction lengths.
 TEST_CASE("conv2d_forward and conv2d_backward equal lesson 01's in double on every test shape", "[11.4]") {
   const uint64_t seed = 1143;
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   using namespace course::test;
   for (const auto& c : conv_cases()) {
     const host_layers::ConvShape& s = c.s;
@@ -108,7 +108,7 @@ TEST_CASE("conv2d_forward and conv2d_backward equal lesson 01's in double on eve
 
 TEST_CASE("conv2d_backward with input_grad=false: dx untouched (or null), dW and dbias as before", "[11.4]") {
   const uint64_t seed = 1144;
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   using namespace course::test;
   // Lesson 02's small CNN's first layer (batch 3) and a strided, padded odd shape.
   for (host_layers::ConvShape s : {host_layers::ConvShape{3, 1, 28, 28, 10, 3, 3, 1, 1},

@@ -33,7 +33,8 @@ TEST_CASE("sigmoid_forward and tanh_forward equal the formulas in double at odd 
   for (const HostActivation& a : kActivations)
     for (size_t n : test_sizes()) {
       const uint64_t seed = 1201 + n;
-      CAPTURE(a.ref.name, n, seed);
+      CAPTURE(a.ref.name, n);
+      COURSE_INPUT_SEED(seed);
       const std::vector<float> x = random_vector(n, seed, -8.0f, 8.0f);  // both tails and the middle
       std::vector<float> y = nan_vector(n);  // an element never written stays NaN and fails
       a.forward(x.data(), y.data(), n);
@@ -46,7 +47,8 @@ TEST_CASE("sigmoid_backward and tanh_backward equal dy * f'(x), written with the
   for (const HostActivation& a : kActivations)
     for (size_t n : test_sizes()) {
       const uint64_t seed = 1211 + n;
-      CAPTURE(a.ref.name, n, seed);
+      CAPTURE(a.ref.name, n);
+      COURSE_INPUT_SEED(seed);
       const std::vector<float> x = random_vector(n, seed, -8.0f, 8.0f);
       const std::vector<float> y = to_float(forward_ref(a.ref, x));  // what a correct forward gives
       const std::vector<float> dy = random_vector(n, seed + 1);
@@ -66,7 +68,8 @@ TEST_CASE("sigmoid_backward and tanh_backward match finite differences of sum(dy
   for (const HostActivation& a : kActivations)
     for (size_t n : {size_t(17), size_t(33)}) {
       const uint64_t seed = 1221 + n;
-      CAPTURE(a.ref.name, n, seed);
+      CAPTURE(a.ref.name, n);
+      COURSE_INPUT_SEED(seed);
       const std::vector<float> x = random_vector(n, seed, -4.0f, 4.0f);
       const std::vector<float> dy = random_vector(n, seed + 1);
       const std::vector<float> y = to_float(forward_ref(a.ref, x));

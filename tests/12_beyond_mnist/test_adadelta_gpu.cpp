@@ -52,7 +52,8 @@ TEST_CASE("adadelta_update_gpu equals PyTorch's formulas in double over 3 steps 
   const Hyper no_decay{1.0f, 0.9f, 1e-6f, 0.0f}, decay{0.5f, 0.95f, 1e-6f, 0.01f}, large_eps{0.1f, 0.5f, 0.25f, 0.01f};
   for (size_t n : gpu_sizes()) {
     const uint64_t seed = 1301 + n;
-    CAPTURE(n, seed);
+    CAPTURE(n);
+    COURSE_INPUT_SEED(seed);
     check_steps(n, no_decay, seed, 3);
     check_steps(n, decay, seed, 3);
   }

@@ -44,7 +44,8 @@ TEST_CASE("dropout_forward keeps dropout_keeps's elements, times dropout_scale, 
     for (size_t n : test_sizes()) {
       const uint64_t seed = 1241 + n;
       const uint64_t key = dropout_key(seed, 2, 7);
-      CAPTURE(rate, n, seed);
+      CAPTURE(rate, n);
+      COURSE_INPUT_SEED(seed);
       const std::vector<float> x = random_vector(n, seed);
       std::vector<float> y = nan_vector(n);
       beyond_mnist::dropout_forward(x.data(), y.data(), n, rate, key);
@@ -57,7 +58,8 @@ TEST_CASE("dropout_backward uses the forward pass's mask: dx = dy * scale where 
     for (size_t n : test_sizes()) {
       const uint64_t seed = 1251 + n;
       const uint64_t key = dropout_key(seed, 0, 1);
-      CAPTURE(rate, n, seed);
+      CAPTURE(rate, n);
+      COURSE_INPUT_SEED(seed);
       const std::vector<float> x = random_vector(n, seed, 0.5f, 1.5f), dy = random_vector(n, seed + 1, 0.5f, 1.5f);
       std::vector<float> y = nan_vector(n), dx = nan_vector(n);
       beyond_mnist::dropout_forward(x.data(), y.data(), n, rate, key);
@@ -72,7 +74,8 @@ TEST_CASE("dropout keeps a fraction 1 - rate of a large input", "[12.2]") {
   const uint64_t seed = 1261;
   const std::vector<float> x = random_vector(n, seed, 0.5f, 1.5f);
   for (float rate : {0.2f, 0.5f, 0.9f}) {
-    CAPTURE(rate, seed);
+    CAPTURE(rate);
+    COURSE_INPUT_SEED(seed);
     std::vector<float> y = nan_vector(n);
     beyond_mnist::dropout_forward(x.data(), y.data(), n, rate, dropout_key(seed, 0, 0));
     const std::vector<bool> k = kept(y);

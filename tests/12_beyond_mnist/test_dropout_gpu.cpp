@@ -26,7 +26,8 @@ TEST_CASE("dropout kernels give the contract's bits, forward and backward, at ev
     for (size_t n : gpu_sizes()) {
       const uint64_t seed = 1241 + n;
       const uint64_t key = dropout_key(seed, 3, 11);
-      CAPTURE(rate, n, seed);
+      CAPTURE(rate, n);
+      COURSE_INPUT_SEED(seed);
       const std::vector<float> x = random_vector(n, seed), dy = random_vector(n, seed + 1);
       DeviceBuffer<float> d_x = guarded(x), d_y = poisoned(n), d_dy = guarded(dy), d_dx = poisoned(n);
       DeviceBuffer<uint64_t> d_key(std::vector<uint64_t>{key});

@@ -70,7 +70,7 @@ TEST_CASE("fit_alpha_beta recovers alpha and beta within 3 % from sweeps with 2 
   // room without letting a wrong weighting through (plain least squares misses alpha by up to 20 %).
   const AlphaBeta truth{12.5e-6, 185e9};
   for (uint64_t seed = 1; seed <= 20; ++seed) {
-    CAPTURE(seed);
+    COURSE_INPUT_SEED(seed);
     const AlphaBeta fit = fit_alpha_beta(made_sweep(truth, 2, 0.02, seed), 2);
     CHECK(relative_error(fit.alpha_s, truth.alpha_s) < 0.03);
     CHECK(relative_error(fit.beta_bytes_per_s, truth.beta_bytes_per_s) < 0.03);

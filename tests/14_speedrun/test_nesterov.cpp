@@ -59,7 +59,8 @@ TEST_CASE("nesterov_step: 5 steps equal PyTorch's formulas in double, with and w
   for (const Hyper& h : configs)
     for (size_t n : test_sizes()) {
       const uint64_t seed = 1601 + n;
-      CAPTURE(h.lr, h.momentum, h.weight_decay, n, seed);
+      CAPTURE(h.lr, h.momentum, h.weight_decay, n);
+      COURSE_INPUT_SEED(seed);
       check_steps(n, h, seed, 5);
     }
 }

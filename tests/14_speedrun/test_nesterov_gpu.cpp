@@ -49,7 +49,8 @@ TEST_CASE("nesterov_update_gpu equals PyTorch's formulas in double over 3 steps 
   const Hyper speedrun_values{0.1f, 0.9f, 5e-4f}, no_decay{0.3f, 0.5f, 0.0f}, plain_sgd{0.2f, 0.0f, 0.01f};
   for (size_t n : gpu_sizes()) {
     const uint64_t seed = 1601 + n;
-    CAPTURE(n, seed);
+    CAPTURE(n);
+    COURSE_INPUT_SEED(seed);
     check_steps(n, speedrun_values, seed, 3);
     check_steps(n, no_decay, seed, 3);
   }

@@ -57,7 +57,8 @@ TEST_CASE("smoothed_cross_entropy equals the formulas in double, every row and c
   for (float smoothing : {0.1f, 0.5f, 0.9f})
     for (const LossShape& s : smoothing_shapes()) {
       ++seed;
-      CAPTURE(smoothing, s.batch, s.classes, seed);
+      CAPTURE(smoothing, s.batch, s.classes);
+      COURSE_INPUT_SEED(seed);
       const std::vector<float> logits = smoothing_logits(s.batch, s.classes, seed);
       const std::vector<int> labels = smoothing_labels(s.batch, s.classes, seed);
       const LossOutputs out = run(logits, labels, s.batch, s.classes, smoothing);
@@ -75,7 +76,8 @@ TEST_CASE("smoothed_cross_entropy: dlogits matches finite differences of the mea
   for (float smoothing : {0.1f, 0.3f})
     for (const LossShape& s : shapes) {
       ++seed;
-      CAPTURE(smoothing, s.batch, s.classes, seed);
+      CAPTURE(smoothing, s.batch, s.classes);
+      COURSE_INPUT_SEED(seed);
       const std::vector<float> logits = smoothing_logits(s.batch, s.classes, seed);
       const std::vector<int> labels = smoothing_labels(s.batch, s.classes, seed);
       const LossOutputs out = run(logits, labels, s.batch, s.classes, smoothing);
@@ -93,7 +95,8 @@ TEST_CASE("smoothed_cross_entropy with smoothing 0 is lesson 01's softmax-cross-
   uint64_t seed = 1431;
   for (const LossShape& s : smoothing_shapes()) {
     ++seed;
-    CAPTURE(s.batch, s.classes, seed);
+    CAPTURE(s.batch, s.classes);
+    COURSE_INPUT_SEED(seed);
     const std::vector<float> logits = smoothing_logits(s.batch, s.classes, seed);
     const std::vector<int> labels = smoothing_labels(s.batch, s.classes, seed);
     // Lesson 01 in double: each row's loss (a batch of one), and the gradient of the batch's mean.

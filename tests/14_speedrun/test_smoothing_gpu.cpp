@@ -59,7 +59,8 @@ TEST_CASE("smoothed_cross_entropy_gpu equals the formulas in double at every sha
   for (float smoothing : {0.0f, 0.1f, 0.5f})
     for (const LossShape& s : shapes) {
       ++seed;
-      CAPTURE(smoothing, s.batch, s.classes, seed);
+      CAPTURE(smoothing, s.batch, s.classes);
+      COURSE_INPUT_SEED(seed);
       const std::vector<float> logits = smoothing_logits(s.batch, s.classes, seed);
       const std::vector<int> labels = smoothing_labels(s.batch, s.classes, seed);
       const LossOutputs out = run_gpu(logits, labels, s.batch, s.classes, smoothing);

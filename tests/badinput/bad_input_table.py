@@ -21,6 +21,7 @@ import resource
 import shutil
 import signal
 import socket
+import stat
 import struct
 import subprocess
 import sys
@@ -164,6 +165,9 @@ LESSON02_FLAG_CASES = [
 ]
 # Only for lesson 12's train_beyond: its own flags.
 BEYOND_FLAG_CASES = [
+    # 64 threads of lesson 11's layers in 600 MB of address space: the pool cannot start them all.
+    ("a thread limit (ulimit -v 600 MB, --threads 64)", ["--threads", "64", "--batch", "64"],
+     ["cannot start thread", "fewer --threads"], ("address space", 600000)),
     ("--rho 1.5", ["--rho", "1.5"], ["--rho"]),
     ("--model with dropout1", ["--model", "dense100,dropout1,dense10"], ["--model", "dropout1", "0 <= rate < 1"]),
 ]
@@ -192,10 +196,21 @@ def limit_file_size(kib):
     return apply
 
 
-def run(cmd, file_limit_kib=None):
+def limit_address_space(kib):
+    def apply():
+        resource.setrlimit(resource.RLIMIT_AS, (kib * 1024, kib * 1024))
+    return apply
+
+
+def run(cmd, file_limit_kib=None, address_space_kib=None):
+    preexec = None
+    if file_limit_kib is not None:
+        preexec = limit_file_size(file_limit_kib)
+    elif address_space_kib is not None:
+        preexec = limit_address_space(address_space_kib)
     try:
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=TIMEOUT,
-                           preexec_fn=limit_file_size(file_limit_kib) if file_limit_kib is not None else None)
+                           preexec_fn=preexec)
         return p.returncode, p.stdout
     except subprocess.TimeoutExpired as e:
         out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
@@ -328,8 +343,8 @@ def main():
             if program.cifar:
                 cases += [(name, ["--dataset", "cifar10", "--data", folder], words, None, None)
                           for name, folder, words in cifar_cases(prog_root)]
-            cases += [(name, ["--data", good, *extra], words, None, None)
-                      for name, extra, words in FLAG_CASES + program.own_flags if name not in program.skip]
+            cases += [(c[0], ["--data", good, *c[1]], c[2], c[3] if len(c) > 3 else None, None)
+                      for c in FLAG_CASES + program.own_flags if c[0] not in program.skip]
             blocker = os.path.join(root, "a_file")
             open(blocker, "w").close()
             cases += [
@@ -351,6 +366,10 @@ def main():
                  lambda d, w=writes: os.mkdir(os.path.join(d, w))),
                 ("run.txt is a socket", ["--data", good], ["run.txt", "socket"], None, make_socket),
             ]
+            if os.geteuid() == 0:  # a device node needs root: a twin of /dev/null where metrics.csv goes
+                cases.append((f"{writes} is a device (a twin of /dev/null)", ["--data", good],
+                              [writes, "character device"], None,
+                              lambda d, w=writes: os.mknod(os.path.join(d, w), 0o666 | stat.S_IFCHR, os.makedev(1, 3))))
             if program.save:
                 cases += [
                     ("--save inside a regular file", ["--data", good, "--save", os.path.join(blocker, "npy")], [blocker],
@@ -372,7 +391,11 @@ def main():
                 cmd = [*prog, *extra]
                 if "--out" not in extra:
                     cmd += ["--out", out_dir]
-                rc, out = run(cmd, limit)
+                if isinstance(limit, tuple):  # ("address space", KiB): threads that cannot start
+                    rc, out = run(cmd, address_space_kib=limit[1])
+                    limit = None
+                else:
+                    rc, out = run(cmd, limit)
                 if limit is not None:
                     # A full disk stops the run part-way: what it wrote before must be whole files.
                     problems, line = check(rc, out, words, os.path.join(root, "nothing_here"))

@@ -27,7 +27,7 @@ TEST_CASE("Rng gives the same values on every machine (xoshiro256** seeded by Sp
 
 TEST_CASE("Rng is reproducible per (seed, stream); other seeds and streams differ", "[rng]") {
   const uint64_t seed = GENERATE(values<uint64_t>({0, 1, 7, 123456789, 0xffffffffffffffffull}));
-  CAPTURE(seed);
+  COURSE_INPUT_SEED(seed);
   auto draw = [](uint64_t s, uint64_t stream) {
     Rng r(s, stream);
     std::vector<uint64_t> v(1000);

@@ -95,3 +95,7 @@ inline course::Shape matrix(const char* rows, int r, const char* cols, int c) {
     INFO(course_cmp_.message(name, shape));                                                       \
     REQUIRE(course_cmp_.ok);                                                                      \
   } while (0)
+
+// The seed a test draws its inputs from, shown with a failure. Catch2's own "Randomness seeded to"
+// line is another seed: it only orders the test cases (CTest passes --rng-seed 1).
+#define COURSE_INPUT_SEED(seed) INFO("inputs drawn from seed " << (seed) << " (Catch2's \"Randomness seeded to\" only orders the test cases)")
