@@ -21,6 +21,7 @@ template <int kTiles, int kNTiles>
 __device__ void accumulate_taps_fixed(const TiledConv& g, const __nv_bfloat16* img, const __nv_bfloat16* wts,
                                       const int (&pixel)[2][2], float (&acc)[2][kTiledConvMaxTilesN][4]) {
   const int lane = threadIdx.x % 32, gq = lane / 4, t = lane % 4;
+  auto word = [](const __nv_bfloat16* p) { return *reinterpret_cast<const uint32_t*>(p); };
   for (int i = 0; i < g.k; ++i)
     for (int j = 0; j < g.k; ++j) {
       const int shift = (i * g.Wp + j) * g.ldc;                   // the tap moves every pixel by (i, j)
@@ -29,12 +30,14 @@ __device__ void accumulate_taps_fixed(const TiledConv& g, const __nv_bfloat16* i
         uint32_t a[kTiles][4];
 #pragma unroll
         for (int mi = 0; mi < kTiles; ++mi) {
-          a_fragment_k_major(a[mi], img + pixel[mi][0] + shift + c0 + 2 * t, img + pixel[mi][1] + shift + c0 + 2 * t);
+          const __nv_bfloat16* r0 = img + pixel[mi][0] + shift + c0 + 2 * t;
+          const __nv_bfloat16* r1 = img + pixel[mi][1] + shift + c0 + 2 * t;
+          a[mi][0] = word(r0), a[mi][1] = word(r1), a[mi][2] = word(r0 + 8), a[mi][3] = word(r1 + 8);
         }
 #pragma unroll
         for (int nt = 0; nt < kNTiles; ++nt) {
-          uint32_t b0, b1;
-          b_fragment_k_major(b0, b1, w_tap + (8 * nt + gq) * g.ldc + c0 + 2 * t);
+          const __nv_bfloat16* b = w_tap + (8 * nt + gq) * g.ldc + c0 + 2 * t;
+          const uint32_t b0 = word(b), b1 = word(b + 8);
 #pragma unroll
           for (int mi = 0; mi < kTiles; ++mi) mma_bf16_16816(acc[mi][nt], a[mi], b0, b1);
         }

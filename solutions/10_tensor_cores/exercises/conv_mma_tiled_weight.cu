@@ -21,11 +21,12 @@ template <int K>
 __device__ void accumulate_image_fixed(const TiledWeightGrad& g, const __nv_bfloat16* img, const __nv_bfloat16* dys,
                                        int i, int o0, int c0, float (&acc)[kDwMaxKernel][2][4]) {
   const int lane = threadIdx.x % 32, gq = lane / 4, t = lane % 4, P = g.OH * g.OW;
+  auto word = [](const __nv_bfloat16* p) { return *reinterpret_cast<const uint32_t*>(p); };
   for (int k0 = 0; k0 < g.P16; k0 += 16) {
     // A: dy's rows o0 + g and o0 + g + 8, pixels k0 + 2t .. (and + 8): one fragment for every tap.
     const __nv_bfloat16* r0 = dys + (o0 + gq) * g.ldp + k0 + 2 * t;
-    uint32_t a[4];
-    a_fragment_k_major(a, r0, r0 + 8 * g.ldp);
+    const __nv_bfloat16* r1 = r0 + 8 * g.ldp;
+    const uint32_t a[4] = {word(r0), word(r1), word(r0 + 8), word(r1 + 8)};
     // B: this lane's row of the ldmatrix: pixel k0 + lane % 16 (pixel 0 past the image: dy is 0 there).
     int p = k0 + lane % 16;
     if (p >= P) p = 0;
