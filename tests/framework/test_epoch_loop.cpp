@@ -10,17 +10,13 @@
 #include <vector>
 
 #include "course/error.hpp"
+#include "captured_output.hpp"
 #include "course_test.hpp"
 #include "framework/epoch_loop.hpp"
 
-namespace {
+using framework_test::printed;
 
-std::string printed(std::FILE* f) {
-  std::rewind(f);
-  std::string text;
-  for (int c; (c = std::fgetc(f)) != EOF;) text += static_cast<char>(c);
-  return text;
-}
+namespace {
 
 // Hooks that write down every call; counts() answers from `loss_at` and `correct_at` by call.
 struct Recorder {

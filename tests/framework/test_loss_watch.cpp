@@ -5,18 +5,11 @@
 #include <limits>
 #include <string>
 
+#include "captured_output.hpp"
 #include "course_test.hpp"
 #include "framework/loss_watch.hpp"
 
-namespace {
-// Everything the watch printed to a temporary file.
-std::string printed(std::FILE* f) {
-  std::rewind(f);
-  std::string text;
-  for (int c; (c = std::fgetc(f)) != EOF;) text += static_cast<char>(c);
-  return text;
-}
-}  // namespace
+using framework_test::printed;
 
 TEST_CASE("loss watch: a diverging loss is warned of once, with its steps and the lr", "[loss_watch]") {
   std::FILE* out = std::tmpfile();
