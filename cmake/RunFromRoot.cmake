@@ -2,7 +2,7 @@
 # course is configured from the repository root only; a lesson folder cannot be built alone.
 # It stops CMake with one message. The build tool and compilers are named first, only so that CMake
 # adds no errors of its own after that message; the presets' build folder is outside the repository
-# (/tmp), so nothing is left in it.
+# (/tmp, one folder per lesson folder of each checkout), so nothing is left in it.
 get_filename_component(course_root "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 find_program(CMAKE_MAKE_PROGRAM NAMES ninja ninja-build make)
 find_program(CMAKE_C_COMPILER NAMES cc gcc clang)
