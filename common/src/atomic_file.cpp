@@ -12,6 +12,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
+#include <set>
 #include <utility>
 
 #include "course/error.hpp"
@@ -94,7 +96,14 @@ std::string not_a_file(const std::string& path) {
 }
 
 // Removes "<path>.tmp-<pid>-<n>" files whose process is gone: what a kill -9 or a power cut left.
+// Once per path and process: a file rewritten every epoch does not scan its folder every epoch.
 void remove_stale_temporaries(const std::string& path) {
+  static std::mutex scanned_lock;
+  static std::set<std::string> scanned;
+  {
+    std::lock_guard<std::mutex> lock(scanned_lock);
+    if (!scanned.insert(path).second) return;
+  }
   const std::filesystem::path target(path);
   const std::string folder = folder_of(path), prefix = target.filename().string() + ".tmp-";
   DIR* dir = ::opendir(folder.c_str());
@@ -189,9 +198,9 @@ void AtomicFile::commit() {
   // rename() replaces the old file in one step: readers see the old file or the new one. (Flushing
   // the folder as well would also make the new name survive a power cut; a rerun covers that.)
   // What is at the name is looked at again: it may have changed while the file was written.
-  if (const std::string what = not_a_file(path_); !what.empty()) {
+  if (!not_a_file(path_).empty()) {
     discard();
-    check_output_path(path_);
+    check_output_path(path_);  // throws, saying what is there
   }
   if (::rename(temp_path_.c_str(), path_.c_str()) != 0) fail("cannot put the new file in its place", errno);
   temp_path_.clear();

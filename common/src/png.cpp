@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "course/arithmetic.hpp"
 #include "course/atomic_file.hpp"
 #include "course/error.hpp"
 
@@ -32,11 +33,11 @@ Image::Image(int w, int h, Rgb background) : width(w), height(h) {
   fill_rect(0, 0, w, h, background);
 }
 
-int tile_step(int size) { return size <= kMaxTileSide ? 1 : (size + kMaxTileSide - 1) / kMaxTileSide; }
+int tile_step(int size) { return size <= kMaxTileSide ? 1 : ceil_div(size, kMaxTileSide); }
 
 Image Image::every(int step) const {
   if (step <= 1) return *this;
-  Image out((width + step - 1) / step, (height + step - 1) / step);
+  Image out(ceil_div(width, step), ceil_div(height, step));
   for (int y = 0; y < out.height; ++y)
     for (int x = 0; x < out.width; ++x) out.set(x, y, get(x * step, y * step));
   return out;
@@ -160,7 +161,7 @@ Rgb diverging_color(float v, float peak) { return diverging(peak > 0.0f ? v / pe
 
 Image filter_grid(const float* weights, int out_channels, int in_channels, int kh, int kw, int scale, float peak) {
   const int pad = 2, step = tile_step(std::max(kh, kw));  // a huge filter: every step-th weight
-  const int sh = (kh + step - 1) / step, sw = (kw + step - 1) / step;
+  const int sh = ceil_div(kh, step), sw = ceil_div(kw, step);
   Image grid(in_channels * (sw * scale + pad) + pad, out_channels * (sh * scale + pad) + pad, {60, 60, 60});
   for (int o = 0; o < out_channels; ++o)
     for (int i = 0; i < in_channels; ++i) {
@@ -237,9 +238,14 @@ Image stacked(const std::vector<Image>& parts) {
   return out;
 }
 
+namespace {
+// Pixels a weight of a filter tile: about 48 a side for the weights filter_grid shows (every
+// tile_step-th of a huge filter), at least 4.
+int filter_scale(int kh, int kw) { return std::max(4, 48 / ceil_div(std::max(kh, kw), tile_step(std::max(kh, kw)))); }
+}  // namespace
+
 Image filter_bank(const float* weights, int out_channels, int in_channels, int kh, int kw, int cols, float peak) {
-  const int step = tile_step(std::max(kh, kw)), shown_side = (std::max(kh, kw) + step - 1) / step;
-  const int scale = std::max(4, 48 / shown_side), per_filter = in_channels * kh * kw;
+  const int scale = filter_scale(kh, kw), per_filter = in_channels * kh * kw;
   std::vector<Image> tiles;
   for (int o = 0; o < out_channels; ++o)
     tiles.push_back(filter_grid(weights + static_cast<size_t>(o) * per_filter, 1, in_channels, kh, kw, scale, peak));
@@ -255,9 +261,9 @@ Image filter_panel(const float* weights, int out_channels, int in_channels, int 
   if (peak == 0.0f) peak = 1.0f;
   // Each tile: the filter's index (scale-2 font) above its filter_grid on the shared scale; at most
   // kMaxTiles filters of at most kMaxTileSide weights a side (the title says what is left out).
-  const int step = tile_step(std::max(kh, kw)), shown_side = (std::max(kh, kw) + step - 1) / step;
+  const int step = tile_step(std::max(kh, kw));
   const int shown = std::min(out_channels, kMaxTiles), shown_in = std::min(in_channels, 16);
-  const int scale = std::max(4, 48 / shown_side), label_scale = 2, label_h = 5 * label_scale + 4;
+  const int scale = filter_scale(kh, kw), label_scale = 2, label_h = 5 * label_scale + 4;
   std::string note;
   if (shown < out_channels) note += " (THE FIRST " + std::to_string(shown) + ")";
   if (shown_in < in_channels) note += " (INPUT CHANNELS 0-" + std::to_string(shown_in - 1) + ")";

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "course/arithmetic.hpp"
 #include "course/png.hpp"
 
 namespace host_training {
@@ -48,7 +49,7 @@ void write_misclassified_png(const std::string& path, const course::Dataset& tes
   const int h = test.images.dim(2), w = test.images.dim(3), caption_h = 16;
   // Small images three times enlarged; an image larger than course::kMaxTileSide a side shrunk to fit.
   const int step = course::tile_step(std::max(h, w)), scale = step > 1 ? 1 : 3;
-  const int tile_w = std::max((w + step - 1) / step * scale, 40), tile_h = (h + step - 1) / step * scale;
+  const int tile_w = std::max(course::ceil_div(w, step) * scale, 40), tile_h = course::ceil_div(h, step) * scale;
   const size_t per_example = test.count() ? test.images.size() / size_t(test.count()) : 0;
   std::vector<course::Image> tiles;
   for (const int i : wrong) {

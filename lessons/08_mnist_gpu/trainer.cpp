@@ -44,10 +44,11 @@ framework::TrainSummary train_on_gpu(const GpuTrainConfig& config, const framewo
                               free_bytes, "model '" + spec.name + "' at batch " + std::to_string(batch), "the GPU");
   }
   std::vector<host_training::Parameter> init = host_training::init_parameters(spec, config.seed);
+  const std::vector<std::string> npy_files = framework::npy_names(init);  // what --save writes
   // Every output is checked before any work: a bad --out or --save stops the run before it trains.
   const framework::RunFiles files(
       config.out_dir, {"metrics.csv", "filters.png", "feature_maps.png", "misclassified.png", "confusion.png"},
-      config.save_dir, framework::npy_names(init));
+      config.save_dir, npy_files);
   GpuNetwork net(spec, std::move(init), std::max(batch, kEvalBatch), config.conv, extras.layers, extras.loss);
   cudaStream_t stream = extras.stream;
   if (stream) net.set_stream(stream);
@@ -131,7 +132,7 @@ framework::TrainSummary train_on_gpu(const GpuTrainConfig& config, const framewo
   std::vector<std::string> saved, written;
   if (files.has_save()) {
     save_npy(files.save_dir(), net, eval, classes);
-    saved = framework::npy_names(net.parameters().download());
+    saved = npy_files;
     std::printf("saved %zu parameter tensors and test_logits.npy to %s\n", net.parameters().tensors(),
                 files.save_dir().c_str());
   }

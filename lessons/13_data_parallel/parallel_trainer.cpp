@@ -42,8 +42,9 @@ framework::TrainSummary train_parallel(const ParallelTrainConfig& config, const 
   const host_training::OptimizerConfig opt = host_training::optimizer_config(config);  // as train_mnist
 
   // Every output is checked before any work: a bad --out or --save stops the run before it trains.
+  const std::vector<host_training::Parameter> init = host_training::init_parameters(spec, config.seed);  // every rank's
   const framework::RunFiles files(config.out_dir, {"metrics.csv", "misclassified.png", "confusion.png"},
-                                  config.save_dir, framework::npy_names(host_training::init_parameters(spec, config.seed)));
+                                  config.save_dir, framework::npy_names(init));
   framework::EpochLog log(files.out_path("metrics.csv"), config.epochs);
 
   std::printf("devices: %d x %s; %s; NCCL %s\n", ranks, course::device_summary(devices[0]).c_str(),
@@ -69,7 +70,7 @@ framework::TrainSummary train_parallel(const ParallelTrainConfig& config, const 
     options.bucket_floats = config.bucket_floats, options.conv = config.conv;
     options.network = config.network, options.dropout_seed = config.seed;
     options.eval_batch = lead ? kEvalBatch : 0;
-    Replica replica(rank, spec, host_training::init_parameters(spec, config.seed), options);
+    Replica replica(rank, spec, init, options);
     const DeviceDataset train(train_set);  // every GPU its own copy: each gathers its own shards
     std::unique_ptr<DeviceDataset> test;
     if (lead) test = std::make_unique<DeviceDataset>(data.test);

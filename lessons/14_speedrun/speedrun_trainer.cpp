@@ -244,7 +244,7 @@ SpeedrunResult run_speedrun(const Recipe& recipe, const framework::TrainingData&
     csv += line;
   }
   if (files.has_out()) course::write_file_atomically(files.out_path("runs.csv"), csv);
-  files.finish(files.has_out() ? std::vector<std::string>{"runs.csv"} : std::vector<std::string>{}, {});
+  files.finish({"runs.csv"}, {});
   return result;
 }
 

@@ -18,7 +18,8 @@ class AtomicFile {
   // Creates an empty temporary file next to `path` (the same folder, so the rename never crosses
   // file systems). Throws course::Error naming the folder when it is missing or not writable, and
   // naming `path` when something other than a regular file is there (check_output_path). Removes
-  // the temporary files of `path` that a process no longer running left (a kill -9, a power cut).
+  // the temporary files of `path` that a process no longer running left (a kill -9, a power cut), the
+  // first time this process writes `path`.
   explicit AtomicFile(std::string path);
   // Without commit(): removes the temporary file; whatever was under `path` stays as it was.
   ~AtomicFile();
