@@ -9,27 +9,11 @@
 
 namespace mnist_gpu {
 
-EvaluationTarget evaluation_target(GpuNetwork& net) {
-  EvaluationTarget target;
-  target.classes = net.classes(), target.max_batch = net.max_batch(), target.input_size = net.input_size();
-  target.forward_and_loss = [&net](const float* x, const int* labels, int count) {
-    net.forward(x, count);
-    net.loss().forward(net.logits(), labels, count);
-  };
-  target.logits = [&net] { return net.logits(); };
-  target.row_loss = [&net] { return net.loss().row_loss(); };
-  return target;
-}
-
-GpuEvaluation evaluate_on_gpu(GpuNetwork& net, const DeviceDataset& data) {
-  return evaluate_on_gpu(evaluation_target(net), data);
-}
-
-GpuEvaluation evaluate_on_gpu(const EvaluationTarget& net, const DeviceDataset& data) {
-  const int n = data.count, classes = net.classes, chunk = net.max_batch;
-  if (size_t(data.per_example) != net.input_size)
+GpuEvaluation evaluate_on_gpu(framework::DeviceNetwork& net, const framework::DeviceDataset& data) {
+  const int n = data.count, classes = net.classes(), chunk = net.max_batch();
+  if (size_t(data.per_example) != net.input_size())
     throw course::Error("evaluate: the data set's examples have " + std::to_string(data.per_example) +
-                        " values, the network takes " + std::to_string(net.input_size));
+                        " values, the network takes " + std::to_string(net.input_size()));
   GpuEvaluation result;
   result.confusion.assign(size_t(classes) * classes, 0);
   if (n == 0) return result;
@@ -44,10 +28,11 @@ GpuEvaluation evaluate_on_gpu(const EvaluationTarget& net, const DeviceDataset& 
     const float* x = data.images.data() + size_t(first) * data.per_example;  // in order: no gather
     const int* labels = data.labels.data() + first;
     net.forward_and_loss(x, labels, count);
-    accumulate_loss(net.row_loss(), count, first / chunk + 1, loss_sum.data(), counters.data() + 1);
-    predict_and_count(net.logits(), labels, count, classes, predictions.data() + first, counters.data());
+    accumulate_loss(net.row_loss(), count, first / chunk + 1, loss_sum.data(), counters.data() + 1, net.stream());
+    predict_and_count(net.logits(), labels, count, classes, predictions.data() + first, counters.data(),
+                      net.stream());
     CUDA_CHECK(cudaMemcpyAsync(logits.data() + size_t(first) * classes, net.logits(),
-                               size_t(count) * classes * sizeof(float), cudaMemcpyDeviceToDevice));
+                               size_t(count) * classes * sizeof(float), cudaMemcpyDeviceToDevice, net.stream()));
   }
   const std::vector<int> c = counters.to_host();  // waits for the GPU
   result.loss = loss_sum.to_host()[0] / n;

@@ -135,6 +135,18 @@ void GpuNetwork::set_stream(cudaStream_t stream) {
     throw course::Error("GpuNetwork: the loss launches on the default stream only (lesson 08's)");
   for (auto& layer : layers_) layer->set_stream(stream);
   loss_.set_stream(stream);
+  stream_ = stream;
+}
+
+void GpuNetwork::forward_and_loss(const float* x, const int* labels, int batch) {
+  forward(x, batch);
+  loss_.forward(logits(), labels, batch);
+}
+
+void GpuNetwork::set_gradient_hook(GradientHook hook) {
+  if (hook)
+    throw course::Error("GpuNetwork: this network does not report its gradients as its backward pass enqueues "
+                        "them");
 }
 
 void GpuNetwork::set_observer(PassObserver* observer) {

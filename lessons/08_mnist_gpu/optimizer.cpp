@@ -1,4 +1,4 @@
-// Lesson 08 (given code): the optimizer over the whole ParameterStore. SGD is lesson 03's
+// Lesson 08 (given code): the optimizer over the whole framework::ParameterStore. SGD is lesson 03's
 // sgd_momentum_update, Adam is step 08.6; either way one launch updates every parameter.
 #include "optimizer.hpp"
 
@@ -10,7 +10,7 @@
 
 namespace mnist_gpu {
 
-DeviceOptimizer::DeviceOptimizer(host_training::OptimizerConfig config, ParameterStore& params,
+DeviceOptimizer::DeviceOptimizer(host_training::OptimizerConfig config, framework::ParameterStore& params,
                                  const DeviceUpdateRule* extra)
     : config_(std::move(config)), params_(params), extra_(extra && extra->kind == config_.kind ? extra : nullptr) {
   if (config_.kind != framework::OptimizerKind::sgd && config_.kind != framework::OptimizerKind::adam && !extra_)

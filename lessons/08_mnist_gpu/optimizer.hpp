@@ -1,5 +1,5 @@
 #pragma once
-// The optimizer over the whole ParameterStore: SGD with momentum (lesson 03's sgd_momentum_update)
+// The optimizer over the whole framework::ParameterStore: SGD with momentum (lesson 03's sgd_momentum_update)
 // or Adam (step 08.6's adam_update), with the configuration and formulas of lesson 02's
 // host_training::Optimizer. Either way ONE launch updates every parameter (optimizer.cpp).
 #include <cstddef>
@@ -11,7 +11,7 @@
 
 #include "course/device_buffer.hpp"
 #include "host_training.hpp"
-#include "parameters.hpp"
+#include "framework/parameter_store.hpp"
 
 namespace mnist_gpu {
 
@@ -29,7 +29,7 @@ struct DeviceUpdateRule {
 class DeviceOptimizer {
  public:
   // `extra`: the rule for a kind other than sgd and adam (nullptr: none; it must outlive this).
-  DeviceOptimizer(host_training::OptimizerConfig config, ParameterStore& params,
+  DeviceOptimizer(host_training::OptimizerConfig config, framework::ParameterStore& params,
                   const DeviceUpdateRule* extra = nullptr);
 
   // One update of every parameter from its gradient: ONE kernel launch on `stream`, no waiting.
@@ -47,7 +47,7 @@ class DeviceOptimizer {
 
  private:
   host_training::OptimizerConfig config_;
-  ParameterStore& params_;
+  framework::ParameterStore& params_;
   course::DeviceBuffer<float> state_;  // SGD: velocity; Adam: m then v; a rule's states one after another
   const DeviceUpdateRule* extra_ = nullptr;
   int steps_ = 0;

@@ -21,14 +21,14 @@ bool write_filters_png(const std::string& path, const GpuNetwork& net) {
   // Lesson 02's picture of the first layer's weights, from the device's copy.
   const host_training::LayerPlan first = host_training::plan_layers(net.spec()).front();
   if (first.weight < 0) return false;
-  const ParameterStore& params = net.parameters();
+  const framework::ParameterStore& params = net.parameters();
   std::vector<float> w(params.size(size_t(first.weight)));
   CUDA_CHECK(cudaMemcpy(w.data(), params.value(size_t(first.weight)), w.size() * sizeof(float), cudaMemcpyDeviceToHost));
   return host_training::write_filters_png(path, first, params.name(size_t(first.weight)), w.data());
 }
 
 void write_feature_maps_png(const std::string& path, GpuNetwork& net, const course::Dataset& test,
-                            const DeviceDataset& test_on_device, int example) {
+                            const framework::DeviceDataset& test_on_device, int example) {
   if (example < 0 || example >= test.count()) return;
   const int h = test.images.dim(2), w = test.images.dim(3);
   const size_t per_example = size_t(test_on_device.per_example);
@@ -69,10 +69,6 @@ void write_feature_maps_png(const std::string& path, GpuNetwork& net, const cour
                                                                        note));
   }
   course::write_png(path, course::stacked(parts));
-}
-
-void save_npy(const std::string& dir, const GpuNetwork& net, const GpuEvaluation& eval, int classes) {
-  host_training::save_npy(dir, net.parameters().download(), eval.logits, classes);  // lesson 02's layout
 }
 
 }  // namespace mnist_gpu

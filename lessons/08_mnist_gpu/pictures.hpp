@@ -1,6 +1,6 @@
 #pragma once
-// What train_mnist writes besides metrics.csv (lesson 02's EpochLog): the pictures of a trained
-// network, and with --save the parameters and test logits as .npy files in PyTorch's layouts.
+// What train_mnist draws besides lesson 02's pictures: what a trained GpuNetwork's layers hold
+// (its --save files are lesson 02's save_npy, in PyTorch's layouts).
 #include <string>
 #include <vector>
 
@@ -16,12 +16,8 @@ bool write_filters_png(const std::string& path, const GpuNetwork& net);
 // feature_maps.png: one test digit and the activations of every conv layer (after its ReLU)
 // for it, one grey tile per channel. Runs a forward pass of that one digit.
 void write_feature_maps_png(const std::string& path, GpuNetwork& net, const course::Dataset& test,
-                            const DeviceDataset& test_on_device, int example = 0);
+                            const framework::DeviceDataset& test_on_device, int example = 0);
 // misclassified.png and confusion.png: lesson 02's host_training::write_misclassified_png and
 // write_confusion_png (training_pictures.hpp), fed with the GPU evaluation's predictions.
-
-// One <name>.npy per parameter (conv1.weight: O x I x kh x kw, fc1.weight: out x in, biases [out])
-// and test_logits.npy (count x classes), each written atomically by course::write_npy.
-void save_npy(const std::string& dir, const GpuNetwork& net, const GpuEvaluation& eval, int classes);
 
 }  // namespace mnist_gpu

@@ -24,10 +24,10 @@ std::string shape_text(int batch, const host_training::LayerPlan& p) {
 
 }  // namespace
 
-void print_profile(std::FILE* out, GpuNetwork& net, DeviceOptimizer& optimizer, const DeviceDataset& train,
+void print_profile(std::FILE* out, GpuNetwork& net, DeviceOptimizer& optimizer, const framework::DeviceDataset& train,
                    int batch, int steps, int warmup) {
   auto& layers = net.layers();
-  ParameterStore& params = net.parameters();
+  framework::ParameterStore& params = net.parameters();
   const int n = train.count;
   batch = std::min(batch, n);
   if (batch < 1 || steps < 1) return;

@@ -5,13 +5,13 @@
 // weights and the optimizer state are restored afterwards, so profiling does not change the run.
 #include <cstdio>
 
-#include "device_data.hpp"
+#include "framework/device_data.hpp"
 #include "network.hpp"
 #include "optimizer.hpp"
 
 namespace mnist_gpu {
 
-void print_profile(std::FILE* out, GpuNetwork& net, DeviceOptimizer& optimizer, const DeviceDataset& train,
+void print_profile(std::FILE* out, GpuNetwork& net, DeviceOptimizer& optimizer, const framework::DeviceDataset& train,
                    int batch, int steps, int warmup = 10);
 
 }  // namespace mnist_gpu

@@ -28,10 +28,10 @@
 
 #include "branch.hpp"
 #include "course/device_buffer.hpp"
-#include "evaluation.hpp"
 #include "fast_training.hpp"
 #include "host_training.hpp"
-#include "parameters.hpp"
+#include "framework/device_network.hpp"
+#include "framework/parameter_store.hpp"
 
 namespace fast_training {
 
@@ -62,7 +62,9 @@ class ConvKernels {
                                float* /*dbias*/, float* /*workspace*/, cudaStream_t) const {}
 };
 
-class FastNetwork {
+// One of the framework's DeviceNetworks, as lesson 08's GpuNetwork: what trains, evaluates or
+// replicates one takes the other.
+class FastNetwork : public framework::DeviceNetwork {
  public:
   // Throws course::Error when spec is not of the supported shape or params do not fit it.
   // `kernels` (may be null): other kernels for the forward pass and input gradient of every conv they run.
@@ -78,31 +80,27 @@ class FastNetwork {
   void forward(const float* x, int batch);
   // forward, the loss on `labels` (device ints; row_loss() then holds each example's loss), and
   // every gradient in parameters(), fresh (overwritten).
-  void forward_backward(const float* x, const int* labels, int batch);
+  void forward_backward(const float* x, const int* labels, int batch) override;
 
   // ---- given -----------------------------------------------------------------------------------
   // forward, then the loss on `labels` into row_loss() (for evaluation).
-  void forward_and_loss(const float* x, const int* labels, int batch);
-  mnist_gpu::ParameterStore& parameters() { return params_; }
-  const float* logits() const { return dense_.back().out_buf.data(); }
-  const float* row_loss() const { return row_loss_.data(); }
-  int classes() const { return spec_.classes; }
-  int max_batch() const { return max_batch_; }
-  size_t input_size() const { return input_size_; }  // values per example
-  cudaStream_t stream() const { return stream_; }
+  void forward_and_loss(const float* x, const int* labels, int batch) override;
+  framework::ParameterStore& parameters() override { return params_; }
+  const float* logits() override { return dense_.back().out_buf.data(); }
+  const float* row_loss() override { return row_loss_.data(); }
+  int classes() const override { return spec_.classes; }
+  int max_batch() const override { return max_batch_; }
+  size_t input_size() const override { return input_size_; }  // values per example
+  cudaStream_t stream() const override { return stream_; }
   GemmMath math() const { return math_; }
   int conv_blocks() const { return int(conv_.size()); }
   int tiled_convs() const;  // how many of them run 09.10's kernel
   int other_convs() const;  // how many run the ConvKernels given to the constructor (forward and dx)
   int other_weight_gradients() const;  // ... and of those, how many their weight gradient too
 
-  // Listening to the backward pass (to start an all-reduce of a layer's gradients as soon as they are
-  // written, say): the hook is called while forward_backward enqueues its
-  // launches, right after those that write one layer's dW and dbias (the tensors `weight` and
-  // weight + 1 of parameters()) went to stream(), so an event recorded on stream() inside the hook
-  // marks that layer's gradients done. Layers report in backward order, each once per call.
-  using GradientHook = std::function<void(size_t weight)>;
-  void set_gradient_hook(GradientHook hook);
+  // Listening to the backward pass (framework/device_network.hpp): each layer reports right after
+  // the launches that write its dW and dbias went to stream(), in backward order, once per call.
+  void set_gradient_hook(GradientHook hook) override;
 
   // Step 09.13: the first conv block's conv, ReLU and pool by the thin kernels, where they run it
   // (thin_conv_problem): the forward writes only the pooled output and its argmax, the backward
@@ -123,7 +121,7 @@ class FastNetwork {
   struct ConvBlock {
     host_layers::ConvShape conv;      // at max_batch; .batch is set per call
     host_layers::PoolShape pool;
-    size_t weight = 0;                // index of the weight in the ParameterStore; its bias is weight + 1
+    size_t weight = 0;                // index of the weight in the framework::ParameterStore; its bias is weight + 1
     course::DeviceBuffer<float> conv_out, pooled, d_conv_out, d_pooled;  // d_pooled: dL/d(pooled)
     course::DeviceBuffer<int> argmax;
     bool tiled = false;                        // forward and dx by 09.10's kernel, dW by 09.11's
@@ -169,7 +167,7 @@ class FastNetwork {
   int max_batch_;
   size_t input_size_ = 0;
   cudaStream_t stream_;
-  mnist_gpu::ParameterStore params_;
+  framework::ParameterStore params_;
   GemmMath math_;
   std::vector<ConvBlock> conv_;
   std::vector<DenseStage> dense_;
@@ -180,8 +178,5 @@ class FastNetwork {
   GradientHook gradient_hook_;
   std::shared_ptr<const ConvKernels> kernels_;
 };
-
-// What lesson 08's evaluation runs of the network: its forward pass and loss, batch by batch.
-mnist_gpu::EvaluationTarget evaluation_target(FastNetwork& net);
 
 }  // namespace fast_training

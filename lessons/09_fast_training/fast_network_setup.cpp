@@ -96,15 +96,6 @@ void FastNetwork::forward_and_loss(const float* x, const int* labels, int batch)
   softmax_cross_entropy_fused(logits(), labels, row_loss_.data(), dlogits_.data(), batch, spec_.classes, stream_);
 }
 
-mnist_gpu::EvaluationTarget evaluation_target(FastNetwork& net) {
-  mnist_gpu::EvaluationTarget t;
-  t.classes = net.classes(), t.max_batch = net.max_batch(), t.input_size = net.input_size();
-  t.forward_and_loss = [&net](const float* x, const int* labels, int count) { net.forward_and_loss(x, labels, count); };
-  t.logits = [&net] { return net.logits(); };
-  t.row_loss = [&net] { return net.row_loss(); };
-  return t;
-}
-
 int FastNetwork::other_convs() const {
   return int(std::count_if(conv_.begin(), conv_.end(), [this](const ConvBlock& b) { return b.other && !runs_thin(b); }));
 }

@@ -7,7 +7,7 @@
 
 namespace data_parallel {
 
-std::vector<Bucket> make_buckets(const mnist_gpu::ParameterStore& params, size_t max_floats) {
+std::vector<Bucket> make_buckets(const framework::ParameterStore& params, size_t max_floats) {
   const size_t tensors = params.tensors();
   if (tensors == 0 || tensors % 2 != 0)
     throw course::Error("make_buckets: expected layers of a weight and a bias each, got " + std::to_string(tensors) +
@@ -30,7 +30,7 @@ std::vector<Bucket> make_buckets(const mnist_gpu::ParameterStore& params, size_t
   return buckets;
 }
 
-OverlappedBackward::OverlappedBackward(const mnist_gpu::ParameterStore& params, size_t bucket_floats)
+OverlappedBackward::OverlappedBackward(const framework::ParameterStore& params, size_t bucket_floats)
     : buckets_(make_buckets(params, bucket_floats)), bucket_of_tensor_(params.tensors()) {
   for (size_t k = 0; k < buckets_.size(); ++k)
     for (size_t t = 0; t < buckets_[k].tensors; ++t) bucket_of_tensor_[buckets_[k].first_tensor + t] = k;

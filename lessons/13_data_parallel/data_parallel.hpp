@@ -19,9 +19,9 @@
 #include <functional>
 #include <vector>
 
-#include "parameters.hpp"
+#include "framework/parameter_store.hpp"
 #include "ranks.hpp"
-#include "replica_network.hpp"
+#include "framework/device_network.hpp"
 #include "step_graph.hpp"
 
 namespace data_parallel {
@@ -41,7 +41,7 @@ Shard shard_of(int batch, int ranks, int rank);
 // Every rank's parameter VALUES become rank 0's: one ncclBroadcast from rank 0 over all of
 // params.values() (padding included: it is zero everywhere), in place, on `stream`, without the
 // host waiting. Gradients are not touched. Every rank must call it (a collective).
-void broadcast_parameters(const Rank& rank, mnist_gpu::ParameterStore& params, cudaStream_t stream);
+void broadcast_parameters(const Rank& rank, framework::ParameterStore& params, cudaStream_t stream);
 
 // ---- step 13.2: the all-reduce of gradients --------------------------------------------------
 // data[0 .. count) on every rank becomes  sum over ranks r of (shard_r / batch) * data_r,  where
@@ -56,7 +56,7 @@ void allreduce_mean(const Rank& rank, float* data, size_t count, int shard, int 
 
 // ---- given: buckets ------------------------------------------------------------------------------
 // A run of whole layers (each weight with its bias) whose gradients are contiguous in the
-// ParameterStore: tensors first_tensor .. first_tensor + tensors - 1, floats offset .. offset + count
+// framework::ParameterStore: tensors first_tensor .. first_tensor + tensors - 1, floats offset .. offset + count
 // - 1 of grads() (their padding included).
 struct Bucket {
   size_t first_tensor = 0, tensors = 0;
@@ -65,7 +65,7 @@ struct Bucket {
 // The layers grouped into buckets in BACKWARD order (the last layers first: their gradients are
 // written first), each bucket as many layers as fit in max_floats (at least one layer). Together
 // they cover grads() from the first tensor's offset to the end. max_floats 0: one layer a bucket.
-std::vector<Bucket> make_buckets(const mnist_gpu::ParameterStore& params, size_t max_floats);
+std::vector<Bucket> make_buckets(const framework::ParameterStore& params, size_t max_floats);
 
 // ---- step 13.3: overlap the all-reduce with the backward pass ----------------------------------
 class OverlappedBackward {
@@ -76,21 +76,21 @@ class OverlappedBackward {
 
   // Given: the buckets of make_buckets(params, bucket_floats), a stream for the reductions, and one
   // event per bucket plus one for the end.
-  OverlappedBackward(const mnist_gpu::ParameterStore& params, size_t bucket_floats);
+  OverlappedBackward(const framework::ParameterStore& params, size_t bucket_floats);
   ~OverlappedBackward();
   OverlappedBackward(const OverlappedBackward&) = delete;
   OverlappedBackward& operator=(const OverlappedBackward&) = delete;
 
   // 13.3: net.forward_backward(x, labels, batch), and each bucket's reduce enqueued on
   // comm_stream() AS SOON AS the backward pass has enqueued the launches that write the bucket's
-  // gradients (the network's gradient hook says when: replica_network.hpp), after them (an event on
-  // the network's stream, waited for by comm_stream()), in bucket order. Returns with net.stream()
+  // gradients (the network's gradient hook says when: framework/device_network.hpp), after them (an
+  // event on the network's stream, waited for by comm_stream()), in bucket order. Returns with net.stream()
   // waiting for every reduction (an event on comm_stream()), so what is enqueued on net.stream()
   // next (the optimizer's step) sees reduced gradients; the host never waits. The network's hook is
   // removed again before returning. Every launch goes to net.stream() or comm_stream(), so a graph
   // captured from net.stream() holds all of it. Throws course::Error when the backward pass did not
   // report every bucket's layers.
-  void forward_backward(ReplicaNetwork& net, const float* x, const int* labels, int batch, const ReduceBucket& reduce);
+  void forward_backward(framework::DeviceNetwork& net, const float* x, const int* labels, int batch, const ReduceBucket& reduce);
 
   const std::vector<Bucket>& buckets() const { return buckets_; }
   cudaStream_t comm_stream() const { return comm_.get(); }

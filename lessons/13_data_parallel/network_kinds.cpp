@@ -17,38 +17,37 @@ NetworkKind network_kind_by_name(const std::string& name) {
 
 const char* network_kind_name(NetworkKind kind) { return kind == NetworkKind::fast_network ? "fast" : "layers"; }
 
-FastReplicaNetwork::FastReplicaNetwork(const host_training::ModelSpec& spec,
-                                       const std::vector<host_training::Parameter>& init, int max_batch,
-                                       cudaStream_t stream, fast_training::ConvEngine conv)
-    : net_(spec, init, max_batch, stream, conv) {}
-
-mnist_gpu::EvaluationTarget FastReplicaNetwork::evaluation_target() { return fast_training::evaluation_target(net_); }
-
-LayerListReplicaNetwork::LayerListReplicaNetwork(const host_training::ModelSpec& spec,
-                                                 const std::vector<host_training::Parameter>& init, int max_batch,
-                                                 cudaStream_t stream, uint64_t seed)
-    : stream_(stream) {
+namespace {
+// The spec, once every layer of it can launch on a stream of its own.
+const host_training::ModelSpec& runs_on_streams(const host_training::ModelSpec& spec) {
   const std::string problem = beyond_mnist::stream_problem(spec);
   if (!problem.empty())
     throw course::Error("model " + spec.name + ": every layer of a replica launches on its rank's stream; " + problem);
-  net_ = std::make_unique<mnist_gpu::GpuNetwork>(
-      spec, init, max_batch, mnist_gpu::ConvAlgorithm::automatic,
-      beyond_mnist::gpu_layer_maker(spec, seed, beyond_mnist::GpuLayers::lesson09), beyond_mnist::fused_loss_maker());
-  net_->set_stream(stream);
-  for (const auto& layer : net_->layers()) {
+  return spec;
+}
+}  // namespace
+
+LayerListNetwork::LayerListNetwork(const host_training::ModelSpec& spec,
+                                   const std::vector<host_training::Parameter>& init, int max_batch,
+                                   cudaStream_t stream, uint64_t seed)
+    : GpuNetwork(runs_on_streams(spec), init, max_batch, mnist_gpu::ConvAlgorithm::automatic,
+                 beyond_mnist::gpu_layer_maker(spec, seed, beyond_mnist::GpuLayers::lesson09),
+                 beyond_mnist::fused_loss_maker()) {
+  set_stream(stream);
+  for (const auto& layer : layers()) {
     layer_names_.push_back(layer->name());
     weight_of_layer_.push_back(layer->plan().weight);
   }
-  net_->set_observer(this);
+  set_observer(this);
 }
 
-void LayerListReplicaNetwork::forward_backward(const float* x, const int* labels, int batch) {
+void LayerListNetwork::forward_backward(const float* x, const int* labels, int batch) {
   unreported_end_ = layer_names_.size();
-  net_->forward_backward(x, labels, batch);
+  GpuNetwork::forward_backward(x, labels, batch);
   report_down_to(0);  // the first layers' gradients: enqueued once the whole pass has returned
 }
 
-void LayerListReplicaNetwork::pass_starts(const std::string& who, bool backward) {
+void LayerListNetwork::pass_starts(const std::string& who, bool backward) {
   if (!backward || !hook_) return;
   const auto it = std::find(layer_names_.begin(), layer_names_.end(), who);
   if (it == layer_names_.end()) return;  // the loss
@@ -56,35 +55,25 @@ void LayerListReplicaNetwork::pass_starts(const std::string& who, bool backward)
   report_down_to(size_t(it - layer_names_.begin()) + 1);
 }
 
-void LayerListReplicaNetwork::report_down_to(size_t first) {
+void LayerListNetwork::report_down_to(size_t first) {
   for (; unreported_end_ > first; --unreported_end_) {
     const long weight = weight_of_layer_[unreported_end_ - 1];
     if (weight >= 0 && hook_) hook_(size_t(weight));
   }
 }
 
-mnist_gpu::EvaluationTarget LayerListReplicaNetwork::evaluation_target() {
-  mnist_gpu::EvaluationTarget t = mnist_gpu::evaluation_target(*net_);
-  t.forward_and_loss = [&net = *net_, pass = t.forward_and_loss](const float* x, const int* labels, int count) {
-    net.set_training(false);  // dropout keeps everything while evaluating
-    pass(x, labels, count);
-    net.set_training(true);
-  };
-  return t;
-}
-
-std::unique_ptr<ReplicaNetwork> make_replica_network(NetworkKind kind, const host_training::ModelSpec& spec,
-                                                     const std::vector<host_training::Parameter>& init,
-                                                     int max_batch, cudaStream_t stream,
-                                                     fast_training::ConvEngine conv, uint64_t seed) {
+std::unique_ptr<framework::DeviceNetwork> make_replica_network(NetworkKind kind, const host_training::ModelSpec& spec,
+                                                               const std::vector<host_training::Parameter>& init,
+                                                               int max_batch, cudaStream_t stream,
+                                                               fast_training::ConvEngine conv, uint64_t seed) {
   if (kind == NetworkKind::fast_network) {
     try {
-      return std::make_unique<FastReplicaNetwork>(spec, init, max_batch, stream, conv);
+      return std::make_unique<fast_training::FastNetwork>(spec, init, max_batch, stream, conv);
     } catch (const course::Error& e) {
       throw course::Error(std::string(e.what()) + " (train_parallel --network layers trains any layer list)");
     }
   }
-  return std::make_unique<LayerListReplicaNetwork>(spec, init, max_batch, stream, seed);
+  return std::make_unique<LayerListNetwork>(spec, init, max_batch, stream, seed);
 }
 
 }  // namespace data_parallel

@@ -12,8 +12,8 @@
 #include "course/device_info.hpp"
 #include "course/error.hpp"
 #include "course/timer.hpp"
-#include "device_data.hpp"
-#include "epoch_counters.hpp"
+#include "framework/device_data.hpp"
+#include "framework/epoch_counters.hpp"
 #include "framework/epoch_log.hpp"
 #include "framework/epoch_loop.hpp"
 #include "evaluation.hpp"
@@ -60,7 +60,7 @@ framework::TrainSummary train_parallel(const ParallelTrainConfig& config, const 
   std::fflush(stdout);
 
   HostBarrier barrier(ranks);
-  std::vector<Report> reports(ranks);
+  std::vector<framework::CounterReport> reports(ranks);
   GpuEvaluation eval;
   std::vector<host_training::Parameter> final_params;
   run_ranks(devices, [&](const Rank& rank) {
@@ -71,11 +71,11 @@ framework::TrainSummary train_parallel(const ParallelTrainConfig& config, const 
     options.network = config.network, options.dropout_seed = config.seed;
     options.eval_batch = lead ? kEvalBatch : 0;
     Replica replica(rank, spec, init, options);
-    const DeviceDataset train(train_set);  // every GPU its own copy: each gathers its own shards
-    std::unique_ptr<DeviceDataset> test;
-    if (lead) test = std::make_unique<DeviceDataset>(data.test);
+    const framework::DeviceDataset train(train_set);  // every GPU its own copy: each gathers its own shards
+    std::unique_ptr<framework::DeviceDataset> test;
+    if (lead) test = std::make_unique<framework::DeviceDataset>(data.test);
     course::DeviceBuffer<int> order{size_t(n)}, predictions{size_t(std::max(1, replica.shard(batch).count))};
-    EpochCounters counters;
+    framework::EpochCounters counters;
     const cudaStream_t stream = replica.stream();
 
     auto enqueue_steps = [&](int first_step, int last_step) {
@@ -91,10 +91,10 @@ framework::TrainSummary train_parallel(const ParallelTrainConfig& config, const 
     };
     // A report point: every rank's counters, added up on the host (the ranks' threads share it).
     auto gather_counts = [&](int steps_before) {
-      reports[rank.rank] = read_report(counters, steps_per_epoch, steps_before);
+      reports[rank.rank] = framework::read_report(counters, steps_per_epoch, steps_before);
       barrier.arrive_and_wait();
       framework::EpochCounts sum;
-      for (const Report& r : reports) sum.loss_sum += r.loss_sum, sum.correct += r.correct;
+      for (const framework::CounterReport& r : reports) sum.loss_sum += r.loss_sum, sum.correct += r.correct;
       barrier.arrive_and_wait();  // nobody overwrites its report before everyone has read them all
       return sum;
     };
@@ -109,7 +109,6 @@ framework::TrainSummary train_parallel(const ParallelTrainConfig& config, const 
                     framework::kReportEvery, steps_per_epoch, capture.milliseconds());
     }
 
-    const mnist_gpu::EvaluationTarget target = replica.net().evaluation_target();
     framework::LossWatch watch(opt.lr, spec.classes);
     framework::EpochLoop loop;
     loop.examples = n, loop.batch = batch, loop.epochs = config.epochs;
@@ -131,7 +130,9 @@ framework::TrainSummary train_parallel(const ParallelTrainConfig& config, const 
     loop.evaluate = [&] {
       framework::TestScore score;
       if (lead) {  // the other ranks wait meanwhile
-        eval = evaluate_on_gpu(target, *test);
+        replica.net().set_training(false);  // dropout keeps everything while evaluating
+        eval = evaluate_on_gpu(replica.net(), *test);
+        replica.net().set_training(true);
         score = {eval.loss, eval.accuracy};
       }
       barrier.arrive_and_wait();

@@ -24,7 +24,7 @@ Replica::Replica(const Rank& rank, const host_training::ModelSpec& spec,
   CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
 }
 
-void Replica::step(const mnist_gpu::DeviceDataset& data, const int* order, int first, int count) {
+void Replica::step(const framework::DeviceDataset& data, const int* order, int first, int count) {
   const Shard s = shard(count);
   if (s.count > 0)
     mnist_gpu::gather_batch(data.images.data(), data.labels.data(), data.count, data.per_example, order,
@@ -41,7 +41,7 @@ void Replica::train_shard(const float* x, const int* labels, int shard, int coun
   if (count < 1 || count > options_.batch)
     throw course::Error("Replica::step: " + std::to_string(count) + " examples, outside 1.." +
                         std::to_string(options_.batch));
-  mnist_gpu::ParameterStore& p = net_->parameters();
+  framework::ParameterStore& p = net_->parameters();
   auto reduce = [&](const Bucket& b, cudaStream_t stream) {
     allreduce_mean(rank_, p.grads() + b.offset, b.count, shard, count, stream);  // 13.2
   };

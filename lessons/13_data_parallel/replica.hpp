@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "data_parallel.hpp"
-#include "device_data.hpp"
+#include "framework/device_data.hpp"
 #include "host_training.hpp"
 #include "network_kinds.hpp"
 #include "optimizer.hpp"
@@ -42,14 +42,14 @@ class Replica {
   // backward on it; the gradients averaged over all ranks (13.2, bucket by bucket during the
   // backward pass with overlap: 13.3); the optimizer's step. Everything on stream(), no host wait.
   // A rank with an empty shard still takes part in every all-reduce, with zero gradients.
-  void step(const mnist_gpu::DeviceDataset& data, const int* order, int first, int count);
+  void step(const framework::DeviceDataset& data, const int* order, int first, int count);
   // The same step on a batch already on this rank's GPU (count examples; this rank reads its shard).
   void step_on_batch(const float* x, const int* labels, int count);
 
   Shard shard(int count) const { return shard_of(count, rank_.ranks, rank_.rank); }
   const Rank& rank() const { return rank_; }
-  ReplicaNetwork& net() { return *net_; }
-  mnist_gpu::ParameterStore& parameters() { return net_->parameters(); }
+  framework::DeviceNetwork& net() { return *net_; }
+  framework::ParameterStore& parameters() { return net_->parameters(); }
   cudaStream_t stream() const { return stream_.get(); }
   const float* shard_x() const { return x_.data(); }
   const int* shard_labels() const { return labels_.data(); }
@@ -60,7 +60,7 @@ class Replica {
   Rank rank_;
   ReplicaOptions options_;
   fast_training::Stream stream_;
-  std::unique_ptr<ReplicaNetwork> net_;
+  std::unique_ptr<framework::DeviceNetwork> net_;
   std::unique_ptr<mnist_gpu::DeviceOptimizer> optimizer_;
   std::unique_ptr<OverlappedBackward> overlap_;
   course::DeviceBuffer<float> x_;

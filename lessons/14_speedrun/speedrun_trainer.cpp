@@ -13,8 +13,8 @@
 #include "course/device_info.hpp"
 #include "course/error.hpp"
 #include "course/timer.hpp"
-#include "device_data.hpp"
-#include "epoch_counters.hpp"
+#include "framework/device_data.hpp"
+#include "framework/epoch_counters.hpp"
 #include "evaluation.hpp"
 #include "fast_gpu_layers.hpp"
 #include "framework/run_files.hpp"
@@ -57,8 +57,8 @@ beyond_mnist::OtherKernels other_kernels(const Recipe& r) {
   return other;
 }
 
-SeedResult run_seed(const Recipe& r, const host_training::ModelSpec& spec, const mnist_gpu::DeviceDataset& train,
-                    const mnist_gpu::DeviceDataset& eval, uint64_t seed, bool profile) {
+SeedResult run_seed(const Recipe& r, const host_training::ModelSpec& spec, const framework::DeviceDataset& train,
+                    const framework::DeviceDataset& eval, uint64_t seed, bool profile) {
   SeedResult result;
   result.seed = seed;
   course::HostTimer whole;
@@ -90,7 +90,7 @@ SeedResult run_seed(const Recipe& r, const host_training::ModelSpec& spec, const
     orders.insert(orders.end(), one.begin(), one.end());
   }
   order.upload(orders);
-  mnist_gpu::EpochCounters counters;  // the NaN flag (and a loss sum nobody reads)
+  framework::EpochCounters counters;  // the NaN flag (and a loss sum nobody reads)
   if (profile) {  // lesson 08's table; it restores the weights and the optimizer's state afterwards
     std::printf("\nprofile: one training step of batch %d (forward, loss, backward, update; the shifts not in it)\n",
                 batch);
@@ -146,7 +146,7 @@ SeedResult run_seed(const Recipe& r, const host_training::ModelSpec& spec, const
   }
   clock.stop(s);
   result.train_ms = clock.milliseconds();
-  mnist_gpu::read_report(counters, steps_per_epoch);  // stops on a NaN loss
+  framework::read_report(counters, steps_per_epoch);  // stops on a NaN loss
 
   net.set_training(false);
   const mnist_gpu::GpuEvaluation evaluation = mnist_gpu::evaluate_on_gpu(net, eval);
@@ -227,8 +227,8 @@ SpeedrunResult run_speedrun(const Recipe& recipe, const framework::TrainingData&
   // then not read at all.
   SpeedrunResult result;
   result.evaluated = recipe.val > 0 ? "validation" : "test";
-  const mnist_gpu::DeviceDataset train(recipe.val > 0 ? slice(data.train, 0, all - recipe.val) : data.train);
-  const mnist_gpu::DeviceDataset eval(recipe.val > 0 ? slice(data.train, all - recipe.val, recipe.val) : data.test);
+  const framework::DeviceDataset train(recipe.val > 0 ? slice(data.train, 0, all - recipe.val) : data.train);
+  const framework::DeviceDataset eval(recipe.val > 0 ? slice(data.train, all - recipe.val, recipe.val) : data.test);
 
   std::string csv = "seed,accuracy,loss,train_ms,setup_ms,whole_ms\n";
   for (int k = 0; k < recipe.seeds; ++k) {

@@ -208,7 +208,7 @@ double time_graph(const fast_training::GraphExec& graph, cudaStream_t stream, in
 double time_one_gpu(const StudyNetwork& n, int batch, int steps, int repeats) {
   CUDA_CHECK(cudaSetDevice(0));
   fast_training::Stream stream;
-  const std::unique_ptr<ReplicaNetwork> net = make_replica_network(
+  const std::unique_ptr<framework::DeviceNetwork> net = make_replica_network(
       n.kind, n.spec, hs::init_parameters(n.spec, 13), batch, stream.get(), fast_training::ConvEngine::tiled, 1);
   hs::OptimizerConfig opt;
   mnist_gpu::DeviceOptimizer optimizer(opt, net->parameters());

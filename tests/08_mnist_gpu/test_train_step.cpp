@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "device_data.hpp"
+#include "framework/device_data.hpp"
 #include "layer_test_support.hpp"
 #include "mnist_gpu.hpp"
 #include "mnist_gpu_test_support.hpp"
@@ -146,7 +146,7 @@ void poison_network(mnist_gpu::GpuNetwork& net) {
     CUDA_CHECK(cudaMemset(layer->output(), 0xFF, b * layer->out_size() * sizeof(float)));
     CUDA_CHECK(cudaMemset(layer->input_grad(), 0xFF, b * layer->in_size() * sizeof(float)));
   }
-  mnist_gpu::ParameterStore& p = net.parameters();
+  framework::ParameterStore& p = net.parameters();
   for (size_t i = 0; i < p.tensors(); ++i) CUDA_CHECK(cudaMemset(p.grad(i), 0xFF, p.size(i) * sizeof(float)));
 }
 
@@ -156,7 +156,7 @@ void compare_with_gpu(const Shape& shape, const std::string& optimizer, mnist_gp
   const host_training::ModelSpec spec = spec_of(shape);
   mnist_gpu::GpuNetwork net(spec, cpu.init, shape.batch, conv);
   mnist_gpu::DeviceOptimizer opt(optimizer_config(optimizer), net.parameters());
-  const mnist_gpu::DeviceDataset data(cpu.data);
+  const framework::DeviceDataset data(cpu.data);
   course::DeviceBuffer<int> order(host_training::epoch_order(shape.examples, cpu.seed, 0));
   course::DeviceBuffer<float> x(size_t(shape.batch) * data.per_example);
   course::DeviceBuffer<int> labels{size_t(shape.batch)};

@@ -107,7 +107,7 @@ TEST_CASE("FastNetwork reports each layer's gradients once, in backward order, o
   DeviceBuffer<float> d_x(course::test::random_vector(5 * per_example, 1602, 0.0f, 1.0f));
   DeviceBuffer<int> d_labels(std::vector<int>{3, 1, 4, 1, 5});
   fast_training::FastNetwork net(spec, init, 8);
-  mnist_gpu::ParameterStore& p = net.parameters();
+  framework::ParameterStore& p = net.parameters();
   CUDA_CHECK(cudaMemset(p.grads(), 0xff, p.total() * sizeof(float)));
   DeviceBuffer<float> snapshot(p.total());
   CUDA_CHECK(cudaMemset(snapshot.data(), 0xff, p.total() * sizeof(float)));

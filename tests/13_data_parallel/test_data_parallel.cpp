@@ -28,7 +28,7 @@ using course::test::download;
 
 TEST_CASE("broadcast_parameters with one rank: the values stay rank 0's, the gradients untouched", "[13.1]") {
   const host_training::ModelSpec spec = host_training::model_by_name("small");
-  mnist_gpu::ParameterStore store(host_training::init_parameters(spec, 1301));
+  framework::ParameterStore store(host_training::init_parameters(spec, 1301));
   const std::vector<float> grads = course::test::random_vector(store.total(), 1302, -1.0f, 1.0f);
   CUDA_CHECK(cudaMemcpy(store.grads(), grads.data(), grads.size() * sizeof(float), cudaMemcpyHostToDevice));
   const std::vector<float> values = download(store.values(), store.total());

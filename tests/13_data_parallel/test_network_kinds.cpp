@@ -85,16 +85,18 @@ TEST_CASE("a layer list evaluates without dropout and trains with it afterwards"
   CUDA_CHECK(cudaDeviceSynchronize());
   const std::vector<float> expected = download(reference.logits(), logits);
 
-  data_parallel::LayerListReplicaNetwork net(spec, init, kBatch, nullptr, 42);
-  const mnist_gpu::EvaluationTarget target = net.evaluation_target();
-  REQUIRE(target.max_batch == kBatch);
-  REQUIRE(target.input_size == 13 * 13);
-  CUDA_CHECK(cudaMemset(const_cast<float*>(target.logits()), 0xff, logits * sizeof(float)));  // NaN
-  target.forward_and_loss(x.data(), labels.data(), kBatch);
+  data_parallel::LayerListNetwork net(spec, init, kBatch, nullptr, 42);
+  framework::DeviceNetwork& as_trained = net;  // as every trainer and the evaluation see it
+  REQUIRE(as_trained.max_batch() == kBatch);
+  REQUIRE(as_trained.input_size() == 13 * 13);
+  CUDA_CHECK(cudaMemset(const_cast<float*>(as_trained.logits()), 0xff, logits * sizeof(float)));  // NaN
+  as_trained.set_training(false);
+  as_trained.forward_and_loss(x.data(), labels.data(), kBatch);
   CUDA_CHECK(cudaDeviceSynchronize());
-  REQUIRE_ALL_CLOSE(download(target.logits(), logits), expected, 0.0, 0.0);
+  REQUIRE_ALL_CLOSE(download(as_trained.logits(), logits), expected, 0.0, 0.0);
 
   // Training again: dropout drops (half of the dense layer's inputs), so the logits differ.
+  as_trained.set_training(true);
   net.forward_backward(x.data(), labels.data(), kBatch);
   CUDA_CHECK(cudaDeviceSynchronize());
   const std::vector<float> trained = download(net.logits(), logits);
@@ -110,7 +112,7 @@ TEST_CASE("a layer list that cannot launch on a stream is refused, and network k
   const host_training::ModelSpec spec = sized(host_training::model_from_text("conv3x3x4, tanh, pool2, dense10"));
   std::string message;
   try {
-    data_parallel::LayerListReplicaNetwork(spec, host_training::init_parameters(spec, 1), 4, nullptr, 1);
+    data_parallel::LayerListNetwork(spec, host_training::init_parameters(spec, 1), 4, nullptr, 1);
   } catch (const course::Error& e) {
     message = e.what();
   }

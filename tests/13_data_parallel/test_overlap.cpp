@@ -39,7 +39,7 @@ struct Setup {
   DeviceBuffer<int> labels;
   std::vector<size_t> bucket_sizes;  // floats a bucket: one layer each, some layers each, one bucket
 
-  std::unique_ptr<data_parallel::ReplicaNetwork> network(cudaStream_t stream) const {
+  std::unique_ptr<framework::DeviceNetwork> network(cudaStream_t stream) const {
     return data_parallel::make_replica_network(kind, spec, init, kBatch, stream, fast_training::ConvEngine::implicit_gemm,
                                                7);
   }
@@ -59,8 +59,8 @@ Setup setup(NetworkKind kind, uint64_t seed) {
           fast ? std::vector<size_t>{0, 60000, size_t(1) << 30} : std::vector<size_t>{0, 2000, size_t(1) << 30}};
 }
 
-// One tensor of a device buffer laid out like the ParameterStore.
-std::vector<float> tensor(const float* device, const mnist_gpu::ParameterStore& p, size_t t) {
+// One tensor of a device buffer laid out like the framework::ParameterStore.
+std::vector<float> tensor(const float* device, const framework::ParameterStore& p, size_t t) {
   std::vector<float> host(p.size(t));
   CUDA_CHECK(cudaMemcpy(host.data(), device + p.offset(t), host.size() * sizeof(float), cudaMemcpyDeviceToHost));
   return host;
@@ -82,8 +82,8 @@ TEST_CASE("OverlappedBackward: each bucket reduced once after its gradients, and
 
   fast_training::Stream stream;
   const auto net_owner = s.network(stream.get());
-  data_parallel::ReplicaNetwork& net = *net_owner;
-  mnist_gpu::ParameterStore& p = net.parameters();
+  framework::DeviceNetwork& net = *net_owner;
+  framework::ParameterStore& p = net.parameters();
   std::vector<size_t> bucket_counts;
   for (const size_t bucket_floats : s.bucket_sizes) {
     CAPTURE(bucket_floats);
@@ -139,8 +139,8 @@ TEST_CASE("OverlappedBackward: in a captured step, backward kernels run beside t
   Setup s = setup(kind, 1340);
   fast_training::Stream stream;
   const auto net_owner = s.network(stream.get());
-  data_parallel::ReplicaNetwork& net = *net_owner;
-  mnist_gpu::ParameterStore& p = net.parameters();
+  framework::DeviceNetwork& net = *net_owner;
+  framework::ParameterStore& p = net.parameters();
   OverlappedBackward overlapped(p, 0);  // one layer a bucket: the two dense layers, then the two convs
   REQUIRE(overlapped.buckets().size() == 4);
   DeviceBuffer<float> snapshot(p.total()), after(p.total());
@@ -219,7 +219,7 @@ TEST_CASE("OverlappedBackward removes the network's hook, and throws when a buck
   CAPTURE(data_parallel::network_kind_name(kind));
   Setup s = setup(kind, 1350);
   const auto net_owner = s.network(nullptr);
-  data_parallel::ReplicaNetwork& net = *net_owner;
+  framework::DeviceNetwork& net = *net_owner;
   int calls = 0;
   auto count_calls = [&](const Bucket&, cudaStream_t) { ++calls; };
   {
@@ -232,7 +232,7 @@ TEST_CASE("OverlappedBackward removes the network's hook, and throws when a buck
   // Buckets of a model with more layers than the network: two of them never hear from it.
   host_training::ModelSpec bigger = s.spec;
   bigger.layers.insert(bigger.layers.end() - 1, {host_training::dense_layer(32), host_training::relu_layer()});
-  mnist_gpu::ParameterStore other(host_training::init_parameters(bigger, 1));
+  framework::ParameterStore other(host_training::init_parameters(bigger, 1));
   OverlappedBackward wrong(other, 0);
   calls = 0;
   REQUIRE_THROWS_AS(wrong.forward_backward(net, s.x.data(), s.labels.data(), kBatch, count_calls), course::Error);

@@ -35,7 +35,7 @@ TEST_CASE("two ranks: broadcast_parameters gives rank 1 rank 0's values and leav
   const host_training::ModelSpec spec = host_training::model_by_name("a");
   std::vector<std::vector<float>> values(2), grads(2), values_after(2), grads_after(2);
   data_parallel::run_ranks(kTwo, [&](const Rank& rank) {
-    mnist_gpu::ParameterStore store(host_training::init_parameters(spec, 1400 + rank.rank));  // not the same
+    framework::ParameterStore store(host_training::init_parameters(spec, 1400 + rank.rank));  // not the same
     const std::vector<float> g = course::test::random_vector(store.total(), 1410 + rank.rank, -1.0f, 1.0f);
     CUDA_CHECK(cudaMemcpy(store.grads(), g.data(), g.size() * sizeof(float), cudaMemcpyHostToDevice));
     values[rank.rank] = download(store.values(), store.total());

@@ -6,7 +6,7 @@
 
 namespace data_parallel {
 
-void OverlappedBackward::forward_backward(ReplicaNetwork& net, const float* x, const int* labels, int batch,
+void OverlappedBackward::forward_backward(framework::DeviceNetwork& net, const float* x, const int* labels, int batch,
                                           const ReduceBucket& reduce) {
   // TODO(13.3): count what each bucket still waits for; set the network's gradient hook: on each
   // report, once a bucket's last layer is in, record ready_[k] on net.stream(), make comm_stream()

@@ -13,7 +13,7 @@ Shard shard_of(int batch, int ranks, int rank) {
   course::todo("13.1", "shard_of");
 }
 
-void broadcast_parameters(const Rank& rank, mnist_gpu::ParameterStore& params, cudaStream_t stream) {
+void broadcast_parameters(const Rank& rank, framework::ParameterStore& params, cudaStream_t stream) {
   // TODO(13.1): one ncclBroadcast of params.values() (all params.total() floats) from rank 0, in
   // place, over rank.comm on `stream` (NCCL_CHECK around it).
   (void)rank, (void)params, (void)stream;

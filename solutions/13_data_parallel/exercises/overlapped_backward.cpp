@@ -5,7 +5,7 @@
 
 namespace data_parallel {
 
-void OverlappedBackward::forward_backward(ReplicaNetwork& net, const float* x, const int* labels, int batch,
+void OverlappedBackward::forward_backward(framework::DeviceNetwork& net, const float* x, const int* labels, int batch,
                                           const ReduceBucket& reduce) {
   // How many tensors each bucket still waits for; a report brings a layer's two (weight, bias).
   std::vector<size_t> waiting(buckets_.size());

@@ -17,7 +17,7 @@ Shard shard_of(int batch, int ranks, int rank) {
   return {first, base + (rank < extra ? 1 : 0)};
 }
 
-void broadcast_parameters(const Rank& rank, mnist_gpu::ParameterStore& params, cudaStream_t stream) {
+void broadcast_parameters(const Rank& rank, framework::ParameterStore& params, cudaStream_t stream) {
   NCCL_CHECK(ncclBroadcast(params.values(), params.values(), params.total(), ncclFloat, 0, rank.comm, stream));
 }
 

@@ -1,18 +1,20 @@
-// Lesson 08 (given code): the ParameterStore, every parameter in one device buffer.
-#include "parameters.hpp"
+// The course framework: the ParameterStore, every parameter in one device buffer.
+#include "framework/parameter_store.hpp"
 
 #include <algorithm>
 #include <string>
 
 #include "course/arithmetic.hpp"
+#include "course/cuda_check.hpp"
 #include "course/error.hpp"
+#include "course/tensor.hpp"
 
-namespace mnist_gpu {
+namespace framework {
 
-ParameterStore::ParameterStore(const std::vector<host_training::Parameter>& params) {
+ParameterStore::ParameterStore(const std::vector<Parameter>& params) {
   if (params.empty()) throw course::Error("ParameterStore: the network has no parameters");
   size_t total = 0;
-  for (const host_training::Parameter& p : params) {
+  for (const Parameter& p : params) {
     if (p.value.size() != course::element_count(p.shape))
       throw course::Error("ParameterStore: parameter '" + p.name + "' has " + std::to_string(p.value.size()) +
                           " values for its shape");
@@ -38,9 +40,9 @@ size_t ParameterStore::parameter_count() const {
   return n;
 }
 
-std::vector<host_training::Parameter> ParameterStore::download() const {
+std::vector<Parameter> ParameterStore::download() const {
   const std::vector<float> values = values_.to_host(), grads = grads_.to_host();
-  std::vector<host_training::Parameter> out(tensors());
+  std::vector<Parameter> out(tensors());
   for (size_t i = 0; i < tensors(); ++i) {
     const auto first = std::ptrdiff_t(offsets_[i]), last = first + std::ptrdiff_t(sizes_[i]);
     out[i].name = names_[i];
@@ -51,7 +53,7 @@ std::vector<host_training::Parameter> ParameterStore::download() const {
   return out;
 }
 
-void ParameterStore::upload(const std::vector<host_training::Parameter>& params) {
+void ParameterStore::upload(const std::vector<Parameter>& params) {
   if (params.size() != tensors()) throw course::Error("ParameterStore::upload: wrong number of tensors");
   for (size_t i = 0; i < tensors(); ++i) {
     if (params[i].value.size() != sizes_[i])
@@ -60,4 +62,4 @@ void ParameterStore::upload(const std::vector<host_training::Parameter>& params)
   }
 }
 
-}  // namespace mnist_gpu
+}  // namespace framework

@@ -1,10 +1,10 @@
 #pragma once
-// A data set in device memory: uploaded once, before training; minibatches are then gathered
-// on the GPU (step 08.7), so a training step copies nothing from the host.
+// The course framework: a data set in device memory, uploaded once before training. The GPU
+// trainers gather their minibatches from it on the device, so a step copies nothing from the host.
 #include "course/device_buffer.hpp"
 #include "course/idx.hpp"
 
-namespace mnist_gpu {
+namespace framework {
 
 struct DeviceDataset {
   explicit DeviceDataset(const course::Dataset& host);
@@ -14,4 +14,4 @@ struct DeviceDataset {
   int per_example = 0;                 // C*H*W
 };
 
-}  // namespace mnist_gpu
+}  // namespace framework

@@ -1,5 +1,5 @@
 #pragma once
-// The device-side counters of a training epoch (loss sum, right answers, the first NaN step) and
+// The course framework: the device-side counters of a training epoch (loss sum, right answers, the first NaN step) and
 // the host's read of them at report points. Used by every GPU trainer's loop.
 #include <string>
 #include <vector>
@@ -8,7 +8,7 @@
 #include "course/device_buffer.hpp"
 #include "course/error.hpp"
 
-namespace mnist_gpu {
+namespace framework {
 
 // The device-side counters of one epoch, read by the host at report points only.
 struct EpochCounters {
@@ -26,7 +26,7 @@ struct EpochCounters {
   int* bad_step() { return ints.data() + 1; }
 };
 
-struct Report {
+struct CounterReport {
   double loss_sum = 0;
   int correct = 0, bad_step = -1;
 };
@@ -35,8 +35,8 @@ struct Report {
 // step's number as the trainer passed it to accumulate_loss; first_step + flag is its number
 // counted from the start of training (a step replayed from a CUDA graph passes the step within
 // the epoch).
-inline Report read_report(const EpochCounters& c, int steps_per_epoch, int first_step = 0) {
-  Report r;
+inline CounterReport read_report(const EpochCounters& c, int steps_per_epoch, int first_step = 0) {
+  CounterReport r;
   c.loss_sum.download(&r.loss_sum, 1);
   int ints[2];
   c.ints.download(ints, 2);
@@ -49,4 +49,4 @@ inline Report read_report(const EpochCounters& c, int steps_per_epoch, int first
   return r;
 }
 
-}  // namespace mnist_gpu
+}  // namespace framework

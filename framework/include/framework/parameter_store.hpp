@@ -1,5 +1,5 @@
 #pragma once
-// Every parameter of the network in ONE device buffer, every gradient in a second one and the
+// The course framework: every parameter of the network in ONE device buffer, every gradient in a second one and the
 // optimizer's state in a third, each tensor at the same offset in all of them. The optimizer
 // then treats the network as one long vector: a single launch updates everything.
 //
@@ -16,16 +16,16 @@
 #include <vector>
 
 #include "course/device_buffer.hpp"
-#include "host_training.hpp"
+#include "framework/model.hpp"
 
-namespace mnist_gpu {
+namespace framework {
 
 constexpr size_t kAlignFloats = 64;
 
 class ParameterStore {
  public:
   // Uploads the values (e.g. host_training::init_parameters(spec, seed)); gradients start at 0.
-  explicit ParameterStore(const std::vector<host_training::Parameter>& params);
+  explicit ParameterStore(const std::vector<Parameter>& params);
 
   size_t tensors() const { return names_.size(); }
   const std::string& name(size_t i) const { return names_.at(i); }
@@ -42,9 +42,9 @@ class ParameterStore {
   const float* value(size_t i) const { return values_.data() + offset(i); }
 
   // Downloads names, shapes, values and gradients (waits for the GPU): for tests and files.
-  std::vector<host_training::Parameter> download() const;
+  std::vector<Parameter> download() const;
   // Overwrites the values from a host copy with the same tensors (restores a snapshot).
-  void upload(const std::vector<host_training::Parameter>& params);
+  void upload(const std::vector<Parameter>& params);
 
  private:
   std::vector<std::string> names_;
@@ -53,4 +53,4 @@ class ParameterStore {
   course::DeviceBuffer<float> values_, grads_;
 };
 
-}  // namespace mnist_gpu
+}  // namespace framework
