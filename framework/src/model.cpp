@@ -229,4 +229,15 @@ std::vector<Parameter> init_parameters(const ModelSpec& spec, uint64_t seed) {
   return params;
 }
 
+void require_parameters_fit(const ModelSpec& spec, const std::vector<Parameter>& params) {
+  const std::vector<Parameter> expected = init_parameters(spec, 0);
+  if (params.size() != expected.size())
+    throw course::Error("model '" + spec.name + "' needs " + std::to_string(expected.size()) + " parameters, got " +
+                        std::to_string(params.size()));
+  for (size_t i = 0; i < params.size(); ++i)
+    if (params[i].shape != expected[i].shape || params[i].value.size() != expected[i].value.size())
+      throw course::Error("parameter " + std::to_string(i) + " ('" + params[i].name + "') of model '" + spec.name +
+                          "' has the wrong shape (expected '" + expected[i].name + "')");
+}
+
 }  // namespace framework

@@ -15,18 +15,8 @@ HostNetwork::HostNetwork(ModelSpec spec, std::vector<Parameter> params)
 HostNetwork::HostNetwork(ModelSpec spec, std::vector<Parameter> params, LayerSet accepted)
     : spec_(std::move(spec)), params_(std::move(params)), plan_(plan_layers(spec_)) {
   if (accepted == LayerSet::lesson02) require_lesson02_layers(spec_, "HostNetwork");
-  // The parameters must be what init_parameters would make for this spec (values aside).
-  const std::vector<Parameter> expected = init_parameters(spec_, 0);
-  if (params_.size() != expected.size())
-    throw course::Error("model '" + spec_.name + "' needs " + std::to_string(expected.size()) + " parameters, got " +
-                        std::to_string(params_.size()));
-  for (size_t i = 0; i < params_.size(); ++i) {
-    Parameter& p = params_[i];
-    if (p.shape != expected[i].shape || p.value.size() != expected[i].value.size())
-      throw course::Error("parameter " + std::to_string(i) + " ('" + p.name + "') of model '" + spec_.name +
-                          "' has the wrong shape (expected '" + expected[i].name + "')");
-    p.grad.resize(p.value.size(), 0.0f);
-  }
+  framework::require_parameters_fit(spec_, params_);  // what init_parameters would make (values aside)
+  for (Parameter& p : params_) p.grad.resize(p.value.size(), 0.0f);
   acts_.resize(plan_.size() + 1);
   grads_.resize(plan_.size() + 1);
   argmax_.resize(plan_.size());

@@ -42,14 +42,7 @@ GpuNetwork::GpuNetwork(const host_training::ModelSpec& spec, const std::vector<h
       own_loss_(make_loss(extra_loss, spec.classes, max_batch)), loss_(*own_loss_) {
   if (max_batch < 1) throw course::Error("GpuNetwork: max_batch must be >= 1, got " + std::to_string(max_batch));
   const std::vector<host_training::LayerPlan> plan = host_training::plan_layers(spec_);
-  // The same check as lesson 02's HostNetwork: the parameters fit this model.
-  const std::vector<host_training::Parameter> expected = host_training::init_parameters(spec_, 0);
-  if (params.size() != expected.size())
-    throw course::Error("model '" + spec_.name + "' needs " + std::to_string(expected.size()) + " parameters, got " +
-                        std::to_string(params.size()));
-  for (size_t i = 0; i < params.size(); ++i)
-    if (params[i].shape != expected[i].shape)
-      throw course::Error("parameter '" + params[i].name + "' of model '" + spec_.name + "' has the wrong shape");
+  framework::require_parameters_fit(spec_, params);  // the same check as lesson 02's HostNetwork
 
   // A later lesson's maker is asked first; the conv workspace is sized for the conv layers it leaves.
   auto view = [&](const host_training::LayerPlan& p, size_t offset) {

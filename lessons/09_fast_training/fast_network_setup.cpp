@@ -26,13 +26,7 @@ FastNetwork::FastNetwork(const host_training::ModelSpec& spec, const std::vector
     throw course::Error("FastNetwork in TF32: " + tf32_math_problem());
   const std::vector<host_training::LayerPlan> plan = host_training::plan_layers(spec_);
   input_size_ = size_t(spec_.in_channels) * spec_.height * spec_.width;
-  const std::vector<host_training::Parameter> expected = host_training::init_parameters(spec_, 0);
-  if (params.size() != expected.size())
-    throw course::Error("model '" + spec_.name + "' needs " + std::to_string(expected.size()) + " parameters, got " +
-                        std::to_string(params.size()));
-  for (size_t i = 0; i < params.size(); ++i)
-    if (params[i].shape != expected[i].shape)
-      throw course::Error("parameter '" + params[i].name + "' of model '" + spec_.name + "' has the wrong shape");
+  framework::require_parameters_fit(spec_, params);
 
   size_t i = 0;
   size_t conv_work = 1, dense_work = 1;

@@ -224,3 +224,26 @@ TEST_CASE("model_from_text: a huge list with one bad layer gives a short one-lin
   CHECK(message.find('\x1b') == std::string::npos);
   CHECK(message.size() < 1500);
 }
+
+TEST_CASE("parameters that do not fit the model are refused, naming the first misfit", "[model_text]") {
+  const ModelSpec spec = model_from_text("conv3x3x4p1, relu, pool2, dense10");  // 28 x 28 input
+  COURSE_INPUT_SEED(7);
+  const std::vector<Parameter> fit = init_parameters(spec, 7);
+  REQUIRE_NOTHROW(require_parameters_fit(spec, fit));
+  auto message = [&](const std::vector<Parameter>& params) {
+    try {
+      require_parameters_fit(spec, params);
+    } catch (const course::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  std::vector<Parameter> fewer(fit.begin(), fit.end() - 1);
+  CHECK(message(fewer).find("needs 4 parameters, got 3") != std::string::npos);
+  std::vector<Parameter> reshaped = fit;
+  reshaped[2].shape = {10, 4 * 14 * 14 + 1};  // fc1.weight one input too many
+  CHECK(message(reshaped).find("parameter 2 ('fc1.weight')") != std::string::npos);
+  std::vector<Parameter> short_values = fit;
+  short_values[1].value.pop_back();  // conv1.bias: its shape right, one value missing
+  CHECK(message(short_values).find("parameter 1 ('conv1.bias')") != std::string::npos);
+}

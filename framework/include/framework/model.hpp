@@ -123,5 +123,9 @@ struct Parameter {
 // dense), biases 0. Weights are drawn in parameter order, element by element, from ONE
 // course::Rng(seed, 0) with Rng::uniform(-b, b); biases draw nothing.
 std::vector<Parameter> init_parameters(const ModelSpec& spec, uint64_t seed);
+// Every network built from given parameters checks them here: throws course::Error naming the first
+// misfit unless `params` are the tensors init_parameters makes for `spec` (their number, order, shapes
+// and sizes; values aside).
+void require_parameters_fit(const ModelSpec& spec, const std::vector<Parameter>& params);
 
 }  // namespace framework
