@@ -14,6 +14,7 @@
 #include "host_training.hpp"
 #include "speedrun_trainer.hpp"
 #include "course/number_text.hpp"
+#include "framework/train_flags.hpp"
 #include "framework/training_data.hpp"
 #include "your_steps_check.hpp"
 
@@ -38,44 +39,54 @@ int main(int argc, char** argv) {
     course::ArgParser args("train_speedrun",
                            "Lesson 14: time to 99 %. Trains one recipe once per seed on the GPU, every step inside\n"
                            "CUDA graphs, and reports the mean and minimum accuracy and the median training time.");
-    args.add_string("--model", defaults.model,
-                    "network: speedrun (lessons/14_speedrun/models/<name>.txt), @<file>, or a layer list as lesson 12's");
-    args.add_int("--epochs", defaults.epochs, 1, 100, "passes over the training set");
-    args.add_int("--batch", defaults.batch, 1, 8192, "minibatch size");
-    args.add_choice("--optimizer", framework::optimizer_name(defaults.optimizer), {"nesterov", "sgd", "adam"},
-                    "nesterov (yours, step 14.4), sgd (momentum) or adam");
-    args.add_float("--lr", 0.0, 0.0, 100.0, "the schedule's peak learning rate (0: 0.1 for nesterov and sgd, 0.003 for adam)");
-    args.add_float("--momentum", defaults.momentum, 0.0, 0.999, "momentum of nesterov and sgd");
-    args.add_float("--weight-decay", defaults.weight_decay, 0.0, 1.0, "L2 weight decay added to every gradient");
+    // The flags every trainer shares, with the recipe's defaults; then the recipe's own.
+    framework::TrainConfig common;
+    common.model = defaults.model, common.epochs = defaults.epochs, common.batch = defaults.batch;
+    common.optimizer = defaults.optimizer, common.seed = defaults.first_seed;
+    speedrun::Recipe with_sgd, with_adam;
+    with_sgd.optimizer = framework::OptimizerKind::sgd, with_adam.optimizer = framework::OptimizerKind::adam;
+    common.default_sgd_lr = with_sgd.default_lr(), common.default_adam_lr = with_adam.default_lr();
+    framework::TrainFlagWords words;
+    words.out_default = std::string(COURSE_OUTPUT_DIR) + "/lesson14";
+    words.out_help = "where runs.csv goes";
+    words.model_help = "network: speedrun (lessons/14_speedrun/models/<name>.txt), @<file>, or a layer list as lesson 12's";
+    words.optimizers = {framework::OptimizerKind::nesterov, framework::OptimizerKind::sgd, framework::OptimizerKind::adam};
+    words.optimizer_help = "nesterov (yours, step 14.4), sgd (momentum) or adam";
+    words.lr_help = "the schedule's peak learning rate";
+    words.max_epochs = 100, words.max_lr = 100.0;
+    words.seed_help = "the first seed";
+    words.save = false;
+    words.datasets = {"mnist", "fashion"};
+    words.dataset_help = "data set: mnist or fashion (Fashion-MNIST)";
+    words.data_help = "folder with the data set's files (default: the data set's folder under data/)";
+    framework::add_train_flags(args, common, words);
+    args.add_float("--momentum", framework::flag_default(defaults.momentum), 0.0, 0.999, "momentum of nesterov and sgd");
+    args.add_float("--weight-decay", framework::flag_default(defaults.weight_decay), 0.0, 1.0, "L2 weight decay added to every gradient");
     args.add_choice("--schedule", "one-cycle", {"one-cycle", "constant"},
                     "one-cycle (yours, step 14.1: up over --warmup, then down) or constant");
-    args.add_float("--warmup", defaults.warmup, 0.0, 0.99, "fraction of the steps the one-cycle schedule rises over");
-    args.add_float("--smoothing", defaults.smoothing, 0.0, 0.99, "label smoothing (yours, step 14.2); 0: none");
+    args.add_float("--warmup", framework::flag_default(defaults.warmup), 0.0, 0.99, "fraction of the steps the one-cycle schedule rises over");
+    args.add_float("--smoothing", framework::flag_default(defaults.smoothing), 0.0, 0.99, "label smoothing (yours, step 14.2); 0: none");
     args.add_int("--shift", defaults.shift, 0, 8, "random shifts of up to N pixels (yours, step 14.3); 0: none");
     args.add_choice("--precision", "fp32", {"fp32", "bf16"},
                     "fp32: lesson 09's kernels; bf16: the convolutions on lesson 10's Tensor Core kernels (BF16 "
                     "products, FP32 sums), the other products in TF32");
     args.add_choice("--graph", "on", {"on", "off"}, "on: every step inside CUDA graphs; off: launched one by one");
     fast_training::add_step_shape_flags(args, "the loss sum");
-    args.add_int("--seed", static_cast<long long>(defaults.first_seed), 0, 1LL << 62, "the first seed");
     args.add_int("--seeds", defaults.seeds, 1, 1000, "runs, with seeds --seed, --seed + 1, ... (the rules: at least 10)");
     args.add_int("--val", defaults.val, 0, 1 << 30,
                  "hold out the last N training images and report accuracy on them, never on the test set "
                  "(for choosing a recipe); 0: the test set");
-    args.add_choice("--dataset", "mnist", {"mnist", "fashion"}, "data set: mnist or fashion (Fashion-MNIST)");
-    args.add_string("--data", "", "folder with the data set's files (default: the data set's folder under data/)");
     args.add_flag("--profile", "before the first seed's run: the time of every layer's passes and the update (not timed)");
-    args.add_string("--out", std::string(COURSE_OUTPUT_DIR) + "/lesson14", "where runs.csv goes");
-    args.add_int("--train-limit", 0, 0, 1 << 30, "use only the first N training images (0: all)");
-    args.add_int("--test-limit", 0, 0, 1 << 30, "use only the first N test images (0: all)");
     if (!args.parse(argc, argv)) return 0;
 
+    framework::FlagOptions options;  // any layer kind; --model <name> also names models/<name>.txt
+    options.every_layer_kind = true, options.models_dir = COURSE_SPEEDRUN_MODELS_DIR;
+    framework::apply_given_flags(args, common, options);
     speedrun::Recipe recipe;
-    recipe.model = args.get_string("--model");
-    recipe.epochs = static_cast<int>(args.get_int("--epochs"));
-    recipe.batch = static_cast<int>(args.get_int("--batch"));
-    recipe.optimizer = framework::optimizer_kind(args.get_string("--optimizer"));
-    recipe.lr = static_cast<float>(args.get_float("--lr"));
+    recipe.model = common.model, recipe.epochs = common.epochs, recipe.batch = common.batch;
+    recipe.optimizer = common.optimizer;
+    recipe.lr = common.lr;  // 0 (not given): the optimizer's own default
+    recipe.first_seed = common.seed;
     recipe.momentum = static_cast<float>(args.get_float("--momentum"));
     recipe.weight_decay = static_cast<float>(args.get_float("--weight-decay"));
     recipe.schedule = args.get_string("--schedule") == "constant" ? speedrun::Schedule::constant
@@ -87,20 +98,14 @@ int main(int argc, char** argv) {
     const fast_training::StepShape shape = fast_training::step_shape(args);
     recipe.branches = shape.branches, recipe.thin = shape.thin;
     recipe.precision = args.get_string("--precision");
-    recipe.first_seed = static_cast<uint64_t>(args.get_int("--seed"));
     recipe.seeds = static_cast<int>(args.get_int("--seeds"));
     recipe.val = static_cast<int>(args.get_int("--val"));
     recipe.profile = args.flag("--profile");
 
-    framework::TrainConfig data_config;  // only what picks and loads the data
-    data_config.dataset = args.get_string("--dataset");
-    data_config.data_dir = args.get_string("--data");
-    data_config.train_limit = static_cast<int>(args.get_int("--train-limit"));
-    data_config.test_limit = static_cast<int>(args.get_int("--test-limit"));
     if (recipe.schedule == speedrun::Schedule::constant && args.given("--warmup"))
       throw course::Error("--warmup: the constant schedule has no warm-up (use --schedule one-cycle)");
 
-    const framework::TrainingData data = framework::load_training_data(data_config);
+    const framework::TrainingData data = framework::load_training_data(common);
     const host_training::ModelSpec spec = speedrun::speedrun_model(recipe, data, COURSE_SPEEDRUN_MODELS_DIR);
     speedrun::check_recipe(recipe, data);  // bad input stops here, also on a machine without a GPU
     course::require_gpu("train_speedrun");
@@ -127,7 +132,7 @@ int main(int argc, char** argv) {
                 recipe.val > 0 ? "the held-out validation images (the test set is not read)" : "the test set");
     std::fflush(stdout);
 
-    const speedrun::SpeedrunResult result = speedrun::run_speedrun(recipe, data, spec, args.get_string("--out"));
+    const speedrun::SpeedrunResult result = speedrun::run_speedrun(recipe, data, spec, common.out_dir);
     const double mean = result.mean_accuracy(), seconds = result.median_train_ms() / 1e3;
     std::printf("\n%zu seed(s): mean %s accuracy %.2f %%, minimum %.2f %%; median training time %.3f s\n",
                 result.runs.size(), result.evaluated.c_str(), 100 * mean, 100 * result.min_accuracy(), seconds);
@@ -140,7 +145,7 @@ int main(int argc, char** argv) {
       std::printf("bar: mean test accuracy >= %.1f %% in a median training time <= %.1f s (on an H100): %s\n",
                   100 * kTargetAccuracy, kTargetSeconds, met ? "MET" : "NOT MET");
     }
-    if (!args.get_string("--out").empty()) std::printf("wrote %s/runs.csv\n", args.get_string("--out").c_str());
+    if (!common.out_dir.empty()) std::printf("wrote %s/runs.csv\n", common.out_dir.c_str());
     return 0;
   });
 }

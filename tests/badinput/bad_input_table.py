@@ -171,7 +171,7 @@ BEYOND_FLAG_CASES = [
     ("--rho 1.5", ["--rho", "1.5"], ["--rho"]),
     ("--model with dropout1", ["--model", "dense100,dropout1,dense10"], ["--model", "dropout1", "0 <= rate < 1"]),
 ]
-# Only for lesson 14's train_speedrun: its own flags (its --lr 0 means "the optimizer's default").
+# Only for lesson 14's train_speedrun: its own flags.
 SPEEDRUN_FLAG_CASES = [
     ("--shift 9", ["--shift", "9"], ["--shift"]),
     ("--val as large as the training set", ["--val", "64"], ["--val 64"]),
@@ -327,8 +327,7 @@ def main():
                                     LESSON02_FLAG_CASES))
             if args.train_speedrun:  # GPU only; MNIST-like data (no CIFAR-10), no --save, runs.csv
                 programs.append(Program("train_speedrun", [args.train_speedrun, "--seeds", "1", *quick],
-                                        SPEEDRUN_FLAG_CASES, cifar=False, save=False, writes="runs.csv",
-                                        skip=["--lr 0"]))
+                                        SPEEDRUN_FLAG_CASES, cifar=False, save=False, writes="runs.csv"))
         gpu_note = "" if rc == 0 else ("train_mnist --device gpu" + (" and train_speedrun" if args.train_speedrun else "")
                                        + ": not run (no usable GPU here)")
 

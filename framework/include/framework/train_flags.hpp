@@ -18,7 +18,8 @@ namespace framework {
 double flag_default(float value);
 
 // The flags every trainer shares, declared once: --model --epochs --batch --lr --optimizer --seed
-// --dataset --data --out --save --train-limit --test-limit, in this order, with `defaults`' values.
+// --dataset --data --out --save --train-limit --test-limit, in this order, with `defaults`' values
+// (--lr's default is the default optimizer's; left out, each optimizer trains with its own).
 // What differs from one trainer to the next:
 struct TrainFlagWords {
   std::string out_default;  // --out's default: the program's output folder
@@ -33,6 +34,12 @@ struct TrainFlagWords {
   std::string data_help = "folder with the data set's files: the four IDX files, or CIFAR-10's six .bin batches "
                           "(default: the data set's folder under data/)";
   std::string save_help = "also write every parameter and the test logits as .npy files into this folder";
+  bool save = true;  // false: no --save (a program that writes no weights)
+  std::vector<std::string> datasets = {"mnist", "fashion", "cifar10"};
+  std::string dataset_help = "data set: mnist, fashion (Fashion-MNIST) or cifar10 (CIFAR-10, 3x32x32 colour images)";
+  std::string out_help = "where metrics.csv and the PNGs go";
+  int max_epochs = 1000;
+  std::string lr_help = "learning rate";  // followed by each optimizer's default
 };
 void add_train_flags(course::ArgParser& args, const TrainConfig& defaults, const TrainFlagWords& words);
 
