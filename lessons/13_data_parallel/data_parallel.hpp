@@ -20,11 +20,15 @@
 #include <vector>
 
 #include "framework/parameter_store.hpp"
-#include "ranks.hpp"
+#include "framework/ranks.hpp"
 #include "framework/device_network.hpp"
 #include "step_graph.hpp"
 
 namespace data_parallel {
+
+// A rank (its number, how many take part, its GPU, the communicator) is the framework's, as are the
+// threads that run the ranks (framework/ranks.hpp).
+using framework::Rank;
 
 // ---- step 13.1: ranks and shards -------------------------------------------------------------
 // Rank `rank`'s part of a batch of `batch` examples split over `ranks` ranks: contiguous, in rank

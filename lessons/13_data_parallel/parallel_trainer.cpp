@@ -31,7 +31,7 @@ framework::TrainSummary train_parallel(const ParallelTrainConfig& config, const 
   using namespace mnist_gpu;
   if (config.epochs < 1 || config.batch < 1) throw course::Error("epochs and batch must be >= 1");
   course::require_gpu("train_parallel");
-  const std::vector<int> devices = first_devices(config.gpus > 0 ? config.gpus : usable_gpus());
+  const std::vector<int> devices = framework::first_devices(config.gpus > 0 ? config.gpus : framework::usable_gpus());
   const int ranks = int(devices.size());
   const course::Dataset& train_set = data.train;
   const host_training::ModelSpec spec = framework::model_for_data(config.model, data);
@@ -48,7 +48,7 @@ framework::TrainSummary train_parallel(const ParallelTrainConfig& config, const 
   framework::EpochLog log(files.out_path("metrics.csv"), config.epochs);
 
   std::printf("devices: %d x %s; %s; NCCL %s\n", ranks, course::device_summary(devices[0]).c_str(),
-              course::cuda_versions().c_str(), nccl_version().c_str());
+              course::cuda_versions().c_str(), framework::nccl_version().c_str());
   std::printf("model %s, %s, %s lr %g%s, batch %d (%d a GPU), %d epoch(s), seed %llu\n", spec.name.c_str(),
               config.network == NetworkKind::fast_network ? "fast network (lesson 09)" : "lesson 12's layers",
               framework::optimizer_name(config.optimizer), double(opt.lr), host_training::momentum_text(opt).c_str(),
@@ -59,11 +59,11 @@ framework::TrainSummary train_parallel(const ParallelTrainConfig& config, const 
               use_graph ? "replayed from CUDA graphs" : "launched one by one");
   std::fflush(stdout);
 
-  HostBarrier barrier(ranks);
+  framework::HostBarrier barrier(ranks);
   std::vector<framework::CounterReport> reports(ranks);
   GpuEvaluation eval;
   std::vector<host_training::Parameter> final_params;
-  run_ranks(devices, [&](const Rank& rank) {
+  framework::run_ranks(devices, [&](const framework::Rank& rank) {
     const bool lead = rank.rank == 0;  // evaluates, prints, writes
     ReplicaOptions options;
     options.batch = batch, options.optimizer = opt, options.overlap = config.overlap;

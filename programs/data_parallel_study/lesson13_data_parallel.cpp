@@ -13,7 +13,7 @@
 #include "course/cli.hpp"
 #include "course/device_info.hpp"
 #include "course/main.hpp"
-#include "ranks.hpp"
+#include "framework/ranks.hpp"
 #include "scaling.hpp"
 #include "scaling_model.hpp"
 
@@ -73,11 +73,11 @@ int main(int argc, char** argv) {
       std::printf("\nnetwork table done\n");
       return 0;
     }
-    const int ranks = asked > 0 ? asked : data_parallel::usable_gpus();
-    data_parallel::first_devices(ranks);  // says so when the machine has fewer
+    const int ranks = asked > 0 ? asked : framework::usable_gpus();
+    framework::first_devices(ranks);  // says so when the machine has fewer
     const std::string gpu = course::device_summary(0);
     std::printf("devices: %d x %s; %s; NCCL %s\n", ranks, gpu.c_str(), course::cuda_versions().c_str(),
-                data_parallel::nccl_version().c_str());
+                framework::nccl_version().c_str());
     data_parallel::print_network_table(networks, std::max(ranks, 2));
     const std::string out = args.get_string("--out");
     course::create_folder(out, "for --out");

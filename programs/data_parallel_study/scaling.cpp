@@ -18,7 +18,7 @@
 #include "course/timer.hpp"
 #include "data_parallel.hpp"
 #include "fast_training.hpp"
-#include "nccl_check.hpp"
+#include "framework/nccl_check.hpp"
 #include "optimizer.hpp"
 #include "replica.hpp"
 #include "scaling_model.hpp"
@@ -135,7 +135,7 @@ AllReduceSweep print_allreduce_table(int ranks, const std::string& csv_path, boo
   std::vector<size_t> sizes;  // bytes
   for (size_t b = 4096; b <= (size_t(256) << 20); b *= quick ? 16 : 4) sizes.push_back(b);
   std::vector<double> ms(sizes.size());
-  run_ranks(first_devices(ranks), [&](const Rank& rank) {
+  framework::run_ranks(framework::first_devices(ranks), [&](const framework::Rank& rank) {
     course::DeviceBuffer<float> data(sizes.back() / sizeof(float));
     data.zero();
     fast_training::Stream stream;
@@ -189,7 +189,7 @@ struct SyntheticBatch {
 
 // The median time of one step: `repeats` replays of a graph of `steps` steps, each between events.
 double time_graph(const fast_training::GraphExec& graph, cudaStream_t stream, int steps, int repeats,
-                  HostBarrier* barrier) {
+                  framework::HostBarrier* barrier) {
   graph.launch(stream);  // warm-up: first-launch costs, caches
   CUDA_CHECK(cudaStreamSynchronize(stream));
   std::vector<double> times;
@@ -240,8 +240,8 @@ std::vector<ScalingRow> measure_scaling(const std::vector<StudyNetwork>& network
     }
   }
   if (ranks < 2) return rows;
-  HostBarrier barrier(ranks);
-  run_ranks(first_devices(ranks), [&](const Rank& rank) {
+  framework::HostBarrier barrier(ranks);
+  framework::run_ranks(framework::first_devices(ranks), [&](const framework::Rank& rank) {
     for (ScalingRow& row : rows) {
       const StudyNetwork& n = *std::find_if(networks.begin(), networks.end(),
                                             [&](const StudyNetwork& s) { return s.name == row.network; });

@@ -18,7 +18,7 @@
 #include "device_download.hpp"
 
 using course::DeviceBuffer;
-using data_parallel::Rank;
+using framework::Rank;
 
 namespace {
 
@@ -32,7 +32,7 @@ TEST_CASE("broadcast_parameters with one rank: the values stay rank 0's, the gra
   const std::vector<float> grads = course::test::random_vector(store.total(), 1302, -1.0f, 1.0f);
   CUDA_CHECK(cudaMemcpy(store.grads(), grads.data(), grads.size() * sizeof(float), cudaMemcpyHostToDevice));
   const std::vector<float> values = download(store.values(), store.total());
-  data_parallel::run_ranks({0}, [&](const Rank& rank) {
+  framework::run_ranks({0}, [&](const framework::Rank& rank) {
     data_parallel::broadcast_parameters(rank, store, nullptr);
     CUDA_CHECK(cudaDeviceSynchronize());
   });
@@ -52,7 +52,7 @@ TEST_CASE("allreduce_mean with one rank multiplies by shard / batch, in place; c
   for (const Case c : {Case{3, 7}, Case{7, 7}, Case{0, 5}, Case{1, 128}}) {
     CAPTURE(c.shard, c.batch);
     DeviceBuffer<float> d(x);
-    data_parallel::run_ranks({0}, [&](const Rank& rank) {
+    framework::run_ranks({0}, [&](const framework::Rank& rank) {
       data_parallel::allreduce_mean(rank, d.data(), n, c.shard, c.batch, nullptr);
       data_parallel::allreduce_mean(rank, d.data(), 0, c.shard, c.batch, nullptr);  // nothing to do
       CUDA_CHECK(cudaDeviceSynchronize());
@@ -71,7 +71,7 @@ TEST_CASE("allreduce_mean refuses a shard outside 0..batch and a batch below 1",
   };
   const std::vector<Case> bad = {{3, 2}, {-1, 2}, {0, 0}};
   std::vector<int> refused(bad.size(), 0);  // checked here: a test's checks belong to the main thread
-  data_parallel::run_ranks({0}, [&](const Rank& rank) {
+  framework::run_ranks({0}, [&](const framework::Rank& rank) {
     for (size_t i = 0; i < bad.size(); ++i) {
       try {
         data_parallel::allreduce_mean(rank, d.data(), 1, bad[i].shard, bad[i].batch, nullptr);
@@ -121,7 +121,7 @@ struct OneRankCase {
                                                            size_t* buckets) const {
     std::vector<host_training::Parameter> got;
     options.batch = batch, options.optimizer = opt;
-    data_parallel::run_ranks({0}, [&](const Rank& rank) {
+    framework::run_ranks({0}, [&](const framework::Rank& rank) {
       data_parallel::Replica replica(rank, spec, init, options);
       *buckets = replica.buckets();
       for (int s = 0; s < 3; ++s) replica.step_on_batch(x.data(), labels.data(), batch);

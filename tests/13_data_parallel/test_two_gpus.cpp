@@ -20,7 +20,7 @@
 
 using course::DeviceBuffer;
 using data_parallel::NetworkKind;
-using data_parallel::Rank;
+using framework::Rank;
 using host_training::Parameter;
 
 namespace {
@@ -34,7 +34,7 @@ const std::vector<int> kTwo = {0, 1};
 TEST_CASE("two ranks: broadcast_parameters gives rank 1 rank 0's values and leaves the gradients", "[two_gpus]") {
   const host_training::ModelSpec spec = host_training::model_by_name("a");
   std::vector<std::vector<float>> values(2), grads(2), values_after(2), grads_after(2);
-  data_parallel::run_ranks(kTwo, [&](const Rank& rank) {
+  framework::run_ranks(kTwo, [&](const framework::Rank& rank) {
     framework::ParameterStore store(host_training::init_parameters(spec, 1400 + rank.rank));  // not the same
     const std::vector<float> g = course::test::random_vector(store.total(), 1410 + rank.rank, -1.0f, 1.0f);
     CUDA_CHECK(cudaMemcpy(store.grads(), g.data(), g.size() * sizeof(float), cudaMemcpyHostToDevice));
@@ -64,7 +64,7 @@ TEST_CASE("two ranks: allreduce_mean weighs each rank's data by its shard, the s
     const int batch = c.shard0 + c.shard1;
     CAPTURE(c.shard0, c.shard1);
     std::vector<std::vector<float>> x(2), got(2);
-    data_parallel::run_ranks(kTwo, [&](const Rank& rank) {
+    framework::run_ranks(kTwo, [&](const framework::Rank& rank) {
       x[rank.rank] = course::test::random_vector(n, 1420 + rank.rank, -2.0f, 2.0f);
       DeviceBuffer<float> d(x[rank.rank]);
       data_parallel::allreduce_mean(rank, d.data(), n, rank.rank == 0 ? c.shard0 : c.shard1, batch, nullptr);
@@ -125,7 +125,7 @@ std::vector<StepResult> two_ranks(NetworkKind kind, const host_training::ModelSp
                                   const std::vector<float>& x, const std::vector<int>& labels, int count, int steps,
                                   const host_training::OptimizerConfig& opt, bool overlap, bool graph) {
   std::vector<StepResult> results(2);
-  data_parallel::run_ranks(kTwo, [&](const Rank& rank) {
+  framework::run_ranks(kTwo, [&](const framework::Rank& rank) {
     // Rank 1 starts from other weights: the replica's broadcast must replace them with rank 0's.
     const std::vector<Parameter> start = rank.rank == 0 ? init : host_training::init_parameters(spec, 99);
     data_parallel::ReplicaOptions options;

@@ -2,7 +2,7 @@
 // (data_parallel.hpp says what it must do).
 #include "course/error.hpp"
 #include "data_parallel.hpp"
-#include "nccl_check.hpp"
+#include "framework/nccl_check.hpp"
 
 namespace data_parallel {
 

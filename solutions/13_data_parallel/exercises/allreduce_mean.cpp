@@ -3,7 +3,7 @@
 
 #include "course/error.hpp"
 #include "data_parallel.hpp"
-#include "nccl_check.hpp"
+#include "framework/nccl_check.hpp"
 
 namespace data_parallel {
 

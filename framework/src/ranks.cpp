@@ -1,5 +1,5 @@
-// Lesson 13 (given): ranks on threads (ranks.hpp) and NCCL's errors (nccl_check.hpp).
-#include "ranks.hpp"
+// The course framework: ranks on threads (ranks.hpp) and NCCL's errors (nccl_check.hpp).
+#include "framework/ranks.hpp"
 
 #include <cuda_runtime.h>
 
@@ -15,9 +15,9 @@
 #include "course/cuda_check.hpp"
 #include "course/device_info.hpp"
 #include "course/error.hpp"
-#include "nccl_check.hpp"
+#include "framework/nccl_check.hpp"
 
-namespace data_parallel {
+namespace framework {
 
 void nccl_check(ncclResult_t result, const char* call, const char* file, int line) {
   if (result == ncclSuccess || result == ncclInProgress) return;
@@ -113,4 +113,4 @@ void run_ranks(const std::vector<int>& devices, const std::function<void(const R
   if (failed.load() >= 0) std::rethrow_exception(errors[failed.load()]);
 }
 
-}  // namespace data_parallel
+}  // namespace framework

@@ -3,10 +3,10 @@
 // NCCL's reason and NCCL's last message (e.g. "Duplicate GPU detected").
 #include <nccl.h>
 
-namespace data_parallel {
+namespace framework {
 
 void nccl_check(ncclResult_t result, const char* call, const char* file, int line);
 
-}  // namespace data_parallel
+}  // namespace framework
 
-#define NCCL_CHECK(call) ::data_parallel::nccl_check((call), #call, __FILE__, __LINE__)
+#define NCCL_CHECK(call) ::framework::nccl_check((call), #call, __FILE__, __LINE__)

@@ -1,5 +1,5 @@
 #pragma once
-// Lesson 13 (given): ranks. One thread per GPU, each a RANK of one NCCL communicator: every rank
+// The course framework: ranks. One thread per GPU, each a RANK of one NCCL communicator: every rank
 // runs the same code on its own GPU and its own shard of each batch, and the ranks meet only in
 // collectives (broadcast, all-reduce), which every rank must call, in the same order, with the
 // same sizes, or they all wait forever.
@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace data_parallel {
+namespace framework {
 
 struct Rank {
   int rank = 0;       // 0 .. ranks-1
@@ -63,4 +63,4 @@ class HostBarrier {
 // NCCL's version as "2.28.9" (the library's, which may differ from the header's).
 std::string nccl_version();
 
-}  // namespace data_parallel
+}  // namespace framework
