@@ -2,22 +2,15 @@
 // the trainer call the same check, so all of them refuse the same values with the same message.
 // Every comparison is written so that NaN fails it: any comparison with NaN is false.
 #include <cmath>
-#include <sstream>
 #include <string>
 
 #include "course/error.hpp"
+#include "course/number_text.hpp"
 #include "speedrun.hpp"
 
 namespace speedrun {
 
 namespace {
-
-// "1.5", "-0.1", "nan": the value as a reader would write it (std::to_string gives "1.500000").
-std::string text(float value) {
-  std::ostringstream s;
-  s << value;
-  return s.str();
-}
 
 [[noreturn]] void refuse(const char* function, const std::string& what) {
   throw course::Error(std::string(function) + ": " + what);
@@ -31,13 +24,13 @@ void check_one_cycle(const char* function, int step, int total_steps, int warmup
   if (warmup_steps < 0 || warmup_steps >= total_steps)
     refuse(function, "warmup_steps must be in " + range + ", got " + std::to_string(warmup_steps));
   if (!(peak_lr > 0.0f && std::isfinite(peak_lr)))
-    refuse(function, "the peak learning rate peak_lr must be > 0 and finite, got " + text(peak_lr));
+    refuse(function, "the peak learning rate peak_lr must be > 0 and finite, got " + course::shortest_text(peak_lr));
   if (step < 0 || step >= total_steps) refuse(function, "step must be in " + range + ", got " + std::to_string(step));
 }
 
 void check_smoothing(const char* function, int batch, int classes, float smoothing) {
   if (!(smoothing >= 0.0f && smoothing < 1.0f))
-    refuse(function, "the label smoothing must be in [0, 1), got " + text(smoothing));
+    refuse(function, "the label smoothing must be in [0, 1), got " + course::shortest_text(smoothing));
   if (classes < 1) refuse(function, "classes must be >= 1, got " + std::to_string(classes));
   if (batch < 0) refuse(function, "batch must be >= 0, got " + std::to_string(batch));
 }
@@ -54,9 +47,11 @@ void check_shift(const char* function, int batch, int channels, int height, int 
 }
 
 void check_nesterov(const char* function, float lr, float momentum, float weight_decay) {
-  if (!(lr > 0.0f)) refuse(function, "the learning rate lr must be > 0, got " + text(lr));
-  if (!(momentum >= 0.0f && momentum < 1.0f)) refuse(function, "momentum must be in [0, 1), got " + text(momentum));
-  if (!(weight_decay >= 0.0f)) refuse(function, "weight_decay must be >= 0, got " + text(weight_decay));
+  if (!(lr > 0.0f)) refuse(function, "the learning rate lr must be > 0, got " + course::shortest_text(lr));
+  if (!(momentum >= 0.0f && momentum < 1.0f))
+    refuse(function, "momentum must be in [0, 1), got " + course::shortest_text(momentum));
+  if (!(weight_decay >= 0.0f))
+    refuse(function, "weight_decay must be >= 0, got " + course::shortest_text(weight_decay));
 }
 
 }  // namespace speedrun
