@@ -11,6 +11,7 @@
 
 #include "course/atomic_file.hpp"
 #include "course/error.hpp"
+#include "course/npy.hpp"
 
 namespace framework {
 
@@ -79,6 +80,16 @@ std::vector<std::string> npy_names(const std::vector<Parameter>& params) {
   for (const Parameter& p : params) names.push_back(p.name + ".npy");
   names.push_back("test_logits.npy");
   return names;
+}
+
+void save_npy(const std::string& dir, const std::vector<Parameter>& params, const std::vector<float>& test_logits,
+              int classes) {
+  course::create_folder(dir, "for --save");
+  for (const Parameter& p : params) {
+    const std::vector<size_t> shape(p.shape.begin(), p.shape.end());
+    course::write_npy(dir + "/" + p.name + ".npy", p.value.data(), shape);
+  }
+  course::write_npy(dir + "/test_logits.npy", test_logits.data(), {test_logits.size() / size_t(classes), size_t(classes)});
 }
 
 }  // namespace framework

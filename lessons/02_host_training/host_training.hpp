@@ -172,7 +172,7 @@ Evaluation evaluate(HostNetwork& net, const course::Dataset& data, int batch);
 // course framework's (framework/train_config.hpp).
 // Progress bar per epoch and one line per epoch on stdout; writes out_dir/metrics.csv,
 // filters.png, misclassified.png and confusion.png (out_dir empty: no files), and with save_dir
-// the .npy files of saved_model.hpp. A NaN/Inf loss stops training; a diverging one is warned of.
+// the .npy files of framework::save_npy. A NaN/Inf loss stops training; a diverging one is warned of.
 TrainSummary train(const TrainConfig& config);
 // The same on data already loaded and checked (training_data.hpp's load_training_data).
 TrainSummary train(const TrainConfig& config, const TrainingData& data);

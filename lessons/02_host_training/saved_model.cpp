@@ -1,9 +1,7 @@
+// Lesson 02 (given code): a HostNetwork's logits for --save (saved_model.hpp).
 #include "saved_model.hpp"
 
 #include <algorithm>
-
-#include "course/atomic_file.hpp"
-#include "course/npy.hpp"
 
 namespace host_training {
 
@@ -16,16 +14,6 @@ std::vector<float> logits_of(HostNetwork& net, const course::Dataset& data, int 
     net.forward(data.images.data() + size_t(first) * plane, count, logits.data() + size_t(first) * classes);
   }
   return logits;
-}
-
-void save_npy(const std::string& dir, const std::vector<Parameter>& params, const std::vector<float>& test_logits,
-              int classes) {
-  course::create_folder(dir, "for --save");
-  for (const Parameter& p : params) {
-    const std::vector<size_t> shape(p.shape.begin(), p.shape.end());
-    course::write_npy(dir + "/" + p.name + ".npy", p.value.data(), shape);
-  }
-  course::write_npy(dir + "/test_logits.npy", test_logits.data(), {test_logits.size() / size_t(classes), size_t(classes)});
 }
 
 }  // namespace host_training

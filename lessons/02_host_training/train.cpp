@@ -122,7 +122,7 @@ TrainSummary train(const TrainConfig& config, const TrainingData& data, const Tr
   // The weights first: a picture that cannot be written then costs no trained model.
   std::vector<std::string> saved, written;
   if (files.has_save()) {
-    save_npy(files.save_dir(), net.parameters(), logits_of(net, test_set), classes);
+    framework::save_npy(files.save_dir(), net.parameters(), logits_of(net, test_set), classes);
     saved = npy_names(net.parameters());
     std::printf("saved %zu parameter tensors and test_logits.npy to %s\n", net.parameters().size(),
                 files.save_dir().c_str());
@@ -130,10 +130,10 @@ TrainSummary train(const TrainConfig& config, const TrainingData& data, const Tr
   if (files.has_out()) {
     written.push_back("metrics.csv");
     if (write_filters_png(files.out_path("filters.png"), net)) written.push_back("filters.png");
-    host_training::write_misclassified_png(files.out_path("misclassified.png"), test_set, eval.predictions);
-    host_training::write_confusion_png(files.out_path("confusion.png"), eval.confusion, classes);
+    framework::write_misclassified_png(files.out_path("misclassified.png"), test_set, eval.predictions);
+    framework::write_confusion_png(files.out_path("confusion.png"), eval.confusion, classes);
     written.insert(written.end(), {"misclassified.png", "confusion.png"});
-    std::printf("wrote %s/{%s}\n", files.out_dir().c_str(), file_list(written).c_str());
+    std::printf("wrote %s/{%s}\n", files.out_dir().c_str(), framework::file_list(written).c_str());
   }
   files.finish(written, saved);
   return log.summary();

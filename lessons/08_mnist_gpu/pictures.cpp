@@ -6,8 +6,7 @@
 #include "course/error.hpp"
 #include "course/npy.hpp"
 #include "course/png.hpp"
-#include "saved_model.hpp"
-#include "training_pictures.hpp"
+#include "framework/run_pictures.hpp"
 
 namespace mnist_gpu {
 
@@ -24,7 +23,7 @@ bool write_filters_png(const std::string& path, const GpuNetwork& net) {
   const framework::ParameterStore& params = net.parameters();
   std::vector<float> w(params.size(size_t(first.weight)));
   CUDA_CHECK(cudaMemcpy(w.data(), params.value(size_t(first.weight)), w.size() * sizeof(float), cudaMemcpyDeviceToHost));
-  return host_training::write_filters_png(path, first, params.name(size_t(first.weight)), w.data());
+  return framework::write_filters_png(path, first, params.name(size_t(first.weight)), w.data());
 }
 
 void write_feature_maps_png(const std::string& path, GpuNetwork& net, const course::Dataset& test,

@@ -17,7 +17,7 @@ bool write_filters_png(const std::string& path, const GpuNetwork& net);
 // for it, one grey tile per channel. Runs a forward pass of that one digit.
 void write_feature_maps_png(const std::string& path, GpuNetwork& net, const course::Dataset& test,
                             const framework::DeviceDataset& test_on_device, int example = 0);
-// misclassified.png and confusion.png: lesson 02's host_training::write_misclassified_png and
-// write_confusion_png (training_pictures.hpp), fed with the GPU evaluation's predictions.
+// misclassified.png and confusion.png: the framework's (framework/run_pictures.hpp), fed with the GPU
+// evaluation's predictions.
 
 }  // namespace mnist_gpu

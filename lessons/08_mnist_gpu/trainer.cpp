@@ -22,8 +22,7 @@
 #include "optimizer.hpp"
 #include "pictures.hpp"
 #include "profile.hpp"
-#include "saved_model.hpp"
-#include "training_pictures.hpp"
+#include "framework/run_pictures.hpp"
 
 namespace mnist_gpu {
 
@@ -173,7 +172,7 @@ framework::TrainSummary train_on_gpu(const GpuTrainConfig& config, const framewo
   std::vector<std::string> saved, written;
   if (files.has_save()) {
     const std::vector<host_training::Parameter> params = net.parameters().download();
-    host_training::save_npy(files.save_dir(), params, eval.logits, classes);  // lesson 02's layout
+    framework::save_npy(files.save_dir(), params, eval.logits, classes);  // PyTorch's layouts
     saved = npy_files;
     std::printf("saved %zu parameter tensors and test_logits.npy to %s\n", params.size(), files.save_dir().c_str());
   }
@@ -184,10 +183,10 @@ framework::TrainSummary train_on_gpu(const GpuTrainConfig& config, const framewo
       write_feature_maps_png(files.out_path("feature_maps.png"), *layers, test_set, test);
       written.push_back("feature_maps.png");
     }
-    host_training::write_misclassified_png(files.out_path("misclassified.png"), test_set, eval.predictions);
-    host_training::write_confusion_png(files.out_path("confusion.png"), eval.confusion, classes);
+    framework::write_misclassified_png(files.out_path("misclassified.png"), test_set, eval.predictions);
+    framework::write_confusion_png(files.out_path("confusion.png"), eval.confusion, classes);
     written.insert(written.end(), {"misclassified.png", "confusion.png"});
-    std::printf("wrote %s/{%s}\n", files.out_dir().c_str(), host_training::file_list(written).c_str());
+    std::printf("wrote %s/{%s}\n", files.out_dir().c_str(), framework::file_list(written).c_str());
   }
   files.finish(written, saved);
   return log.summary();

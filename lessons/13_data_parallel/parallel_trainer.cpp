@@ -21,9 +21,8 @@
 #include "framework/run_files.hpp"
 #include "mnist_gpu.hpp"
 #include "replica.hpp"
-#include "saved_model.hpp"
 #include "step_graph.hpp"
-#include "training_pictures.hpp"
+#include "framework/run_pictures.hpp"
 
 namespace data_parallel {
 
@@ -145,13 +144,13 @@ framework::TrainSummary train_parallel(const ParallelTrainConfig& config, const 
   // The weights first: a picture that cannot be written then costs no trained model.
   std::vector<std::string> saved, written;
   if (files.has_save()) {
-    host_training::save_npy(files.save_dir(), final_params, eval.logits, spec.classes);  // lesson 02's layout
+    framework::save_npy(files.save_dir(), final_params, eval.logits, spec.classes);  // PyTorch's layouts
     saved = framework::npy_names(final_params);
     std::printf("saved %zu parameter tensors and test_logits.npy to %s\n", final_params.size(), files.save_dir().c_str());
   }
   if (files.has_out()) {
-    host_training::write_misclassified_png(files.out_path("misclassified.png"), data.test, eval.predictions);
-    host_training::write_confusion_png(files.out_path("confusion.png"), eval.confusion, spec.classes);
+    framework::write_misclassified_png(files.out_path("misclassified.png"), data.test, eval.predictions);
+    framework::write_confusion_png(files.out_path("confusion.png"), eval.confusion, spec.classes);
     written = {"metrics.csv", "misclassified.png", "confusion.png"};
     std::printf("wrote %s/{metrics.csv, misclassified.png, confusion.png}\n", files.out_dir().c_str());
   }

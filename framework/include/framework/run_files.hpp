@@ -42,4 +42,10 @@ class RunFiles {
 // What --save writes for these parameters: "<name>.npy" for each, and test_logits.npy.
 std::vector<std::string> npy_names(const std::vector<Parameter>& params);
 
+// --save: one <name>.npy per parameter in PyTorch's layouts (conv1.weight: O x I x kh x kw,
+// fc1.weight: out x in, biases [out]) and test_logits.npy (count x classes), each written atomically
+// (tools/pytorch_mnist.py --check-npy loads them by name).
+void save_npy(const std::string& dir, const std::vector<Parameter>& params, const std::vector<float>& test_logits,
+              int classes);
+
 }  // namespace framework
