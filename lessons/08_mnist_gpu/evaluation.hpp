@@ -5,15 +5,12 @@
 
 #include "framework/device_data.hpp"
 #include "framework/device_network.hpp"
+#include "framework/device_trainer.hpp"
 
 namespace mnist_gpu {
 
-struct GpuEvaluation {
-  double loss = 0, accuracy = 0;
-  std::vector<int> predictions;  // one per example
-  std::vector<float> logits;     // count x classes
-  std::vector<int> confusion;    // classes x classes: row = true label, column = predicted
-};
+// loss, accuracy, every prediction and logit, the confusion matrix (the framework's).
+using GpuEvaluation = framework::DeviceEvaluation;
 
 // Runs `data` in order through the network (its forward pass and loss, as it is set: set_training(false)
 // first, for dropout), max_batch examples at a time. It waits for the GPU once, at the end (an

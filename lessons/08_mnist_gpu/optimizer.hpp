@@ -11,6 +11,7 @@
 
 #include "course/device_buffer.hpp"
 #include "host_training.hpp"
+#include "framework/device_trainer.hpp"
 #include "framework/parameter_store.hpp"
 
 namespace mnist_gpu {
@@ -26,24 +27,24 @@ struct DeviceUpdateRule {
       update;
 };
 
-class DeviceOptimizer {
+class DeviceOptimizer : public framework::DeviceUpdate {
  public:
   // `extra`: the rule for a kind other than sgd and adam (nullptr: none; it must outlive this).
   DeviceOptimizer(host_training::OptimizerConfig config, framework::ParameterStore& params,
                   const DeviceUpdateRule* extra = nullptr);
 
   // One update of every parameter from its gradient: ONE kernel launch on `stream`, no waiting.
-  void step(cudaStream_t stream = nullptr);
+  void step(cudaStream_t stream = nullptr) override;
   // For the profile: count the step (Adam's t) without updating, then update pieces by hand
   // with update_range. step() == begin_step() + update_range(0, total).
   void begin_step();
   void update_range(size_t offset, size_t count, cudaStream_t stream = nullptr);
 
-  int steps() const { return steps_; }
+  int steps() const override { return steps_; }
   const host_training::OptimizerConfig& config() const { return config_; }
   // The state as one host vector, and back (the profile runs throw-away steps, then restores).
-  std::vector<float> download_state() const;
-  void restore(const std::vector<float>& state, int steps);
+  std::vector<float> download_state() const override;
+  void restore(const std::vector<float>& state, int steps) override;
 
  private:
   host_training::OptimizerConfig config_;

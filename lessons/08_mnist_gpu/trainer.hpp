@@ -1,13 +1,14 @@
 #pragma once
-// The GPU training loop of train_mnist.
+// The GPU trainer of train_mnist: this lesson's network, optimizer and training step.
 //
-// Per step, all on the device and without the host waiting:
+// Per step, all on the device and without the host waiting (trainer.cpp, run.step):
 //   gather (08.7) -> forward + loss + backward (08.8: the layers of 08.1-08.5) -> loss sum and
 //   NaN flag (08.9) -> right answers of the batch (08.9) -> optimizer: ONE launch (lesson 03 SGD
 //   or 08.6 Adam)
-// The host reads the device's loss sum only at report points: every framework::kReportEvery steps
-// (the progress bar) and at the end of an epoch; a NaN/Inf loss then stops training with its step.
-// The epoch loop itself is the framework's (framework/epoch_loop.hpp): this trainer fills its hooks.
+// The run around the steps is the framework's (framework/device_trainer.hpp): the epochs, the
+// host reading the device's loss sum only at report points (every framework::kReportEvery steps,
+// for the progress bar, and at the end of an epoch; a NaN/Inf loss then stops training with its
+// step), the evaluation after each epoch, the files.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -15,17 +16,18 @@
 #include <utility>
 #include <vector>
 
-#include "host_training.hpp"
 #include "conv_layer.hpp"
+#include "host_training.hpp"
 #include "network.hpp"
 #include "optimizer.hpp"
 #include "framework/device_network.hpp"
+#include "framework/device_trainer.hpp"
 #include "framework/step_profile.hpp"
 #include "framework/training_data.hpp"
 
 namespace mnist_gpu {
 
-constexpr int kEvalBatch = 1000;  // examples per forward pass when evaluating the test set
+constexpr int kEvalBatch = framework::kEvalBatch;  // examples per forward pass when evaluating the test set
 
 // Lesson 02's TrainConfig with the GPU's defaults (written here once; train_mnist's flags show
 // them) and the settings only the GPU trainer has. Fields not set here keep lesson 02's defaults.

@@ -1,0 +1,104 @@
+#pragma once
+// The course framework: the GPU trainers' run, from the checked outputs to the manifest. A lesson
+// hands it what is its own: the network, the optimizer, the ORDER of an epoch's examples, ONE
+// TRAINING STEP on the device and the test set's evaluation; the run does the rest the same way for
+// every lesson: the memory check, the first lines, --profile, the epochs in stretches between two
+// progress reports (each replayed from a CUDA graph where the lesson captures them), the NaN watch,
+// metrics.csv, --save's .npy files, the pictures and run.txt.
+#include <cuda_runtime_api.h>  // cudaStream_t
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "course/idx.hpp"
+#include "framework/device_data.hpp"
+#include "framework/device_network.hpp"
+#include "framework/epoch_counters.hpp"
+#include "framework/epoch_log.hpp"
+#include "framework/run_files.hpp"
+#include "framework/step_profile.hpp"
+#include "framework/train_config.hpp"
+#include "framework/training_data.hpp"
+
+namespace framework {
+
+// The optimizer as the run sees it: one update of every parameter (a launch on `stream`), and for
+// --profile its state saved and put back.
+class DeviceUpdate {
+ public:
+  virtual ~DeviceUpdate() = default;
+  virtual void step(cudaStream_t stream) = 0;
+  virtual std::vector<float> download_state() const = 0;
+  virtual void restore(const std::vector<float>& state, int steps) = 0;
+  virtual int steps() const = 0;
+};
+
+// The test set through a network: loss, accuracy, every prediction and logit, the confusion matrix.
+struct DeviceEvaluation {
+  double loss = 0, accuracy = 0;
+  std::vector<int> predictions;  // one per example
+  std::vector<float> logits;     // count x classes
+  std::vector<int> confusion;    // classes x classes: row = true label, column = predicted
+};
+
+// One training step: examples order[first .. first + count) of `data`, gathered into x and labels,
+// through the network and the update; the batch's loss summed into counters.loss_sum (a NaN marks
+// counters.bad_step() with `number`, the step's number within the epoch counted from 1) and its
+// right answers into counters.correct() (predictions: scratch for count ints). Every launch on
+// `stream` (or a stream joined back to it): the host never waits.
+struct StepArgs {
+  DeviceNetwork& net;
+  DeviceUpdate& update;
+  const DeviceDataset& data;
+  const int* order;
+  int first, count, number;
+  float* x;
+  int* labels;
+  int* predictions;
+  EpochCounters& counters;
+  cudaStream_t stream;
+};
+
+struct DeviceRun {
+  std::string program;  // for the message without a GPU, e.g. "train_mnist on the GPU"
+  // What the lesson builds once the outputs are checked: the network for batches of up to max_batch
+  // (every launch on `stream`), and its optimizer.
+  std::function<std::unique_ptr<DeviceNetwork>(const ModelSpec& spec, const std::vector<Parameter>& init,
+                                               int max_batch)> network;
+  std::function<std::unique_ptr<DeviceUpdate>(DeviceNetwork& net)> optimizer;
+  std::string optimizer_text;  // for the first line: "sgd lr 0.05 momentum 0.9"
+  float lr = 0;                // the loss watch's learning rate
+  std::function<std::string(DeviceNetwork& net)> network_text;  // "conv auto (...)", "fast network"
+  std::function<std::string(DeviceNetwork& net)> describe;      // lines after the layers ("\n"-ended)
+  std::function<void(DeviceNetwork& net)> check_steps;          // before anything trains
+  std::function<std::vector<int>(int n, uint64_t seed, int epoch)> epoch_order;
+  std::function<void(const StepArgs& step)> step;
+  std::function<DeviceEvaluation(DeviceNetwork& net, const DeviceDataset& test)> evaluate;
+  // Where the steps launch, and how a stretch of them is replayed (nullptr: enqueued each time).
+  cudaStream_t stream = nullptr;
+  std::function<std::function<void()>(const std::function<void()>& enqueue)> capture;
+  std::string steps_text;  // "steps: ..." line ("" : none)
+  // --profile: one step kernel by kernel and as a graph this captures; or, unset, layer_profile.
+  StepCapture profile_capture;
+  std::function<void(DeviceNetwork& net, DeviceUpdate& update, const DeviceDataset& train, int batch, int steps)>
+      layer_profile;
+  bool profile = false;
+  int profile_steps = 200;
+  // Pictures of the network itself (besides the run's): their names, and what draws them (returns
+  // the names it wrote).
+  std::vector<std::string> network_pictures;
+  std::function<std::vector<std::string>(DeviceNetwork& net, const RunFiles& files, const course::Dataset& test,
+                                         const DeviceDataset& test_on_device)>
+      draw_network;
+};
+
+constexpr int kEvalBatch = 1000;  // examples per forward pass when the test set is evaluated
+
+// Trains on `data` (loaded and checked by load_training_data(config)) and evaluates after every
+// epoch; throws course::Error on bad input, out of device memory or a NaN loss.
+TrainSummary train_on_device(const TrainConfig& config, const TrainingData& data, const DeviceRun& run);
+
+}  // namespace framework

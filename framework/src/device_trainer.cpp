@@ -1,0 +1,161 @@
+// The course framework: the GPU trainers' run (device_trainer.hpp).
+#include "framework/device_trainer.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "course/cuda_check.hpp"
+#include "course/device_info.hpp"
+#include "course/error.hpp"
+#include "course/timer.hpp"
+#include "framework/epoch_loop.hpp"
+#include "framework/loss_watch.hpp"
+#include "framework/run_pictures.hpp"
+
+namespace framework {
+
+TrainSummary train_on_device(const TrainConfig& config, const TrainingData& data, const DeviceRun& run) {
+  if (config.epochs < 1 || config.batch < 1) throw course::Error("epochs and batch must be >= 1");
+  if (!run.network || !run.optimizer || !run.epoch_order || !run.step || !run.evaluate)
+    throw course::Error("train_on_device: the network, optimizer, epoch order, step and evaluation must be given");
+  course::require_gpu(run.program);
+  const course::Dataset& train_set = data.train;
+  const course::Dataset& test_set = data.test;
+  const ModelSpec spec = model_for_data(config.model, data);
+  const int batch = std::min(config.batch, train_set.count());
+  const int max_batch = std::max(batch, kEvalBatch);
+  {  // a network the GPU cannot hold is refused before anything is allocated
+    size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    require_memory(training_bytes(plan_layers(spec), max_batch), free_bytes,
+                   "model '" + spec.name + "' at batch " + std::to_string(batch), "the GPU");
+  }
+  const std::vector<Parameter> init = init_parameters(spec, config.seed);
+  const std::vector<std::string> npy_files = npy_names(init);  // what --save writes
+  std::vector<std::string> out_files = {"metrics.csv"};
+  out_files.insert(out_files.end(), run.network_pictures.begin(), run.network_pictures.end());
+  out_files.insert(out_files.end(), {"misclassified.png", "confusion.png"});
+  // Every output is checked before any work: a bad --out or --save stops the run before it trains.
+  const RunFiles files(config.out_dir, out_files, config.save_dir, npy_files);
+
+  const std::unique_ptr<DeviceNetwork> owned = run.network(spec, init, max_batch);
+  DeviceNetwork& net = *owned;
+  const std::unique_ptr<DeviceUpdate> update = run.optimizer(net);
+  const DeviceDataset train(train_set), test(test_set);
+  if (run.check_steps) {
+    run.check_steps(net);
+    CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  const cudaStream_t stream = run.stream;
+
+  std::printf("device: %s; %s\n", course::device_summary().c_str(), course::cuda_versions().c_str());
+  std::printf("model %s (%zu parameters), %s, %s, batch %d, %d epoch(s), seed %llu\n", spec.name.c_str(),
+              net.parameters().parameter_count(), run.network_text ? run.network_text(net).c_str() : "GPU network",
+              run.optimizer_text.c_str(), batch, config.epochs, static_cast<unsigned long long>(config.seed));
+  std::printf("layers: %s\n", plan_summary(spec).c_str());
+  if (run.describe) std::printf("%s", run.describe(net).c_str());
+  if (!run.steps_text.empty()) std::printf("steps: %s\n", run.steps_text.c_str());
+  std::fflush(stdout);
+
+  // Everything a step touches exists before the first step and keeps its address (a captured step
+  // holds the pointers): no allocation inside the loop.
+  const int n = train.count, classes = spec.classes;
+  const int steps_per_epoch = (n + batch - 1) / batch;
+  course::DeviceBuffer<float> x(size_t(batch) * train.per_example);
+  course::DeviceBuffer<int> labels{size_t(batch)}, predictions{size_t(batch)}, order{size_t(n)};
+  EpochCounters counters;
+  DeviceEvaluation eval;
+  LossWatch watch(run.lr, classes);  // fed at the report points: the step never waits
+
+  // The steps first .. last-1 of an epoch. The NaN flag gets the step's number within the epoch
+  // (read_report adds the steps of the earlier epochs), so the same launches serve every epoch.
+  auto enqueue_steps = [&](int first_step, int last_step) {
+    for (int step = first_step; step < last_step; ++step) {
+      const int first = step * batch, count = std::min(batch, n - first);
+      run.step(StepArgs{net, *update, train, order.data(), first, count, step + 1, x.data(), labels.data(),
+                        predictions.data(), counters, stream});
+    }
+  };
+
+  if (run.profile && run.profile_capture) {
+    // Real steps change the weights and the optimizer's state: save them, profile, restore.
+    const std::vector<Parameter> saved = net.parameters().download();
+    const std::vector<float> saved_state = update->download_state();
+    const int saved_steps = update->steps();
+    order.upload(run.epoch_order(n, config.seed, 0));
+    const int full = std::max(1, n / batch - 1);  // a full batch: every profiled step has the same shape
+    const StepProfile p = profile_step(stream, [&] { enqueue_steps(full - 1, full); }, run.profile_capture, 3,
+                                       run.profile_steps);
+    net.parameters().upload(saved);
+    update->restore(saved_state, saved_steps);
+    counters.ints.upload(std::vector<int>{0, -1});  // the profile's steps counted too
+    CUDA_CHECK(cudaDeviceSynchronize());
+    std::printf("\nprofile: model %s, batch %d, one training step (gather, forward, loss, backward, update)\n",
+                spec.name.c_str(), batch);
+    print_step_profile(stdout, p);
+    std::fflush(stdout);
+  } else if (run.profile) {
+    if (!run.layer_profile) throw course::Error("--profile: this network has no profile of its layers");
+    run.layer_profile(net, *update, train, batch, run.profile_steps);
+  }
+
+  EpochLog log(files.out_path("metrics.csv"), config.epochs);
+
+  // Each stretch of the epoch between two report points runs as it is enqueued or as run.capture replays it.
+  std::vector<std::function<void()>> run_stretch;
+  net.set_training(true);
+  course::HostTimer capture_timer;
+  for (const auto& [first, last] : report_stretches(steps_per_epoch)) {
+    std::function<void()> enqueue = [&enqueue_steps, first = first, last = last] { enqueue_steps(first, last); };
+    run_stretch.push_back(run.capture ? run.capture(enqueue) : enqueue);
+  }
+  if (run.capture)
+    std::printf("captured %zu graph(s) of up to %d steps (%d steps an epoch) in %.1f ms\n", run_stretch.size(),
+                kReportEvery, steps_per_epoch, capture_timer.milliseconds());
+
+  EpochLoop loop;
+  loop.examples = n, loop.batch = batch, loop.epochs = config.epochs;
+  loop.start_epoch = [&](int epoch) {
+    // The epoch's order (the CPU trainer's, so both see the same batches), uploaded once into the
+    // same buffer (a captured step reads it there).
+    order.upload(run.epoch_order(n, config.seed, epoch));
+    net.set_training(true);
+    counters.new_epoch();
+  };
+  loop.run_stretch = [&](size_t k, int, int) { run_stretch[k](); };
+  loop.wait = [] { CUDA_CHECK(cudaDeviceSynchronize()); };  // every stream and the uploads too
+  loop.counts = [&](int steps_before) {
+    const CounterReport r = read_report(counters, steps_per_epoch, steps_before);
+    return EpochCounts{r.loss_sum, r.correct};
+  };
+  loop.evaluate = [&] {
+    net.set_training(false);  // dropout off while the test set is evaluated (and for the pictures)
+    eval = run.evaluate(net, test);
+    return TestScore{eval.loss, eval.accuracy};
+  };
+  run_epochs(loop, &watch, &log);
+
+  // The weights first: a picture that cannot be written then costs no trained model.
+  std::vector<std::string> saved, written;
+  if (files.has_save()) {
+    const std::vector<Parameter> params = net.parameters().download();
+    save_npy(files.save_dir(), params, eval.logits, classes);
+    saved = npy_files;
+    std::printf("saved %zu parameter tensors and test_logits.npy to %s\n", params.size(), files.save_dir().c_str());
+  }
+  if (files.has_out()) {
+    written.push_back("metrics.csv");
+    if (run.draw_network) {
+      const std::vector<std::string> drawn = run.draw_network(net, files, test_set, test);
+      written.insert(written.end(), drawn.begin(), drawn.end());
+    }
+    write_misclassified_png(files.out_path("misclassified.png"), test_set, eval.predictions);
+    write_confusion_png(files.out_path("confusion.png"), eval.confusion, classes);
+    written.insert(written.end(), {"misclassified.png", "confusion.png"});
+    std::printf("wrote %s/{%s}\n", files.out_dir().c_str(), file_list(written).c_str());
+  }
+  files.finish(written, saved);
+  return log.summary();
+}
+
+}  // namespace framework
