@@ -3,6 +3,7 @@
 #include "trainer.hpp"
 
 #include <cstdio>
+#include <string>
 
 #include "course/error.hpp"
 #include "evaluation.hpp"
@@ -45,10 +46,10 @@ framework::TrainSummary train_on_gpu(const GpuTrainConfig& config, const framewo
   run.describe = [&](framework::DeviceNetwork&) {
     std::string lines = extras.describe ? extras.describe() : "";
     if (layers) {
-      char line[256];
-      std::snprintf(line, sizeof line, "data: %d training and %d test images from %s, on the GPU; network buffers %.1f MiB\n",
-                    data.train.count(), data.test.count(), data.dir.c_str(), double(layers->device_bytes()) / (1 << 20));
-      lines += line;
+      char mib[32];
+      std::snprintf(mib, sizeof mib, "%.1f", double(layers->device_bytes()) / (1 << 20));
+      lines += "data: " + std::to_string(data.train.count()) + " training and " + std::to_string(data.test.count()) +
+               " test images from " + data.dir + ", on the GPU; network buffers " + mib + " MiB\n";
     }
     return lines;
   };

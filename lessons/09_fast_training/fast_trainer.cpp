@@ -1,5 +1,5 @@
-// Lesson 09 (given): the fast trainer (fast_trainer.hpp): lesson 08's training loop with this
-// lesson's network, streams and graphs plugged in.
+// Lesson 09 (given): the fast trainer (fast_trainer.hpp): lesson 08's trainer (its training step, on
+// the framework's run) with this lesson's network, streams and graphs plugged in.
 #include "fast_trainer.hpp"
 
 #include <memory>
@@ -61,8 +61,9 @@ framework::TrainSummary train_fast(const FastTrainConfig& config, const framewor
       lines += "implicit-GEMM products (dense layers, implicit-GEMM convs) on the Tensor Cores in TF32\n";
     return lines;
   };
-  extras.steps_text = std::string(use_graph      ? "replayed from CUDA graphs"
-                                  : config.graph ? "launched one by one (--optimizer adam: its step number changes every step)"
+  const char* adam_steps = "launched one by one (--optimizer adam: its step number changes every step)";
+  extras.steps_text = std::string(use_graph ? "replayed from CUDA graphs"
+                                  : config.graph ? adam_steps
                                                  : "launched one by one (--graph off)") +
                       "; " +
                       (config.branches ? "weight gradients and counters on a second stream (09.12)"

@@ -1,5 +1,5 @@
 #pragma once
-// Lesson 09's trainer (train_fast): lesson 08's training loop on the fast network (09.8), every
+// Lesson 09's trainer (train_fast): lesson 08's training step and run on the fast network (09.8), every
 // step on a stream of its own, and with --graph (the default for SGD) the steps replayed from CUDA
 // graphs (09.9) instead of launched one by one.
 //
