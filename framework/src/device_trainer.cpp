@@ -39,8 +39,10 @@ TrainSummary train_on_device(const TrainConfig& config, const TrainingData& data
   const RunFiles files(config.out_dir, out_files, config.save_dir, npy_files);
 
   const std::unique_ptr<DeviceNetwork> owned = run.network(spec, init, max_batch);
+  if (!owned) throw course::Error(run.program + ": no network was built for model '" + spec.name + "'");
   DeviceNetwork& net = *owned;
   const std::unique_ptr<DeviceUpdate> update = run.optimizer(net);
+  if (!update) throw course::Error(run.program + ": no optimizer was built");
   const DeviceDataset train(train_set), test(test_set);
   if (run.check_steps) {
     run.check_steps(net);
