@@ -31,12 +31,11 @@ TrainSummary train_on_device(const TrainConfig& config, const TrainingData& data
                    "model '" + spec.name + "' at batch " + std::to_string(batch), "the GPU");
   }
   const std::vector<Parameter> init = init_parameters(spec, config.seed);
-  const std::vector<std::string> npy_files = npy_names(init);  // what --save writes
   std::vector<std::string> out_files = {"metrics.csv"};
   out_files.insert(out_files.end(), run.network_pictures.begin(), run.network_pictures.end());
   out_files.insert(out_files.end(), {"misclassified.png", "confusion.png"});
   // Every output is checked before any work: a bad --out or --save stops the run before it trains.
-  const RunFiles files(config.out_dir, out_files, config.save_dir, npy_files);
+  const RunFiles files(config.out_dir, out_files, config.save_dir, npy_names(init));
 
   const std::unique_ptr<DeviceNetwork> owned = run.network(spec, init, max_batch);
   if (!owned) throw course::Error(run.program + ": no network was built for model '" + spec.name + "'");
@@ -137,27 +136,34 @@ TrainSummary train_on_device(const TrainConfig& config, const TrainingData& data
   };
   run_epochs(loop, &watch, &log);
 
-  // The weights first: a picture that cannot be written then costs no trained model.
+  std::function<std::vector<std::string>()> draw_network;
+  if (run.draw_network) draw_network = [&] { return run.draw_network(net, files, test_set, test); };
+  finish_run(files, [&] { return net.parameters().download(); }, eval, test_set, classes, draw_network);
+  return log.summary();
+}
+
+void finish_run(const RunFiles& files, const std::function<std::vector<Parameter>()>& params,
+                const DeviceEvaluation& eval, const course::Dataset& test, int classes,
+                const std::function<std::vector<std::string>()>& draw_network) {
   std::vector<std::string> saved, written;
   if (files.has_save()) {
-    const std::vector<Parameter> params = net.parameters().download();
-    save_npy(files.save_dir(), params, eval.logits, classes);
-    saved = npy_files;
-    std::printf("saved %zu parameter tensors and test_logits.npy to %s\n", params.size(), files.save_dir().c_str());
+    const std::vector<Parameter> values = params();
+    save_npy(files.save_dir(), values, eval.logits, classes);
+    saved = npy_names(values);
+    std::printf("saved %zu parameter tensors and test_logits.npy to %s\n", values.size(), files.save_dir().c_str());
   }
   if (files.has_out()) {
     written.push_back("metrics.csv");
-    if (run.draw_network) {
-      const std::vector<std::string> drawn = run.draw_network(net, files, test_set, test);
+    if (draw_network) {
+      const std::vector<std::string> drawn = draw_network();
       written.insert(written.end(), drawn.begin(), drawn.end());
     }
-    write_misclassified_png(files.out_path("misclassified.png"), test_set, eval.predictions);
+    write_misclassified_png(files.out_path("misclassified.png"), test, eval.predictions);
     write_confusion_png(files.out_path("confusion.png"), eval.confusion, classes);
     written.insert(written.end(), {"misclassified.png", "confusion.png"});
     std::printf("wrote %s/{%s}\n", files.out_dir().c_str(), file_list(written).c_str());
   }
   files.finish(written, saved);
-  return log.summary();
 }
 
 }  // namespace framework

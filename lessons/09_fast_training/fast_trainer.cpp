@@ -18,19 +18,18 @@ framework::TrainSummary train_fast(const FastTrainConfig& config, const framewor
   const bool use_graph = config.graph && config.optimizer == framework::OptimizerKind::sgd;
   Stream stream;                // every step's launch goes here (the default stream cannot be captured)
   Branch branch(stream.get());  // 09.12: a second stream beside it
-  FastNetwork* fast = nullptr;  // the network the trainer made (for the lines below)
 
   mnist_gpu::GpuTrainerExtras extras;
   extras.program = "train_fast";
   extras.stream = stream.get();
   extras.network = [&](const host_training::ModelSpec& spec, const std::vector<host_training::Parameter>& init,
                        int max_batch) {
-    auto net = std::make_unique<FastNetwork>(spec, init, max_batch, stream.get(), config.conv, config.conv_kernels,
-                                             config.math);
-    fast = net.get();
-    return std::unique_ptr<framework::DeviceNetwork>(std::move(net));
+    return std::unique_ptr<framework::DeviceNetwork>(std::make_unique<FastNetwork>(
+        spec, init, max_batch, stream.get(), config.conv, config.conv_kernels, config.math));
   };
-  extras.network_text = "fast network (lesson 09)";
+  // The hooks below get back the network made above: a FastNetwork.
+  auto fast_network = [](framework::DeviceNetwork& net) -> FastNetwork& { return static_cast<FastNetwork&>(net); };
+  extras.network_text = [](framework::DeviceNetwork&) { return std::string("fast network (lesson 09)"); };
   // Your steps in the lesson's order, before anything trains: 09.8's pass and 09.9's capture throw
   // their TODO when unwritten, a quick look catches the kernels of 09.10, 09.11 and 09.13 (an
   // unwritten kernel throws nothing: it leaves garbage), and 09.12's fork and join throw theirs.
@@ -43,20 +42,21 @@ framework::TrainSummary train_fast(const FastTrainConfig& config, const framewor
     if (config.branches) branch.fork(), branch.join();                    // 09.12
     if (config.thin) check_thin_step();                                   // 09.13
     CUDA_CHECK(cudaStreamSynchronize(stream.get()));
-    if (config.branches) fast->use_branch(&branch);
-    fast->use_thin_first_layer(config.thin);
+    if (config.branches) fast_network(net).use_branch(&branch);
+    fast_network(net).use_thin_first_layer(config.thin);
   };
-  extras.describe = [&] {
-    std::string lines = "convolutions: " + std::to_string(fast->tiled_convs()) + " of " +
-                        std::to_string(fast->conv_blocks()) +
+  extras.describe = [&](framework::DeviceNetwork& net) {
+    const FastNetwork& fast = fast_network(net);
+    std::string lines = "convolutions: " + std::to_string(fast.tiled_convs()) + " of " +
+                        std::to_string(fast.conv_blocks()) +
                         " by the tiled kernel (09.10), the others implicit GEMMs (09.2-09.4)" +
                         (config.conv == ConvEngine::tiled ? "" : " (--conv implicit)") + "\n";
-    if (fast->thin_first_layer())
+    if (fast.thin_first_layer())
       lines += "  the first block's conv, ReLU and pool in one kernel, its dW from the pool's argmax (09.13)\n";
     if (config.conv_kernels)
-      lines += "  forward and input gradient of " + std::to_string(fast->other_convs()) + " of " +
-               std::to_string(fast->conv_blocks()) + ", weight gradient of " +
-               std::to_string(fast->other_weight_gradients()) + ", by " + config.conv_kernels->name() + "\n";
+      lines += "  forward and input gradient of " + std::to_string(fast.other_convs()) + " of " +
+               std::to_string(fast.conv_blocks()) + ", weight gradient of " +
+               std::to_string(fast.other_weight_gradients()) + ", by " + config.conv_kernels->name() + "\n";
     if (config.math == GemmMath::tf32)
       lines += "implicit-GEMM products (dense layers, implicit-GEMM convs) on the Tensor Cores in TF32\n";
     return lines;

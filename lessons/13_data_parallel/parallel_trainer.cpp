@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "course/atomic_file.hpp"
 #include "course/cuda_check.hpp"
 #include "course/device_info.hpp"
 #include "course/error.hpp"
 #include "course/timer.hpp"
 #include "framework/device_data.hpp"
+#include "framework/device_trainer.hpp"
 #include "framework/epoch_counters.hpp"
 #include "framework/epoch_log.hpp"
 #include "framework/epoch_loop.hpp"
@@ -22,7 +22,6 @@
 #include "mnist_gpu.hpp"
 #include "replica.hpp"
 #include "step_graph.hpp"
-#include "framework/run_pictures.hpp"
 
 namespace data_parallel {
 
@@ -141,20 +140,7 @@ framework::TrainSummary train_parallel(const ParallelTrainConfig& config, const 
     if (lead) final_params = replica.parameters().download();
   });
 
-  // The weights first: a picture that cannot be written then costs no trained model.
-  std::vector<std::string> saved, written;
-  if (files.has_save()) {
-    framework::save_npy(files.save_dir(), final_params, eval.logits, spec.classes);  // PyTorch's layouts
-    saved = framework::npy_names(final_params);
-    std::printf("saved %zu parameter tensors and test_logits.npy to %s\n", final_params.size(), files.save_dir().c_str());
-  }
-  if (files.has_out()) {
-    framework::write_misclassified_png(files.out_path("misclassified.png"), data.test, eval.predictions);
-    framework::write_confusion_png(files.out_path("confusion.png"), eval.confusion, spec.classes);
-    written = {"metrics.csv", "misclassified.png", "confusion.png"};
-    std::printf("wrote %s/{metrics.csv, misclassified.png, confusion.png}\n", files.out_dir().c_str());
-  }
-  files.finish(written, saved);
+  framework::finish_run(files, [&] { return final_params; }, eval, data.test, spec.classes);
   return log.summary();
 }
 

@@ -97,6 +97,14 @@ struct DeviceRun {
 
 constexpr int kEvalBatch = 1000;  // examples per forward pass when the test set is evaluated
 
+// A finished run's files, the weights first (a picture that cannot be written then costs no trained
+// model): with --save, `params()` and the test logits as .npy files; with --out, beside metrics.csv
+// (written by the EpochLog), what draw_network draws (unset: nothing; it returns the names it
+// wrote), misclassified.png and confusion.png; then run.txt. Says on stdout what it wrote.
+void finish_run(const RunFiles& files, const std::function<std::vector<Parameter>()>& params,
+                const DeviceEvaluation& eval, const course::Dataset& test, int classes,
+                const std::function<std::vector<std::string>()>& draw_network = nullptr);
+
 // Trains on `data` (loaded and checked by load_training_data(config)) and evaluates after every
 // epoch; throws course::Error on bad input, out of device memory or a NaN loss.
 TrainSummary train_on_device(const TrainConfig& config, const TrainingData& data, const DeviceRun& run);
