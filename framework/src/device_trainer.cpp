@@ -1,6 +1,8 @@
 // The course framework: the GPU trainers' run (device_trainer.hpp).
 #include "framework/device_trainer.hpp"
 
+#include "device_run.hpp"
+
 #include <algorithm>
 #include <cstdio>
 
@@ -14,49 +16,73 @@
 
 namespace framework {
 
-TrainSummary train_on_device(const TrainConfig& config, const TrainingData& data, const DeviceRun& run) {
+namespace detail {
+
+RunStart start_run(const TrainConfig& config, const TrainingData& data, const DeviceRun& run,
+                   const std::vector<int>& devices) {
   if (config.epochs < 1 || config.batch < 1) throw course::Error("epochs and batch must be >= 1");
   if (!run.network || !run.optimizer || !run.epoch_order || !run.step || !run.evaluate)
     throw course::Error("train_on_device: the network, optimizer, epoch order, step and evaluation must be given");
-  course::require_gpu(run.program);
-  const course::Dataset& train_set = data.train;
-  const course::Dataset& test_set = data.test;
-  const ModelSpec spec = model_for_data(config.model, data);
-  const int batch = std::min(config.batch, train_set.count());
-  const int max_batch = std::max(batch, kEvalBatch);
-  {  // a network the GPU cannot hold is refused before anything is allocated
+  RunStart start;
+  start.spec = model_for_data(config.model, data);
+  const int ranks = int(devices.size());
+  start.batch = std::min(config.batch * ranks, data.train.count());
+  // A network a GPU cannot hold is refused before anything is allocated.
+  int current = 0;
+  CUDA_CHECK(cudaGetDevice(&current));
+  for (int r = 0; r < ranks; ++r) {
+    CUDA_CHECK(cudaSetDevice(devices[size_t(r)]));
     size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    require_memory(training_bytes(plan_layers(spec), max_batch), free_bytes,
-                   "model '" + spec.name + "' at batch " + std::to_string(batch), "the GPU");
+    RankSide side;
+    side.rank = r, side.ranks = ranks;
+    require_memory(training_bytes(plan_layers(start.spec), network_batch(start.batch, side)), free_bytes,
+                   "model '" + start.spec.name + "' at batch " + std::to_string(start.batch),
+                   ranks == 1 ? std::string("the GPU") : "GPU " + std::to_string(devices[size_t(r)]));
   }
-  const std::vector<Parameter> init = init_parameters(spec, config.seed);
+  CUDA_CHECK(cudaSetDevice(current));
+  start.init = init_parameters(start.spec, config.seed);
   std::vector<std::string> out_files = {"metrics.csv"};
   out_files.insert(out_files.end(), run.network_pictures.begin(), run.network_pictures.end());
   out_files.insert(out_files.end(), {"misclassified.png", "confusion.png"});
   // Every output is checked before any work: a bad --out or --save stops the run before it trains.
-  const RunFiles files(config.out_dir, out_files, config.save_dir, npy_names(init));
+  start.files = std::make_unique<RunFiles>(config.out_dir, out_files, config.save_dir, npy_names(start.init));
+  start.log = std::make_unique<EpochLog>(start.files->out_path("metrics.csv"), config.epochs);
+  return start;
+}
 
-  const std::unique_ptr<DeviceNetwork> owned = run.network(spec, init, max_batch);
+void train_rank(const TrainConfig& config, const TrainingData& data, const DeviceRun& run, RunStart& start,
+                const RankSide& side) {
+  const ModelSpec& spec = start.spec;
+  const int batch = start.batch, ranks = side.ranks;
+  const bool lead = side.lead();
+  const std::shared_ptr<DeviceNetwork> owned = run.network(spec, start.init, network_batch(batch, side));
   if (!owned) throw course::Error(run.program + ": no network was built for model '" + spec.name + "'");
   DeviceNetwork& net = *owned;
-  const std::unique_ptr<DeviceUpdate> update = run.optimizer(net);
+  const std::shared_ptr<DeviceUpdate> update = run.optimizer(net);
   if (!update) throw course::Error(run.program + ": no optimizer was built");
-  const DeviceDataset train(train_set), test(test_set);
+  const DeviceDataset train(data.train);  // every rank its own copy: each gathers its own share
+  std::unique_ptr<DeviceDataset> test;
+  if (lead) test = std::make_unique<DeviceDataset>(data.test);
   if (run.check_steps) {
     run.check_steps(net);
     CUDA_CHECK(cudaDeviceSynchronize());
   }
-  const cudaStream_t stream = run.stream;
+  const cudaStream_t stream = run.stream ? run.stream : net.stream();
 
-  std::printf("device: %s; %s\n", course::device_summary().c_str(), course::cuda_versions().c_str());
-  std::printf("model %s (%zu parameters), %s, %s, batch %d, %d epoch(s), seed %llu\n", spec.name.c_str(),
-              net.parameters().parameter_count(), run.network_text ? run.network_text(net).c_str() : "GPU network",
-              run.optimizer_text.c_str(), batch, config.epochs, static_cast<unsigned long long>(config.seed));
-  std::printf("layers: %s\n", plan_summary(spec).c_str());
-  if (run.describe) std::printf("%s", run.describe(net).c_str());
-  if (!run.steps_text.empty()) std::printf("steps: %s\n", run.steps_text.c_str());
-  std::fflush(stdout);
+  if (lead) {
+    std::string batch_text = std::to_string(batch);
+    if (ranks > 1) batch_text += " (" + std::to_string(share_of_batch(batch, ranks)) + " a GPU)";
+    std::printf("%s\n", side.device_line.c_str());
+    std::printf("model %s (%zu parameters), %s, %s, batch %s, %d epoch(s), seed %llu\n", spec.name.c_str(),
+                net.parameters().parameter_count(), run.network_text ? run.network_text(net).c_str() : "GPU network",
+                run.optimizer_text.c_str(), batch_text.c_str(), config.epochs,
+                static_cast<unsigned long long>(config.seed));
+    std::printf("layers: %s\n", plan_summary(spec).c_str());
+    if (run.describe) std::printf("%s", run.describe(net).c_str());
+    if (!run.steps_text.empty()) std::printf("steps: %s\n", run.steps_text.c_str());
+    std::fflush(stdout);
+  }
 
   // Everything a step touches exists before the first step and keeps its address (a captured step
   // holds the pointers): no allocation inside the loop.
@@ -78,7 +104,9 @@ TrainSummary train_on_device(const TrainConfig& config, const TrainingData& data
     }
   };
 
-  if (run.profile && run.profile_capture) {
+  if (run.profile && ranks > 1) {
+    throw course::Error("--profile times one GPU's step: run it with one GPU");
+  } else if (run.profile && run.profile_capture) {
     // Real steps change the weights and the optimizer's state: save them, profile, restore.
     const std::vector<Parameter> saved = net.parameters().download();
     const std::vector<float> saved_state = update->download_state();
@@ -100,8 +128,6 @@ TrainSummary train_on_device(const TrainConfig& config, const TrainingData& data
     run.layer_profile(net, *update, train, batch, run.profile_steps);
   }
 
-  EpochLog log(files.out_path("metrics.csv"), config.epochs);
-
   // Each stretch of the epoch between two report points runs as it is enqueued or as run.capture replays it.
   std::vector<std::function<void()>> run_stretch;
   net.set_training(true);
@@ -110,36 +136,64 @@ TrainSummary train_on_device(const TrainConfig& config, const TrainingData& data
     std::function<void()> enqueue = [&enqueue_steps, first = first, last = last] { enqueue_steps(first, last); };
     run_stretch.push_back(run.capture ? run.capture(enqueue) : enqueue);
   }
-  if (run.capture)
-    std::printf("captured %zu graph(s) of up to %d steps (%d steps an epoch) in %.1f ms\n", run_stretch.size(),
-                kReportEvery, steps_per_epoch, capture_timer.milliseconds());
+  if (run.capture && lead)
+    std::printf("captured %zu graph(s) of up to %d steps (%d steps an epoch)%s in %.1f ms\n", run_stretch.size(),
+                kReportEvery, steps_per_epoch, ranks > 1 ? " on each GPU" : "", capture_timer.milliseconds());
 
   EpochLoop loop;
   loop.examples = n, loop.batch = batch, loop.epochs = config.epochs;
   loop.start_epoch = [&](int epoch) {
-    // The epoch's order (the CPU trainer's, so both see the same batches), uploaded once into the
-    // same buffer (a captured step reads it there).
+    // The epoch's order (the CPU trainer's, so both see the same batches; the same on every rank),
+    // uploaded once into the same buffer (a captured step reads it there).
     order.upload(run.epoch_order(n, config.seed, epoch));
     net.set_training(true);
     counters.new_epoch();
   };
   loop.run_stretch = [&](size_t k, int, int) { run_stretch[k](); };
-  loop.wait = [] { CUDA_CHECK(cudaDeviceSynchronize()); };  // every stream and the uploads too
+  loop.wait = [&] {
+    CUDA_CHECK(cudaDeviceSynchronize());  // every stream and the uploads too
+    side.meet();                          // every GPU idle: an epoch starts and ends with all of them
+  };
   loop.counts = [&](int steps_before) {
-    const CounterReport r = read_report(counters, steps_per_epoch, steps_before);
-    return EpochCounts{r.loss_sum, r.correct};
+    const CounterReport mine = read_report(counters, steps_per_epoch, steps_before);
+    if (ranks == 1) return EpochCounts{mine.loss_sum, mine.correct};
+    // Every rank's counters, added up on the host (the ranks' threads share the reports).
+    (*side.reports)[size_t(side.rank)] = mine;
+    side.meet();
+    EpochCounts sum;
+    for (const CounterReport& r : *side.reports) sum.loss_sum += r.loss_sum, sum.correct += r.correct;
+    side.meet();  // nobody overwrites its report before everyone has read them all
+    return sum;
   };
   loop.evaluate = [&] {
-    net.set_training(false);  // dropout off while the test set is evaluated (and for the pictures)
-    eval = run.evaluate(net, test);
-    return TestScore{eval.loss, eval.accuracy};
+    TestScore score;
+    if (lead) {  // the other ranks wait meanwhile
+      net.set_training(false);  // dropout off while the test set is evaluated (and for the pictures)
+      eval = run.evaluate(net, *test);
+      score = {eval.loss, eval.accuracy};
+    }
+    side.meet();
+    return score;
   };
-  run_epochs(loop, &watch, &log);
+  run_epochs(loop, lead ? &watch : nullptr, lead ? start.log.get() : nullptr);
+  if (!lead) return;
 
   std::function<std::vector<std::string>()> draw_network;
-  if (run.draw_network) draw_network = [&] { return run.draw_network(net, files, test_set, test); };
-  finish_run(files, [&] { return net.parameters().download(); }, eval, test_set, classes, draw_network);
-  return log.summary();
+  if (run.draw_network) draw_network = [&] { return run.draw_network(net, *start.files, data.test, *test); };
+  finish_run(*start.files, [&] { return net.parameters().download(); }, eval, data.test, classes, draw_network);
+}
+
+}  // namespace detail
+
+TrainSummary train_on_device(const TrainConfig& config, const TrainingData& data, const DeviceRun& run) {
+  course::require_gpu(run.program);
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  detail::RunStart start = detail::start_run(config, data, run, {device});
+  detail::RankSide side;
+  side.device_line = "device: " + course::device_summary() + "; " + course::cuda_versions();
+  detail::train_rank(config, data, run, start, side);
+  return start.log->summary();
 }
 
 void finish_run(const RunFiles& files, const std::function<std::vector<Parameter>()>& params,

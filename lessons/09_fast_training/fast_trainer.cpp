@@ -80,10 +80,7 @@ framework::TrainSummary train_fast(const FastTrainConfig& config, const framewor
     extras.after_update = [&] { branch.join(); };
   }
   if (use_graph)
-    extras.capture = [s = stream.get()](const std::function<void()>& enqueue) -> std::function<void()> {
-      auto graph = std::make_shared<GraphExec>(capture_graph(s, enqueue));
-      return [graph, s] { graph->launch(s); };
-    };
+    extras.capture = [s = stream.get()](const std::function<void()>& enqueue) { return replayed(s, enqueue); };
   extras.profile_capture = capture_step;
   return mnist_gpu::train_on_gpu(config, data, extras);
 }

@@ -28,6 +28,11 @@ cudaGraph_t capture_step(cudaStream_t stream, const std::function<void()>& enque
 // what the trainers replay (GraphExec::launch). The same errors as capture_step.
 cudaGraphExec_t capture_graph(cudaStream_t stream, const std::function<void()>& enqueue);
 
+// The launches `enqueue` makes on `stream`, captured once into a graph (capture_graph): returns
+// what replays them there. The trainers hand it to the framework's run as its capture
+// (framework::DeviceRun::capture).
+std::function<void()> replayed(cudaStream_t stream, const std::function<void()>& enqueue);
+
 // An instantiated graph, owned: capture_graph's result, destroyed with the object.
 class GraphExec {
  public:

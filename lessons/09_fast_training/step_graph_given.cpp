@@ -1,6 +1,8 @@
 // Lesson 09 (given): the owners of a graph, of a stream (step_graph.hpp) and of a branch's stream
 // and events (branch.hpp), and capture_graph around your capture_step. Capturing is step 09.9
 // (exercises/step_graph.cpp), fork and join step 09.12 (exercises/branch.cpp).
+#include <memory>
+
 #include "branch.hpp"
 #include "course/cuda_check.hpp"
 #include "course/error.hpp"
@@ -28,6 +30,11 @@ cudaGraphExec_t capture_graph(cudaStream_t stream, const std::function<void()>& 
   cudaGraphDestroy(graph);  // the executable graph is a copy: the template can go
   CUDA_CHECK(instantiated);
   return exec;
+}
+
+std::function<void()> replayed(cudaStream_t stream, const std::function<void()>& enqueue) {
+  auto graph = std::make_shared<GraphExec>(capture_graph(stream, enqueue));
+  return [graph, stream] { graph->launch(stream); };
 }
 
 void GraphExec::launch(cudaStream_t stream) const {

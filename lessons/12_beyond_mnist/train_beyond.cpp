@@ -140,9 +140,8 @@ int main(int argc, char** argv) {
     if (fast) extras.loss = beyond_mnist::fused_loss_maker();
     if (problem.empty()) {
       extras.stream = stream.get();
-      extras.capture = [s = stream.get()](const std::function<void()>& enqueue) -> std::function<void()> {
-        auto graph = std::make_shared<fast_training::GraphExec>(fast_training::capture_graph(s, enqueue));
-        return [graph, s] { graph->launch(s); };
+      extras.capture = [s = stream.get()](const std::function<void()>& enqueue) {
+        return fast_training::replayed(s, enqueue);
       };
       extras.steps_text = "replayed from CUDA graphs (lesson 09's 09.9), every layer on a stream of its own";
     } else {

@@ -3,7 +3,8 @@
 // batch of EACH GPU, as with PyTorch's DistributedDataParallel: N GPUs take N * batch examples a
 // step, the step one GPU would take with that batch (same learning rate: more GPUs, fewer and
 // larger steps per epoch). Every rank holds the training set on its GPU and gathers its own shard
-// of each batch; rank 0 also evaluates, prints and writes the files.
+// of each batch; rank 0 also evaluates, prints and writes the files (the framework's run on several
+// ranks: framework/rank_trainer.hpp).
 #include <cstddef>
 
 #include "fast_trainer.hpp"

@@ -50,6 +50,7 @@ class Replica {
   const Rank& rank() const { return rank_; }
   framework::DeviceNetwork& net() { return *net_; }
   framework::ParameterStore& parameters() { return net_->parameters(); }
+  mnist_gpu::DeviceOptimizer& optimizer() { return *optimizer_; }
   cudaStream_t stream() const { return stream_.get(); }
   const float* shard_x() const { return x_.data(); }
   const int* shard_labels() const { return labels_.data(); }

@@ -65,10 +65,11 @@ struct StepArgs {
 struct DeviceRun {
   std::string program;  // for the message without a GPU, e.g. "train_mnist on the GPU"
   // What the lesson builds once the outputs are checked: the network for batches of up to max_batch
-  // (every launch on `stream`), and its optimizer.
-  std::function<std::unique_ptr<DeviceNetwork>(const ModelSpec& spec, const std::vector<Parameter>& init,
+  // (every launch on `stream`), and its optimizer. Shared pointers: what a lesson returns may live
+  // inside something bigger of its own (lesson 13's replica holds both).
+  std::function<std::shared_ptr<DeviceNetwork>(const ModelSpec& spec, const std::vector<Parameter>& init,
                                                int max_batch)> network;
-  std::function<std::unique_ptr<DeviceUpdate>(DeviceNetwork& net)> optimizer;
+  std::function<std::shared_ptr<DeviceUpdate>(DeviceNetwork& net)> optimizer;
   std::string optimizer_text;  // for the first line: "sgd lr 0.05 momentum 0.9"
   float lr = 0;                // the loss watch's learning rate
   std::function<std::string(DeviceNetwork& net)> network_text;  // "conv auto (...)", "fast network"
@@ -77,7 +78,8 @@ struct DeviceRun {
   std::function<std::vector<int>(int n, uint64_t seed, int epoch)> epoch_order;
   std::function<void(const StepArgs& step)> step;
   std::function<DeviceEvaluation(DeviceNetwork& net, const DeviceDataset& test)> evaluate;
-  // Where the steps launch, and how a stretch of them is replayed (nullptr: enqueued each time).
+  // Where the steps launch (nullptr: the network's own stream), and how a stretch of them is
+  // replayed (unset: enqueued each time).
   cudaStream_t stream = nullptr;
   std::function<std::function<void()>(const std::function<void()>& enqueue)> capture;
   std::string steps_text;  // "steps: ..." line ("" : none)

@@ -11,11 +11,11 @@
 // together (ncclCommInitRank returns on each rank once all of them called it).
 #include <nccl.h>
 
-#include <condition_variable>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <vector>
+
+#include "framework/host_barrier.hpp"  // the ranks' threads meet on the host
 
 namespace framework {
 
@@ -36,29 +36,6 @@ int usable_gpus();  // 0 without a usable GPU
 // while the others wait for it in a collective, they would wait forever: after a grace period the
 // program then prints that rank's error and exits with status 1.
 void run_ranks(const std::vector<int>& devices, const std::function<void(const Rank&)>& body);
-
-// The ranks' threads meeting on the host (the GPUs meet in collectives): arrive_and_wait returns
-// once `parties` threads called it, and the barrier is ready for the next round.
-class HostBarrier {
- public:
-  explicit HostBarrier(int parties) : parties_(parties) {}
-  void arrive_and_wait() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    const long round = round_;
-    if (++arrived_ == parties_) {
-      arrived_ = 0, ++round_;
-      all_arrived_.notify_all();
-    } else {
-      all_arrived_.wait(lock, [&] { return round_ != round; });
-    }
-  }
-
- private:
-  std::mutex mutex_;
-  std::condition_variable all_arrived_;
-  int parties_, arrived_ = 0;
-  long round_ = 0;
-};
 
 // NCCL's version as "2.28.9" (the library's, which may differ from the header's).
 std::string nccl_version();

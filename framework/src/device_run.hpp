@@ -1,0 +1,54 @@
+#pragma once
+// The course framework, inside: the GPU run's parts that one GPU (train_on_device) and several
+// ranks (train_on_ranks, rank_trainer.hpp) share. Not for the lessons: they call those two.
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "framework/device_trainer.hpp"
+#include "framework/host_barrier.hpp"
+
+namespace framework::detail {
+
+// What a run checks and makes once, on the main thread, before anything is built on a GPU.
+struct RunStart {
+  ModelSpec spec;
+  std::vector<Parameter> init;     // every rank starts from these
+  int batch = 0;                   // a step's examples, over all ranks
+  std::unique_ptr<RunFiles> files;  // --out and --save, checked
+  std::unique_ptr<EpochLog> log;
+};
+
+// Checks the settings, the outputs and that each of `devices` (one a rank; the lead first) holds
+// its part of the network, then makes the initial weights.
+RunStart start_run(const TrainConfig& config, const TrainingData& data, const DeviceRun& run,
+                   const std::vector<int>& devices);
+
+// How a rank meets the others; one GPU is a lead that meets no one.
+struct RankSide {
+  int rank = 0, ranks = 1;
+  HostBarrier* barrier = nullptr;                 // every rank's thread
+  std::vector<CounterReport>* reports = nullptr;  // one per rank, shared
+  std::string device_line;                        // the first line the lead prints
+  bool lead() const { return rank == 0; }
+  void meet() const {
+    if (barrier) barrier->arrive_and_wait();
+  }
+};
+
+// The examples of a step's batch that one rank's network takes at most (rank 0's share).
+inline int share_of_batch(int batch, int ranks) { return (batch + ranks - 1) / ranks; }
+// The batch the networks are built for: a rank's share, and the evaluation's batch on the lead.
+inline int network_batch(int batch, const RankSide& side) {
+  const int share = share_of_batch(batch, side.ranks);
+  return side.lead() ? std::max(share, kEvalBatch) : share;
+}
+
+// One rank's whole run, on its thread with its GPU current: the network and optimizer built by
+// `run`, the data uploaded, the epochs; the lead also prints, profiles, evaluates and writes the
+// files (finish_run).
+void train_rank(const TrainConfig& config, const TrainingData& data, const DeviceRun& run, RunStart& start,
+                const RankSide& side);
+
+}  // namespace framework::detail
