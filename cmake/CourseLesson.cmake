@@ -258,6 +258,7 @@ function(course_lesson_targets number)
                     COMMENT "lesson ${number}: running its tests")
   add_dependencies(check_${number} lesson_${number})
   get_property(steps GLOBAL PROPERTY COURSE_STEPS_${number})
+  list(REMOVE_DUPLICATES steps)  # a step tested by two programs (CPU and GPU) is still one step
   foreach(step IN LISTS steps)
     add_custom_target(check_${step} COMMAND ${run} --step ${step} USES_TERMINAL
                       COMMENT "step ${step}: running its tests")

@@ -34,32 +34,26 @@ LayerListNetwork::LayerListNetwork(const host_training::ModelSpec& spec,
                  beyond_mnist::gpu_layer_maker(spec, seed, beyond_mnist::GpuLayers::lesson09),
                  beyond_mnist::fused_loss_maker()) {
   set_stream(stream);
+  std::vector<long> weight_of_layer;
   for (const auto& layer : layers()) {
     layer_names_.push_back(layer->name());
-    weight_of_layer_.push_back(layer->plan().weight);
+    weight_of_layer.push_back(layer->plan().weight);
   }
+  readiness_ = std::make_unique<GradientReadiness>(std::move(weight_of_layer));
   set_observer(this);
 }
 
 void LayerListNetwork::forward_backward(const float* x, const int* labels, int batch) {
-  unreported_end_ = layer_names_.size();
+  readiness_->pass_begins();
   GpuNetwork::forward_backward(x, labels, batch);
-  report_down_to(0);  // the first layers' gradients: enqueued once the whole pass has returned
+  if (hook_) readiness_->pass_ends(hook_);  // 13.3: the first layers, once the whole pass has returned
 }
 
 void LayerListNetwork::pass_starts(const std::string& who, bool backward) {
   if (!backward || !hook_) return;
   const auto it = std::find(layer_names_.begin(), layer_names_.end(), who);
   if (it == layer_names_.end()) return;  // the loss
-  // Layer `position`'s backward pass starts: every layer after it has enqueued all of its own.
-  report_down_to(size_t(it - layer_names_.begin()) + 1);
-}
-
-void LayerListNetwork::report_down_to(size_t first) {
-  for (; unreported_end_ > first; --unreported_end_) {
-    const long weight = weight_of_layer_[unreported_end_ - 1];
-    if (weight >= 0 && hook_) hook_(size_t(weight));
-  }
+  readiness_->backward_starts(size_t(it - layer_names_.begin()), hook_);  // 13.3
 }
 
 std::unique_ptr<framework::DeviceNetwork> make_replica_network(NetworkKind kind, const host_training::ModelSpec& spec,

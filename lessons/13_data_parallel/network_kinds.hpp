@@ -15,6 +15,7 @@
 
 #include "fast_network.hpp"
 #include "framework/device_network.hpp"
+#include "gradient_readiness.hpp"
 #include "host_training.hpp"
 #include "network.hpp"
 
@@ -24,9 +25,8 @@ enum class NetworkKind { fast_network, layer_list };
 NetworkKind network_kind_by_name(const std::string& name);  // "fast" | "layers", else course::Error
 const char* network_kind_name(NetworkKind kind);
 
-// Lesson 08's GpuNetwork with a gradient hook. The network tells a PassObserver when each layer's
-// pass starts; a layer's gradients are all enqueued once the backward pass of any layer before it
-// starts (or the whole pass has returned): that is when this network reports them.
+// Lesson 08's GpuNetwork with a gradient hook: its pass observer's notices turned into reports by
+// 13.3's GradientReadiness (gradient_readiness.hpp).
 class LayerListNetwork : public mnist_gpu::GpuNetwork, private mnist_gpu::PassObserver {
  public:
   // Dropout draws its masks from `seed` (lesson 12's keys: the same seed and training pass, the same
@@ -39,12 +39,9 @@ class LayerListNetwork : public mnist_gpu::GpuNetwork, private mnist_gpu::PassOb
 
  private:
   void pass_starts(const std::string& who, bool backward) override;
-  // Reports every layer with parameters at position >= `first` not reported yet, last first.
-  void report_down_to(size_t first);
   std::vector<std::string> layer_names_;  // position -> name (what the observer hears)
-  std::vector<long> weight_of_layer_;     // position -> its weight's tensor, -1: no parameters
+  std::unique_ptr<GradientReadiness> readiness_;
   GradientHook hook_;
-  size_t unreported_end_ = 0;  // layers at positions >= this have been reported in this pass
 };
 
 // The network `kind` builds for `spec`, for batches of up to max_batch, launching on `stream`.
