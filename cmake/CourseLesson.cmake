@@ -5,7 +5,13 @@
 #     EXERCISES <files...>             exercise files, relative to the lesson folder
 #                                      (lessons/NN_slug/<f> or solutions/NN_slug/<f>)
 #     [SOURCES <files...>]             read-only sources in lessons/NN_slug
-#     [DEPS <targets...>])             earlier lessons: link their *_ref targets
+#     [DEPS <targets...>]              earlier lessons: link their *_ref targets
+#     [MIN_ARCH <NN>]                  code that needs compute capability NN.0: a build whose
+#                                      architectures are all older also gets sm_NN, so that the
+#                                      code is always compiled (its launchers refuse older GPUs)
+#     [SM90A_SOURCES <files...>])      read-only sources compiled for sm_90a alone, whatever the
+#                                      build's architectures (Hopper's own instructions: wgmma,
+#                                      setmaxnreg); they may include exercise headers
 #
 # Makes two static libraries:
 #   <name>_ref  always built from solutions/ (what later lessons and tests compare with)
@@ -13,7 +19,7 @@
 #               or when the lesson number is in COURSE_FROM_SOLUTIONS.
 # Never link <name> and <name>_ref into one program: they define the same symbols.
 function(course_exercise_library name)
-  cmake_parse_arguments(ARG "" "LESSON" "EXERCISES;SOURCES;DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "" "LESSON;MIN_ARCH" "EXERCISES;SOURCES;DEPS;SM90A_SOURCES" ${ARGN})
   if(NOT ARG_LESSON)
     message(FATAL_ERROR "course_exercise_library(${name}): LESSON is required")
   endif()
@@ -63,6 +69,33 @@ function(course_exercise_library name)
     set_target_properties(${target} PROPERTIES CUDA_SEPARABLE_COMPILATION OFF
                                                POSITION_INDEPENDENT_CODE ON)
     course_cuda_options(${target})
+    if(ARG_MIN_ARCH)
+      set(archs ${CMAKE_CUDA_ARCHITECTURES})
+      set(all_older TRUE)
+      foreach(arch IN LISTS CMAKE_CUDA_ARCHITECTURES)
+        string(REGEX MATCH "^[0-9]+" arch_number "${arch}")
+        if(NOT arch_number OR arch_number GREATER_EQUAL ${ARG_MIN_ARCH})
+          set(all_older FALSE)  # native, all, or new enough
+        endif()
+      endforeach()
+      if(all_older)
+        list(APPEND archs ${ARG_MIN_ARCH})
+      endif()
+      set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES "${archs}")
+    endif()
+    if(ARG_SM90A_SOURCES)
+      set(sm90a_sources "")
+      foreach(f IN LISTS ARG_SM90A_SOURCES)
+        list(APPEND sm90a_sources ${lesson_dir}/${f})
+      endforeach()
+      add_library(${target}_sm90a OBJECT ${sm90a_sources})
+      target_include_directories(${target}_sm90a BEFORE PRIVATE ${root})
+      target_include_directories(${target}_sm90a PRIVATE ${lesson_dir})
+      target_link_libraries(${target}_sm90a PRIVATE course_common ${ARG_DEPS})
+      set_target_properties(${target}_sm90a PROPERTIES CUDA_ARCHITECTURES 90a-real POSITION_INDEPENDENT_CODE ON)
+      course_cuda_options(${target}_sm90a)
+      target_sources(${target} PRIVATE $<TARGET_OBJECTS:${target}_sm90a>)
+    endif()
   endforeach()
 endfunction()
 

@@ -4,8 +4,10 @@
 
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <mutex>
 
+#include "course/cuda_check.hpp"
 #include "course/error.hpp"
 
 namespace course {
@@ -134,6 +136,54 @@ std::string cpu_model_name() {
       return start == std::string::npos ? "unknown CPU" : line.substr(start);
     }
   return "unknown CPU";
+}
+
+std::string compute_capability_problem(int min_cc, const std::string& what) {
+  const int cc = compute_capability(0);
+  if (cc == 0) return "no usable CUDA GPU";
+  if (cc >= min_cc) return "";
+  return what + " need compute capability " + std::to_string(min_cc / 10) + "." + std::to_string(min_cc % 10) +
+         " or newer; this GPU is " + std::to_string(cc / 10) + "." + std::to_string(cc % 10);
+}
+
+// What one SM offers (device_info.hpp).
+namespace {
+
+SmLimits read_limits(int device) {
+  auto attribute = [device](cudaDeviceAttr what) {
+    int value = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&value, what, device));
+    return value;
+  };
+  SmLimits sm;
+  sm.sms = attribute(cudaDevAttrMultiProcessorCount);
+  sm.max_threads = attribute(cudaDevAttrMaxThreadsPerMultiProcessor);
+  sm.max_blocks = attribute(cudaDevAttrMaxBlocksPerMultiprocessor);
+  sm.registers = attribute(cudaDevAttrMaxRegistersPerMultiprocessor);
+  sm.register_partitions = 4;  // the runtime reports neither: 4 and 256 on every GPU since Volta
+  sm.register_unit = 256;
+  sm.shared_bytes = size_t(attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor));
+  sm.reserved_shared = size_t(attribute(cudaDevAttrReservedSharedMemoryPerBlock));
+  sm.shared_unit = 128;  // Volta and newer
+  return sm;
+}
+
+}  // namespace
+
+// Read once per device: a launcher may ask at every launch.
+SmLimits sm_limits() {
+  int device = 0, count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    (void)cudaGetLastError();
+    throw course::Error("sm_limits: no CUDA GPU is visible");
+  }
+  CUDA_CHECK(cudaGetDevice(&device));
+  static std::mutex guard;
+  static std::map<int, SmLimits> known;
+  const std::lock_guard<std::mutex> lock(guard);
+  auto found = known.find(device);
+  if (found == known.end()) found = known.emplace(device, read_limits(device)).first;
+  return found->second;
 }
 
 }  // namespace course

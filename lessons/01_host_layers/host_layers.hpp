@@ -10,7 +10,9 @@
 //   * Backward functions OVERWRITE their gradient outputs (they do not accumulate).
 //   * Every function is a template instantiated for float (training) and double
 //     (finite-difference gradient checks).
+#include <algorithm>
 #include <cstddef>
+#include <string>
 
 namespace host_layers {
 
@@ -26,6 +28,21 @@ struct ConvShape {
   size_t weight_size() const { return size_t(out_channels) * in_channels * kernel_h * kernel_w; }
   size_t output_size() const { return size_t(batch) * out_channels * out_h() * out_w(); }
 };
+
+// Why a convolution of this shape cannot run, or "" when it can: every size >= 1, the stride too,
+// the padding >= 0, at least one output pixel, every tensor (and the batch's planes) below 2^31
+// elements (what int indices can address). What every convolution launcher checks first.
+inline std::string conv_shape_problem(const ConvShape& s) {
+  if (s.batch < 1 || s.in_channels < 1 || s.height < 1 || s.width < 1 || s.out_channels < 1 || s.kernel_h < 1 ||
+      s.kernel_w < 1 || s.stride < 1 || s.pad < 0)
+    return "every size and the stride must be >= 1 and the padding >= 0";
+  if (s.out_h() < 1 || s.out_w() < 1) return "the kernel is larger than the padded image: no output pixels";
+  const double limit = 2147483647.0, planes = 2.0 * s.batch * std::max(s.height * double(s.width), s.out_h() * double(s.out_w()));
+  if (double(s.input_size()) >= limit || double(s.output_size()) >= limit || double(s.weight_size()) >= limit ||
+      planes >= limit)
+    return "a tensor has 2^31 elements or more";
+  return "";
+}
 
 // Max-pooling's sizes: a window x window square moved by stride, no padding.
 // Output size: (H - window) / stride + 1.

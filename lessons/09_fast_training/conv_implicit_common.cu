@@ -12,14 +12,7 @@
 namespace fast_training {
 
 std::string tf32_math_problem() {
-  static const std::string why = [] {
-    const int cc = course::compute_capability(0);
-    if (cc == 0) return std::string("no usable CUDA GPU");
-    if (cc < 80)
-      return "TF32 Tensor Cores need compute capability 8.0 or newer; this GPU is " + std::to_string(cc / 10) + "." +
-             std::to_string(cc % 10);
-    return std::string();
-  }();
+  static const std::string why = course::compute_capability_problem(80, "TF32 Tensor Cores");
   return why;
 }
 
@@ -33,14 +26,9 @@ void check_conv_shape(const ConvShape& s, const char* what) {
                         std::to_string(s.kernel_h) + "x" + std::to_string(s.kernel_w) + " stride=" +
                         std::to_string(s.stride) + " pad=" + std::to_string(s.pad) + ")");
   };
-  if (s.batch < 1 || s.in_channels < 1 || s.height < 1 || s.width < 1 || s.out_channels < 1 || s.kernel_h < 1 ||
-      s.kernel_w < 1 || s.stride < 1 || s.pad < 0)
-    fail("every size must be >= 1 and the padding >= 0");
-  if (s.out_h() < 1 || s.out_w() < 1) fail("the kernel is larger than the padded image: no output pixels");
   // The gathers split flat indices with FastDiv (n < 2^31) and address tensors with ints.
-  const double largest = std::max({double(s.input_size()), double(s.output_size()), double(s.weight_size()),
-                                   double(s.batch) * s.out_h() * s.out_w() * 2, double(s.batch) * s.height * s.width * 2});
-  if (largest >= double(INT_MAX)) fail("a tensor has 2^31 elements or more");
+  const std::string problem = host_layers::conv_shape_problem(s);
+  if (!problem.empty()) fail(problem);
   // The forward GEMM (and 09.3's flipped one) keeps one key per k in shared memory, and packs the
   // kernel row and column into 16 bits each.
   const long long keys = std::max(1LL * s.in_channels, 1LL * s.out_channels) * s.kernel_h * s.kernel_w;

@@ -1,6 +1,6 @@
-// Lesson 10 (given): step 10.8's kernel and launches. The producer's copies, the consumers' loop
-// over the stages and the stores are here; the consumers' products of a stage are yours
-// (issue_stage_mma in exercises/wgmma_stage.cuh). Compiled for sm_90a only (CMakeLists.txt).
+// Lesson 10 (given): step 10.8's kernel and launches: the barriers made, the warpgroups' roles and
+// registers, the accumulators stored. The pipeline itself is yours (exercises/wgmma_stage.cuh: the
+// producer's loop, the consumers' loop and a stage's products). Compiled for sm_90a only.
 #include <cuda.h>  // CUtensorMap and its enums (the function itself comes from the driver at run time)
 #include <cudaTypedefs.h>
 
@@ -23,14 +23,12 @@ __global__ void __launch_bounds__(kWgThreads, 1)
     gemm_wgmma_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap b_map,
                       float* __restrict__ C, int M, int N, int K) {
 #if COURSE_WGMMA
-  using E = typename F::Element;
   extern __shared__ unsigned char wg_smem_raw[];
   // Stages on a 1024-byte boundary (the 128-byte swizzle's period), the barriers after them.
   unsigned char* smem = reinterpret_cast<unsigned char*>((reinterpret_cast<uintptr_t>(wg_smem_raw) + 1023) & ~uintptr_t(1023));
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + kWgStages * kWgStageBytes);
   uint64_t* empty = full + kWgStages;
-  auto a_stage = [&](int s) { return reinterpret_cast<E*>(smem + s * kWgStageBytes); };
-  auto b_stage = [&](int s) { return reinterpret_cast<E*>(smem + s * kWgStageBytes + kWgABytes); };
+  const StageRing<F> ring{smem, full, empty};
 
   const int warpgroup = threadIdx.x / 128, t = threadIdx.x % 128;
   const int m0 = blockIdx.y * kWgTileM, n0 = blockIdx.x * kWgTileN;
@@ -47,35 +45,15 @@ __global__ void __launch_bounds__(kWgThreads, 1)
   if (warpgroup == 0) {
     // PRODUCER: few registers (setmaxnreg gives the rest to the consumers); one thread copies.
     asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
-    if (t == 0) {
-      for (int kt = 0; kt < k_tiles; ++kt) {
-        const int s = kt % kWgStages, round = kt / kWgStages;
-        if (round > 0) barrier_wait(&empty[s], (round - 1) & 1);  // both consumers are done with it
-        barrier_arrive_expect(&full[s], kWgStageBytes);
-        tma_load_2d(a_stage(s), &a_map, &full[s], kt * F::kStageK, m0);
-        if constexpr (F::kBNMajor) {
-          for (int box = 0; box < kWgTileN / 64; ++box)
-            tma_load_2d(b_stage(s) + box * 64 * F::kStageK, &b_map, &full[s], n0 + 64 * box, kt * F::kStageK);
-        } else {
-          tma_load_2d(b_stage(s), &b_map, &full[s], kt * F::kStageK, n0);
-        }
-      }
-    }
+    if (t == 0) produce_stages<F>(ring, &a_map, &b_map, m0, n0, k_tiles);  // 10.8: yours
   } else {
-    // CONSUMERS: 64 rows each; stage kt's group runs while the next stage's barrier is awaited.
+    // CONSUMERS: 64 rows each.
     asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
     float acc[kWgAccumulators];
 #pragma unroll
     for (int i = 0; i < kWgAccumulators; ++i) acc[i] = 0.0f;
     const int row_offset = (warpgroup - 1) * kWgConsumerRows;
-    for (int kt = 0; kt < k_tiles; ++kt) {
-      const int s = kt % kWgStages;
-      barrier_wait(&full[s], (kt / kWgStages) & 1);
-      issue_stage_mma<F>(a_stage(s) + row_offset * F::kStageK, b_stage(s), acc);
-      wgmma_wait<1>();  // stage kt - 1's group is finished: its buffer may be refilled
-      if (kt > 0 && t == 0) barrier_arrive(&empty[(kt - 1) % kWgStages]);
-    }
-    wgmma_wait<0>();
+    consume_stages<F>(ring, row_offset, k_tiles, acc);  // 10.8: yours
 
     // The accumulators of m64 x n256: thread t holds, for every 8 columns j, rows
     // 16 (t / 32) + (t % 32) / 4 (+ 8), columns 8 j + 2 (t % 4) and the next one.

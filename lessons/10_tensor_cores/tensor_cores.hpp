@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <string>
 
+#include "course/device_info.hpp"
+
 #include "host_layers.hpp"
 
 namespace tensor_cores {
@@ -163,25 +165,16 @@ void gemm_wgmma_tf32(const float* A, const float* B, float* C, int M, int N, int
 // image (128 blocks with 158 KiB of shared memory each: one block, 8 warps, on each SM), 10.7 one block
 // per tap row and 2 images (320 blocks: two rounds on 132 SMs, the second a fifth full).
 //
-// What one SM offers (sm_limits() reads the current GPU's; see cudaDeviceProp):
-struct SmLimits {
-  int sms;                     // SMs on the GPU
-  int max_threads;             // threads an SM holds at once (2048 on sm_80 and sm_90)
-  int max_blocks;              // blocks an SM holds at once (32)
-  int registers;               // 32-bit registers of an SM (65536), split evenly among
-  int register_partitions;     //   its partitions (4: one per warp scheduler); a warp lives in one
-  int register_unit;           // a warp's registers are given in units of this many (256)
-  size_t shared_bytes;         // shared memory of an SM (233472 on sm_90)
-  size_t reserved_shared;      // shared memory the system keeps for each block (1024 on sm_80 and sm_90)
-  size_t shared_unit;          // a block's shared memory is given in units of this many bytes (128)
-};
+// What one SM offers: course::SmLimits (common/include/course/device_info.hpp: every field says
+// what it counts), read for the current GPU by course::sm_limits().
+using course::SmLimits;
+using course::sm_limits;
 // What one block of a kernel asks for.
 struct BlockNeeds {
   int threads;                 // a multiple of 32
   int registers_per_thread;    // what the compiler gave the kernel (cudaFuncAttributes::numRegs)
   size_t shared_bytes;         // static and dynamic shared memory together
 };
-SmLimits sm_limits();  // the current GPU's (throws course::Error without one)
 
 // YOURS (exercises/one_wave.cpp): how many such blocks one SM holds at once: the smallest of what its
 // threads allow, what its registers allow (whole warps, each warp's registers rounded up to the unit,

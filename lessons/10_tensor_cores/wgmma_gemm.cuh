@@ -152,13 +152,6 @@ __device__ __forceinline__ void wgmma_async<WgTf32>(float (&d)[kWgAccumulators],
       : "l"(a), "l"(b), "r"(1));  // keep = 1: d += A * B (0 would overwrite d)
 }
 
-// YOUR PART (exercises/wgmma_stage.cuh): issue this warpgroup's products of one stage, as one
-// group: acc += a_tile (its 64 rows of A's stage) x b_tile (B's whole stage), F::kStageK / F::kStepK
-// wgmmas; do not wait for them (the kernel does).
-template <class F>
-__device__ __forceinline__ void issue_stage_mma(const typename F::Element* a_tile, const typename F::Element* b_tile,
-                                                float (&acc)[kWgAccumulators]);
-
 // ---- mbarriers -------------------------------------------------------------------------------
 // A barrier completes a PHASE when `count` threads have arrived and the bytes it expects have
 // landed; a waiter names the parity (0, 1, 0, ...) of the phase it waits for.
@@ -174,16 +167,33 @@ __device__ __forceinline__ void barrier_arrive_expect(uint64_t* bar, uint32_t by
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_address(bar)), "r"(bytes)
                : "memory");
 }
-__device__ __forceinline__ void barrier_wait(uint64_t* bar, int parity) {
+__device__ __forceinline__ bool barrier_try_wait(uint64_t* bar, int parity) {
+  uint32_t done;
   asm volatile(
       "{\n"
-      ".reg .pred done;\n"
-      "WAIT_%=:\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-      "@!done bra WAIT_%=;\n"
-      "}\n" ::"r"(smem_address(bar)),
-      "r"(parity)
+      ".reg .pred p;\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n"
+      "}\n"
+      : "=r"(done)
+      : "r"(smem_address(bar)), "r"(parity)
       : "memory");
+  return done != 0;
+}
+// Returns once the phase of `parity` is complete. A phase that never completes (a stage never
+// copied, never emptied) stops the kernel after about ten seconds with a message, instead of
+// hanging the GPU: the launch then fails with cudaErrorLaunchFailure.
+__device__ __forceinline__ void barrier_wait(uint64_t* bar, int parity) {
+  if (barrier_try_wait(bar, parity)) return;
+  const long long start = clock64();
+  while (!barrier_try_wait(bar, parity)) {
+    if (clock64() - start > 20000000000LL) {
+      if (threadIdx.x % 128 == 0)
+        printf("gemm_wgmma: block (%d, %d), thread %d waited ~10 s for a barrier's phase %d: a stage was never "
+               "copied (full) or never given back (empty)\n", blockIdx.x, blockIdx.y, threadIdx.x, parity);
+      __trap();
+    }
+  }
 }
 
 // ---- TMA: a 2-D box of a tensor map into shared memory -----------------------------------------
@@ -194,6 +204,41 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const void* tensor_map, u
           smem_address(dst)),
       "l"(tensor_map), "r"(smem_address(bar)), "r"(x), "r"(y)
       : "memory");
+}
+
+// ---- the stages ----------------------------------------------------------------------------------
+// kWgStages stages of A's and B's tiles in shared memory, each with two barriers:
+//   full[s]   count 1: the producer's arrive, plus the bytes of the stage's copies (expect_tx);
+//             complete = stage s holds k tile kt's data
+//   empty[s]  count 2: one arrive per consumer warpgroup; complete = both are done reading stage s,
+//             so the producer may copy the next k tile into it
+// k tile kt uses stage kt % kWgStages in ROUND kt / kWgStages: round r waits for phase parity r & 1.
+template <class F>
+struct StageRing {
+  unsigned char* smem;  // kWgStages stages, 1024-byte aligned
+  uint64_t* full;
+  uint64_t* empty;
+  __device__ typename F::Element* a(int s) const {
+    return reinterpret_cast<typename F::Element*>(smem + s * kWgStageBytes);
+  }
+  __device__ typename F::Element* b(int s) const {
+    return reinterpret_cast<typename F::Element*>(smem + s * kWgStageBytes + kWgABytes);
+  }
+};
+
+// The copies of k tile kt into stage s (one thread calls it): A's 128 rows of 128 bytes, and B's
+// tile (BF16: 4 boxes of 64 columns, rows of k; TF32: B^T's 256 rows), each copy signalling full[s]
+// with its bytes (kWgStageBytes together). Arrive on full[s] with those bytes expected first.
+template <class F>
+__device__ __forceinline__ void copy_stage(const StageRing<F>& ring, int s, const void* a_map, const void* b_map,
+                                           int kt, int m0, int n0) {
+  tma_load_2d(ring.a(s), a_map, &ring.full[s], kt * F::kStageK, m0);
+  if constexpr (F::kBNMajor) {
+    for (int box = 0; box < kWgTileN / 64; ++box)
+      tma_load_2d(ring.b(s) + box * 64 * F::kStageK, b_map, &ring.full[s], n0 + 64 * box, kt * F::kStageK);
+  } else {
+    tma_load_2d(ring.b(s), b_map, &ring.full[s], kt * F::kStageK, n0);
+  }
 }
 #endif  // COURSE_WGMMA
 

@@ -2,6 +2,7 @@
 // Is there a usable GPU, and what is it? "No device" means cudaGetDeviceCount
 // returned an error or 0 (with the toolkit but no driver it returns
 // cudaErrorInsufficientDriver, not cudaErrorNoDevice).
+#include <cstddef>
 #include <ostream>
 #include <string>
 
@@ -25,6 +26,24 @@ bool announce_cpu_only(const std::string& lesson, const std::string& gpu_steps, 
 
 // major * 10 + minor (90 for an H100), or 0 without a usable GPU.
 int compute_capability(int device = 0);
+// Why code that needs compute capability min_cc (80: 8.0) or newer cannot run on GPU 0, or "" when
+// it can: "no usable CUDA GPU", or "<what> need compute capability 8.0 or newer; this GPU is 7.5".
+std::string compute_capability_problem(int min_cc, const std::string& what);
+
+// What one SM offers, from the device's attributes: what decides how many blocks of a kernel it holds.
+struct SmLimits {
+  int sms;                     // SMs on the GPU
+  int max_threads;             // threads an SM holds at once (2048 on sm_80 and sm_90)
+  int max_blocks;              // blocks an SM holds at once (32)
+  int registers;               // 32-bit registers of an SM (65536), split evenly among
+  int register_partitions;     //   its partitions (4: one per warp scheduler); a warp lives in one
+  int register_unit;           // a warp's registers are given in units of this many (256)
+  size_t shared_bytes;         // shared memory of an SM (233472 on sm_90)
+  size_t reserved_shared;      // shared memory the system keeps for each block (1024 on sm_80 and sm_90)
+  size_t shared_unit;          // a block's shared memory is given in units of this many bytes (128)
+};
+// The current GPU's, read once per device; throws course::Error without a visible GPU.
+SmLimits sm_limits();
 
 // "NVIDIA H100 80GB HBM3, sm_90, 132 SMs, 79.1 GiB"
 std::string device_summary(int device = 0);

@@ -1,8 +1,6 @@
 #pragma once
-// Lesson 10, step 10.8: a warpgroup's products of one stage on Hopper: wgmma straight from shared
-// memory, described by descriptors. A header: it is compiled into the sm_90a part of the lesson
-// (gemm_wgmma.cu). The producer, the barriers, the loop over stages and the stores are given
-// (wgmma_gemm.cuh, gemm_wgmma.cu).
+// Lesson 10, step 10.8: the Hopper GEMM's pipeline: the producer's copies, the consumers' products,
+// the stages' barriers between them (solution).
 #include "wgmma_gemm.cuh"
 
 namespace tensor_cores::detail {
@@ -27,6 +25,31 @@ __device__ __forceinline__ void issue_stage_mma(const typename F::Element* a_til
     wgmma_async<F>(acc, da, db);
   }
   wgmma_commit();
+}
+
+template <class F>
+__device__ __forceinline__ void produce_stages(const StageRing<F>& ring, const void* a_map, const void* b_map, int m0,
+                                               int n0, int k_tiles) {
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    const int s = kt % kWgStages, round = kt / kWgStages;
+    if (round > 0) barrier_wait(&ring.empty[s], (round - 1) & 1);  // both consumers are done with it
+    barrier_arrive_expect(&ring.full[s], kWgStageBytes);
+    copy_stage(ring, s, a_map, b_map, kt, m0, n0);
+  }
+}
+
+template <class F>
+__device__ __forceinline__ void consume_stages(const StageRing<F>& ring, int row_offset, int k_tiles,
+                                               float (&acc)[kWgAccumulators]) {
+  // Stage kt's group runs while the next stage's barrier is awaited.
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    const int s = kt % kWgStages;
+    barrier_wait(&ring.full[s], (kt / kWgStages) & 1);
+    issue_stage_mma<F>(ring.a(s) + row_offset * F::kStageK, ring.b(s), acc);
+    wgmma_wait<1>();  // stage kt - 1's group is finished: its buffer may be refilled
+    if (kt > 0 && threadIdx.x % 128 == 0) barrier_arrive(&ring.empty[(kt - 1) % kWgStages]);
+  }
+  wgmma_wait<0>();
 }
 #endif
 
