@@ -167,33 +167,29 @@ __device__ __forceinline__ void barrier_arrive_expect(uint64_t* bar, uint32_t by
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_address(bar)), "r"(bytes)
                : "memory");
 }
-__device__ __forceinline__ bool barrier_try_wait(uint64_t* bar, int parity) {
-  uint32_t done;
+// Returns once the phase of `parity` is complete. A phase that never completes (a stage never
+// copied, never handed back) stops the kernel after about ten seconds (trap: the launch fails with
+// cudaErrorLaunchFailure) instead of hanging the GPU. The clock is read only once a first try failed.
+__device__ __forceinline__ void barrier_wait(uint64_t* bar, int parity) {
   asm volatile(
       "{\n"
-      ".reg .pred p;\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-      "selp.u32 %0, 1, 0, p;\n"
-      "}\n"
-      : "=r"(done)
-      : "r"(smem_address(bar)), "r"(parity)
+      ".reg .pred done, late;\n"
+      ".reg .u64 start, now;\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@done bra.uni DONE_%=;\n"
+      "mov.u64 start, %%clock64;\n"
+      "WAIT_%=:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@done bra.uni DONE_%=;\n"
+      "mov.u64 now, %%clock64;\n"
+      "sub.u64 now, now, start;\n"
+      "setp.gt.u64 late, now, 20000000000;\n"
+      "@late trap;\n"
+      "bra.uni WAIT_%=;\n"
+      "DONE_%=:\n"
+      "}\n" ::"r"(smem_address(bar)),
+      "r"(parity)
       : "memory");
-  return done != 0;
-}
-// Returns once the phase of `parity` is complete. A phase that never completes (a stage never
-// copied, never emptied) stops the kernel after about ten seconds with a message, instead of
-// hanging the GPU: the launch then fails with cudaErrorLaunchFailure.
-__device__ __forceinline__ void barrier_wait(uint64_t* bar, int parity) {
-  if (barrier_try_wait(bar, parity)) return;
-  const long long start = clock64();
-  while (!barrier_try_wait(bar, parity)) {
-    if (clock64() - start > 20000000000LL) {
-      if (threadIdx.x % 128 == 0)
-        printf("gemm_wgmma: block (%d, %d), thread %d waited ~10 s for a barrier's phase %d: a stage was never "
-               "copied (full) or never given back (empty)\n", blockIdx.x, blockIdx.y, threadIdx.x, parity);
-      __trap();
-    }
-  }
 }
 
 // ---- TMA: a 2-D box of a tensor map into shared memory -----------------------------------------

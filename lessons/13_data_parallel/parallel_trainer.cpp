@@ -74,8 +74,6 @@ framework::TrainSummary train_parallel(const ParallelTrainConfig& config, const 
       run.capture = [replica](const std::function<void()>& enqueue) {
         return fast_training::replayed((*replica)->stream(), enqueue);
       };
-    run.profile = config.profile, run.profile_steps = config.profile_steps;
-    run.profile_capture = fast_training::capture_step;
     return run;
   });
 }

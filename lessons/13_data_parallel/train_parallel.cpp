@@ -4,6 +4,7 @@
 
 #include "course/cli.hpp"
 #include "course/device_info.hpp"
+#include "course/error.hpp"
 #include "course/main.hpp"
 #include "framework/epoch_log.hpp"
 #include "fast_train_flags.hpp"
@@ -32,6 +33,9 @@ int main(int argc, char** argv) {
                     "lesson 12's layers, e.g. --model mnist_cnn (lesson 12's models/ by name; --conv is then unused)");
     if (!args.parse(argc, argv)) return 0;
 
+    if (args.flag("--profile"))  // a step with NCCL's kernels in it cannot be timed kernel by kernel
+      throw course::Error("--profile: train_parallel's step holds NCCL's kernels, which the profile cannot time one "
+                          "by one; train_fast --profile times the same network's step on one GPU");
     course::require_gpu("train_parallel");  // before the data: the clearest message on a machine without one
     data_parallel::ParallelTrainConfig config;
     // --model takes any layer list, and lesson 12's models by name ("mnist_cnn"): lesson 09's network
