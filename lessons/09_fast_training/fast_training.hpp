@@ -33,17 +33,8 @@ PassCost layer_pass_cost(const host_training::LayerPlan& plan, int batch, bool b
 // labels and writes the logits' gradient.
 PassCost loss_pass_cost(int batch, int classes, bool backward);
 
-// What one GPU can do at most: FP32 multiply-add throughput and DRAM bandwidth.
-struct Ceilings {
-  std::string source;          // where the numbers come from
-  double flops_per_s = 0;      // FP32, 2 per multiply-add
-  double bytes_per_s = 0;      // DRAM
-  double ridge() const { return flops_per_s / bytes_per_s; }  // flops per byte where both limits meet
-};
-// From the device's attributes (SMs x FP32 lanes per SM x 2 x clock; memory clock x bus width x 2).
-Ceilings device_ceilings(int device = 0);
-// The fastest the pass could run on `c`: max(flops / peak, bytes / bandwidth), in seconds.
-double roofline_seconds(const PassCost& cost, const Ceilings& c);
+// The GPU's ceilings and a pass's least time on them (the roofline) are the tables program's
+// (programs/fast_training_tables/roofline.hpp).
 
 // ---- the arithmetic of the implicit-GEMM engine (gemm_core.cuh) ----------------------------------
 // fp32: FP32 fused multiply-adds (this lesson). tf32: the same tiles on the Tensor Cores, inputs

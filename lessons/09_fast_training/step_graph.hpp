@@ -12,6 +12,8 @@
 
 #include <functional>
 
+#include "course/stream.hpp"
+
 namespace fast_training {
 
 // ---- step 09.9 -----------------------------------------------------------------------------------
@@ -52,20 +54,7 @@ class GraphExec {
   cudaGraphExec_t exec_ = nullptr;
 };
 
-// A stream of its own (not the default stream, so it can be captured), destroyed with the object.
-// It synchronises with the default stream both ways, so code that uses the default stream (an
-// upload, an evaluation) sees the stream's work done before it, and the stream sees theirs. And a
-// launch on the default stream while this stream captures is an error, not a silent gap in the graph.
-class Stream {
- public:
-  Stream();
-  ~Stream();
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  cudaStream_t get() const { return stream_; }
-
- private:
-  cudaStream_t stream_ = nullptr;
-};
+// A stream of its own, which a graph can capture (common/include/course/stream.hpp).
+using course::Stream;
 
 }  // namespace fast_training

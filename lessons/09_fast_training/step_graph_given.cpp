@@ -42,13 +42,6 @@ void GraphExec::launch(cudaStream_t stream) const {
   CUDA_CHECK(cudaGraphLaunch(exec_, stream));
 }
 
-// A blocking stream: work on the default stream (copies, lesson 08's evaluation kernels) waits
-// for it and it for them, as if everything ran on one stream.
-Stream::Stream() { CUDA_CHECK(cudaStreamCreate(&stream_)); }
-Stream::~Stream() {
-  if (stream_) cudaStreamDestroy(stream_);
-}
-
 Branch::Branch(cudaStream_t main) : main_(main) {
   if (main == nullptr) throw course::Error("Branch: the main stream must be a stream of its own, not the default stream");
   // Ordering only: events without timing are the cheap kind.

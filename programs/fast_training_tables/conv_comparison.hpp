@@ -4,6 +4,7 @@
 #include <string>
 
 #include "fast_training.hpp"
+#include "roofline.hpp"
 
 namespace lesson09 {
 

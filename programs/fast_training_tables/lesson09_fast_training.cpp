@@ -11,6 +11,7 @@
 #include "course/device_info.hpp"
 #include "course/main.hpp"
 #include "fast_training.hpp"
+#include "roofline.hpp"
 #include "fusion_comparison.hpp"
 #include "step_costs.hpp"
 #ifdef COURSE_HAVE_CUDNN

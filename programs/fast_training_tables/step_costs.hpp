@@ -2,6 +2,7 @@
 // Lesson 09's tables (a program above the lessons): model A's training step on a roofline, pass by pass,
 // from step 09.1's counts.
 #include "fast_training.hpp"
+#include "roofline.hpp"
 
 namespace lesson09 {
 

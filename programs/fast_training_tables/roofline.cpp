@@ -1,4 +1,4 @@
-// Lesson 09 (given): the GPU's ceilings and the roofline bound of a pass (fast_training.hpp).
+// Lesson 09's tables: the GPU's ceilings and the roofline bound of a pass (roofline.hpp).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -6,7 +6,7 @@
 #include <string>
 
 #include "course/cuda_check.hpp"
-#include "fast_training.hpp"
+#include "roofline.hpp"
 
 namespace fast_training {
 
