@@ -60,7 +60,7 @@ mkdir -p "$LOG"
 
 RECIPE=(--model a --batch 128 --optimizer sgd --lr 0.05 --seed 1 --epochs "$EPOCHS")
 echo "== train_mnist ${RECIPE[*]} --conv $CONV"
-"$TRAIN" "${RECIPE[@]}" --conv "$CONV" --device gpu --data "$DATA" --out "$LOG/train_mnist" 2>&1 | tee "$LOG/train_mnist.txt"
+"$TRAIN" "${RECIPE[@]}" --conv "$CONV" --data "$DATA" --out "$LOG/train_mnist" 2>&1 | tee "$LOG/train_mnist.txt"
 FAST=$BUILD/bin/train_fast
 if [ -x "$FAST" ]; then
   echo "== train_fast ${RECIPE[*]}"

@@ -132,14 +132,14 @@ for stage in "${stages[@]}"; do
   train)
     TRAIN=build/solutions/bin/train_mnist
     note "lesson 08: train_mnist with its defaults (model A, 5 epochs), --save, then the .npy files in PyTorch"
-    "$TRAIN" --device gpu --save "$LOG/model_a_npy" --out "$LOG/model_a" > "$LOG/train_default.txt" 2>&1 || status=1
+    "$TRAIN" --save "$LOG/model_a_npy" --out "$LOG/model_a" > "$LOG/train_default.txt" 2>&1 || status=1
     grep -v '\] *[0-9]*% ' "$LOG/train_default.txt" | tee -a "$LOG/summary.txt"
     python3 tools/pytorch_mnist.py --check-npy "$LOG/model_a_npy" 2>&1 | tee -a "$LOG/summary.txt"
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
     ls -l "$LOG/model_a_npy" >> "$LOG/train_default.txt" && rm -rf "$LOG/model_a_npy"  # 6.7 MB: keep the listing only
     for conv in auto im2col direct; do
       note "lesson 08: --profile --conv $conv"
-      "$TRAIN" --device gpu --profile --epochs 1 --conv "$conv" --out "$LOG/profile_$conv" > "$LOG/profile_$conv.txt" 2>&1 || status=1
+      "$TRAIN" --profile --epochs 1 --conv "$conv" --out "$LOG/profile_$conv" > "$LOG/profile_$conv.txt" 2>&1 || status=1
       grep -v '\] *[0-9]*% ' "$LOG/profile_$conv.txt" | tee -a "$LOG/summary.txt"
     done
     FAST=build/solutions/bin/train_fast

@@ -23,6 +23,8 @@
 #include "framework/device_network.hpp"
 #include "framework/device_trainer.hpp"
 #include "framework/step_profile.hpp"
+#include "course/cli.hpp"
+#include "framework/train_flags.hpp"
 #include "framework/training_data.hpp"
 
 namespace mnist_gpu {
@@ -65,5 +67,11 @@ struct GpuTrainerExtras : framework::DeviceRun {
 };
 framework::TrainSummary train_on_gpu(const GpuTrainConfig& config, const framework::TrainingData& data,
                                      const GpuTrainerExtras& extras = {});
+
+// train_mnist's flags: the framework's common ones (with `words`: --out's default, notes) and this
+// trainer's own (--conv, --profile, --profile-steps); and the config they give (flags not given
+// keep GpuTrainConfig's defaults).
+void add_gpu_train_flags(course::ArgParser& args, const framework::TrainFlagWords& words);
+GpuTrainConfig gpu_train_config(const course::ArgParser& args);
 
 }  // namespace mnist_gpu

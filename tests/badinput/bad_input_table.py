@@ -10,7 +10,7 @@ unwritable or full outputs, and checks every case the same way:
 Each program first runs once on a good generated data set, MNIST-like and CIFAR-10-like where it
 reads CIFAR-10 (it must succeed), so a case cannot pass because the program fails on everything.
 
-Usage: bad_input_table.py --lesson02 PROG --train-mnist PROG [--train-beyond PROG] [--train-speedrun PROG]
+Usage: bad_input_table.py --lesson02 PROG --train PROG --train-mnist PROG [--train-beyond PROG] [--train-speedrun PROG]
                           [--markdown FILE]
   --markdown writes the table (program, case, exit status, message) for docs/.
 Exit status 0 when every case holds.
@@ -303,7 +303,8 @@ def check(rc, output, words, out_dir, prepared=()):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lesson02", required=True, help="lesson02_host_training")
-    ap.add_argument("--train-mnist", required=True, help="train_mnist (solutions build)")
+    ap.add_argument("--train", required=True, help="the course's train program (its CPU path: lesson 02's trainer)")
+    ap.add_argument("--train-mnist", required=True, help="lesson 08's train_mnist (solutions build; runs only with a GPU)")
     ap.add_argument("--train-beyond", help="lesson 12's train_beyond (solutions build), when it is built")
     ap.add_argument("--train-speedrun", help="lesson 14's train_speedrun (solutions build; runs only with a GPU)")
     ap.add_argument("--markdown", help="write the table here")
@@ -315,20 +316,19 @@ def main():
         good_cifar = write_cifar_set(os.path.join(root, "good_cifar"))
         quick = ["--epochs", "1", "--batch", "16"]
         programs = [Program("lesson02_host_training", [args.lesson02, *quick], LESSON02_FLAG_CASES),
-                    Program("train_mnist --device cpu", [args.train_mnist, "--device", "cpu", *quick],
-                            LESSON02_FLAG_CASES)]
+                    Program("train --device cpu", [args.train, "--device", "cpu", *quick], LESSON02_FLAG_CASES)]
         if args.train_beyond:  # its default network, mnist_cnn, with dropout and Adadelta
             programs.append(Program("train_beyond --device cpu", [args.train_beyond, "--device", "cpu", *quick],
                                     BEYOND_FLAG_CASES))
         # The GPU path too, where there is a GPU (the same checks, the GPU's own code path).
-        rc, out = run([args.train_mnist, "--device", "gpu", "--data", good, "--out", os.path.join(root, "probe"), *quick])
+        rc, out = run([args.train_mnist, "--data", good, "--out", os.path.join(root, "probe"), *quick])
         if rc == 0:
-            programs.append(Program("train_mnist --device gpu", [args.train_mnist, "--device", "gpu", *quick],
+            programs.append(Program("train_mnist", [args.train_mnist, *quick],
                                     LESSON02_FLAG_CASES))
             if args.train_speedrun:  # GPU only; MNIST-like data (no CIFAR-10), no --save, runs.csv
                 programs.append(Program("train_speedrun", [args.train_speedrun, "--seeds", "1", *quick],
                                         SPEEDRUN_FLAG_CASES, cifar=False, save=False, writes="runs.csv"))
-        gpu_note = "" if rc == 0 else ("train_mnist --device gpu" + (" and train_speedrun" if args.train_speedrun else "")
+        gpu_note = "" if rc == 0 else ("train_mnist" + (" and train_speedrun" if args.train_speedrun else "")
                                        + ": not run (no usable GPU here)")
 
         rows, failures = [], 0
