@@ -16,7 +16,7 @@ using host_training::LayerKind;
 // Names by kind, counted from 1: conv1, relu1, pool1, conv2, ..., fc1, fc2, sigmoid1, dropout1
 // (the parameters' names come from lesson 02: conv1.weight, fc1.bias, ...).
 constexpr int kKinds = 7;
-std::string layer_name(LayerKind kind, int number) {
+std::string kind_name(LayerKind kind, int number) {
   switch (kind) {
     case LayerKind::conv: return "conv" + std::to_string(number);
     case LayerKind::relu: return "relu" + std::to_string(number);
@@ -55,7 +55,7 @@ GpuNetwork::GpuNetwork(const host_training::ModelSpec& spec, const std::vector<h
   size_t workspace = 0;
   for (size_t index = 0; index < plan.size(); ++index) {
     const host_training::LayerPlan& p = plan[index];
-    names.push_back(layer_name(p.spec.kind, ++counts[static_cast<int>(p.spec.kind)]));
+    names.push_back(kind_name(p.spec.kind, ++counts[static_cast<int>(p.spec.kind)]));
     if (extra_layers) made[index] = extra_layers(names.back(), index, p, max_batch, view(p, 0), view(p, 1));
     if (!made[index] && p.spec.kind == LayerKind::conv)
       workspace = std::max(workspace, ConvLayer::workspace_floats(p, max_batch, conv));

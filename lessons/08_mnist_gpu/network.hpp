@@ -16,7 +16,7 @@
 #include "conv_layer.hpp"
 #include "course/device_buffer.hpp"
 #include "dense_layer.hpp"
-#include "framework/device_network.hpp"
+#include "framework/layered_network.hpp"
 #include "host_training.hpp"
 #include "layer.hpp"
 #include "maxpool_layer.hpp"
@@ -38,9 +38,10 @@ using LayerMaker = std::function<std::unique_ptr<Layer>(const std::string& name,
 // builds it for `classes` and max_batch; nullptr leaves this lesson's.
 using LossMaker = std::function<std::unique_ptr<SoftmaxCrossEntropy>(int classes, int max_batch)>;
 
-// One of the framework's DeviceNetworks: the trainer and the evaluation take it as one, and so take
-// any other network that is one.
-class GpuNetwork : public framework::DeviceNetwork {
+// One of the framework's DeviceNetworks, and a LayeredNetwork (a list of layers, whose pictures and
+// profile the framework draws): the trainer and the evaluation take it as one, and so take any other
+// network that is one.
+class GpuNetwork : public framework::LayeredNetwork {
  public:
   // params: the initial values, as host_training::init_parameters(spec, seed) makes them.
   // Every buffer is allocated here, for batches of up to max_batch examples. `extra_layers` is asked
@@ -52,13 +53,18 @@ class GpuNetwork : public framework::DeviceNetwork {
 
   // ---- step 08.8 -------------------------------------------------------------------------------
   // x: batch x C x H x W on the device. Runs every layer forward; logits() then holds the result.
-  void forward(const float* x, int batch);
+  void forward(const float* x, int batch) override;
   // forward, the loss on `labels` (device ints), then every layer backward: afterwards
   // loss().row_loss() holds the batch's losses and every gradient in parameters() is fresh.
   void forward_backward(const float* x, const int* labels, int batch) override;
 
   // ---- given -----------------------------------------------------------------------------------
-  const host_training::ModelSpec& spec() const { return spec_; }
+  const host_training::ModelSpec& spec() const override { return spec_; }
+  size_t layer_count() const override { return layers_.size(); }
+  const std::string& layer_name(size_t i) const override { return layers_[i]->name(); }
+  const host_training::LayerPlan& layer_plan(size_t i) const override { return layers_[i]->plan(); }
+  const float* layer_output(size_t i) const override { return layers_[i]->output(); }
+  std::string loss_name() const override { return SoftmaxCrossEntropy::name(); }
   int max_batch() const override { return max_batch_; }
   int classes() const override { return spec_.classes; }
   size_t input_size() const override;  // C*H*W values per example
@@ -73,7 +79,7 @@ class GpuNetwork : public framework::DeviceNetwork {
   const float* logits() override { return layers_.back()->output(); }
   const float* row_loss() override { return loss_.row_loss(); }
   // Tells `observer` when each pass of every layer and of the loss starts (nullptr: nobody).
-  void set_observer(PassObserver* observer);
+  void set_observer(PassObserver* observer) override;
   // Training (true, the start) or evaluation: tells every layer (dropout drops only while training).
   void set_training(bool training) override;
   // Whether every layer and the loss launch on the stream set_stream gives them.

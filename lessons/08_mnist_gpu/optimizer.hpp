@@ -37,8 +37,8 @@ class DeviceOptimizer : public framework::DeviceUpdate {
   void step(cudaStream_t stream = nullptr) override;
   // For the profile: count the step (Adam's t) without updating, then update pieces by hand
   // with update_range. step() == begin_step() + update_range(0, total).
-  void begin_step();
-  void update_range(size_t offset, size_t count, cudaStream_t stream = nullptr);
+  void begin_step() override;
+  void update_range(size_t offset, size_t count, cudaStream_t stream = nullptr) override;
 
   int steps() const override { return steps_; }
   const host_training::OptimizerConfig& config() const { return config_; }

@@ -2,18 +2,18 @@
 // training step, handed to the framework's run (framework/device_trainer.hpp).
 #include "trainer.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
 #include "evaluation.hpp"
 #include "framework/device_trainer.hpp"
+#include "framework/layered_network.hpp"
 #include "framework/run_pictures.hpp"
 #include "host_training.hpp"
 #include "mnist_gpu.hpp"
 #include "network.hpp"
 #include "optimizer.hpp"
-#include "pictures.hpp"
-#include "profile.hpp"
 
 namespace mnist_gpu {
 
@@ -40,14 +40,16 @@ framework::TrainSummary train_on_gpu(const GpuTrainConfig& config, const framewo
     };
     run.layer_profile = [&](framework::DeviceNetwork&, framework::DeviceUpdate& update,
                             const framework::DeviceDataset& train, int batch, int steps) {
-      print_profile(stdout, *layers, static_cast<DeviceOptimizer&>(update), train, batch, steps);
+      framework::profile_layers(stdout, *layers, update, train, batch, steps, step_kernels(),
+                                "model " + layers->spec().name + ", conv " + layers->conv_summary() + ", batch " +
+                                    std::to_string(std::min(batch, train.count)));
     };
     run.network_pictures = {"filters.png", "feature_maps.png"};
     run.draw_network = [&](framework::DeviceNetwork&, const framework::RunFiles& files, const course::Dataset& test,
                            const framework::DeviceDataset& test_on_device) {
       std::vector<std::string> drawn;
-      if (write_filters_png(files.out_path("filters.png"), *layers)) drawn.push_back("filters.png");
-      write_feature_maps_png(files.out_path("feature_maps.png"), *layers, test, test_on_device);
+      if (framework::write_filters_png(files.out_path("filters.png"), *layers)) drawn.push_back("filters.png");
+      framework::write_feature_maps_png(files.out_path("feature_maps.png"), *layers, test, test_on_device);
       drawn.push_back("feature_maps.png");
       return drawn;
     };
@@ -78,6 +80,17 @@ framework::TrainSummary train_on_gpu(const GpuTrainConfig& config, const framewo
   };
   run.evaluate = evaluate_on_gpu;
   return framework::train_on_device(config, data, run);
+}
+
+framework::StepKernels step_kernels() {
+  framework::StepKernels k;
+  k.gather = [](const framework::DeviceDataset& d, const int* order, int first, int count, float* x, int* labels) {
+    gather_batch(d.images.data(), d.labels.data(), d.count, d.per_example, order, first, count, x, labels);
+  };
+  k.accumulate = [](const float* row_loss, int count, int number, double* loss_sum, int* bad_step) {
+    accumulate_loss(row_loss, count, number, loss_sum, bad_step);
+  };
+  return k;
 }
 
 void add_gpu_train_flags(course::ArgParser& args, const framework::TrainFlagWords& words) {

@@ -22,7 +22,7 @@
 #include "mnist_gpu.hpp"
 #include "network.hpp"
 #include "optimizer.hpp"
-#include "profile.hpp"
+#include "framework/layered_network.hpp"
 #include "speedrun.hpp"
 #include "tensor_core_convs.hpp"
 #include "tensor_cores.hpp"
@@ -94,7 +94,9 @@ SeedResult run_seed(const Recipe& r, const host_training::ModelSpec& spec, const
   if (profile) {  // lesson 08's table; it restores the weights and the optimizer's state afterwards
     std::printf("\nprofile: one training step of batch %d (forward, loss, backward, update; the shifts not in it)\n",
                 batch);
-    mnist_gpu::print_profile(stdout, net, optimizer, train, batch, 200);
+    framework::profile_layers(stdout, net, optimizer, train, batch, 200, mnist_gpu::step_kernels(),
+                              "model " + net.spec().name + ", conv " + net.conv_summary() + ", batch " +
+                                  std::to_string(std::min(batch, train.count)));
     std::printf("\n");
     std::fflush(stdout);
   }

@@ -26,11 +26,15 @@
 namespace framework {
 
 // The optimizer as the run sees it: one update of every parameter (a launch on `stream`), and for
-// --profile its state saved and put back.
+// --profile the update in pieces and its state saved and put back.
 class DeviceUpdate {
  public:
   virtual ~DeviceUpdate() = default;
   virtual void step(cudaStream_t stream) = 0;
+  // step() in pieces: begin_step() once (the step count), then update_range over parts of the
+  // parameter store (offset and count in floats), together every float once.
+  virtual void begin_step() = 0;
+  virtual void update_range(size_t offset, size_t count, cudaStream_t stream = nullptr) = 0;
   virtual std::vector<float> download_state() const = 0;
   virtual void restore(const std::vector<float>& state, int steps) = 0;
   virtual int steps() const = 0;
