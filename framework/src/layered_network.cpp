@@ -112,9 +112,13 @@ void profile_layers(std::FILE* out, LayeredNetwork& net, DeviceUpdate& update, c
   step.loss = net.loss_name();
   step.gather_shape = "[" + std::to_string(batch) + "," + std::to_string(train.per_example) + "]";
   step.observe = [&](PassObserver* o) { net.set_observer(o); };
-  step.gather = [&](int s) { kernels.gather(train, order.data(), (s % batches) * batch, batch, x.data(), labels.data()); };
+  step.gather = [&](int s) {
+    kernels.gather(train, order.data(), (s % batches) * batch, batch, x.data(), labels.data(), nullptr);
+  };
   step.forward_backward = [&] { net.forward_backward(x.data(), labels.data(), batch); };
-  step.accumulate = [&](int s) { kernels.accumulate(net.row_loss(), batch, s + 1, loss_sum.data(), bad_step.data()); };
+  step.accumulate = [&](int s) {
+    kernels.accumulate(net.row_loss(), batch, s + 1, loss_sum.data(), bad_step.data(), nullptr);
+  };
   step.begin_update = [&] { update.begin_step(); };
   step.update = [&](size_t i) {  // one launch per layer's parameters (weight and bias are neighbours in the store)
     const size_t w = size_t(net.layer_plan(i).weight);

@@ -82,17 +82,6 @@ framework::TrainSummary train_on_gpu(const GpuTrainConfig& config, const framewo
   return framework::train_on_device(config, data, run);
 }
 
-framework::StepKernels step_kernels() {
-  framework::StepKernels k;
-  k.gather = [](const framework::DeviceDataset& d, const int* order, int first, int count, float* x, int* labels) {
-    gather_batch(d.images.data(), d.labels.data(), d.count, d.per_example, order, first, count, x, labels);
-  };
-  k.accumulate = [](const float* row_loss, int count, int number, double* loss_sum, int* bad_step) {
-    accumulate_loss(row_loss, count, number, loss_sum, bad_step);
-  };
-  return k;
-}
-
 void add_gpu_train_flags(course::ArgParser& args, const framework::TrainFlagWords& words) {
   const GpuTrainConfig defaults;
   framework::add_train_flags(args, defaults, words);

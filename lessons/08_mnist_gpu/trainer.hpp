@@ -68,9 +68,6 @@ struct GpuTrainerExtras : framework::DeviceRun {
 framework::TrainSummary train_on_gpu(const GpuTrainConfig& config, const framework::TrainingData& data,
                                      const GpuTrainerExtras& extras = {});
 
-// This lesson's gather (08.7) and loss sum (08.9), for the framework's layer profile.
-framework::StepKernels step_kernels();
-
 // train_mnist's flags: the framework's common ones (with `words`: --out's default, notes) and this
 // trainer's own (--conv, --profile, --profile-steps); and the config they give (flags not given
 // keep GpuTrainConfig's defaults).

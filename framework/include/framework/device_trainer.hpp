@@ -48,6 +48,28 @@ struct DeviceEvaluation {
   std::vector<int> confusion;    // classes x classes: row = true label, column = predicted
 };
 
+// The kernels of a step that a lesson owns and the framework calls (the test set's evaluation, the
+// layer profile): the batch's gather (examples order[first .. first+count) of `data` into x and
+// labels), the loss's sum (row_loss's count values added to *loss_sum; a NaN or Inf marks *bad_step
+// with `number` if it is still negative) and the right answers (each row's argmax into predictions,
+// the matches with labels added to *correct). Each launches on `stream` and does not wait.
+struct StepKernels {
+  std::function<void(const DeviceDataset& data, const int* order, int first, int count, float* x, int* labels,
+                     cudaStream_t stream)>
+      gather;
+  std::function<void(const float* row_loss, int count, int number, double* loss_sum, int* bad_step,
+                     cudaStream_t stream)>
+      accumulate;
+  std::function<void(const float* logits, const int* labels, int count, int classes, int* predictions, int* correct,
+                     cudaStream_t stream)>
+      count_correct;
+};
+
+// Runs `data` in order through the network (its forward pass and loss, as it is set:
+// set_training(false) first, for dropout), max_batch examples at a time, on the network's stream,
+// counting with `kernels`. It waits for the GPU once, at the end (an evaluation is a report point).
+DeviceEvaluation evaluate_on_device(DeviceNetwork& net, const DeviceDataset& data, const StepKernels& kernels);
+
 // One training step: examples order[first .. first + count) of `data`, gathered into x and labels,
 // through the network and the update; the batch's loss summed into counters.loss_sum (a NaN marks
 // counters.bad_step() with `number`, the step's number within the epoch counted from 1) and its

@@ -10,7 +10,7 @@
 #include "course/idx.hpp"
 #include "framework/device_data.hpp"
 #include "framework/device_network.hpp"
-#include "framework/device_trainer.hpp"  // DeviceUpdate
+#include "framework/device_trainer.hpp"  // DeviceUpdate, StepKernels
 #include "framework/model.hpp"
 #include "framework/pass_profile.hpp"
 
@@ -38,17 +38,9 @@ bool write_filters_png(const std::string& path, const LayeredNetwork& net);
 void write_feature_maps_png(const std::string& path, LayeredNetwork& net, const course::Dataset& test,
                             const DeviceDataset& test_on_device, int example = 0);
 
-// The kernels of a step the lesson owns: the batch's gather (examples order[first .. first+count)
-// of `data` into x and labels) and the loss's sum (row_loss's count values added to *loss_sum; a NaN
-// marks *bad_step with `number`). Both on the default stream.
-struct StepKernels {
-  std::function<void(const DeviceDataset& data, const int* order, int first, int count, float* x, int* labels)> gather;
-  std::function<void(const float* row_loss, int count, int number, double* loss_sum, int* bad_step)> accumulate;
-};
-
 // --profile for a layered network: `steps` training steps (after `warmup`) on full batches of
-// `train`, each layer's forward and backward and each layer's update (the optimizer's update_range
-// over its weight and bias) timed, then the table printed with `title` ("model a, conv auto, batch
+// `train` (gathered and summed by `kernels`, on the default stream), each layer's forward and
+// backward and each layer's update (the optimizer's update_range over its weight and bias) timed, then the table printed with `title` ("model a, conv auto, batch
 // 128"). The weights and the optimizer's state are saved before and put back after, so profiling
 // does not change the run.
 void profile_layers(std::FILE* out, LayeredNetwork& net, DeviceUpdate& update, const DeviceDataset& train, int batch,
