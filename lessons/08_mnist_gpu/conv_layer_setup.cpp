@@ -37,7 +37,7 @@ ConvAlgorithm choose_conv_algorithm(ConvAlgorithm requested, const host_training
 
 ConvLayer::ConvLayer(std::string name, const host_training::LayerPlan& plan, int max_batch,
                      ConvAlgorithm algorithm, ParamView weight, ParamView bias, float* workspace)
-    : Layer(std::move(name), plan, max_batch), algorithm_(choose_conv_algorithm(algorithm, plan)),
+    : mnist_gpu::Layer(std::move(name), plan, max_batch), algorithm_(choose_conv_algorithm(algorithm, plan)),
       weight_(weight), bias_(bias), workspace_(workspace) {}
 
 host_layers::ConvShape ConvLayer::shape(int batch) const { return host_training::conv_shape_of(plan_, batch); }

@@ -8,6 +8,6 @@ namespace mnist_gpu {
 
 DenseLayer::DenseLayer(std::string name, const host_training::LayerPlan& plan, int max_batch, ParamView weight,
                        ParamView bias)
-    : Layer(std::move(name), plan, max_batch), weight_(weight), bias_(bias) {}
+    : mnist_gpu::Layer(std::move(name), plan, max_batch), weight_(weight), bias_(bias) {}
 
 }  // namespace mnist_gpu

@@ -9,7 +9,7 @@
 namespace mnist_gpu {
 
 MaxPoolLayer::MaxPoolLayer(std::string name, const host_training::LayerPlan& plan, int max_batch)
-    : Layer(std::move(name), plan, max_batch), argmax_(size_t(max_batch) * plan.out_size()) {}
+    : mnist_gpu::Layer(std::move(name), plan, max_batch), argmax_(size_t(max_batch) * plan.out_size()) {}
 
 host_layers::PoolShape MaxPoolLayer::shape(int batch) const { return host_training::pool_shape_of(plan_, batch); }
 

@@ -10,28 +10,27 @@
 
 namespace mnist_gpu {
 
-class SoftmaxCrossEntropy {
+class SoftmaxCrossEntropy : public framework::DeviceLoss {
  public:
   SoftmaxCrossEntropy(int classes, int max_batch);
-  virtual ~SoftmaxCrossEntropy() = default;
   SoftmaxCrossEntropy(const SoftmaxCrossEntropy&) = delete;
   SoftmaxCrossEntropy& operator=(const SoftmaxCrossEntropy&) = delete;
   // logits [batch x classes], labels [batch] (device ints) -> probs() = softmax(logits) per row,
   // row_loss()[b] = -log probs[b][labels[b]] (one loss per example, not the mean).   step 08.5
-  virtual void forward(const float* logits, const int* labels, int batch);
+  void forward(const float* logits, const int* labels, int batch) override;
   // logits_grad() = (probs() - onehot(labels)) / batch: the gradient of the MEAN loss over the
   // batch, from the probs() of the last forward.                                       step 08.5
-  virtual void backward(const int* labels, int batch);
+  void backward(const int* labels, int batch) override;
   // As Layer's: whether the passes go to the stream set_stream gives (a later lesson's loss does).
-  virtual bool runs_on_stream() const { return false; }
-  void set_stream(cudaStream_t stream) { stream_ = stream; }
+  bool runs_on_stream() const override { return false; }
+  void set_stream(cudaStream_t stream) override { stream_ = stream; }
 
   int classes() const { return classes_; }
   const float* probs() const { return probs_.data(); }
-  const float* row_loss() const { return row_loss_.data(); }
-  float* logits_grad() { return dlogits_.data(); }
+  const float* row_loss() const override { return row_loss_.data(); }
+  float* logits_grad() override { return dlogits_.data(); }
   static const std::string& name();  // "loss", as a PassObserver sees it
-  void set_observer(PassObserver* observer) { observer_ = observer; }
+  void set_observer(PassObserver* observer) override { observer_ = observer; }
 
  protected:
   // 1 <= batch <= max_batch, else throws course::Error; tells the observer first (as Layer's).

@@ -17,7 +17,7 @@ namespace beyond_mnist {
 using host_training::LayerKind;
 
 ActivationLayer::ActivationLayer(std::string name, const host_training::LayerPlan& plan, int max_batch)
-    : Layer(std::move(name), plan, max_batch) {
+    : mnist_gpu::Layer(std::move(name), plan, max_batch) {
   if (plan.spec.kind != LayerKind::sigmoid && plan.spec.kind != LayerKind::tanh)
     throw course::Error("ActivationLayer: '" + host_training::layer_text(plan.spec) + "' is not sigmoid or tanh");
 }
@@ -42,7 +42,7 @@ void ActivationLayer::backward(const float*, const float* dy, int batch) {
 
 DropoutLayer::DropoutLayer(std::string name, size_t index, const host_training::LayerPlan& plan, int max_batch,
                            uint64_t seed)
-    : Layer(std::move(name), plan, max_batch), index_(int(index)), seed_(seed), key_and_passes_(2) {
+    : mnist_gpu::Layer(std::move(name), plan, max_batch), index_(int(index)), seed_(seed), key_and_passes_(2) {
   check_dropout_rate("DropoutLayer", plan.spec.rate);
   key_and_passes_.zero();
 }

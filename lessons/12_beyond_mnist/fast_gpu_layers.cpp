@@ -57,7 +57,7 @@ bool conv_is_dense(const host_training::LayerPlan& plan) {
 // ---- conv on the tiled kernels ---------------------------------------------------------------------
 FastConvLayer::FastConvLayer(std::string name, const host_training::LayerPlan& plan, int max_batch,
                              mnist_gpu::ParamView weight, mnist_gpu::ParamView bias, bool input_grad)
-    : Layer(std::move(name), plan, max_batch), weight_(weight), bias_(bias), input_grad_(input_grad) {
+    : mnist_gpu::Layer(std::move(name), plan, max_batch), weight_(weight), bias_(bias), input_grad_(input_grad) {
   if (!runs_tiled_conv(plan))
     throw course::Error("FastConvLayer: lesson 09's kernels do not run '" + host_training::layer_text(plan.spec) + "'");
   tiled_weights_ = course::DeviceBuffer<float>(fast_training::conv_tiled_weights_size(shape(max_batch)));
@@ -87,7 +87,7 @@ void FastConvLayer::backward(const float* x, const float* dy, int batch) {
 ImplicitConvLayer::ImplicitConvLayer(std::string name, const host_training::LayerPlan& plan, int max_batch,
                                      mnist_gpu::ParamView weight, mnist_gpu::ParamView bias, bool input_grad,
                                      fast_training::GemmMath math)
-    : Layer(std::move(name), plan, max_batch), weight_(weight), bias_(bias), input_grad_(input_grad), math_(math) {
+    : mnist_gpu::Layer(std::move(name), plan, max_batch), weight_(weight), bias_(bias), input_grad_(input_grad), math_(math) {
   if (plan.spec.kind != LayerKind::conv || (input_grad && plan.spec.stride != 1))
     throw course::Error("ImplicitConvLayer: lesson 09's implicit GEMMs do not run '" +
                         host_training::layer_text(plan.spec) + "' (the input gradient needs stride 1)");
@@ -116,7 +116,7 @@ void ImplicitConvLayer::backward(const float* x, const float* dy, int batch) {
 OtherConvLayer::OtherConvLayer(std::string name, const host_training::LayerPlan& plan, int max_batch,
                                mnist_gpu::ParamView weight, mnist_gpu::ParamView bias, bool input_grad,
                                std::shared_ptr<const fast_training::ConvKernels> kernels, fast_training::GemmMath math)
-    : Layer(std::move(name), plan, max_batch), weight_(weight), bias_(bias), input_grad_(input_grad),
+    : mnist_gpu::Layer(std::move(name), plan, max_batch), weight_(weight), bias_(bias), input_grad_(input_grad),
       kernels_(std::move(kernels)), math_(math) {
   if (!kernels_ || plan.spec.kind != LayerKind::conv || !kernels_->runs(shape(max_batch)))
     throw course::Error("OtherConvLayer: " + (kernels_ ? kernels_->name() : std::string("no kernels")) +
@@ -156,7 +156,7 @@ void OtherConvLayer::backward(const float* x, const float* dy, int batch) {
 FastDenseLayer::FastDenseLayer(std::string name, const host_training::LayerPlan& plan, int max_batch,
                                mnist_gpu::ParamView weight, mnist_gpu::ParamView bias, bool input_grad,
                                fast_training::GemmMath math)
-    : Layer(std::move(name), plan, max_batch), weight_(weight), bias_(bias), input_grad_(input_grad), math_(math) {
+    : mnist_gpu::Layer(std::move(name), plan, max_batch), weight_(weight), bias_(bias), input_grad_(input_grad), math_(math) {
   if (plan.spec.kind != LayerKind::dense && !conv_is_dense(plan))
     throw course::Error("FastDenseLayer: '" + host_training::layer_text(plan.spec) + "' is not a dense product");
   workspace_ = course::DeviceBuffer<float>(largest_workspace(max_batch, [&](int b) {
@@ -214,7 +214,7 @@ template class ThinConvLayer<OtherConvLayer>;
 // ---- relu and pool on 09.5's kernels ---------------------------------------------------------------------
 ReluPoolLayer::ReluPoolLayer(std::string name, const host_training::LayerPlan& plan, int max_batch,
                              FoldedReluLayer* folded)
-    : Layer(std::move(name), plan, max_batch), folded_(folded) {
+    : mnist_gpu::Layer(std::move(name), plan, max_batch), folded_(folded) {
   if (plan.spec.kind != LayerKind::relu &&
       !(plan.spec.kind == LayerKind::maxpool && plan.spec.stride == plan.spec.window))
     throw course::Error("ReluPoolLayer: '" + host_training::layer_text(plan.spec) +

@@ -1,0 +1,161 @@
+#pragma once
+// The course framework: a GPU network built as a list of layers and a loss (lesson 08's GpuNetwork,
+// and every layer list after it). What every layer shares (as in DLFS's layers.py): a forward, a
+// backward, and the device buffers they write, sized once for the largest batch so that a training
+// step allocates nothing.
+//
+//   layer i:  forward(x, batch)        reads x (the previous layer's output, or the input batch)
+//                                      writes output()                   [batch x out_size]
+//             backward(x, dy, batch)   reads the same x and dy = dL/d output()
+//                                      writes input_grad() = dL/dx       [batch x in_size]
+//                                      and, for conv and dense, the parameter gradients
+//
+// Backward passes OVERWRITE what they write (as lesson 01's do), so nothing is zeroed per step.
+// Rows past `batch` (the buffers hold max_batch rows) are neither read nor written.
+//
+// A LayerStack holds the layers, the loss and the parameters, and answers everything the framework
+// asks of a network, except the passes themselves: forward and forward_backward are the lesson's.
+#include <cuda_runtime_api.h>  // cudaStream_t
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "course/device_buffer.hpp"
+#include "framework/layered_network.hpp"
+#include "framework/model.hpp"
+#include "framework/parameter_store.hpp"
+#include "framework/pass_profile.hpp"
+
+namespace framework {
+
+class DeviceLayer {
+ public:
+  DeviceLayer(std::string name, const LayerPlan& plan, int max_batch);
+  virtual ~DeviceLayer() = default;
+  DeviceLayer(const DeviceLayer&) = delete;
+  DeviceLayer& operator=(const DeviceLayer&) = delete;
+
+  virtual void forward(const float* x, int batch) = 0;
+  virtual void backward(const float* x, const float* dy, int batch) = 0;
+
+  const std::string& name() const { return name_; }
+  const LayerPlan& plan() const { return plan_; }
+  int max_batch() const { return max_batch_; }
+  float* output() { return out_.data(); }
+  const float* output() const { return out_.data(); }
+  float* input_grad() { return din_.data(); }
+  size_t in_size() const { return plan_.in_size(); }  // values per example
+  size_t out_size() const { return plan_.out_size(); }
+  void set_observer(PassObserver* observer) { observer_ = observer; }  // nullptr: none
+  // Training or evaluation: only a layer that behaves differently (dropout) cares.
+  virtual void set_training(bool training) { (void)training; }
+  // Which kernels a layer runs (e.g. "tiled"), for the trainer's first lines; "" when its network
+  // says it otherwise.
+  virtual std::string kernels() const { return ""; }
+  // Device memory a layer holds besides its output and input-gradient buffers (its own workspace).
+  virtual size_t own_bytes() const { return 0; }
+  // Whether the layer's passes go to the stream set_stream gives it. A layer that launches on the
+  // default stream cannot be captured into a CUDA graph; one that launches on its stream can.
+  virtual bool runs_on_stream() const { return false; }
+  void set_stream(cudaStream_t stream) { stream_ = stream; }
+
+ protected:
+  // 1 <= batch <= max_batch, else throws course::Error ("<name> forward: batch 0 outside 1..128");
+  // what: "forward" or "backward". Tells the observer first: every pass opens with it.
+  void check_batch(int batch, const char* what) const;
+
+  std::string name_;
+  LayerPlan plan_;
+  int max_batch_;
+  course::DeviceBuffer<float> out_, din_;
+  PassObserver* observer_ = nullptr;
+  cudaStream_t stream_ = nullptr;  // honoured by the layers whose runs_on_stream() is true
+};
+
+// A parameter tensor's value and gradient inside the ParameterStore.
+struct ParamView {
+  float* value = nullptr;
+  float* grad = nullptr;
+};
+
+// The loss at the end of the list: logits and labels in, each example's loss and the logits'
+// gradient out.
+class DeviceLoss {
+ public:
+  virtual ~DeviceLoss() = default;
+  virtual void forward(const float* logits, const int* labels, int batch) = 0;
+  virtual void backward(const int* labels, int batch) = 0;
+  virtual const float* row_loss() const = 0;
+  virtual float* logits_grad() = 0;
+  virtual bool runs_on_stream() const = 0;
+  virtual void set_stream(cudaStream_t stream) = 0;
+  virtual void set_observer(PassObserver* observer) = 0;
+};
+
+class LayerStack : public LayeredNetwork {
+ public:
+  // Checks that `params` fit the spec (require_parameters_fit) and stores them; the derived
+  // network then adds its layers (add_layer) and calls layers_added().
+  LayerStack(const ModelSpec& spec, const std::vector<Parameter>& params, int max_batch,
+             std::unique_ptr<DeviceLoss> loss);
+
+  // ---- the lesson's: the passes ----------------------------------------------------------------
+  void forward(const float* x, int batch) override = 0;
+  void forward_backward(const float* x, const int* labels, int batch) override = 0;
+
+  // ---- the rest --------------------------------------------------------------------------------
+  const ModelSpec& spec() const override { return spec_; }
+  size_t layer_count() const override { return layers_.size(); }
+  const std::string& layer_name(size_t i) const override { return layers_[i]->name(); }
+  const LayerPlan& layer_plan(size_t i) const override { return layers_[i]->plan(); }
+  const float* layer_output(size_t i) const override { return layers_[i]->output(); }
+  int max_batch() const override { return max_batch_; }
+  int classes() const override { return spec_.classes; }
+  size_t input_size() const override;  // C*H*W values per example
+  void forward_and_loss(const float* x, const int* labels, int batch) override;  // forward, then the loss
+  ParameterStore& parameters() override { return params_; }
+  const ParameterStore& parameters() const { return params_; }
+  std::vector<std::unique_ptr<DeviceLayer>>& layers() { return layers_; }
+  const float* logits() override { return layers_.back()->output(); }
+  const float* row_loss() override { return loss_->row_loss(); }
+  void set_observer(PassObserver* observer) override;
+  // Training (true, the start) or evaluation: tells every layer (dropout drops only while training).
+  void set_training(bool training) override;
+  // Whether every layer and the loss launch on the stream set_stream gives them.
+  bool runs_on_stream() const;
+  // Sends every pass of every layer and of the loss to `stream`; throws course::Error naming the
+  // first layer that cannot (runs_on_stream() false: it would launch on the default stream).
+  void set_stream(cudaStream_t stream);
+  cudaStream_t stream() const override { return stream_; }
+  // A stack reports no gradients as its backward pass enqueues them: null is accepted, a hook
+  // throws course::Error (a network that can report overrides this).
+  void set_gradient_hook(GradientHook hook) override;
+  // Device memory held by the network's buffers (activations, gradients, workspaces, parameters).
+  size_t device_bytes() const { return device_bytes_; }
+
+  // The layers' names by kind, counted from 1: conv1, relu1, pool1, conv2, ..., fc1, fc2, sigmoid1,
+  // dropout1 (the parameters' names are lesson 02's: conv1.weight, fc1.bias, ...).
+  static std::vector<std::string> layer_names(const std::vector<LayerPlan>& plan);
+
+ protected:
+  // The weight (offset 0) or bias (offset 1) of the layer `plan` describes, inside the store.
+  ParamView param_view(const LayerPlan& plan, size_t offset);
+  void add_layer(std::unique_ptr<DeviceLayer> layer) { layers_.push_back(std::move(layer)); }
+  // Once every layer is in: counts device_bytes (extra_bytes: what the network holds besides).
+  void layers_added(size_t extra_bytes);
+  DeviceLoss& stack_loss() { return *loss_; }
+
+  ModelSpec spec_;
+  int max_batch_;
+  ParameterStore params_;
+  std::vector<std::unique_ptr<DeviceLayer>> layers_;
+
+ private:
+  std::unique_ptr<DeviceLoss> loss_;
+  size_t device_bytes_ = 0;
+  cudaStream_t stream_ = nullptr;
+};
+
+}  // namespace framework
