@@ -10,6 +10,7 @@
 
 usage: tools/given_ratio.py [--root DIR] [--markdown] [--max R --lessons 08-14]
   --max R      exit 1 when a lesson of --lessons has a ratio above R (one line naming each)
+  --lessons    NN-MM ranges or NN, separated by commas (08-11,13-14)
 """
 import argparse
 import difflib
@@ -74,13 +75,15 @@ def main():
     ap.add_argument("--root", default=pathlib.Path(__file__).resolve().parent.parent, type=pathlib.Path)
     ap.add_argument("--markdown", action="store_true", help="a markdown table")
     ap.add_argument("--max", type=float, help="fail when a lesson of --lessons reads more than this per line written")
-    ap.add_argument("--lessons", default="08-14", help="the lessons --max holds to (NN-MM)")
+    ap.add_argument("--lessons", default="08-14", help="the lessons --max holds to (NN-MM or NN, comma-separated)")
     args = ap.parse_args()
-    m = re.fullmatch(r"(\d\d)-(\d\d)", args.lessons)
-    if not m:
-        print(f"error: --lessons takes NN-MM, got '{args.lessons}'", file=sys.stderr)
-        return 2
-    first, last = int(m.group(1)), int(m.group(2))
+    held = set()  # the lessons --max holds to
+    for part in args.lessons.split(","):
+        m = re.fullmatch(r"(\d\d)(?:-(\d\d))?", part)
+        if not m:
+            print(f"error: --lessons takes NN-MM ranges separated by commas, got '{args.lessons}'", file=sys.stderr)
+            return 2
+        held.update(range(int(m.group(1)), int(m.group(2) or m.group(1)) + 1))
     rows = lesson_table(args.root)
     if args.markdown:
         print("| lesson | given code lines | lines you write | given / written |")
@@ -92,7 +95,7 @@ def main():
     if args.max is None:
         return 0
     over = [(name, given / written) for number, name, given, written in rows
-            if written and first <= int(number) <= last and given / written > args.max]
+            if written and int(number) in held and given / written > args.max]
     for name, ratio in over:
         print(f"{name}: {ratio:.1f} given lines per line written, above {args.max:g}")
     return 1 if over else 0
