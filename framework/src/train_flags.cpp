@@ -33,6 +33,10 @@ void add_train_flags(course::ArgParser& args, const TrainConfig& defaults, const
   if (words.save) args.add_string("--save", defaults.save_dir, words.save_help);
   args.add_int("--train-limit", defaults.train_limit, 0, 1 << 30, "use only the first N training images (0: all)");
   args.add_int("--test-limit", defaults.test_limit, 0, 1 << 30, "use only the first N test images (0: all)");
+  if (!words.profile_help.empty()) {
+    args.add_flag("--profile", words.profile_help);
+    args.add_int("--profile-steps", defaults.profile_steps, 1, 100000, "steps the profile averages over");
+  }
 }
 
 void apply_given_flags(const course::ArgParser& args, TrainConfig& config, const FlagOptions& options) {
@@ -62,6 +66,8 @@ void apply_given_flags(const course::ArgParser& args, TrainConfig& config, const
   integer("--batch", config.batch);
   integer("--train-limit", config.train_limit);
   integer("--test-limit", config.test_limit);
+  if (args.given("--profile")) config.profile = true;
+  integer("--profile-steps", config.profile_steps);
   if (args.given("--lr")) config.lr = static_cast<float>(args.get_float("--lr"));
   if (args.given("--seed")) config.seed = static_cast<uint64_t>(args.get_int("--seed"));
 }

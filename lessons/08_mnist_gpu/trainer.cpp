@@ -82,22 +82,19 @@ framework::TrainSummary train_on_gpu(const GpuTrainConfig& config, const framewo
   return framework::train_on_device(config, data, run);
 }
 
-void add_gpu_train_flags(course::ArgParser& args, const framework::TrainFlagWords& words) {
+void add_gpu_train_flags(course::ArgParser& args, framework::TrainFlagWords words) {
   const GpuTrainConfig defaults;
+  words.profile_help = "before training, time every layer's forward, backward and update (CUDA events)";
   framework::add_train_flags(args, defaults, words);
   args.add_choice("--conv", conv_algorithm_name(defaults.conv), {"auto", "im2col", "direct"},
                   "convolution algorithm: im2col + GEMM (lesson 07), direct (lesson 05), or auto: per layer, "
                   "direct where in_c*k*k < " + std::to_string(kDirectBelowK) + ", im2col elsewhere");
-  args.add_flag("--profile", "before training, time every layer's forward, backward and update (CUDA events)");
-  args.add_int("--profile-steps", defaults.profile_steps, 1, 100000, "steps the profile averages over");
 }
 
 GpuTrainConfig gpu_train_config(const course::ArgParser& args) {
   GpuTrainConfig config;
   framework::apply_given_flags(args, config);
   if (args.given("--conv")) config.conv = conv_algorithm_by_name(args.get_string("--conv"));
-  config.profile = args.flag("--profile");
-  if (args.given("--profile-steps")) config.profile_steps = static_cast<int>(args.get_int("--profile-steps"));
   return config;
 }
 

@@ -41,8 +41,6 @@ struct GpuTrainConfig : framework::TrainConfig {
     default_sgd_lr = 0.05f;  // the setting of the measured runs (docs/results.md)
   }
   ConvAlgorithm conv = ConvAlgorithm::automatic;
-  bool profile = false;
-  int profile_steps = 200;
 };
 
 // Trains on `data` (loaded and checked by framework::load_training_data(config)), evaluates
@@ -68,10 +66,10 @@ struct GpuTrainerExtras : framework::DeviceRun {
 framework::TrainSummary train_on_gpu(const GpuTrainConfig& config, const framework::TrainingData& data,
                                      const GpuTrainerExtras& extras = {});
 
-// train_mnist's flags: the framework's common ones (with `words`: --out's default, notes) and this
-// trainer's own (--conv, --profile, --profile-steps); and the config they give (flags not given
+// train_mnist's flags: the framework's common ones (with `words`: --out's default, notes; and
+// --profile, --profile-steps) and this trainer's own (--conv); and the config they give (flags not given
 // keep GpuTrainConfig's defaults).
-void add_gpu_train_flags(course::ArgParser& args, const framework::TrainFlagWords& words);
+void add_gpu_train_flags(course::ArgParser& args, framework::TrainFlagWords words);
 GpuTrainConfig gpu_train_config(const course::ArgParser& args);
 
 }  // namespace mnist_gpu

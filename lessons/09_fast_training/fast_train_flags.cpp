@@ -11,12 +11,11 @@ void add_fast_train_flags(course::ArgParser& args, const std::string& out_defaul
   words.out_default = out_default;
   words.model_note = " (a: two 5x5 convs, 3136->512->10; small: conv 3x3x10, dense 100); lesson 09's network takes "
                      "conv-ReLU-pool blocks, then dense layers";
+  words.profile_help = "before training, time every kernel of one step, and the step with and without a graph";
   framework::add_train_flags(args, defaults, words);
   args.add_choice("--graph", "on", {"on", "off"}, "on: replay the steps from CUDA graphs (SGD only); off: launch them one by one");
   args.add_choice("--conv", "tiled", {"tiled", "implicit"},
                   "tiled: 09.10's kernel for the convs it runs (forward and dx), implicit: 09.2-09.4 everywhere");
-  args.add_flag("--profile", "before training, time every kernel of one step, and the step with and without a graph");
-  args.add_int("--profile-steps", defaults.profile_steps, 1, 100000, "steps the profile averages over");
 }
 
 FastTrainConfig fast_train_config(const course::ArgParser& args, const framework::FlagOptions& options) {
@@ -24,8 +23,6 @@ FastTrainConfig fast_train_config(const course::ArgParser& args, const framework
   framework::apply_given_flags(args, config, options);
   config.graph = args.get_string("--graph") == "on";
   config.conv = args.get_string("--conv") == "tiled" ? ConvEngine::tiled : ConvEngine::implicit_gemm;
-  config.profile = args.flag("--profile");
-  if (args.given("--profile-steps")) config.profile_steps = static_cast<int>(args.get_int("--profile-steps"));
   return config;
 }
 

@@ -54,8 +54,6 @@ BeyondConfig config_of(const course::ArgParser& args) {
   if (args.given("--momentum")) config.momentum = static_cast<float>(args.get_float("--momentum"));
   if (args.given("--rho")) config.rho = static_cast<float>(args.get_float("--rho"));
   if (args.given("--conv")) config.conv = mnist_gpu::conv_algorithm_by_name(args.get_string("--conv"));
-  config.profile = args.flag("--profile");
-  if (args.given("--profile-steps")) config.profile_steps = static_cast<int>(args.get_int("--profile-steps"));
   return config;
 }
 
@@ -78,6 +76,7 @@ int main(int argc, char** argv) {
     words.max_lr = 100.0;
     words.seed_help = "seed of the weight init, the shuffling and dropout";
     words.epochs_note = " (CPU default: " + std::to_string(kCpuDefaultEpochs) + ")";
+    words.profile_help = "GPU only: before training, time every layer's forward, backward and update (lesson 08's)";
     framework::add_train_flags(args, defaults, words);
     args.add_float("--momentum", framework::flag_default(defaults.momentum), 0.0, 0.999, "SGD's momentum");
     args.add_float("--rho", framework::flag_default(defaults.rho), 0.0, 1.0,
@@ -95,8 +94,6 @@ int main(int argc, char** argv) {
     args.add_int("--threads", 0, 0, 1024,
                  "CPU only: threads of lesson 11's layers (0: all cores, " +
                      std::to_string(fast_cpu::default_threads()) + " here)");
-    args.add_flag("--profile", "GPU only: before training, time every layer's forward, backward and update (lesson 08's)");
-    args.add_int("--profile-steps", defaults.profile_steps, 1, 100000, "steps the profile averages over");
     if (!args.parse(argc, argv)) return 0;
 
     const std::string device = args.get_string("--device");

@@ -33,6 +33,8 @@ struct TrainConfig {
   float rho = 0.9f;       // lesson 12's Adadelta: the decay of its running averages
   uint64_t seed = 1;
   int train_limit = 0, test_limit = 0;
+  bool profile = false;     // a GPU trainer's --profile: its table before training
+  int profile_steps = 200;  // the steps the profile averages over
 
   float default_lr(OptimizerKind kind) const {
     return kind == OptimizerKind::adam ? default_adam_lr : kind == OptimizerKind::adadelta ? default_adadelta_lr : default_sgd_lr;

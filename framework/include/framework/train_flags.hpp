@@ -40,6 +40,8 @@ struct TrainFlagWords {
   std::string out_help = "where metrics.csv and the PNGs go";
   int max_epochs = 1000;
   std::string lr_help = "learning rate";  // followed by each optimizer's default
+  // Not empty: also --profile (with this help) and --profile-steps, after the others (GPU trainers).
+  std::string profile_help;
 };
 void add_train_flags(course::ArgParser& args, const TrainConfig& defaults, const TrainFlagWords& words);
 
@@ -47,7 +49,7 @@ void add_train_flags(course::ArgParser& args, const TrainConfig& defaults, const
 // config's value (its defaults). --out is taken as parsed, given or not: its default is the
 // program's output folder, where TrainConfig's empty out_dir writes nothing.
 // Needs the flags --model --optimizer --dataset --data --out --save --epochs --batch --lr --seed
-// --train-limit --test-limit declared in args. What lesson 12's trainer reads differently:
+// --train-limit --test-limit declared in args (and reads --profile and --profile-steps where they are). What lesson 12's trainer reads differently:
 struct FlagOptions {
   // false: a --model with a layer lesson 02's network does not run (lesson 12's) is refused.
   bool every_layer_kind = false;
