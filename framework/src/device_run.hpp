@@ -28,7 +28,7 @@ RunStart start_run(const TrainConfig& config, const TrainingData& data, const De
 // How a rank meets the others; one GPU is a lead that meets no one.
 struct RankSide {
   int rank = 0, ranks = 1;
-  HostBarrier* barrier = nullptr;                 // every rank's thread
+  HostBarrier* barrier = nullptr;                 // every rank's thread (one GPU: none)
   std::vector<CounterReport>* reports = nullptr;  // one per rank, shared
   std::string device_line;                        // the first line the lead prints
   bool lead() const { return rank == 0; }
@@ -39,11 +39,31 @@ struct RankSide {
 
 // The examples of a step's batch that one rank's network takes at most (rank 0's share).
 inline int share_of_batch(int batch, int ranks) { return (batch + ranks - 1) / ranks; }
-// The batch the networks are built for: a rank's share, and the evaluation's batch on the lead.
-inline int network_batch(int batch, const RankSide& side) {
-  const int share = share_of_batch(batch, side.ranks);
-  return side.lead() ? std::max(share, kEvalBatch) : share;
+// The batch rank `rank`'s network is built for: its share, and the evaluation's batch on the lead.
+inline int network_batch(int batch, int rank, int ranks) {
+  const int share = share_of_batch(batch, ranks);
+  return rank == 0 ? std::max(share, kEvalBatch) : share;
 }
+
+// What a profile's real steps change, saved before and put back after: the weights and the
+// optimizer's state.
+class TrainingSnapshot {
+ public:
+  TrainingSnapshot(DeviceNetwork& net, DeviceUpdate& update)
+      : net_(net), update_(update), params_(net.parameters().download()), state_(update.download_state()),
+        steps_(update.steps()) {}
+  void restore() {
+    net_.parameters().upload(params_);
+    update_.restore(state_, steps_);
+  }
+
+ private:
+  DeviceNetwork& net_;
+  DeviceUpdate& update_;
+  std::vector<Parameter> params_;
+  std::vector<float> state_;
+  int steps_;
+};
 
 // One rank's whole run, on its thread with its GPU current: the network and optimizer built by
 // `run`, the data uploaded, the epochs; the lead also prints, profiles, evaluates and writes the

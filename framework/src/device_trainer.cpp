@@ -35,9 +35,7 @@ RunStart start_run(const TrainConfig& config, const TrainingData& data, const De
     CUDA_CHECK(cudaSetDevice(devices[size_t(r)]));
     size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    RankSide side;
-    side.rank = r, side.ranks = ranks;
-    require_memory(training_bytes(plan_layers(start.spec), network_batch(start.batch, side)), free_bytes,
+    require_memory(training_bytes(plan_layers(start.spec), network_batch(start.batch, r, ranks)), free_bytes,
                    "model '" + start.spec.name + "' at batch " + std::to_string(start.batch),
                    ranks == 1 ? std::string("the GPU") : "GPU " + std::to_string(devices[size_t(r)]));
   }
@@ -57,7 +55,7 @@ void train_rank(const TrainConfig& config, const TrainingData& data, const Devic
   const ModelSpec& spec = start.spec;
   const int batch = start.batch, ranks = side.ranks;
   const bool lead = side.lead();
-  const std::shared_ptr<DeviceNetwork> owned = run.network(spec, start.init, network_batch(batch, side));
+  const std::shared_ptr<DeviceNetwork> owned = run.network(spec, start.init, network_batch(batch, side.rank, ranks));
   if (!owned) throw course::Error(run.program + ": no network was built for model '" + spec.name + "'");
   DeviceNetwork& net = *owned;
   const std::shared_ptr<DeviceUpdate> update = run.optimizer(net);
@@ -105,19 +103,13 @@ void train_rank(const TrainConfig& config, const TrainingData& data, const Devic
     }
   };
 
-  if (run.profile && ranks > 1) {
-    throw course::Error("--profile times one GPU's step: run it with one GPU");
-  } else if (run.profile && run.profile_capture) {
-    // Real steps change the weights and the optimizer's state: save them, profile, restore.
-    const std::vector<Parameter> saved = net.parameters().download();
-    const std::vector<float> saved_state = update->download_state();
-    const int saved_steps = update->steps();
+  if (run.profile && run.profile_capture) {  // one GPU: train_on_ranks refuses --profile on several
+    TrainingSnapshot snapshot(net, *update);  // real steps change the weights and the optimizer's state
     order.upload(run.epoch_order(n, config.seed, 0));
     const int full = std::max(1, n / batch - 1);  // a full batch: every profiled step has the same shape
     const StepProfile p = profile_step(stream, [&] { enqueue_steps(full - 1, full); }, run.profile_capture, 3,
                                        run.profile_steps);
-    net.parameters().upload(saved);
-    update->restore(saved_state, saved_steps);
+    snapshot.restore();
     counters.ints.upload(std::vector<int>{0, -1});  // the profile's steps counted too
     CUDA_CHECK(cudaDeviceSynchronize());
     std::printf("\nprofile: model %s, batch %d, one training step (gather, forward, loss, backward, update)\n",
@@ -156,10 +148,8 @@ void train_rank(const TrainConfig& config, const TrainingData& data, const Devic
     side.meet();                          // every GPU idle: an epoch starts and ends with all of them
   };
   loop.counts = [&](int steps_before) {
-    const CounterReport mine = read_report(counters, steps_per_epoch, steps_before);
-    if (ranks == 1) return EpochCounts{mine.loss_sum, mine.correct};
     // Every rank's counters, added up on the host (the ranks' threads share the reports).
-    (*side.reports)[size_t(side.rank)] = mine;
+    (*side.reports)[size_t(side.rank)] = read_report(counters, steps_per_epoch, steps_before);
     side.meet();
     EpochCounts sum;
     for (const CounterReport& r : *side.reports) sum.loss_sum += r.loss_sum, sum.correct += r.correct;
@@ -191,7 +181,9 @@ TrainSummary train_on_device(const TrainConfig& config, const TrainingData& data
   int device = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   detail::RunStart start = detail::start_run(config, data, run, {device});
+  std::vector<CounterReport> reports(1);
   detail::RankSide side;
+  side.reports = &reports;
   side.device_line = "device: " + course::device_summary() + "; " + course::cuda_versions();
   detail::train_rank(config, data, run, start, side);
   return start.log->summary();

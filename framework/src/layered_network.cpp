@@ -1,6 +1,8 @@
 // The course framework: what it reads of a layered network (layered_network.hpp).
 #include "framework/layered_network.hpp"
 
+#include "device_run.hpp"
+
 #include <algorithm>
 #include <numeric>
 #include <string>
@@ -27,11 +29,11 @@ std::string shape_text(int batch, const LayerPlan& p) {
 
 }  // namespace
 
-bool write_filters_png(const std::string& path, const LayeredNetwork& net) {
+bool write_filters_png(const std::string& path, LayeredNetwork& net) {
   if (net.layer_count() == 0) return false;
   const LayerPlan& first = net.layer_plan(0);
   if (first.weight < 0) return false;
-  const ParameterStore& params = const_cast<LayeredNetwork&>(net).parameters();
+  const ParameterStore& params = net.parameters();
   std::vector<float> w(params.size(size_t(first.weight)));
   CUDA_CHECK(cudaMemcpy(w.data(), params.value(size_t(first.weight)), w.size() * sizeof(float), cudaMemcpyDeviceToHost));
   return write_filters_png(path, first, params.name(size_t(first.weight)), w.data());
@@ -87,10 +89,7 @@ void profile_layers(std::FILE* out, LayeredNetwork& net, DeviceUpdate& update, c
   batch = std::min(batch, n);
   if (batch < 1 || steps < 1) return;
 
-  // Snapshot: profiling runs real steps, which change the weights and the optimizer state.
-  const std::vector<Parameter> saved = params.download();
-  const std::vector<float> saved_state = update.download_state();
-  const int saved_steps = update.steps();
+  detail::TrainingSnapshot snapshot(net, update);  // profiling runs real steps: they change both
 
   course::DeviceBuffer<float> x(size_t(batch) * train.per_example);
   course::DeviceBuffer<int> labels{size_t(batch)};
@@ -128,8 +127,7 @@ void profile_layers(std::FILE* out, LayeredNetwork& net, DeviceUpdate& update, c
   step.fused_update = [&] { update.step(nullptr); };
   const PassProfile profile = profile_passes(step, steps, warmup);
 
-  params.upload(saved);
-  update.restore(saved_state, saved_steps);
+  snapshot.restore();
   CUDA_CHECK(cudaDeviceSynchronize());
   print_pass_profile(out, profile, title, params.parameter_count());
 }

@@ -20,7 +20,6 @@ framework::TrainSummary train_parallel(const ParallelTrainConfig& config, const 
   const std::vector<int> devices = framework::first_devices(config.gpus > 0 ? config.gpus : framework::usable_gpus());
   const bool use_graph = config.graph && config.optimizer == framework::OptimizerKind::sgd;
   const host_training::OptimizerConfig opt = host_training::optimizer_config(config);  // as train_mnist
-  const int classes = framework::model_for_data(config.model, data).classes;
 
   return framework::train_on_ranks(config, data, devices, [&](const framework::Rank& rank) {
     // The rank's replica, once the run has built it (the hooks below share it).
@@ -43,14 +42,14 @@ framework::TrainSummary train_parallel(const ParallelTrainConfig& config, const 
     };
     // THE DATA-PARALLEL STEP: this rank's share of the batch through 13.1-13.3 and the update
     // (Replica::step); the loss and right answers of its share counted (lesson 08's 08.9).
-    run.step = [replica, classes](const framework::StepArgs& s) {
+    run.step = [replica](const framework::StepArgs& s) {
       Replica& r = **replica;
       r.step(s.data, s.order, s.first, s.count);
       const int mine = r.shard(s.count).count;
       if (mine == 0) return;
       mnist_gpu::accumulate_loss(r.net().row_loss(), mine, s.number, s.counters.loss_sum.data(),
                                  s.counters.bad_step(), s.stream);
-      mnist_gpu::predict_and_count(r.net().logits(), r.shard_labels(), mine, classes, s.predictions,
+      mnist_gpu::predict_and_count(r.net().logits(), r.shard_labels(), mine, r.net().classes(), s.predictions,
                                    s.counters.correct(), s.stream);
     };
     run.evaluate = mnist_gpu::evaluate_on_gpu;

@@ -32,7 +32,7 @@ class LayeredNetwork : public DeviceNetwork {
 
 // filters.png: the first layer's weights (write_filters_png of run_pictures.hpp), read from the
 // device; false (nothing written) when the first layer has none.
-bool write_filters_png(const std::string& path, const LayeredNetwork& net);
+bool write_filters_png(const std::string& path, LayeredNetwork& net);
 // feature_maps.png: test example `example` and the activations of every conv layer (after its ReLU,
 // when one follows) for it, one grey tile per channel. Runs a forward pass of that one example.
 void write_feature_maps_png(const std::string& path, LayeredNetwork& net, const course::Dataset& test,

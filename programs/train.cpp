@@ -1,29 +1,32 @@
-// The course's trainer: its command line and its two trainers (train_main.hpp).
-#include "train_main.hpp"
-
+// train: the course's trainer on whatever this machine has. On a GPU, lesson 08's trainer with the
+// course's own kernels (train_mnist's flags and output); without one, or with --device cpu, lesson
+// 02's CPU trainer on lesson 11's layers (threaded, vectorised GEMMs; --threads). It sits above the
+// lessons it combines, built from their solutions: the README's first command runs it.
 #include <cstdio>
 #include <string>
 
 #include "course/cli.hpp"
 #include "course/device_info.hpp"
-#include "course/error.hpp"
-#include "course/idx.hpp"
 #include "course/main.hpp"
 #include "course/number_text.hpp"
+#include "fast_host_network.hpp"
 #include "framework/epoch_log.hpp"
-#include "host_training.hpp"
 #include "framework/train_flags.hpp"
-#include "trainer.hpp"
 #include "framework/training_data.hpp"
+#include "host_training.hpp"
+#include "trainer.hpp"
 
-namespace course_trainer {
+#ifndef COURSE_OUTPUT_DIR
+#define COURSE_OUTPUT_DIR "out"
+#endif
 
 namespace {
 
-// Lesson 02's trainer on the CPU. Flags left out take lesson 02's defaults (TrainConfig{}), not
-// the GPU's: model A takes about half an hour per epoch on a CPU.
-framework::TrainSummary train_on_cpu(const course::ArgParser& args, const framework::TrainingData& data,
-                                     const CpuLayers& layers) {
+const std::string kCpuTrainer = "lesson 02's trainer on lesson 11's layers";
+
+// Lesson 02's trainer on the CPU, on lesson 11's layers. Flags left out take lesson 02's defaults
+// (TrainConfig{}), not the GPU's: model A takes about half an hour per epoch on a CPU.
+framework::TrainSummary train_on_cpu(const course::ArgParser& args, const framework::TrainingData& data) {
   for (const char* flag : {"--profile", "--conv", "--profile-steps"})
     if (args.given(flag)) std::printf("note: %s applies to the GPU trainer only; ignored\n", flag);
   framework::TrainConfig config;
@@ -31,29 +34,31 @@ framework::TrainSummary train_on_cpu(const course::ArgParser& args, const framew
   std::printf("CPU run: model %s, %d epoch(s), batch %d, lr %g%s\n", config.model.c_str(), config.epochs,
               config.batch, static_cast<double>(config.learning_rate()),
               args.given("--model") ? "" : " (lesson 02's defaults; --model a takes minutes per epoch here)");
-  const int threads = args.get_int("--threads") > 0 ? static_cast<int>(args.get_int("--threads")) : layers.default_threads;
-  return host_training::train(config, data, layers.maker(threads), layers.description(threads));
+  const int threads =
+      args.get_int("--threads") > 0 ? static_cast<int>(args.get_int("--threads")) : fast_cpu::default_threads();
+  return host_training::train(config, data, fast_cpu::network_maker(threads), fast_cpu::network_description(threads));
 }
 
-}  // namespace
-
-int train_main(int argc, char** argv, const TrainerProgram& program) {
+int train_main(int argc, char** argv) {
   const framework::TrainConfig cpu_defaults;  // named in the help of the flags they differ in
-  course::ArgParser args(program.name, program.about);
+  course::ArgParser args("train",
+                         "The course's trainer: a CNN on MNIST on the GPU with lesson 08's trainer and the course's own\n"
+                         "kernels; without a GPU, lesson 02's CPU trainer on lesson 11's layers. Writes metrics.csv and\n"
+                         "pictures to --out; --save DIR writes the weights as .npy files.");
   framework::TrainFlagWords words;  // the common flags, with what the CPU trainer does differently
-  words.out_default = program.out_default;
+  words.out_default = std::string(COURSE_OUTPUT_DIR) + "/lesson08";
   words.model_note = " (a: two 5x5 convs, 3136->512->10; small: conv 3x3x10, dense 100); CPU default: " +
                      cpu_defaults.model;
   words.epochs_note = " (CPU default: " + std::to_string(cpu_defaults.epochs) + ")";
   words.batch_note = " (CPU default: " + std::to_string(cpu_defaults.batch) + ")";
   words.lr_note = "; CPU sgd: " + course::shortest_text(cpu_defaults.default_lr(framework::OptimizerKind::sgd));
   mnist_gpu::add_gpu_train_flags(args, words);
-  const std::string cpu_trainer = "lesson 02's CPU trainer on " + program.cpu.name;
   args.add_choice("--device", "auto", {"auto", "gpu", "cpu"},
-                  "auto: the GPU when there is one, else " + cpu_trainer + "; gpu: fail without one");
+                  "auto: the GPU when there is one, else lesson 02's CPU trainer on lesson 11's layers; gpu: fail "
+                  "without one");
   args.add_int("--threads", 0, 0, 1024,
-               "CPU trainer only: threads of " + program.cpu.name + " (0: all cores, " +
-                   std::to_string(program.cpu.default_threads) + " here)");
+               "CPU trainer only: threads of lesson 11's layers (0: all cores, " +
+                   std::to_string(fast_cpu::default_threads()) + " here)");
   if (!args.parse(argc, argv)) return 0;
 
   const std::string device = args.get_string("--device");
@@ -64,13 +69,12 @@ int train_main(int argc, char** argv, const TrainerProgram& program) {
   const framework::TrainingData data = framework::load_training_data(config);
   const bool use_gpu = device == "gpu" || (device == "auto" && course::gpu_available());
   if (!use_gpu) {
-    const std::string trainer = "lesson 02's trainer on " + program.cpu.name;
     if (device == "auto")
       std::printf("no usable CUDA GPU (%s): training on the CPU with %s instead\n",
-                  course::query_devices().reason.c_str(), trainer.c_str());
+                  course::query_devices().reason.c_str(), kCpuTrainer.c_str());
     else
-      std::printf("--device cpu: training on the CPU with %s\n", trainer.c_str());
-    framework::print_summary(train_on_cpu(args, data, program.cpu), "CPU, " + trainer);
+      std::printf("--device cpu: training on the CPU with %s\n", kCpuTrainer.c_str());
+    framework::print_summary(train_on_cpu(args, data), "CPU, " + kCpuTrainer);
     return 0;
   }
   if (args.given("--threads")) std::printf("note: --threads applies to the CPU trainer only; ignored\n");
@@ -78,4 +82,6 @@ int train_main(int argc, char** argv, const TrainerProgram& program) {
   return 0;
 }
 
-}  // namespace course_trainer
+}  // namespace
+
+int main(int argc, char** argv) { return course::run_main([&] { return train_main(argc, argv); }); }
