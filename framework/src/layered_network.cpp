@@ -83,7 +83,7 @@ void write_feature_maps_png(const std::string& path, LayeredNetwork& net, const 
 }
 
 void profile_layers(std::FILE* out, LayeredNetwork& net, DeviceUpdate& update, const DeviceDataset& train, int batch,
-                    int steps, const StepKernels& kernels, const std::string& title, int warmup) {
+                    int steps, const StepKernels& kernels, const std::string& what, int warmup) {
   ParameterStore& params = net.parameters();
   const int n = train.count;
   batch = std::min(batch, n);
@@ -129,7 +129,8 @@ void profile_layers(std::FILE* out, LayeredNetwork& net, DeviceUpdate& update, c
 
   snapshot.restore();
   CUDA_CHECK(cudaDeviceSynchronize());
-  print_pass_profile(out, profile, title, params.parameter_count());
+  print_pass_profile(out, profile, "model " + net.spec().name + ", " + what + ", batch " + std::to_string(batch),
+                     params.parameter_count());
 }
 
 }  // namespace framework

@@ -21,41 +21,40 @@ framework::TrainSummary train_on_gpu(const GpuTrainConfig& config, const framewo
                                      const GpuTrainerExtras& extras) {
   const host_training::OptimizerConfig opt_config = host_training::optimizer_config(config);
   framework::DeviceRun run = extras;  // what a later lesson plugs into the run, handed on
-  GpuNetwork* layers = nullptr;       // this lesson's network, when it trains one (its pictures and profile)
   if (!run.network) {
+    // The hooks below get back the network made here: a GpuNetwork.
+    auto layers = [](framework::DeviceNetwork& net) -> GpuNetwork& { return static_cast<GpuNetwork&>(net); };
     run.network = [&](const host_training::ModelSpec& spec, const std::vector<host_training::Parameter>& init,
-                      int max_batch) -> std::unique_ptr<framework::DeviceNetwork> {
-      auto net = std::make_unique<GpuNetwork>(spec, init, max_batch, config.conv, extras.layers, extras.loss);
+                      int max_batch) -> std::shared_ptr<framework::DeviceNetwork> {
+      auto net = std::make_shared<GpuNetwork>(spec, init, max_batch, config.conv, extras.layers, extras.loss);
       if (extras.stream) net->set_stream(extras.stream);
-      layers = net.get();
       return net;
     };
-    run.network_text = [&](framework::DeviceNetwork&) { return "conv " + layers->conv_summary(); };
+    run.network_text = [=](framework::DeviceNetwork& net) { return "conv " + layers(net).conv_summary(); };
     run.describe = [&](framework::DeviceNetwork& net) {
       char mib[32];
-      std::snprintf(mib, sizeof mib, "%.1f", double(layers->device_bytes()) / (1 << 20));
+      std::snprintf(mib, sizeof mib, "%.1f", double(layers(net).device_bytes()) / (1 << 20));
       return (extras.describe ? extras.describe(net) : std::string()) + "data: " +
              std::to_string(data.train.count()) + " training and " + std::to_string(data.test.count()) +
              " test images from " + data.dir + ", on the GPU; network buffers " + mib + " MiB\n";
     };
-    run.layer_profile = [&](framework::DeviceNetwork&, framework::DeviceUpdate& update,
+    run.layer_profile = [=](framework::DeviceNetwork& net, framework::DeviceUpdate& update,
                             const framework::DeviceDataset& train, int batch, int steps) {
-      framework::profile_layers(stdout, *layers, update, train, batch, steps, step_kernels(),
-                                "model " + layers->spec().name + ", conv " + layers->conv_summary() + ", batch " +
-                                    std::to_string(std::min(batch, train.count)));
+      framework::profile_layers(stdout, layers(net), update, train, batch, steps, step_kernels(),
+                                "conv " + layers(net).conv_summary());
     };
     run.network_pictures = {"filters.png", "feature_maps.png"};
-    run.draw_network = [&](framework::DeviceNetwork&, const framework::RunFiles& files, const course::Dataset& test,
+    run.draw_network = [=](framework::DeviceNetwork& net, const framework::RunFiles& files, const course::Dataset& test,
                            const framework::DeviceDataset& test_on_device) {
       std::vector<std::string> drawn;
-      if (framework::write_filters_png(files.out_path("filters.png"), *layers)) drawn.push_back("filters.png");
-      framework::write_feature_maps_png(files.out_path("feature_maps.png"), *layers, test, test_on_device);
+      if (framework::write_filters_png(files.out_path("filters.png"), layers(net))) drawn.push_back("filters.png");
+      framework::write_feature_maps_png(files.out_path("feature_maps.png"), layers(net), test, test_on_device);
       drawn.push_back("feature_maps.png");
       return drawn;
     };
   }
   run.optimizer = [&](framework::DeviceNetwork& net) {
-    return std::make_unique<DeviceOptimizer>(opt_config, net.parameters(), extras.rule);
+    return std::make_shared<DeviceOptimizer>(opt_config, net.parameters(), extras.rule);
   };
   char lr[64];
   std::snprintf(lr, sizeof lr, " lr %g", double(opt_config.lr));

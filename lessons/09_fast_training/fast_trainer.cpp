@@ -24,8 +24,8 @@ framework::TrainSummary train_fast(const FastTrainConfig& config, const framewor
   extras.stream = stream.get();
   extras.network = [&](const host_training::ModelSpec& spec, const std::vector<host_training::Parameter>& init,
                        int max_batch) {
-    return std::unique_ptr<framework::DeviceNetwork>(std::make_unique<FastNetwork>(
-        spec, init, max_batch, stream.get(), config.conv, config.conv_kernels, config.math));
+    return std::make_shared<FastNetwork>(spec, init, max_batch, stream.get(), config.conv, config.conv_kernels,
+                                         config.math);
   };
   // The hooks below get back the network made above: a FastNetwork.
   auto fast_network = [](framework::DeviceNetwork& net) -> FastNetwork& { return static_cast<FastNetwork&>(net); };

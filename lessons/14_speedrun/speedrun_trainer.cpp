@@ -95,8 +95,7 @@ SeedResult run_seed(const Recipe& r, const host_training::ModelSpec& spec, const
     std::printf("\nprofile: one training step of batch %d (forward, loss, backward, update; the shifts not in it)\n",
                 batch);
     framework::profile_layers(stdout, net, optimizer, train, batch, 200, mnist_gpu::step_kernels(),
-                              "model " + net.spec().name + ", conv " + net.conv_summary() + ", batch " +
-                                  std::to_string(std::min(batch, train.count)));
+                              "conv " + net.conv_summary());
     std::printf("\n");
     std::fflush(stdout);
   }

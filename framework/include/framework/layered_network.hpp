@@ -40,10 +40,11 @@ void write_feature_maps_png(const std::string& path, LayeredNetwork& net, const 
 
 // --profile for a layered network: `steps` training steps (after `warmup`) on full batches of
 // `train` (gathered and summed by `kernels`, on the default stream), each layer's forward and
-// backward and each layer's update (the optimizer's update_range over its weight and bias) timed, then the table printed with `title` ("model a, conv auto, batch
-// 128"). The weights and the optimizer's state are saved before and put back after, so profiling
+// backward and each layer's update (the optimizer's update_range over its weight and bias) timed,
+// then the table printed, titled "model <name>, <what>, batch <batch>" (what: e.g. "conv auto"). The
+// weights and the optimizer's state are saved before and put back after, so profiling
 // does not change the run.
 void profile_layers(std::FILE* out, LayeredNetwork& net, DeviceUpdate& update, const DeviceDataset& train, int batch,
-                    int steps, const StepKernels& kernels, const std::string& title, int warmup = 10);
+                    int steps, const StepKernels& kernels, const std::string& what, int warmup = 10);
 
 }  // namespace framework
