@@ -1,7 +1,6 @@
 // Lesson 13 (given): the networks a replica can train (network_kinds.hpp).
 #include "network_kinds.hpp"
 
-#include <algorithm>
 
 #include "beyond_gpu_layers.hpp"
 #include "course/error.hpp"
@@ -25,6 +24,13 @@ const host_training::ModelSpec& runs_on_streams(const host_training::ModelSpec& 
     throw course::Error("model " + spec.name + ": every layer of a replica launches on its rank's stream; " + problem);
   return spec;
 }
+
+// Each layer's weight tensor in the store, -1 for a layer without parameters.
+std::vector<long> weight_of_layers(const framework::LayerStack& net) {
+  std::vector<long> weights;
+  for (size_t i = 0; i < net.layer_count(); ++i) weights.push_back(net.layer_plan(i).weight);
+  return weights;
+}
 }  // namespace
 
 LayerListNetwork::LayerListNetwork(const host_training::ModelSpec& spec,
@@ -32,28 +38,22 @@ LayerListNetwork::LayerListNetwork(const host_training::ModelSpec& spec,
                                    cudaStream_t stream, uint64_t seed)
     : GpuNetwork(runs_on_streams(spec), init, max_batch, mnist_gpu::ConvAlgorithm::automatic,
                  beyond_mnist::gpu_layer_maker(spec, seed, beyond_mnist::GpuLayers::lesson09),
-                 beyond_mnist::fused_loss_maker()) {
+                 beyond_mnist::fused_loss_maker()),
+      readiness_(weight_of_layers(*this)) {
   set_stream(stream);
-  std::vector<long> weight_of_layer;
-  for (const auto& layer : layers()) {
-    layer_names_.push_back(layer->name());
-    weight_of_layer.push_back(layer->plan().weight);
-  }
-  readiness_ = std::make_unique<GradientReadiness>(std::move(weight_of_layer));
   set_observer(this);
 }
 
 void LayerListNetwork::forward_backward(const float* x, const int* labels, int batch) {
-  readiness_->pass_begins();
+  readiness_.pass_begins();
   GpuNetwork::forward_backward(x, labels, batch);
-  if (hook_) readiness_->pass_ends(hook_);  // 13.3: the first layers, once the whole pass has returned
+  if (hook_) readiness_.pass_ends(hook_);  // 13.3: the first layers, once the whole pass has returned
 }
 
 void LayerListNetwork::pass_starts(const std::string& who, bool backward) {
   if (!backward || !hook_) return;
-  const auto it = std::find(layer_names_.begin(), layer_names_.end(), who);
-  if (it == layer_names_.end()) return;  // the loss
-  readiness_->backward_starts(size_t(it - layer_names_.begin()), hook_);  // 13.3
+  for (size_t i = 0; i < layer_count(); ++i)  // the loss is none of the layers
+    if (layer_name(i) == who) return readiness_.backward_starts(i, hook_);  // 13.3
 }
 
 std::unique_ptr<framework::DeviceNetwork> make_replica_network(NetworkKind kind, const host_training::ModelSpec& spec,

@@ -39,8 +39,7 @@ class LayerListNetwork : public mnist_gpu::GpuNetwork, private mnist_gpu::PassOb
 
  private:
   void pass_starts(const std::string& who, bool backward) override;
-  std::vector<std::string> layer_names_;  // position -> name (what the observer hears)
-  std::unique_ptr<GradientReadiness> readiness_;
+  GradientReadiness readiness_;  // over this network's layers (the base class built them first)
   GradientHook hook_;
 };
 
