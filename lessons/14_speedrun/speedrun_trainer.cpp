@@ -94,7 +94,7 @@ SeedResult run_seed(const Recipe& r, const host_training::ModelSpec& spec, const
   if (profile) {  // lesson 08's table; it restores the weights and the optimizer's state afterwards
     std::printf("\nprofile: one training step of batch %d (forward, loss, backward, update; the shifts not in it)\n",
                 batch);
-    framework::profile_layers(stdout, net, optimizer, train, batch, 200, mnist_gpu::step_kernels(),
+    framework::profile_layers(stdout, net, optimizer, train, batch, r.profile_steps, mnist_gpu::step_kernels(),
                               "conv " + net.conv_summary());
     std::printf("\n");
     std::fflush(stdout);

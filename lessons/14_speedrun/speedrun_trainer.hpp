@@ -39,6 +39,7 @@ struct Recipe {
   int seeds = 10;
   int val = 0;                      // > 0: validation split of that many training images; test unused
   bool profile = false;             // before the first seed's run: lesson 08's table of every pass (not timed)
+  int profile_steps = 200;          // the steps that table averages over
   float default_lr() const { return optimizer == framework::OptimizerKind::adam ? 0.003f : 0.1f; }
   float peak_lr() const { return lr > 0.f ? lr : default_lr(); }
 };

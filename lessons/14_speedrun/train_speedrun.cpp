@@ -59,6 +59,7 @@ int main(int argc, char** argv) {
     words.datasets = {"mnist", "fashion"};
     words.dataset_help = "data set: mnist or fashion (Fashion-MNIST)";
     words.data_help = "folder with the data set's files (default: the data set's folder under data/)";
+    words.profile_help = "before the first seed's run: the time of every layer's passes and the update (not timed)";
     framework::add_train_flags(args, common, words);
     args.add_float("--momentum", framework::flag_default(defaults.momentum), 0.0, 0.999, "momentum of nesterov and sgd");
     args.add_float("--weight-decay", framework::flag_default(defaults.weight_decay), 0.0, 1.0, "L2 weight decay added to every gradient");
@@ -76,7 +77,6 @@ int main(int argc, char** argv) {
     args.add_int("--val", defaults.val, 0, 1 << 30,
                  "hold out the last N training images and report accuracy on them, never on the test set "
                  "(for choosing a recipe); 0: the test set");
-    args.add_flag("--profile", "before the first seed's run: the time of every layer's passes and the update (not timed)");
     if (!args.parse(argc, argv)) return 0;
 
     framework::FlagOptions options;  // any layer kind; --model <name> also names models/<name>.txt
@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
     recipe.precision = args.get_string("--precision");
     recipe.seeds = static_cast<int>(args.get_int("--seeds"));
     recipe.val = static_cast<int>(args.get_int("--val"));
-    recipe.profile = args.flag("--profile");
+    recipe.profile = common.profile, recipe.profile_steps = common.profile_steps;
 
     if (recipe.schedule == speedrun::Schedule::constant && args.given("--warmup"))
       throw course::Error("--warmup: the constant schedule has no warm-up (use --schedule one-cycle)");
