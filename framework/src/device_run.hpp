@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "course/arithmetic.hpp"
 #include "framework/device_trainer.hpp"
 #include "framework/host_barrier.hpp"
 
@@ -38,7 +39,7 @@ struct RankSide {
 };
 
 // The examples of a step's batch that one rank's network takes at most (rank 0's share).
-inline int share_of_batch(int batch, int ranks) { return (batch + ranks - 1) / ranks; }
+inline int share_of_batch(int batch, int ranks) { return course::ceil_div(batch, ranks); }
 // The batch rank `rank`'s network is built for: its share, and the evaluation's batch on the lead.
 inline int network_batch(int batch, int rank, int ranks) {
   const int share = share_of_batch(batch, ranks);

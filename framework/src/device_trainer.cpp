@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "course/arithmetic.hpp"
 #include "course/cuda_check.hpp"
 #include "course/device_buffer.hpp"
 #include "course/device_info.hpp"
@@ -86,7 +87,7 @@ void train_rank(const TrainConfig& config, const TrainingData& data, const Devic
   // Everything a step touches exists before the first step and keeps its address (a captured step
   // holds the pointers): no allocation inside the loop.
   const int n = train.count, classes = spec.classes;
-  const int steps_per_epoch = (n + batch - 1) / batch;
+  const int steps_per_epoch = course::ceil_div(n, batch);
   course::DeviceBuffer<float> x(size_t(batch) * train.per_example);
   course::DeviceBuffer<int> labels{size_t(batch)}, predictions{size_t(batch)}, order{size_t(n)};
   EpochCounters counters;

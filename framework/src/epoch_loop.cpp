@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "course/arithmetic.hpp"
 #include "course/error.hpp"
 #include "course/progress.hpp"
 #include "course/timer.hpp"
@@ -35,7 +36,7 @@ TrainSummary run_epochs(const EpochLoop& loop, LossWatch* watch, EpochLog* log, 
     throw course::Error("run_epochs: examples, batch and epochs must be >= 1");
   const bool lead = log != nullptr;
   const int n = loop.examples, batch = std::min(loop.batch, loop.examples);
-  const int steps_per_epoch = (n + batch - 1) / batch;
+  const int steps_per_epoch = course::ceil_div(n, batch);
   const std::vector<std::pair<int, int>> stretches = report_stretches(steps_per_epoch);
 
   for (int epoch = 0; epoch < loop.epochs; ++epoch) {

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "course/arithmetic.hpp"
 #include "course/cuda_check.hpp"
 #include "course/device_info.hpp"
 #include "course/error.hpp"
@@ -32,7 +33,7 @@ __global__ void __launch_bounds__(kWgThreads, 1)
 
   const int warpgroup = threadIdx.x / 128, t = threadIdx.x % 128;
   const int m0 = blockIdx.y * kWgTileM, n0 = blockIdx.x * kWgTileN;
-  const int k_tiles = (K + F::kStageK - 1) / F::kStageK;
+  const int k_tiles = course::ceil_div(K, int(F::kStageK));
   if (threadIdx.x == 0) {
     for (int s = 0; s < kWgStages; ++s) {
       barrier_init(&full[s], 1);   // the producer's arrive (+ the copies' bytes)
@@ -137,7 +138,7 @@ void launch_wgmma(const CUtensorMap& a_map, const CUtensorMap& b_map, float* C, 
                   cudaStream_t stream) {
   const auto kernel = gemm_wgmma_kernel<F>;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kWgSmemBytes));
-  const dim3 grid(unsigned((N + kWgTileN - 1) / kWgTileN), unsigned((M + kWgTileM - 1) / kWgTileM));
+  const dim3 grid(unsigned(course::ceil_div(N, kWgTileN)), unsigned(course::ceil_div(M, kWgTileM)));
   kernel<<<grid, kWgThreads, kWgSmemBytes, stream>>>(a_map, b_map, C, M, N, K);
   CUDA_CHECK_LAUNCH();
 }
