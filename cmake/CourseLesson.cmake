@@ -6,6 +6,9 @@
 #                                      (lessons/NN_slug/<f> or solutions/NN_slug/<f>)
 #     [SOURCES <files...>]             read-only sources in lessons/NN_slug
 #     [DEPS <targets...>]              earlier lessons: link their *_ref targets
+#     [ON <exercise library>]          an earlier exercise library of this lesson: <name> links it,
+#                                      <name>_ref links its _ref (your steps under yours)
+#     [DEFINITIONS <definitions...>]   compile definitions, public
 #     [MIN_ARCH <NN>]                  code that needs compute capability NN.0: a build whose
 #                                      architectures are all older also gets sm_NN, so that the
 #                                      code is always compiled (its launchers refuse older GPUs)
@@ -19,7 +22,7 @@
 #               or when the lesson number is in COURSE_FROM_SOLUTIONS.
 # Never link <name> and <name>_ref into one program: they define the same symbols.
 function(course_exercise_library name)
-  cmake_parse_arguments(ARG "" "LESSON;MIN_ARCH" "EXERCISES;SOURCES;DEPS;SM90A_SOURCES" ${ARGN})
+  cmake_parse_arguments(ARG "" "LESSON;MIN_ARCH;ON" "EXERCISES;SOURCES;DEPS;SM90A_SOURCES;DEFINITIONS" ${ARGN})
   if(NOT ARG_LESSON)
     message(FATAL_ERROR "course_exercise_library(${name}): LESSON is required")
   endif()
@@ -42,9 +45,13 @@ function(course_exercise_library name)
   set_property(GLOBAL PROPERTY COURSE_EXERCISE_ROOT_${number} ${own_root})
 
   foreach(impl ref own)
+    set(on "")
     if(impl STREQUAL "ref")
       set(root ${CMAKE_SOURCE_DIR}/solutions/${ARG_LESSON})
       set(target ${name}_ref)
+      if(ARG_ON)
+        set(on ${ARG_ON}_ref)
+      endif()
     else()
       if(own_root STREQUAL "solutions")
         add_library(${name} ALIAS ${name}_ref)
@@ -52,6 +59,7 @@ function(course_exercise_library name)
       endif()
       set(root ${lesson_dir})
       set(target ${name})
+      set(on ${ARG_ON})
     endif()
     set(sources ${readonly})
     foreach(f IN LISTS ARG_EXERCISES)
@@ -65,7 +73,10 @@ function(course_exercise_library name)
     # solutions/ or lessons/ ("" would look next to the including file first).
     target_include_directories(${target} BEFORE PRIVATE ${root})
     target_include_directories(${target} PUBLIC ${lesson_dir})
-    target_link_libraries(${target} PUBLIC course_common ${ARG_DEPS})
+    target_link_libraries(${target} PUBLIC course_common ${on} ${ARG_DEPS})
+    if(ARG_DEFINITIONS)
+      target_compile_definitions(${target} PUBLIC ${ARG_DEFINITIONS})
+    endif()
     set_target_properties(${target} PROPERTIES CUDA_SEPARABLE_COMPILATION OFF
                                                POSITION_INDEPENDENT_CODE ON)
     course_cuda_options(${target})

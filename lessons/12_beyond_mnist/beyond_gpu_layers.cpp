@@ -70,59 +70,35 @@ void DropoutLayer::backward(const float*, const float* dy, int batch) {
   dropout_backward_gpu(dy, input_grad(), n, plan_.spec.rate, key_and_passes_.data(), stream_);
 }
 
-namespace {
-
-enum class Kernels { lesson08, tiled_conv, implicit_conv, dense, relu_pool, activation, dropout };
-
-// Whether layer `index`'s output can never be negative: a ReLU or a sigmoid wrote it, and only
-// max-pools and dropouts (which keep the sign) came after.
-bool never_negative(const std::vector<host_training::LayerPlan>& plans, size_t index) {
-  for (size_t i = index + 1; i-- > 0;) {
-    const LayerKind kind = plans[i].spec.kind;
-    if (kind == LayerKind::relu || kind == LayerKind::sigmoid) return true;
-    if (kind != LayerKind::maxpool && kind != LayerKind::dropout) return false;
+const char* kernels_name(LayerKernels kernels) {
+  switch (kernels) {
+    case LayerKernels::lesson08: return "lesson08";
+    case LayerKernels::tiled_conv: return "tiled_conv";
+    case LayerKernels::implicit_conv: return "implicit_conv";
+    case LayerKernels::dense: return "dense";
+    case LayerKernels::relu_pool: return "relu_pool";
+    case LayerKernels::folded_relu: return "folded_relu";
+    case LayerKernels::activation: return "activation";
+    case LayerKernels::dropout: return "dropout";
   }
-  return false;  // the network's input: pixels may have been shifted below 0
+  return "?";
 }
-
-// Which kernels run layer `index` (with `layers`); `why`, if given, says why lesson 08's.
-Kernels kernels_for(const std::vector<host_training::LayerPlan>& plans, size_t index, GpuLayers layers,
-                    std::string* why = nullptr) {
-  const host_training::LayerPlan& plan = plans[index];
-  const bool fast = layers == GpuLayers::lesson09;
-  auto lesson08 = [&](const char* reason) {
-    if (why) *why = fast ? reason : "--gpu-layers lesson08";
-    return Kernels::lesson08;
-  };
-  switch (plan.spec.kind) {
-    case LayerKind::sigmoid:
-    case LayerKind::tanh: return Kernels::activation;
-    case LayerKind::dropout: return Kernels::dropout;
-    case LayerKind::dense: return fast ? Kernels::dense : lesson08("");
-    case LayerKind::relu: return fast ? Kernels::relu_pool : lesson08("");
-    case LayerKind::conv:
-      if (!fast) return lesson08("");
-      if (runs_tiled_conv(plan)) return Kernels::tiled_conv;
-      if (conv_is_dense(plan)) return Kernels::dense;
-      if (plan.spec.stride == 1 || index == 0) return Kernels::implicit_conv;
-      return lesson08("a strided convolution's input gradient");
-    case LayerKind::maxpool:
-      if (!fast) return lesson08("");
-      if (plan.spec.stride != plan.spec.window) return lesson08("its windows overlap");
-      if (index == 0 || !never_negative(plans, index - 1))
-        return lesson08("its input can be negative: lesson 09's pool folds a ReLU in");
-      return Kernels::relu_pool;
-  }
-  return lesson08("");
-}
-
-}  // namespace
 
 namespace {
 
+// Your choice (12.4) for every layer of the list.
+std::vector<LayerKernels> choices(const std::vector<host_training::LayerPlan>& plans, GpuLayers layers) {
+  std::vector<LayerKernels> chosen;
+  for (size_t i = 0; i < plans.size(); ++i) chosen.push_back(choose_kernels(plans, i, layers));
+  return chosen;
+}
+
+// A first conv, relu and max-pool that lesson 09's thin kernels run (09.13), with the relu folded
+// into the pool.
 bool thin_first(const std::vector<host_training::LayerPlan>& plans, int max_batch) {
   return plans.size() >= 3 && plans[0].spec.kind == LayerKind::conv && plans[1].spec.kind == LayerKind::relu &&
-         plans[2].spec.kind == LayerKind::maxpool && kernels_for(plans, 2, GpuLayers::lesson09) == Kernels::relu_pool &&
+         plans[2].spec.kind == LayerKind::maxpool &&
+         choose_kernels(plans, 2, GpuLayers::lesson09) == LayerKernels::relu_pool &&
          fast_training::thin_conv_problem(host_training::conv_shape_of(plans[0], max_batch),
                                           host_training::pool_shape_of(plans[2], max_batch))
              .empty();
@@ -143,12 +119,8 @@ mnist_gpu::LayerMaker gpu_layer_maker(const host_training::ModelSpec& spec, uint
   // A thin first conv (09.13) and the pool two layers later share a ThinBlock: made with the conv,
   // handed to the pool when the pool is made.
   auto thin_block = std::make_shared<std::shared_ptr<ThinBlock>>();
-  auto folds = [plans, layers](size_t index) {  // whether relu `index` is folded into the pool after it
-    return plans[index].spec.kind == LayerKind::relu && index + 1 < plans.size() &&
-           plans[index + 1].spec.kind == LayerKind::maxpool &&
-           kernels_for(plans, index + 1, layers) == Kernels::relu_pool;
-  };
-  return [plans, seed, layers, last_folded, thin_block, folds, other](const std::string& name, size_t index,
+  const std::vector<LayerKernels> chosen = choices(plans, layers);
+  return [plans, seed, layers, last_folded, thin_block, chosen, other](const std::string& name, size_t index,
                                                                        const host_training::LayerPlan& plan,
                                int max_batch, mnist_gpu::ParamView weight,
                                mnist_gpu::ParamView bias) -> std::unique_ptr<mnist_gpu::Layer> {
@@ -156,7 +128,7 @@ mnist_gpu::LayerMaker gpu_layer_maker(const host_training::ModelSpec& spec, uint
       throw course::Error("gpu_layer_maker: layer " + name + " is not the maker's network's layer " +
                           std::to_string(index + 1));
     const bool input_grad = index > 0;  // the network's input: nobody reads its gradient
-    const Kernels kernels = kernels_for(plans, index, layers);
+    const LayerKernels kernels = chosen[index];
     if (index == 0 && layers == GpuLayers::lesson09 && other.thin_first && thin_first(plans, max_batch)) {
       *thin_block = std::make_shared<ThinBlock>();
       if (other.conv && other.conv->runs(host_training::conv_shape_of(plan, max_batch)))
@@ -167,22 +139,25 @@ mnist_gpu::LayerMaker gpu_layer_maker(const host_training::ModelSpec& spec, uint
     }
     // Other convolution kernels take every conv they run that lesson 09 would have run (a whole-input
     // conv stays a dense product).
-    if ((kernels == Kernels::tiled_conv || kernels == Kernels::implicit_conv) && other.conv &&
+    if ((kernels == LayerKernels::tiled_conv || kernels == LayerKernels::implicit_conv) && other.conv &&
         other.conv->runs(host_training::conv_shape_of(plan, max_batch)))
       return std::make_unique<OtherConvLayer>(name, plan, max_batch, weight, bias, input_grad, other.conv, other.math);
     switch (kernels) {
-      case Kernels::tiled_conv: return std::make_unique<FastConvLayer>(name, plan, max_batch, weight, bias, input_grad);
-      case Kernels::implicit_conv:
+      case LayerKernels::tiled_conv: return std::make_unique<FastConvLayer>(name, plan, max_batch, weight, bias, input_grad);
+      case LayerKernels::implicit_conv:
         return std::make_unique<ImplicitConvLayer>(name, plan, max_batch, weight, bias, input_grad, other.math);
-      case Kernels::dense:
+      case LayerKernels::dense:
         return std::make_unique<FastDenseLayer>(name, plan, max_batch, weight, bias, input_grad, other.math);
-      case Kernels::relu_pool: {
-        if (folds(index)) {
-          auto relu = std::make_unique<FoldedReluLayer>(name, plan, max_batch);
-          *last_folded = relu.get();
-          return relu;
-        }
-        const bool after_fold = index > 0 && folds(index - 1);
+      case LayerKernels::folded_relu: {
+        if (index + 1 >= chosen.size() || chosen[index + 1] != LayerKernels::relu_pool)
+          throw course::Error("gpu_layer_maker: choose_kernels folds " + name +
+                              " into a next layer that is not a relu_pool max-pool: its output would never be written");
+        auto relu = std::make_unique<FoldedReluLayer>(name, plan, max_batch);
+        *last_folded = relu.get();
+        return relu;
+      }
+      case LayerKernels::relu_pool: {
+        const bool after_fold = index > 0 && chosen[index - 1] == LayerKernels::folded_relu;
         if (after_fold && !*last_folded)
           throw course::Error("gpu_layer_maker: " + name + " was asked for before the relu folded into it");
         FoldedReluLayer* relu = after_fold ? *last_folded : nullptr;
@@ -195,9 +170,9 @@ mnist_gpu::LayerMaker gpu_layer_maker(const host_training::ModelSpec& spec, uint
         }
         return pool;
       }
-      case Kernels::activation: return std::make_unique<ActivationLayer>(name, plan, max_batch);
-      case Kernels::dropout: return std::make_unique<DropoutLayer>(name, index, plan, max_batch, seed);
-      case Kernels::lesson08: return nullptr;
+      case LayerKernels::activation: return std::make_unique<ActivationLayer>(name, plan, max_batch);
+      case LayerKernels::dropout: return std::make_unique<DropoutLayer>(name, index, plan, max_batch, seed);
+      case LayerKernels::lesson08: return nullptr;
     }
     return nullptr;
   };
@@ -207,7 +182,7 @@ std::string stream_problem(const host_training::ModelSpec& spec) {
   const std::vector<host_training::LayerPlan> plans = host_training::plan_layers(spec);
   for (size_t i = 0; i < plans.size(); ++i) {
     std::string why;
-    if (kernels_for(plans, i, GpuLayers::lesson09, &why) == Kernels::lesson08)
+    if (choose_kernels(plans, i, GpuLayers::lesson09, &why) == LayerKernels::lesson08)
       return "layer " + std::to_string(i + 1) + " '" + host_training::layer_text(plans[i].spec) +
              "' runs on lesson 08's kernels (" + why + ")";
   }

@@ -9,6 +9,7 @@
 #include "fast_network.hpp"
 #include "host_training.hpp"
 #include "layer.hpp"
+#include "layer_kernels.hpp"  // GpuLayers, your choose_kernels (12.4)
 #include "network.hpp"
 
 namespace beyond_mnist {
@@ -45,10 +46,6 @@ class DropoutLayer : public mnist_gpu::Layer {
   course::DeviceBuffer<uint64_t> key_and_passes_;  // [0] the last training pass's key, [1] passes so far
 };
 
-// Which GPU layers build a network: lesson 08's for conv, relu, max-pool and dense, or lesson 09's
-// kernels wherever they run them (fast_gpu_layers.hpp). Sigmoid, tanh and dropout are yours in both.
-enum class GpuLayers { lesson08, lesson09 };
-
 // What lesson 09's layers may run besides lesson 09's FP32 kernels (a later lesson's choice):
 // other kernels for the convolutions they run (lesson 10's Tensor Core convolutions), and the math
 // of the implicit-GEMM convolutions and the dense products (TF32: lesson 10).
@@ -64,9 +61,9 @@ struct OtherKernels {
 // thin kernels (09.13) when OtherKernels::thin_first asks for them.
 bool runs_thin_first(const host_training::ModelSpec& spec, int max_batch);
 
-// Builds the layers of `spec` that lesson 08 does not (ActivationLayer, DropoutLayer drawing from
-// `seed`) and, with GpuLayers::lesson09, the others on lesson 09's kernels where they run them (or
-// on `other`'s); the rest stays lesson 08's.
+// Builds the layers of `spec` that your choose_kernels (12.4) gives to this lesson's layers:
+// ActivationLayer, DropoutLayer drawing from `seed` and, with GpuLayers::lesson09, lesson 09's
+// kernels (or `other`'s convolutions where they run them); the rest stays lesson 08's.
 mnist_gpu::LayerMaker gpu_layer_maker(const host_training::ModelSpec& spec, uint64_t seed, GpuLayers layers,
                                       const OtherKernels& other = {});
 // "" when every layer gpu_layer_maker(spec, ., lesson09) builds (and the loss, fused_loss_maker's)

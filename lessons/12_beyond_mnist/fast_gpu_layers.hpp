@@ -1,7 +1,9 @@
 #pragma once
-// Lesson 12 (given): lesson 09's faster kernels as layers of lesson 08's GPU network, so that any
-// network a layer list describes trains on them, and on a stream of its own, so that whole training
-// steps can be captured into CUDA graphs (lesson 09's 09.9). Built from lesson 09's solutions.
+// Lesson 12: lesson 09's faster kernels as layers of lesson 08's GPU network, so that any network a
+// layer list describes trains on them, and on a stream of its own, so that whole training steps can
+// be captured into CUDA graphs (lesson 09's 09.9). Given: the classes, their checks and buffers
+// (fast_gpu_layers.cpp); yours: their forward and backward passes (exercises/fast_layer_passes.cpp,
+// step 12.5), on lesson 09's solutions' kernels. Which layer runs where is your 12.4.
 //
 //   conv    09.10/09.11's tiled kernels (stride 1, 3x3 or 5x5, at least 8 input channels, outputs
 //           of 4x4 or more: conv_tiled_problem), else 09.2-09.4's implicit GEMM; a convolution whose

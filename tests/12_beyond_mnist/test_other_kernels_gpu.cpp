@@ -122,7 +122,7 @@ Run train(const host_training::ModelSpec& spec, const std::vector<host_training:
 }  // namespace
 
 TEST_CASE("lesson 12's layers on lesson 10's BF16 convolutions take lesson 09's FP32 steps, up to BF16's rounding",
-          "[12-other_kernels_gpu]") {
+          "[12.5]") {
   INFO(tensor_cores::tensor_core_problem());  // the program asks for compute capability 8.0 (MIN_CC 80)
   REQUIRE(tensor_cores::tensor_core_problem().empty());
   host_training::ModelSpec spec = host_training::model_from_text(kModel);
@@ -171,7 +171,7 @@ TEST_CASE("lesson 12's layers on lesson 10's BF16 convolutions take lesson 09's 
 // The layer keeps its own BF16 copy of the weights: every forward pass must write it from the
 // weights as they are then, not as they were when the copy was first made.
 TEST_CASE("lesson 12's layers on lesson 10's BF16 convolutions read the weights as they are at each pass",
-          "[12-other_kernels_gpu]") {
+          "[12.5]") {
   REQUIRE(tensor_cores::tensor_core_problem().empty());
   host_training::ModelSpec spec = host_training::model_from_text(kModel);
   spec.height = spec.width = kSide;
@@ -192,7 +192,7 @@ TEST_CASE("lesson 12's layers on lesson 10's BF16 convolutions read the weights 
 // Lesson 09's thin kernels (09.13) for the first conv, its relu and pool while training: FP32 steps
 // as the separate passes' up to rounding; with the BF16 convolutions after it, the same bits direct
 // and from a graph with the weight gradients on a side stream; evaluation (logits) as before.
-TEST_CASE("lesson 12's thin first layer (09.13) takes the separate passes' steps", "[12-other_kernels_gpu]") {
+TEST_CASE("lesson 12's thin first layer (09.13) takes the separate passes' steps", "[12.5]") {
   REQUIRE(tensor_cores::tensor_core_problem().empty());
   host_training::ModelSpec spec = host_training::model_from_text(kModel);
   spec.height = spec.width = kSide;
