@@ -4,20 +4,22 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <memory>
 
 #include "beyond_gpu_layers.hpp"
 #include "branch.hpp"
+#include "course/arithmetic.hpp"
 #include "course/atomic_file.hpp"
 #include "course/cuda_check.hpp"
 #include "course/device_info.hpp"
 #include "course/error.hpp"
 #include "course/timer.hpp"
 #include "framework/device_data.hpp"
-#include "framework/epoch_counters.hpp"
 #include "evaluation.hpp"
 #include "fast_gpu_layers.hpp"
 #include "framework/run_files.hpp"
+#include "framework/timed_run.hpp"
 #include "image_shift.hpp"
 #include "mnist_gpu.hpp"
 #include "network.hpp"
@@ -65,7 +67,7 @@ SeedResult run_seed(const Recipe& r, const host_training::ModelSpec& spec, const
   fast_training::Stream stream;
   const cudaStream_t s = stream.get();
   const int n = train.count, batch = std::min(r.batch, n);
-  const int steps_per_epoch = (n + batch - 1) / batch, total_steps = steps_per_epoch * r.epochs;
+  const int total_steps = course::ceil_div(n, batch) * r.epochs;
   const int warmup_steps = std::min(total_steps - 1, int(std::lround(double(r.warmup) * total_steps)));
 
   mnist_gpu::GpuNetwork net(spec, host_training::init_parameters(spec, seed), std::max(batch, mnist_gpu::kEvalBatch),
@@ -79,18 +81,6 @@ SeedResult run_seed(const Recipe& r, const host_training::ModelSpec& spec, const
   const mnist_gpu::DeviceUpdateRule rule = scheduled_rule(r.optimizer, r.schedule, total_steps, warmup_steps);
   mnist_gpu::DeviceOptimizer optimizer(config, net.parameters(), &rule);
 
-  // Everything the run reads is on the GPU before the clock starts: the images, and every epoch's
-  // order (lesson 02's, one after another).
-  const int per_example = train.per_example;
-  course::DeviceBuffer<float> gathered(r.shift > 0 ? size_t(batch) * per_example : 0), x(size_t(batch) * per_example);
-  course::DeviceBuffer<int> labels{size_t(batch)}, order{size_t(n) * r.epochs};
-  std::vector<int> orders;
-  for (int e = 0; e < r.epochs; ++e) {
-    const std::vector<int> one = host_training::epoch_order(n, seed, e);
-    orders.insert(orders.end(), one.begin(), one.end());
-  }
-  order.upload(orders);
-  framework::EpochCounters counters;  // the NaN flag (and a loss sum nobody reads)
   if (profile) {  // lesson 08's table; it restores the weights and the optimizer's state afterwards
     std::printf("\nprofile: one training step of batch %d (forward, loss, backward, update; the shifts not in it)\n",
                 batch);
@@ -104,50 +94,39 @@ SeedResult run_seed(const Recipe& r, const host_training::ModelSpec& spec, const
   fast_training::Branch branch(s);
   if (r.branches) beyond_mnist::use_branch(net, &branch);
 
-  auto enqueue_epoch = [&](int epoch) {
-    for (int step = 0; step < steps_per_epoch; ++step) {
-      const int first = step * batch, count = std::min(batch, n - first), number = epoch * steps_per_epoch + step;
-      float* into = r.shift > 0 ? gathered.data() : x.data();
-      mnist_gpu::gather_batch(train.images.data(), train.labels.data(), n, per_example, order.data() + size_t(epoch) * n,
-                              first, count, into, labels.data(), s);
-      if (r.shift > 0)
-        shift_images_gpu(gathered.data(), x.data(), count, spec.in_channels, spec.height, spec.width, r.shift,
-                         shift_key(seed, uint64_t(number)), s);
-      net.forward_backward(x.data(), labels.data(), count);
-      // With branches: the weight gradients are done once the stream joins the side; then the loss
-      // sum goes aside, beside the update.
-      cudaStream_t counting = s;
-      if (r.branches) {
-        branch.join();
-        branch.fork();
-        counting = branch.side();
-      }
-      mnist_gpu::accumulate_loss(net.loss().row_loss(), count, number + 1, counters.loss_sum.data(),
-                                 counters.bad_step(), counting);
-      optimizer.step(s);  // the schedule's rate for this step
-      if (r.branches) branch.join();  // the next step's forward writes what the loss sum reads
+  // The framework's timed run: every epoch's order on the GPU and every step captured (each epoch
+  // into a graph of its own) before the clock starts; a step's number counts over the whole run,
+  // so its shifts draw a key of their own.
+  course::DeviceBuffer<float> gathered(r.shift > 0 ? size_t(batch) * train.per_example : 0);
+  framework::TimedRun run;
+  run.epochs = r.epochs, run.batch = batch, run.seed = seed, run.stream = s;
+  run.epoch_order = host_training::epoch_order;
+  if (r.graph) run.capture = [s](const std::function<void()>& enqueue) { return fast_training::replayed(s, enqueue); };
+  run.step = [&](const framework::StepArgs& a) {
+    float* into = r.shift > 0 ? gathered.data() : a.x;
+    mnist_gpu::gather_batch(a.data.images.data(), a.data.labels.data(), a.data.count, a.data.per_example, a.order,
+                            a.first, a.count, into, a.labels, a.stream);
+    if (r.shift > 0)
+      shift_images_gpu(gathered.data(), a.x, a.count, spec.in_channels, spec.height, spec.width, r.shift,
+                       shift_key(seed, uint64_t(a.number - 1)), a.stream);
+    a.net.forward_backward(a.x, a.labels, a.count);
+    // With branches: the weight gradients are done once the stream joins the side; then the loss
+    // sum goes aside, beside the update.
+    cudaStream_t counting = a.stream;
+    if (r.branches) {
+      branch.join();
+      branch.fork();
+      counting = branch.side();
     }
+    mnist_gpu::accumulate_loss(net.loss().row_loss(), a.count, a.number, a.counters.loss_sum.data(),
+                               a.counters.bad_step(), counting);
+    a.update.step(a.stream);  // the schedule's rate for this step
+    if (r.branches) branch.join();  // the next step's forward writes what the loss sum reads
   };
-
-  net.set_training(true);
-  std::vector<fast_training::GraphExec> graphs;
-  if (r.graph)
-    for (int e = 0; e < r.epochs; ++e)
-      graphs.emplace_back(fast_training::capture_graph(s, [&, e] { enqueue_epoch(e); }));
-  CUDA_CHECK(cudaStreamSynchronize(s));
-  result.setup_ms = whole.milliseconds();
-
-  course::CudaEventTimer clock;
-  clock.start(s);
-  for (int e = 0; e < r.epochs; ++e) {
-    if (r.graph)
-      graphs[size_t(e)].launch(s);
-    else
-      enqueue_epoch(e);
-  }
-  clock.stop(s);
-  result.train_ms = clock.milliseconds();
-  framework::read_report(counters, steps_per_epoch);  // stops on a NaN loss
+  const double built_ms = whole.milliseconds();
+  const framework::TimedTraining timed = framework::time_training(net, optimizer, train, run);  // stops on a NaN loss
+  result.train_ms = timed.train_ms;
+  result.setup_ms = built_ms + timed.setup_ms;
 
   net.set_training(false);
   const mnist_gpu::GpuEvaluation evaluation = mnist_gpu::evaluate_on_gpu(net, eval);

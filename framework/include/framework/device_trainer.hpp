@@ -72,7 +72,8 @@ DeviceEvaluation evaluate_on_device(DeviceNetwork& net, const DeviceDataset& dat
 
 // One training step: examples order[first .. first + count) of `data`, gathered into x and labels,
 // through the network and the update; the batch's loss summed into counters.loss_sum (a NaN marks
-// counters.bad_step() with `number`, the step's number within the epoch counted from 1) and its
+// counters.bad_step() with `number`, the step's number within the epoch counted from 1; within the
+// whole run in a timed run, timed_run.hpp) and its
 // right answers into counters.correct() (predictions: scratch for count ints). Every launch on
 // `stream` (or a stream joined back to it): the host never waits.
 struct StepArgs {

@@ -1,0 +1,65 @@
+// The course framework: a training run timed as one interval on the GPU clock (timed_run.hpp).
+#include "framework/timed_run.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "course/cuda_check.hpp"
+#include "course/device_buffer.hpp"
+#include "course/error.hpp"
+#include "course/arithmetic.hpp"
+#include "course/timer.hpp"
+#include "framework/epoch_counters.hpp"
+
+namespace framework {
+
+TimedTraining time_training(DeviceNetwork& net, DeviceUpdate& update, const DeviceDataset& train,
+                            const TimedRun& run) {
+  course::HostTimer setup;
+  if (run.epochs < 1 || run.batch < 1 || !run.epoch_order || !run.step)
+    throw course::Error("time_training: epochs and batch must be >= 1, with an epoch order and a step");
+  const int n = train.count, batch = std::min(run.batch, n);
+  const int steps_per_epoch = course::ceil_div(n, batch);
+  const cudaStream_t stream = run.stream ? run.stream : net.stream();
+
+  // Everything a step reads is on the GPU before the clock starts and keeps its address (a captured
+  // step holds the pointers): every epoch's order, one after another.
+  course::DeviceBuffer<float> x(size_t(batch) * train.per_example);
+  course::DeviceBuffer<int> labels{size_t(batch)}, predictions{size_t(batch)}, order{size_t(n) * run.epochs};
+  std::vector<int> orders;
+  for (int e = 0; e < run.epochs; ++e) {
+    const std::vector<int> one = run.epoch_order(n, run.seed, e);
+    if (one.size() != size_t(n)) throw course::Error("time_training: an epoch's order must hold every example once");
+    orders.insert(orders.end(), one.begin(), one.end());
+  }
+  order.upload(orders);
+  EpochCounters counters;  // the NaN flag (and a loss sum nobody reads)
+
+  auto enqueue_epoch = [&](int epoch) {
+    for (int step = 0; step < steps_per_epoch; ++step) {
+      const int first = step * batch, count = std::min(batch, n - first);
+      run.step(StepArgs{net, update, train, order.data() + size_t(epoch) * n, first, count,
+                        epoch * steps_per_epoch + step + 1, x.data(), labels.data(), predictions.data(), counters,
+                        stream});
+    }
+  };
+  net.set_training(true);
+  std::vector<std::function<void()>> epochs;
+  for (int e = 0; e < run.epochs; ++e) {
+    std::function<void()> enqueue = [&enqueue_epoch, e] { enqueue_epoch(e); };
+    epochs.push_back(run.capture ? run.capture(enqueue) : enqueue);
+  }
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  TimedTraining timed;
+  timed.setup_ms = setup.milliseconds();
+
+  course::CudaEventTimer clock;
+  clock.start(stream);
+  for (const std::function<void()>& epoch : epochs) epoch();
+  clock.stop(stream);
+  timed.train_ms = clock.milliseconds();
+  read_report(counters, steps_per_epoch);  // stops on a NaN loss
+  return timed;
+}
+
+}  // namespace framework
