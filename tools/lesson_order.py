@@ -36,12 +36,7 @@ SOURCES = (".cpp", ".hpp", ".cu", ".cuh", ".h")
 CODE = SOURCES + (".txt", ".cmake")  # CMakeLists.txt and the model files too
 MENTION = re.compile(r"\b[Ll]essons? (\d\d)((?:(?:, | and | or |-)\d\d)*)|\blesson(\d\d)_")
 # Files that still carry a later lesson's work (each named with why), so their mentions are known.
-KNOWN_CARRIERS = {
-    "lessons/09_fast_training/gemm_core.cuh": "the engine's TF32 math (Tf32Math) is lesson 10's",
-    "lessons/09_fast_training/fast_training.hpp": "GemmMath::tf32 picks lesson 10's math",
-    "lessons/09_fast_training/fast_network.hpp": "GemmMath::tf32 picks lesson 10's math",
-    "lessons/09_fast_training/fast_trainer.hpp": "GemmMath::tf32 picks lesson 10's math",
-}
+KNOWN_CARRIERS = {}
 
 
 def lesson_folders(root, top):

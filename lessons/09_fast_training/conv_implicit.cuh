@@ -23,11 +23,6 @@ struct ConvGeometry {
 };
 ConvGeometry geometry_of(const ConvShape& s);
 
-// 09.2's GEMM for any geometry: y [N, O, OH, OW] = conv(x [N, C, H, W], W [O, C, kh, kw]) + bias
-// (bias may be null: none). No checks: the public functions check first.
-void forward_gemm(const ConvGeometry& g, const float* x, const float* W, const float* bias, float* y,
-                  cudaStream_t stream, GemmMath math = GemmMath::fp32);
-
 // Tiles, picked by the GEMM's M (output channels for forward and backward data): a tile twice
 // as tall as M would leave half the block idle. 128 threads, 16-deep stages.
 using ForwardTileNarrow = Tile<32, 64, 16, 4, 4, false>;  // M <= 32

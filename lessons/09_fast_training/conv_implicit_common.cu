@@ -6,15 +6,9 @@
 
 #include "conv_implicit.cuh"
 #include "course/cuda_check.hpp"
-#include "course/device_info.hpp"
 #include "course/error.hpp"
 
 namespace fast_training {
-
-std::string tf32_math_problem() {
-  static const std::string why = course::compute_capability_problem(80, "TF32 Tensor Cores");
-  return why;
-}
 
 namespace detail {
 

@@ -5,7 +5,7 @@
 // of about a million multiply-adds that a few thousand threads finish in one short kernel.
 // 09.7's functions call these for such shapes, with their own gathers: each kernel adds up its
 // sums in a fixed order (the same bits on every run) and hands every complete sum to the gather's
-// finish, yours (exercises/dense_fused.cu), as the GEMM's epilogue does.
+// finish, yours (exercises/dense_fused.cuh), as the GEMM's epilogue does.
 #include <cuda_runtime.h>
 
 #include <algorithm>

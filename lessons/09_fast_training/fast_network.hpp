@@ -68,12 +68,12 @@ class FastNetwork : public framework::DeviceNetwork {
  public:
   // Throws course::Error when spec is not of the supported shape or params do not fit it.
   // `kernels` (may be null): other kernels for the forward pass and input gradient of every conv they run.
-  // `math`: the arithmetic of every product that runs on the implicit-GEMM engine (the dense layers and
-  // the implicit-GEMM convs; GemmMath::tf32: on the Tensor Cores, lesson 10). The tiled convs (09.10,
+  // `products`: the implicit-GEMM engine's products the dense layers and the implicit-GEMM convs run
+  // (null: fp32_products(), this lesson's; another math plugs in there). The tiled convs (09.10,
   // 09.11) and the short dense products stay FP32.
   FastNetwork(const host_training::ModelSpec& spec, const std::vector<host_training::Parameter>& params, int max_batch,
               cudaStream_t stream = nullptr, ConvEngine engine = ConvEngine::implicit_gemm,
-              std::shared_ptr<const ConvKernels> kernels = nullptr, GemmMath math = GemmMath::fp32);
+              std::shared_ptr<const ConvKernels> kernels = nullptr, const GemmProducts* products = nullptr);
 
   // ---- step 09.8 -------------------------------------------------------------------------------
   // x: batch x C x H x W on the device; logits() holds the result.
@@ -92,7 +92,7 @@ class FastNetwork : public framework::DeviceNetwork {
   int max_batch() const override { return max_batch_; }
   size_t input_size() const override { return input_size_; }  // values per example
   cudaStream_t stream() const override { return stream_; }
-  GemmMath math() const { return math_; }
+  const GemmProducts& products() const { return *products_; }
   int conv_blocks() const { return int(conv_.size()); }
   int tiled_convs() const;  // how many of them run 09.10's kernel
   int other_convs() const;  // how many run the ConvKernels given to the constructor (forward and dx)
@@ -154,7 +154,7 @@ class FastNetwork : public framework::DeviceNetwork {
   void pool_forward(ConvBlock& b, int batch);
   void pool_backward(ConvBlock& b, int batch);
   bool runs_thin(const ConvBlock& b) const { return thin_first_ && b.thin_ok; }
-  // Given: dense stage d's passes by 09.7's kernels, in the network's math: its forward from `in`
+  // Given: dense stage d's passes by 09.7's kernels, in the network's products: its forward from `in`
   // into d.out_buf (ReLU when d.relu); its dW and dbias from `in` and dy = dL/d(its output); its dx
   // from dy, masked by `mask` (null: no ReLU before), into dx.
   void dense_forward(DenseStage& d, const float* in, int batch);
@@ -168,7 +168,7 @@ class FastNetwork : public framework::DeviceNetwork {
   size_t input_size_ = 0;
   cudaStream_t stream_;
   framework::ParameterStore params_;
-  GemmMath math_;
+  const GemmProducts* products_;
   std::vector<ConvBlock> conv_;
   std::vector<DenseStage> dense_;
   course::DeviceBuffer<float> conv_workspace_, dense_workspace_, row_loss_, dlogits_;

@@ -19,11 +19,10 @@ using host_training::LayerKind;
 
 FastNetwork::FastNetwork(const host_training::ModelSpec& spec, const std::vector<host_training::Parameter>& params,
                          int max_batch, cudaStream_t stream, ConvEngine engine,
-                         std::shared_ptr<const ConvKernels> kernels, GemmMath math)
-    : spec_(spec), max_batch_(max_batch), stream_(stream), params_(params), math_(math), kernels_(std::move(kernels)) {
+                         std::shared_ptr<const ConvKernels> kernels, const GemmProducts* products)
+    : spec_(spec), max_batch_(max_batch), stream_(stream), params_(params),
+      products_(products ? products : &fp32_products()), kernels_(std::move(kernels)) {
   if (max_batch < 1) throw course::Error("FastNetwork: max_batch must be >= 1, got " + std::to_string(max_batch));
-  if (math == GemmMath::tf32 && !tf32_math_problem().empty())
-    throw course::Error("FastNetwork in TF32: " + tf32_math_problem());
   const std::vector<host_training::LayerPlan> plan = host_training::plan_layers(spec_);
   input_size_ = size_t(spec_.in_channels) * spec_.height * spec_.width;
   framework::require_parameters_fit(spec_, params);
@@ -118,7 +117,7 @@ void FastNetwork::conv_forward(ConvBlock& b, const float* in, int batch) {
     return;
   }
   if (!b.tiled) {
-    conv2d_forward_implicit(s, in, W, bias, b.conv_out.data(), stream_, math_);
+    products_->conv_forward(s, in, W, bias, b.conv_out.data(), stream_);
     return;
   }
   conv_tiled_weights(s, W, b.tiled_weights.data(), stream_);  // both layouts: the backward's too
@@ -152,7 +151,7 @@ void FastNetwork::conv_backward_weight(ConvBlock& b, const float* in, int batch)
   else if (b.tiled)
     conv2d_backward_weight_tiled(s, in, b.d_conv_out.data(), dW, dbias, t.workspace, t.stream);
   else
-    conv2d_backward_weight_implicit(s, in, b.d_conv_out.data(), dW, dbias, t.workspace, t.stream, math_);
+    products_->conv_backward_weight(s, in, b.d_conv_out.data(), dW, dbias, t.workspace, t.stream);
   gradients_ready(b.weight);
 }
 
@@ -175,21 +174,21 @@ void FastNetwork::use_thin_first_layer(bool on) { thin_first_ = on; }
 bool FastNetwork::thin_first_layer() const { return !conv_.empty() && runs_thin(conv_.front()); }
 
 void FastNetwork::dense_forward(DenseStage& d, const float* in, int batch) {
-  dense_forward_fused(in, params_.value(d.weight), params_.value(d.weight + 1), d.out_buf.data(), batch, d.in, d.out,
-                      d.relu, dense_workspace_.data(), stream_, math_);
+  products_->dense_forward(in, params_.value(d.weight), params_.value(d.weight + 1), d.out_buf.data(), batch, d.in,
+                           d.out, d.relu, dense_workspace_.data(), stream_);
 }
 
 void FastNetwork::dense_backward_weight(DenseStage& d, const float* in, const float* dy, int batch) {
   const WeightGradientAside::Target t =
       dense_aside_.target(stream_, dense_workspace_.data(), !(conv_.empty() && &d == &dense_.front()));
-  dense_backward_weight_fused(in, dy, params_.grad(d.weight), params_.grad(d.weight + 1), batch, d.in, d.out,
-                              t.workspace, t.stream, math_);
+  products_->dense_backward_weight(in, dy, params_.grad(d.weight), params_.grad(d.weight + 1), batch, d.in, d.out,
+                                   t.workspace, t.stream);
   gradients_ready(d.weight);
 }
 
 void FastNetwork::dense_backward_data(DenseStage& d, const float* dy, const float* mask, float* dx, int batch) {
-  dense_backward_data_fused(params_.value(d.weight), dy, mask, dx, batch, d.in, d.out, dense_workspace_.data(), stream_,
-                            math_);
+  products_->dense_backward_data(params_.value(d.weight), dy, mask, dx, batch, d.in, d.out, dense_workspace_.data(),
+                                 stream_);
 }
 
 void FastNetwork::conv_backward_data(ConvBlock& b, float* dx, int batch) {
@@ -202,8 +201,8 @@ void FastNetwork::conv_backward_data(ConvBlock& b, float* dx, int batch) {
   if (b.tiled)
     conv2d_backward_data_tiled(s, b.tiled_weights.data(), b.d_conv_out.data(), dx, stream_);
   else
-    conv2d_backward_data_implicit(s, params_.value(b.weight), b.d_conv_out.data(), dx, conv_workspace_.data(), stream_,
-                                  math_);
+    products_->conv_backward_data(s, params_.value(b.weight), b.d_conv_out.data(), dx, conv_workspace_.data(),
+                                  stream_);
 }
 
 void FastNetwork::check_batch(int batch, const char* what) const {

@@ -25,7 +25,7 @@ framework::TrainSummary train_fast(const FastTrainConfig& config, const framewor
   extras.network = [&](const host_training::ModelSpec& spec, const std::vector<host_training::Parameter>& init,
                        int max_batch) {
     return std::make_shared<FastNetwork>(spec, init, max_batch, stream.get(), config.conv, config.conv_kernels,
-                                         config.math);
+                                         config.products);
   };
   // The hooks below get back the network made above: a FastNetwork.
   auto fast_network = [](framework::DeviceNetwork& net) -> FastNetwork& { return static_cast<FastNetwork&>(net); };
@@ -41,6 +41,7 @@ framework::TrainSummary train_fast(const FastTrainConfig& config, const framewor
     if (config.conv != ConvEngine::implicit_gemm) check_tiled_steps();   // 09.10, 09.11
     if (config.branches) branch.fork(), branch.join();                    // 09.12
     if (config.thin) check_thin_step();                                   // 09.13
+    if (config.products && config.products->check) config.products->check();  // another math's products
     CUDA_CHECK(cudaStreamSynchronize(stream.get()));
     if (config.branches) fast_network(net).use_branch(&branch);
     fast_network(net).use_thin_first_layer(config.thin);
@@ -57,8 +58,8 @@ framework::TrainSummary train_fast(const FastTrainConfig& config, const framewor
       lines += "  forward and input gradient of " + std::to_string(fast.other_convs()) + " of " +
                std::to_string(fast.conv_blocks()) + ", weight gradient of " +
                std::to_string(fast.other_weight_gradients()) + ", by " + config.conv_kernels->name() + "\n";
-    if (config.math == GemmMath::tf32)
-      lines += "implicit-GEMM products (dense layers, implicit-GEMM convs) on the Tensor Cores in TF32\n";
+    if (config.products && config.products != &fp32_products())
+      lines += "implicit-GEMM products (dense layers, implicit-GEMM convs) " + config.products->name + "\n";
     return lines;
   };
   const char* adam_steps = "launched one by one (--optimizer adam: its step number changes every step)";

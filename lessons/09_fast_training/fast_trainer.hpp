@@ -23,7 +23,7 @@ struct FastTrainConfig : mnist_gpu::GpuTrainConfig {
   bool thin = true;      // the first block's conv, ReLU and pool on the thin kernels where they run (09.13)
   ConvEngine conv = ConvEngine::tiled;  // 09.10's kernel where it runs (FastNetwork says which convs)
   std::shared_ptr<const ConvKernels> conv_kernels;  // other kernels for the convs they run (plugged in)
-  GemmMath math = GemmMath::fp32;  // the implicit-GEMM engine's arithmetic (lesson 10: tf32)
+  const GemmProducts* products = nullptr;  // the implicit-GEMM engine's products (null: this lesson's FP32)
 };
 
 // Trains on `data` as mnist_gpu::train_on_gpu does (same recipe, same order of batches, same

@@ -36,14 +36,6 @@ PassCost loss_pass_cost(int batch, int classes, bool backward);
 // The GPU's ceilings and a pass's least time on them (the roofline) are the tables program's
 // (programs/fast_training_tables/roofline.hpp).
 
-// ---- the arithmetic of the implicit-GEMM engine (gemm_core.cuh) ----------------------------------
-// fp32: FP32 fused multiply-adds (this lesson). tf32: the same tiles on the Tensor Cores, inputs
-// rounded to TF32 (10 mantissa bits), sums in FP32 (lesson 10's mixed precision); it needs compute
-// capability 8.0 or newer. Every function below that runs the engine takes one (default fp32).
-enum class GemmMath { fp32, tf32 };
-// "" when this machine's GPU 0 runs GemmMath::tf32, else why not (asked once, then remembered).
-std::string tf32_math_problem();
-
 // ---- 09.2-09.4 convolution as implicit GEMM ------------------------------------------------
 // Lesson 07 built the im2col matrix col [C*kh*kw x N*OH*OW] in memory and multiplied. An implicit
 // GEMM multiplies the same matrices but never builds col: each tile of it is gathered from x
@@ -57,21 +49,21 @@ std::string tf32_math_problem();
 // 09.2: y = conv(x, W) + bias, the GEMM  Y[O x N*OH*OW] = W[O x C*kh*kw] * col(x), scattered
 // back to NCHW in the epilogue.
 void conv2d_forward_implicit(const ConvShape& s, const float* x, const float* W, const float* bias, float* y,
-                             cudaStream_t stream = nullptr, GemmMath math = GemmMath::fp32);
+                             cudaStream_t stream = nullptr);
 
 // 09.3: dx for stride 1, as a FORWARD convolution of dy: with the kernel flipped in both spatial
 // directions and its two channel axes swapped (W'[c][o][kh-1-i][kw-1-j] = W[o][c][i][j]) and
 // padding kh-1-pad (kw-1-pad), conv(dy, W') = dx. workspace: conv_implicit_workspace_floats(s)
 // floats (W' lives there). Stride > 1 throws course::Error (lesson 07 handles it).
 void conv2d_backward_data_implicit(const ConvShape& s, const float* W, const float* dy, float* dx, float* workspace,
-                                   cudaStream_t stream = nullptr, GemmMath math = GemmMath::fp32);
+                                   cudaStream_t stream = nullptr);
 
 // 09.4: dW and dbias, the GEMM  dW[O x C*kh*kw] = dY[O x N*OH*OW] * col(x)^T  with its long
 // reduction (over N*OH*OW) split across blocks; dbias rides along as one more column of col
 // whose entries are all 1. The slices are added in a fixed order: the same bits on every run.
 // workspace: conv_implicit_workspace_floats(s) floats.
 void conv2d_backward_weight_implicit(const ConvShape& s, const float* x, const float* dy, float* dW, float* dbias,
-                                     float* workspace, cudaStream_t stream = nullptr, GemmMath math = GemmMath::fp32);
+                                     float* workspace, cudaStream_t stream = nullptr);
 
 // Floats of workspace the backward functions need (the largest of W' and the split-K slices).
 size_t conv_implicit_workspace_floats(const ConvShape& s);
@@ -123,15 +115,38 @@ void softmax_cross_entropy_fused(const float* logits, const int* labels, float* 
 // workspace: dense_fused_workspace_floats(batch, in, out) floats, shared by the three.
 // Sizes < 1 throw course::Error. Given: a product whose output rows are short (out <= 16, as
 // model A's fc2 with 10) runs on dense_small.cuh's kernels instead: a 64-wide tile would leave
-// most of its columns idle (and stays FP32 whatever `math`).
+// most of its columns idle.
 void dense_forward_fused(const float* x, const float* W, const float* bias, float* y, int batch, int in, int out,
-                         bool relu, float* workspace, cudaStream_t stream = nullptr, GemmMath math = GemmMath::fp32);
+                         bool relu, float* workspace, cudaStream_t stream = nullptr);
 void dense_backward_data_fused(const float* W, const float* dy, const float* mask, float* dx, int batch, int in,
-                               int out, float* workspace, cudaStream_t stream = nullptr,
-                               GemmMath math = GemmMath::fp32);
+                               int out, float* workspace, cudaStream_t stream = nullptr);
 void dense_backward_weight_fused(const float* x, const float* dy, float* dW, float* dbias, int batch, int in, int out,
-                                 float* workspace, cudaStream_t stream = nullptr, GemmMath math = GemmMath::fp32);
+                                 float* workspace, cudaStream_t stream = nullptr);
 size_t dense_fused_workspace_floats(int batch, int in, int out);
+
+// ---- the engine's products as a network calls them ------------------------------------------------
+// The six products of 09.2-09.4 and 09.7, with the signatures above: this lesson's (FP32 fused
+// multiply-adds, fp32_products()), or the same gathers with another math policy in the engine's
+// stages (gemm_core.cuh), which a network is handed instead. The workspaces are the same for all.
+struct GemmProducts {
+  std::string name;  // "FP32", for the layers' and the networks' lines
+  void (*conv_forward)(const ConvShape&, const float* x, const float* W, const float* bias, float* y,
+                       cudaStream_t);
+  void (*conv_backward_data)(const ConvShape&, const float* W, const float* dy, float* dx, float* workspace,
+                             cudaStream_t);
+  void (*conv_backward_weight)(const ConvShape&, const float* x, const float* dy, float* dW, float* dbias,
+                               float* workspace, cudaStream_t);
+  void (*dense_forward)(const float* x, const float* W, const float* bias, float* y, int batch, int in, int out,
+                        bool relu, float* workspace, cudaStream_t);
+  void (*dense_backward_data)(const float* W, const float* dy, const float* mask, float* dx, int batch, int in,
+                              int out, float* workspace, cudaStream_t);
+  void (*dense_backward_weight)(const float* x, const float* dy, float* dW, float* dbias, int batch, int in, int out,
+                                float* workspace, cudaStream_t);
+  // What a trainer runs once before it trains on them (null: nothing): throws course::Error when
+  // they are not what they should be (another math's products not written yet, say).
+  void (*check)() = nullptr;
+};
+const GemmProducts& fp32_products();
 
 // ---- 09.10 the tiled direct convolution: small images in shared memory ------------------------
 // A 14 x 14 image with its padding is 18 x 18 floats per channel: a block can hold a chunk of

@@ -32,9 +32,10 @@
 // Split-K: blockIdx.z takes k in [z * k_chunk, min(K, (z + 1) * k_chunk)); the gather's store
 // sees blockIdx.z and writes that slice's partial result where the launcher will add it up.
 // The math of a stage (what the block does with its tiles in shared memory) is a policy:
-// FfmaMath, this lesson's FP32 register tile, or Tf32Math, the same tiles on the Tensor Cores
-// (lesson 10); launch_implicit_gemm picks it from a GemmMath. Loads, stages, split-K and the
-// gather's epilogue are the same for both.
+// FfmaMath, this lesson's FP32 register tile, is the default of launch_implicit_gemm. A policy has
+// kPad (the tiles' row padding), prepare(v) (a value on its way into shared memory), stage(As, Bs,
+// tid) and store(g, m0, n0, M, N, tid); loads, stages, split-K and the gather's epilogue do not
+// depend on it, so another arithmetic plugs in without touching them.
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -43,7 +44,7 @@
 
 #include "course/cuda_check.hpp"
 #include "course/error.hpp"
-#include "fast_training.hpp"  // GemmMath, tf32_math_problem
+#include "fast_training.hpp"
 
 namespace fast_training {
 
@@ -66,7 +67,7 @@ struct Tile {
 // ---- the math of a stage: what the engine does with the tiles in shared memory ------------------
 // The tiles: As[k][m] and Bs[k][n], rows of BM + kPad (BN + kPad) floats.
 //
-// FfmaMath (GemmMath::fp32): lesson 04's register tile, TM x TN per thread, FP32 fused
+// FfmaMath: lesson 04's register tile, TM x TN per thread, FP32 fused
 // multiply-adds. A thread's rows: TM/4 groups of 4, spread BM/(TM/4) apart (columns likewise): a
 // quarter warp then reads 8 neighbouring float4 of a shared row, free of bank conflicts.
 template <class T>
@@ -108,80 +109,6 @@ struct FfmaMath {
         const int n = n0 + (j / 4) * (T::BN / kColGroups) + tx * 4 + j % 4;
         if (m < M && n < N) g.store(m, n, acc[i][j]);
       }
-  }
-};
-
-// Tf32Math (GemmMath::tf32, lesson 10): the same tiles multiplied on the Tensor Cores. Values are
-// rounded to TF32 on their way into shared memory (to nearest, ties away: cvt.rna); each warp owns
-// 32 rows x WN columns of the block's tile, as m16 x n8 tiles of mma.sync.m16n8k8 (TF32 products,
-// FP32 sums), its operands read from the tiles one 32-bit word per register (lesson 10's 10.4
-// layouts: lane l, g = l / 4, t = l % 4: a0 = A[g][t], a1 = A[g+8][t], a2 = A[g][t+4],
-// a3 = A[g+8][t+4]; b0 = B[t][g], b1 = B[t+4][g]). Rows of BM + 8 floats: the 8 x 4 words a warp
-// reads (8 rows t, 8 neighbours g) fall into 32 different banks. Compute capability 8.0 or newer.
-template <class T>
-struct Tf32Math {
-  static constexpr int kPad = 8;
-  static constexpr int kWarps = T::kThreads / 32, kWarpsM = T::BM / 32, kWarpsN = kWarps / kWarpsM;
-  static constexpr int WN = T::BN / kWarpsN, kTilesN = WN / 8;
-  static_assert(T::BM % 32 == 0 && kWarps % kWarpsM == 0 && T::BN % (8 * kWarpsN) == 0 && T::BK % 8 == 0,
-                "Tensor Core math: warps of 32 rows x a multiple of 8 columns, stages of whole k8 steps");
-  float acc[2][kTilesN][4] = {};
-  __device__ static float prepare(float v) {
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
-    uint32_t bits;
-    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(bits) : "f"(v));
-    return __uint_as_float(bits);
-#else
-    return v;
-#endif
-  }
-  template <class AT, class BT>
-  __device__ void stage(const AT& As, const BT& Bs, int tid) {
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
-    const int warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
-    const int wm = (warp / kWarpsN) * 32, wn = (warp % kWarpsN) * WN;
-#pragma unroll
-    for (int k0 = 0; k0 < T::BK; k0 += 8) {
-      uint32_t a[2][4], b[kTilesN][2];
-#pragma unroll
-      for (int i = 0; i < 2; ++i) {
-        const int r = wm + 16 * i + g;
-        a[i][0] = __float_as_uint(As[k0 + t][r]), a[i][1] = __float_as_uint(As[k0 + t][r + 8]);
-        a[i][2] = __float_as_uint(As[k0 + t + 4][r]), a[i][3] = __float_as_uint(As[k0 + t + 4][r + 8]);
-      }
-#pragma unroll
-      for (int j = 0; j < kTilesN; ++j) {
-        const int c = wn + 8 * j + g;
-        b[j][0] = __float_as_uint(Bs[k0 + t][c]), b[j][1] = __float_as_uint(Bs[k0 + t + 4][c]);
-      }
-#pragma unroll
-      for (int i = 0; i < 2; ++i)
-#pragma unroll
-        for (int j = 0; j < kTilesN; ++j)
-          asm volatile(
-              "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-              "{%0, %1, %2, %3};\n"
-              : "+f"(acc[i][j][0]), "+f"(acc[i][j][1]), "+f"(acc[i][j][2]), "+f"(acc[i][j][3])
-              : "r"(a[i][0]), "r"(a[i][1]), "r"(a[i][2]), "r"(a[i][3]), "r"(b[j][0]), "r"(b[j][1]));
-    }
-#else
-    (void)As, (void)Bs, (void)tid;
-    __trap();  // the launcher refuses GPUs without TF32 Tensor Cores
-#endif
-  }
-  template <class G>
-  __device__ void store(const G& g, int m0, int n0, int M, int N, int tid) const {
-    const int warp = tid / 32, lane = tid % 32;
-    const int row = m0 + (warp / kWarpsN) * 32 + lane / 4, col = n0 + (warp % kWarpsN) * WN + 2 * (lane % 4);
-#pragma unroll
-    for (int i = 0; i < 2; ++i)
-#pragma unroll
-      for (int j = 0; j < kTilesN; ++j)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {  // c0, c1: row g, columns 2t, 2t + 1; c2, c3: row g + 8
-          const int m = row + 16 * i + 8 * (e / 2), n = col + 8 * j + e % 2;
-          if (m < M && n < N) g.store(m, n, acc[i][j][e]);
-        }
   }
 };
 
@@ -305,19 +232,12 @@ void launch_implicit_gemm_with(const G& g, int M, int N, int K, int k_chunk, cud
 }
 
 // Launches the engine over C[M x N] with K split into chunks of k_chunk (a multiple of T::BK;
-// k_chunk >= K: no split), its stages multiplied in `math` (GemmMath::tf32 on the Tensor Cores:
-// compute capability 8.0 or newer, else course::Error). Nothing to compute (M, N or K is 0):
-// launches nothing.
-template <class T, class G>
-void launch_implicit_gemm(const G& g, int M, int N, int K, int k_chunk, cudaStream_t stream = nullptr,
-                          GemmMath math = GemmMath::fp32) {
+// k_chunk >= K: no split), each stage multiplied by the math policy Math<T> (FfmaMath: this
+// lesson's FP32 register tile). Nothing to compute (M, N or K is 0): launches nothing.
+template <class T, template <class> class Math = FfmaMath, class G>
+void launch_implicit_gemm(const G& g, int M, int N, int K, int k_chunk, cudaStream_t stream = nullptr) {
   if (M <= 0 || N <= 0 || K <= 0) return;
-  if (math == GemmMath::tf32) {
-    const std::string why = tf32_math_problem();
-    if (!why.empty()) throw course::Error("implicit GEMM in TF32: " + why);
-    return launch_implicit_gemm_with<T, G, Tf32Math<T>>(g, M, N, K, k_chunk, stream);
-  }
-  launch_implicit_gemm_with<T, G, FfmaMath<T>>(g, M, N, K, k_chunk, stream);
+  launch_implicit_gemm_with<T, G, Math<T>>(g, M, N, K, k_chunk, stream);
 }
 
 // For a gather that splits its reduction and finishes in a second pass: partial[z][m][n] holds

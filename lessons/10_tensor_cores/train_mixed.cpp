@@ -13,6 +13,7 @@
 #include "fast_trainer.hpp"
 #include "tensor_core_convs.hpp"
 #include "tensor_cores.hpp"
+#include "tf32_products.hpp"
 #include "framework/training_data.hpp"
 
 #ifndef COURSE_OUTPUT_DIR
@@ -45,7 +46,7 @@ int main(int argc, char** argv) {
     if (precision != "fp32") {
       const std::string why = tensor_cores::tensor_core_problem();
       if (!why.empty()) throw course::Error("--precision " + precision + ": " + why + "; use --precision fp32");
-      config.math = fast_training::GemmMath::tf32;
+      config.products = &tensor_cores::tf32_products();
     }
     if (precision == "bf16")
       config.conv_kernels = std::make_shared<tensor_cores::TensorCoreConvs>(args.get_string("--one-wave") == "on");

@@ -133,21 +133,21 @@ mnist_gpu::LayerMaker gpu_layer_maker(const host_training::ModelSpec& spec, uint
       *thin_block = std::make_shared<ThinBlock>();
       if (other.conv && other.conv->runs(host_training::conv_shape_of(plan, max_batch)))
         return std::make_unique<ThinConvLayer<OtherConvLayer>>(*thin_block, name, plan, max_batch, weight, bias,
-                                                               input_grad, other.conv, other.math);
+                                                               input_grad, other.conv, other.products);
       return std::make_unique<ThinConvLayer<ImplicitConvLayer>>(*thin_block, name, plan, max_batch, weight, bias,
-                                                                input_grad, other.math);
+                                                                input_grad, other.products);
     }
     // Other convolution kernels take every conv they run that lesson 09 would have run (a whole-input
     // conv stays a dense product).
     if ((kernels == LayerKernels::tiled_conv || kernels == LayerKernels::implicit_conv) && other.conv &&
         other.conv->runs(host_training::conv_shape_of(plan, max_batch)))
-      return std::make_unique<OtherConvLayer>(name, plan, max_batch, weight, bias, input_grad, other.conv, other.math);
+      return std::make_unique<OtherConvLayer>(name, plan, max_batch, weight, bias, input_grad, other.conv, other.products);
     switch (kernels) {
       case LayerKernels::tiled_conv: return std::make_unique<FastConvLayer>(name, plan, max_batch, weight, bias, input_grad);
       case LayerKernels::implicit_conv:
-        return std::make_unique<ImplicitConvLayer>(name, plan, max_batch, weight, bias, input_grad, other.math);
+        return std::make_unique<ImplicitConvLayer>(name, plan, max_batch, weight, bias, input_grad, other.products);
       case LayerKernels::dense:
-        return std::make_unique<FastDenseLayer>(name, plan, max_batch, weight, bias, input_grad, other.math);
+        return std::make_unique<FastDenseLayer>(name, plan, max_batch, weight, bias, input_grad, other.products);
       case LayerKernels::folded_relu: {
         if (index + 1 >= chosen.size() || chosen[index + 1] != LayerKernels::relu_pool)
           throw course::Error("gpu_layer_maker: choose_kernels folds " + name +

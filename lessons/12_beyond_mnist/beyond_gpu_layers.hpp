@@ -47,11 +47,12 @@ class DropoutLayer : public mnist_gpu::Layer {
 };
 
 // What lesson 09's layers may run besides lesson 09's FP32 kernels (a later lesson's choice):
-// other kernels for the convolutions they run (lesson 10's Tensor Core convolutions), and the math
-// of the implicit-GEMM convolutions and the dense products (TF32: lesson 10).
+// other kernels for the convolutions they run (lesson 10's Tensor Core convolutions), and the
+// products of the implicit-GEMM convolutions and the dense layers (null: lesson 09's FP32 ones;
+// lesson 10's in TF32, say).
 struct OtherKernels {
   std::shared_ptr<const fast_training::ConvKernels> conv;
-  fast_training::GemmMath math = fast_training::GemmMath::fp32;
+  const fast_training::GemmProducts* products = nullptr;
   // A first conv -> relu -> max-pool that lesson 09's thin kernels run (09.13): conv, ReLU and pool in
   // one kernel while training, dW from the pool's argmax (ThinConvLayer); evaluation as before.
   bool thin_first = false;

@@ -46,6 +46,10 @@ int use_branch(mnist_gpu::GpuNetwork& net, fast_training::Branch* branch) {
   return count;
 }
 
+std::string kernels_text(const std::string& what, const fast_training::GemmProducts& products) {
+  return &products == &fast_training::fp32_products() ? what : what + " " + products.name;
+}
+
 bool runs_tiled_conv(const host_training::LayerPlan& plan) {
   return plan.spec.kind == LayerKind::conv && tiled_runs(host_training::conv_shape_of(plan, 1));
 }
@@ -71,8 +75,9 @@ host_layers::ConvShape FastConvLayer::shape(int batch) const { return host_train
 // ---- conv as implicit GEMMs --------------------------------------------------------------------------
 ImplicitConvLayer::ImplicitConvLayer(std::string name, const host_training::LayerPlan& plan, int max_batch,
                                      mnist_gpu::ParamView weight, mnist_gpu::ParamView bias, bool input_grad,
-                                     fast_training::GemmMath math)
-    : mnist_gpu::Layer(std::move(name), plan, max_batch), weight_(weight), bias_(bias), input_grad_(input_grad), math_(math) {
+                                     const fast_training::GemmProducts* products)
+    : mnist_gpu::Layer(std::move(name), plan, max_batch), weight_(weight), bias_(bias), input_grad_(input_grad),
+      products_(products ? *products : fast_training::fp32_products()) {
   if (plan.spec.kind != LayerKind::conv || (input_grad && plan.spec.stride != 1))
     throw course::Error("ImplicitConvLayer: lesson 09's implicit GEMMs do not run '" +
                         host_training::layer_text(plan.spec) + "' (the input gradient needs stride 1)");
@@ -85,9 +90,10 @@ host_layers::ConvShape ImplicitConvLayer::shape(int batch) const { return host_t
 // ---- conv on other kernels (lesson 10's) ---------------------------------------------------------------
 OtherConvLayer::OtherConvLayer(std::string name, const host_training::LayerPlan& plan, int max_batch,
                                mnist_gpu::ParamView weight, mnist_gpu::ParamView bias, bool input_grad,
-                               std::shared_ptr<const fast_training::ConvKernels> kernels, fast_training::GemmMath math)
+                               std::shared_ptr<const fast_training::ConvKernels> kernels,
+                               const fast_training::GemmProducts* products)
     : mnist_gpu::Layer(std::move(name), plan, max_batch), weight_(weight), bias_(bias), input_grad_(input_grad),
-      kernels_(std::move(kernels)), math_(math) {
+      kernels_(std::move(kernels)), products_(products ? *products : fast_training::fp32_products()) {
   if (!kernels_ || plan.spec.kind != LayerKind::conv || !kernels_->runs(shape(max_batch)))
     throw course::Error("OtherConvLayer: " + (kernels_ ? kernels_->name() : std::string("no kernels")) +
                         " do not run '" + host_training::layer_text(plan.spec) + "'");
@@ -106,8 +112,9 @@ host_layers::ConvShape OtherConvLayer::shape(int batch) const { return host_trai
 // ---- dense (and whole-input conv) on the fused products -------------------------------------------------
 FastDenseLayer::FastDenseLayer(std::string name, const host_training::LayerPlan& plan, int max_batch,
                                mnist_gpu::ParamView weight, mnist_gpu::ParamView bias, bool input_grad,
-                               fast_training::GemmMath math)
-    : mnist_gpu::Layer(std::move(name), plan, max_batch), weight_(weight), bias_(bias), input_grad_(input_grad), math_(math) {
+                               const fast_training::GemmProducts* products)
+    : mnist_gpu::Layer(std::move(name), plan, max_batch), weight_(weight), bias_(bias), input_grad_(input_grad),
+      products_(products ? *products : fast_training::fp32_products()) {
   if (plan.spec.kind != LayerKind::dense && !conv_is_dense(plan))
     throw course::Error("FastDenseLayer: '" + host_training::layer_text(plan.spec) + "' is not a dense product");
   workspace_ = course::DeviceBuffer<float>(largest_workspace(max_batch, [&](int b) {

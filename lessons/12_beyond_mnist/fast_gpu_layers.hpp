@@ -27,7 +27,7 @@
 #include "branch.hpp"
 #include "course/device_buffer.hpp"
 #include "fast_network.hpp"  // ConvKernels
-#include "fast_training.hpp"  // GemmMath
+#include "fast_training.hpp"  // GemmProducts
 #include "host_layers.hpp"
 #include "host_training.hpp"
 #include "layer.hpp"
@@ -74,17 +74,20 @@ class FastConvLayer : public mnist_gpu::Layer, public BranchingLayer {
   WeightGradientAside aside_;
 };
 
-// A convolution as 09.2-09.4's implicit GEMMs, in `math` (TF32: on the Tensor Cores, lesson 10).
+// A layer's kernels as its line says them: `what`, and the products' name unless they are lesson 09's.
+std::string kernels_text(const std::string& what, const fast_training::GemmProducts& products);
+
+// A convolution as 09.2-09.4's implicit GEMMs, in `products` (null: lesson 09's FP32 ones).
 // Its input gradient needs stride 1.
 class ImplicitConvLayer : public mnist_gpu::Layer, public BranchingLayer {
  public:
   ImplicitConvLayer(std::string name, const host_training::LayerPlan& plan, int max_batch, mnist_gpu::ParamView weight,
                     mnist_gpu::ParamView bias, bool input_grad,
-                    fast_training::GemmMath math = fast_training::GemmMath::fp32);
+                    const fast_training::GemmProducts* products = nullptr);
   void forward(const float* x, int batch) override;
   void backward(const float* x, const float* dy, int batch) override;
   std::string kernels() const override {
-    return math_ == fast_training::GemmMath::tf32 ? "implicit GEMM in TF32 (lessons 09, 10)" : "implicit GEMM (lesson 09)";
+    return kernels_text("implicit GEMM (lesson 09)", products_);
   }
   size_t own_bytes() const override { return workspace_.size() * sizeof(float); }
   bool runs_on_stream() const override { return true; }
@@ -96,20 +99,20 @@ class ImplicitConvLayer : public mnist_gpu::Layer, public BranchingLayer {
 
  private:
   bool input_grad_;
-  fast_training::GemmMath math_;
+  const fast_training::GemmProducts& products_;
   course::DeviceBuffer<float> workspace_;
   WeightGradientAside aside_;
 };
 
 // A convolution on other kernels (lesson 10's Tensor Core convolutions): their forward pass and input
 // gradient, and their weight gradient where they run it, else lesson 09's (tiled where it runs, else
-// the implicit GEMM in `math`).
+// the implicit GEMM in `products`).
 class OtherConvLayer : public mnist_gpu::Layer, public BranchingLayer {
  public:
   // Throws course::Error when `kernels` do not run the shape at max_batch.
   OtherConvLayer(std::string name, const host_training::LayerPlan& plan, int max_batch, mnist_gpu::ParamView weight,
                  mnist_gpu::ParamView bias, bool input_grad, std::shared_ptr<const fast_training::ConvKernels> kernels,
-                 fast_training::GemmMath math);
+                 const fast_training::GemmProducts* products);
   void forward(const float* x, int batch) override;
   void backward(const float* x, const float* dy, int batch) override;
   std::string kernels() const override { return kernels_->name(); }
@@ -124,7 +127,7 @@ class OtherConvLayer : public mnist_gpu::Layer, public BranchingLayer {
  private:
   bool input_grad_;
   std::shared_ptr<const fast_training::ConvKernels> kernels_;
-  fast_training::GemmMath math_;
+  const fast_training::GemmProducts& products_;
   bool their_dw_, tiled_dw_;
   course::DeviceBuffer<unsigned char> own_weights_;
   course::DeviceBuffer<float> workspace_;
@@ -132,17 +135,17 @@ class OtherConvLayer : public mnist_gpu::Layer, public BranchingLayer {
 };
 
 // A dense layer, or a convolution whose window covers its whole input (conv_is_dense), on 09.7's
-// fused products in `math`: x [batch x in_size], W [out_c x in_size] in both cases.
+// fused products in `products` (null: lesson 09's FP32 ones): x [batch x in_size], W [out_c x in_size]
+// in both cases.
 class FastDenseLayer : public mnist_gpu::Layer, public BranchingLayer {
  public:
   FastDenseLayer(std::string name, const host_training::LayerPlan& plan, int max_batch, mnist_gpu::ParamView weight,
                  mnist_gpu::ParamView bias, bool input_grad,
-                 fast_training::GemmMath math = fast_training::GemmMath::fp32);
+                 const fast_training::GemmProducts* products = nullptr);
   void forward(const float* x, int batch) override;
   void backward(const float* x, const float* dy, int batch) override;
   std::string kernels() const override {
-    return math_ == fast_training::GemmMath::tf32 ? "fused dense products in TF32 (lessons 09, 10)"
-                                                  : "fused dense products (lesson 09)";
+    return kernels_text("fused dense products (lesson 09)", products_);
   }
   size_t own_bytes() const override { return workspace_.size() * sizeof(float); }
   bool runs_on_stream() const override { return true; }
@@ -151,7 +154,7 @@ class FastDenseLayer : public mnist_gpu::Layer, public BranchingLayer {
  private:
   mnist_gpu::ParamView weight_, bias_;
   bool input_grad_;
-  fast_training::GemmMath math_;
+  const fast_training::GemmProducts& products_;
   course::DeviceBuffer<float> workspace_;
   WeightGradientAside aside_;
 };

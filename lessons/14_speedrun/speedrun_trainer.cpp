@@ -28,6 +28,7 @@
 #include "speedrun.hpp"
 #include "tensor_core_convs.hpp"
 #include "tensor_cores.hpp"
+#include "tf32_products.hpp"
 #include "step_graph.hpp"
 #include "trainer.hpp"
 
@@ -54,7 +55,7 @@ beyond_mnist::OtherKernels other_kernels(const Recipe& r) {
   other.thin_first = r.thin;
   if (r.precision == "bf16") {
     other.conv = std::make_shared<tensor_cores::TensorCoreConvs>();
-    other.math = fast_training::GemmMath::tf32;
+    other.products = &tensor_cores::tf32_products();
   }
   return other;
 }

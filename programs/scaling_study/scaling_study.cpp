@@ -33,6 +33,7 @@
 #include "scaling_results.hpp"
 #include "tensor_core_convs.hpp"
 #include "tensor_cores.hpp"
+#include "tf32_products.hpp"
 #include "trainer.hpp"
 #include "framework/training_data.hpp"
 
@@ -185,7 +186,7 @@ Result run_one(const SystemInfo& system, int filters, int batch, const StudySett
     r.machine = gpu_name();
     const std::string why_not = tensor_cores::tensor_core_problem();
     if (why_not.empty()) {
-      config.math = fast_training::GemmMath::tf32;
+      config.products = &tensor_cores::tf32_products();
       config.conv_kernels = std::make_shared<tensor_cores::TensorCoreConvs>();
       r.setup = "train_mixed --precision bf16: BF16 convolutions, TF32 dense layers, CUDA graphs";
     } else {

@@ -11,6 +11,7 @@
 #include "course_test.hpp"
 #include "fast_network.hpp"
 #include "tensor_core_convs.hpp"
+#include "tf32_products.hpp"
 #include "device_download.hpp"
 
 using course::DeviceBuffer;
@@ -79,7 +80,7 @@ TEST_CASE("the fast network with Tensor Core convolutions matches its FP32 self 
   const Batch batch;
   fast_training::FastNetwork fp32(spec, init, Batch::kSize, nullptr, fast_training::ConvEngine::tiled);
   fast_training::FastNetwork mixed(spec, init, Batch::kSize, nullptr, fast_training::ConvEngine::tiled,
-                                   std::make_shared<tensor_cores::TensorCoreConvs>(), fast_training::GemmMath::tf32);
+                                   std::make_shared<tensor_cores::TensorCoreConvs>(), &tensor_cores::tf32_products());
   REQUIRE(mixed.other_convs() == 2);             // conv1 by 10.5, conv2 by 10.6
   REQUIRE(mixed.other_weight_gradients() == 1);  // conv2's by 10.7
   compare_step(mixed, fp32, batch, 0.05);
@@ -92,7 +93,7 @@ TEST_CASE("the fast network with every product in TF32 matches its FP32 self wit
   const Batch batch;
   fast_training::FastNetwork fp32(spec, init, Batch::kSize, nullptr, fast_training::ConvEngine::implicit_gemm);
   fast_training::FastNetwork tf32(spec, init, Batch::kSize, nullptr, fast_training::ConvEngine::implicit_gemm,
-                                  nullptr, fast_training::GemmMath::tf32);
-  REQUIRE(tf32.math() == fast_training::GemmMath::tf32);
+                                  nullptr, &tensor_cores::tf32_products());
+  REQUIRE(&tf32.products() == &tensor_cores::tf32_products());
   compare_step(tf32, fp32, batch, 0.01);
 }

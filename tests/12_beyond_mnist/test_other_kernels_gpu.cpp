@@ -20,6 +20,7 @@
 #include "step_graph.hpp"
 #include "tensor_core_convs.hpp"
 #include "tensor_cores.hpp"
+#include "tf32_products.hpp"
 
 namespace {
 
@@ -57,7 +58,7 @@ std::vector<double> logits_of(mnist_gpu::GpuNetwork& net, const float* x) {
 beyond_mnist::OtherKernels bf16_kernels() {
   beyond_mnist::OtherKernels bf16;
   bf16.conv = std::make_shared<tensor_cores::TensorCoreConvs>();
-  bf16.math = fast_training::GemmMath::tf32;
+  bf16.products = &tensor_cores::tf32_products();
   return bf16;
 }
 

@@ -1,6 +1,7 @@
 // Lesson 12, step 12.5: lesson 09's kernels as layers of lesson 08's network, their passes. YOUR FILE.
 // Each layer's contract, members and kernels are in fast_gpu_layers.hpp; lesson 09's launchers in
-// fast_training.hpp. Every launch goes to the layer's stream_, and every pass starts with
+// fast_training.hpp (the implicit GEMMs and dense products through the layer's products_: lesson
+// 09's FP32 ones, or the same in another math). Every launch goes to the layer's stream_, and every pass starts with
 // check_batch(batch, "forward") or check_batch(batch, "backward"). Uncomment the parameter names
 // you use.
 #include "course/error.hpp"
@@ -23,13 +24,13 @@ void FastConvLayer::backward(const float* /*x*/, const float* /*dy*/, int /*batc
 }
 
 void ImplicitConvLayer::forward(const float* /*x*/, int /*batch*/) {
-  // TODO(12.5): 09.2's implicit GEMM, in math_, bias included, into output().
+  // TODO(12.5): 09.2's implicit GEMM (products_.conv_forward), bias included, into output().
   course::todo("12.5", "ImplicitConvLayer::forward (09.2)");
 }
 
 void ImplicitConvLayer::backward(const float* /*x*/, const float* /*dy*/, int /*batch*/) {
   // TODO(12.5): dW and dbias (09.4) where aside_.target(...) sends them; dx (09.3) only when
-  // input_grad_, on stream_ with the layer's own workspace. Both in math_.
+  // input_grad_, on stream_ with the layer's own workspace. Both by products_.
   course::todo("12.5", "ImplicitConvLayer::backward (09.4's dW, 09.3's dx)");
 }
 
@@ -40,20 +41,20 @@ void OtherConvLayer::forward(const float* /*x*/, int /*batch*/) {
 
 void OtherConvLayer::backward(const float* /*x*/, const float* /*dy*/, int /*batch*/) {
   // TODO(12.5): dW and dbias by whichever kernels the constructor chose (their_dw_, tiled_dw_, else
-  // the implicit GEMM in math_) where aside_.target(...) sends them; dx by kernels_ from the copy of
+  // products_'s implicit GEMM) where aside_.target(...) sends them; dx by kernels_ from the copy of
   // the weights the last forward wrote, only when input_grad_.
   course::todo("12.5", "OtherConvLayer::backward");
 }
 
 void FastDenseLayer::forward(const float* /*x*/, int /*batch*/) {
-  // TODO(12.5): 09.7's fused product x W^T + bias into output(), in math_, no ReLU (a relu is a
+  // TODO(12.5): 09.7's fused product x W^T + bias (products_) into output(), no ReLU (a relu is a
   // layer of its own here).
   course::todo("12.5", "FastDenseLayer::forward (09.7)");
 }
 
 void FastDenseLayer::backward(const float* /*x*/, const float* /*dy*/, int /*batch*/) {
   // TODO(12.5): dW and dbias where aside_.target(...) sends them; dx (no mask) only when
-  // input_grad_, on stream_. Both 09.7's, in math_.
+  // input_grad_, on stream_. Both 09.7's, by products_.
   course::todo("12.5", "FastDenseLayer::backward (09.7)");
 }
 

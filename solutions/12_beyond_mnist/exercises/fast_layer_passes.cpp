@@ -23,17 +23,16 @@ void FastConvLayer::backward(const float* x, const float* dy, int batch) {
 
 void ImplicitConvLayer::forward(const float* x, int batch) {
   check_batch(batch, "forward");
-  fast_training::conv2d_forward_implicit(shape(batch), x, weight_.value, bias_.value, output(), stream_, math_);
+  products_.conv_forward(shape(batch), x, weight_.value, bias_.value, output(), stream_);
 }
 
 void ImplicitConvLayer::backward(const float* x, const float* dy, int batch) {
   check_batch(batch, "backward");
   const host_layers::ConvShape s = shape(batch);
   const WeightGradientAside::Target t = aside_.target(stream_, workspace_.data(), input_grad_);
-  fast_training::conv2d_backward_weight_implicit(s, x, dy, weight_.grad, bias_.grad, t.workspace, t.stream, math_);
+  products_.conv_backward_weight(s, x, dy, weight_.grad, bias_.grad, t.workspace, t.stream);
   if (input_grad_)
-    fast_training::conv2d_backward_data_implicit(s, weight_.value, dy, input_grad(), workspace_.data(), stream_,
-                                                 math_);
+    products_.conv_backward_data(s, weight_.value, dy, input_grad(), workspace_.data(), stream_);
 }
 
 void OtherConvLayer::forward(const float* x, int batch) {
@@ -50,26 +49,25 @@ void OtherConvLayer::backward(const float* x, const float* dy, int batch) {
   else if (tiled_dw_)
     fast_training::conv2d_backward_weight_tiled(s, x, dy, weight_.grad, bias_.grad, t.workspace, t.stream);
   else
-    fast_training::conv2d_backward_weight_implicit(s, x, dy, weight_.grad, bias_.grad, t.workspace, t.stream, math_);
+    products_.conv_backward_weight(s, x, dy, weight_.grad, bias_.grad, t.workspace, t.stream);
   // The input gradient from the weights the last forward wrote in their own layout.
   if (input_grad_) kernels_->backward_data(s, weight_.value, own_weights_.data(), dy, input_grad(), stream_);
 }
 
 void FastDenseLayer::forward(const float* x, int batch) {
   check_batch(batch, "forward");
-  fast_training::dense_forward_fused(x, weight_.value, bias_.value, output(), batch, int(in_size()), plan_.out_c,
-                                     false, workspace_.data(), stream_, math_);
+  products_.dense_forward(x, weight_.value, bias_.value, output(), batch, int(in_size()), plan_.out_c, false,
+                          workspace_.data(), stream_);
 }
 
 void FastDenseLayer::backward(const float* x, const float* dy, int batch) {
   check_batch(batch, "backward");
   const int in = int(in_size()), out = plan_.out_c;
   const WeightGradientAside::Target t = aside_.target(stream_, workspace_.data(), input_grad_);
-  fast_training::dense_backward_weight_fused(x, dy, weight_.grad, bias_.grad, batch, in, out, t.workspace, t.stream,
-                                             math_);
+  products_.dense_backward_weight(x, dy, weight_.grad, bias_.grad, batch, in, out, t.workspace, t.stream);
   if (input_grad_)
-    fast_training::dense_backward_data_fused(weight_.value, dy, nullptr, input_grad(), batch, in, out,
-                                             workspace_.data(), stream_, math_);
+    products_.dense_backward_data(weight_.value, dy, nullptr, input_grad(), batch, in, out, workspace_.data(),
+                                  stream_);
 }
 
 template <class Conv>

@@ -1,6 +1,7 @@
-// Lesson 09, step 09.7: the dense layer's GEMMs with their neighbours in the epilogue.
-// The operands are plain row-major matrices (given below); what each GEMM does with a finished
-// value, its epilogue `finish`, is the step.
+// Lesson 09, step 09.7: the dense layer's GEMMs with their neighbours in the epilogue. YOUR FILE:
+// the three `finish` functions marked TODO. The operands (plain row-major matrices), the
+// tiles, the split and the launchers are written for you.
+#pragma once
 #include <algorithm>
 #include <string>
 
@@ -10,7 +11,6 @@
 #include "fast_training.hpp"
 
 namespace fast_training {
-
 namespace {
 
 // Where a block's results go: with a split reduction, slice blockIdx.z's partial sums to
@@ -44,10 +44,10 @@ struct ForwardGather {
   __device__ BKey b_key(int i) const { return i; }
   __device__ float b_load(const BCtx& b, BKey i) const { return b.inside && i < in ? __ldg(b.row + i) : 0.0f; }
   __device__ void store(int b, int o, float v) const { output.put(*this, b, o, v); }
-  // The epilogue: the bias and the ReLU, while the value is in a register.
+  // v = sum_i x[b][i] * W[o][i], complete.
   __device__ void finish(int b, int o, float v) const {
-    v += __ldg(bias + o);
-    y[size_t(b) * out + o] = relu ? (v > 0.0f ? v : 0.0f) : v;
+    // TODO(09.7): y[b][o] = v + bias[o], through the ReLU when relu (0 at or below 0).
+    (void)b, (void)o, (void)v;
   }
 };
 
@@ -71,10 +71,10 @@ struct DataGather {
     return b.inside && o < out ? __ldg(W + size_t(o) * in + b.i) : 0.0f;
   }
   __device__ void store(int b, int i, float v) const { output.put(*this, b, i, v); }
-  // The epilogue: the ReLU before this layer lets the gradient through where its output was > 0.
+  // v = sum_o dy[b][o] * W[o][i], complete.
   __device__ void finish(int b, int i, float v) const {
-    const size_t at = size_t(b) * in + i;
-    dx[at] = mask && !(__ldg(mask + at) > 0.0f) ? 0.0f : v;
+    // TODO(09.7): dx[b][i] = v, or 0 where mask (when not null) is not > 0.
+    (void)b, (void)i, (void)v;
   }
 };
 
@@ -103,10 +103,10 @@ struct WeightGather {
     return c.inside ? __ldg(x + size_t(b) * in + c.i) : 0.0f;
   }
   __device__ void store(int o, int i, float v) const { output.put(*this, o, i, v); }
-  // The epilogue: column `in` is the bias gradient, the others the weight gradient.
+  // v = sum_b dy[b][o] * (i < in ? x[b][i] : 1), complete.
   __device__ void finish(int o, int i, float v) const {
-    if (i < in) dW[size_t(o) * in + i] = v;
-    else dbias[o] = v;
+    // TODO(09.7): columns i < in are dW[o][i]; column in is dbias[o].
+    (void)o, (void)i, (void)v;
   }
 };
 
@@ -131,49 +131,42 @@ Split split_of(int M, int N, int K) {
   return {int(blocks_of(K, chunk)), chunk};
 }
 
-// Runs the engine for gather g (tile T) and, with a split, the finishing pass.
-template <class T, class G>
-void run(G g, int M, int N, int K, float* workspace, cudaStream_t stream, GemmMath math) {
+// Runs the engine for gather g (tile T, each stage in Math) and, with a split, the finishing pass.
+template <class T, template <class> class Math, class G>
+void run(G g, int M, int N, int K, float* workspace, cudaStream_t stream) {
   const Split split = split_of(M, N, K);
   g.output = {split.slices > 1 ? workspace : nullptr, M, N};
-  launch_implicit_gemm<T>(g, M, N, K, split.chunk, stream, math);
+  launch_implicit_gemm<T, Math>(g, M, N, K, split.chunk, stream);
   if (split.slices > 1) launch_finish_slices(g, workspace, split.slices, M, N, stream);
 }
 
-}  // namespace
-
-size_t dense_fused_workspace_floats(int batch, int in, int out) {
-  check_sizes(batch, in, out, "dense_fused_workspace_floats");
-  if (out <= detail::kSmallOut) return 1;  // the small kernels split nothing
-  const auto floats = [](int M, int N, int K) {
-    const Split s = split_of(M, N, K);
-    return s.slices > 1 ? size_t(s.slices) * M * N : size_t(0);
-  };
-  return std::max({floats(batch, out, in), floats(batch, in, out), floats(out, in + 1, batch), size_t(1)});
-}
-
-void dense_forward_fused(const float* x, const float* W, const float* bias, float* y, int batch, int in, int out,
-                         bool relu, float* workspace, cudaStream_t stream, GemmMath math) {
+// The three products of fast_training.hpp (dense_forward_fused, ...), each stage in Math.
+template <template <class> class Math>
+void dense_forward(const float* x, const float* W, const float* bias, float* y, int batch, int in, int out, bool relu,
+                   float* workspace, cudaStream_t stream) {
   check_sizes(batch, in, out, "dense_forward_fused");
   const ForwardGather gather{x, W, bias, y, batch, in, out, relu, {}};
   if (out <= detail::kSmallOut) return detail::dense_small_forward(gather, x, W, batch, in, out, stream);
-  run<ForwardTile>(gather, batch, out, in, workspace, stream, math);
+  run<ForwardTile, Math>(gather, batch, out, in, workspace, stream);
 }
 
-void dense_backward_data_fused(const float* W, const float* dy, const float* mask, float* dx, int batch, int in,
-                               int out, float* workspace, cudaStream_t stream, GemmMath math) {
+template <template <class> class Math>
+void dense_backward_data(const float* W, const float* dy, const float* mask, float* dx, int batch, int in, int out,
+                         float* workspace, cudaStream_t stream) {
   check_sizes(batch, in, out, "dense_backward_data_fused");
   const DataGather gather{W, dy, mask, dx, batch, in, out, {}};
   if (out <= detail::kSmallOut) return detail::dense_small_backward_data(gather, W, dy, batch, in, out, stream);
-  run<DataTile>(gather, batch, in, out, workspace, stream, math);
+  run<DataTile, Math>(gather, batch, in, out, workspace, stream);
 }
 
-void dense_backward_weight_fused(const float* x, const float* dy, float* dW, float* dbias, int batch, int in, int out,
-                                 float* workspace, cudaStream_t stream, GemmMath math) {
+template <template <class> class Math>
+void dense_backward_weight(const float* x, const float* dy, float* dW, float* dbias, int batch, int in, int out,
+                           float* workspace, cudaStream_t stream) {
   check_sizes(batch, in, out, "dense_backward_weight_fused");
   const WeightGather gather{x, dy, dW, dbias, batch, in, out, {}};
   if (out <= detail::kSmallOut) return detail::dense_small_backward_weight(gather, x, dy, batch, in, out, stream);
-  run<WeightTile>(gather, out, in + 1, batch, workspace, stream, math);
+  run<WeightTile, Math>(gather, out, in + 1, batch, workspace, stream);
 }
 
+}  // namespace
 }  // namespace fast_training

@@ -3,6 +3,7 @@
 //   col[k][p] = x[n][c][oh*stride - pad + i][ow*stride - pad + j], 0 outside the image
 // The engine (gemm_core.cuh) asks this gather for A = W (a plain row-major matrix), for B = col
 // (gathered from x: never stored) and where each result goes (NCHW, plus the bias).
+#pragma once
 #include "conv_implicit.cuh"
 #include "fast_div.cuh"
 
@@ -60,24 +61,27 @@ struct ForwardGather {
   }
 };
 
-}  // namespace
-
-// Given: builds the gather, picks the tile by M = O and launches the engine.
-void detail::forward_gemm(const ConvGeometry& c, const float* x, const float* W, const float* bias, float* y,
-                          cudaStream_t stream, GemmMath math) {
+// Given: builds the gather, picks the tile by M = O and launches the engine, each stage multiplied
+// by the math policy Math (gemm_core.cuh).
+template <template <class> class Math>
+void forward_gemm(const detail::ConvGeometry& c, const float* x, const float* W, const float* bias, float* y,
+                  cudaStream_t stream) {
   const int K = c.C * c.kh * c.kw, P = c.N * c.OH * c.OW;
   const ForwardGather g{x, W, bias, y, c.C, c.H, c.W, c.O, c.kh, c.kw, c.OH, c.OW, c.stride, c.pad_h, c.pad_w, K, P,
                         FastDiv(c.kh * c.kw), FastDiv(c.kw), FastDiv(c.OH * c.OW), FastDiv(c.OW)};
   if (c.O <= detail::ForwardTileNarrow::BM)
-    launch_implicit_gemm<detail::ForwardTileNarrow>(g, c.O, P, K, K, stream, math);
+    launch_implicit_gemm<detail::ForwardTileNarrow, Math>(g, c.O, P, K, K, stream);
   else
-    launch_implicit_gemm<detail::ForwardTileWide>(g, c.O, P, K, K, stream, math);
+    launch_implicit_gemm<detail::ForwardTileWide, Math>(g, c.O, P, K, K, stream);
 }
 
-void conv2d_forward_implicit(const ConvShape& s, const float* x, const float* W, const float* bias, float* y,
-                             cudaStream_t stream, GemmMath math) {
+// Given: conv2d_forward_implicit (fast_training.hpp) with its stages in Math.
+template <template <class> class Math>
+void conv_forward(const ConvShape& s, const float* x, const float* W, const float* bias, float* y,
+                  cudaStream_t stream) {
   detail::check_conv_shape(s, "conv2d_forward_implicit");
-  detail::forward_gemm(detail::geometry_of(s), x, W, bias, y, stream, math);
+  forward_gemm<Math>(detail::geometry_of(s), x, W, bias, y, stream);
 }
 
+}  // namespace
 }  // namespace fast_training

@@ -5,6 +5,7 @@
 // read along p (the reduction): neighbouring p are neighbouring pixels in memory.
 // The reduction is long (N*OH*OW) and the output small (O x Kc+1), so blockIdx.z takes a slice
 // of p and the store writes that slice's partial sums; detail::sum_weight_slices adds them.
+#pragma once
 #include "conv_implicit.cuh"
 #include "fast_div.cuh"
 
@@ -61,11 +62,11 @@ struct WeightGather {
   }
 };
 
-}  // namespace
-
-// Given: checks the shape, cuts the reduction into slices, launches the engine, adds the slices.
-void conv2d_backward_weight_implicit(const ConvShape& s, const float* x, const float* dy, float* dW, float* dbias,
-                                     float* workspace, cudaStream_t stream, GemmMath math) {
+// Given: conv2d_backward_weight_implicit (fast_training.hpp) with the GEMM's stages in Math: checks
+// the shape, cuts the reduction into slices, launches the engine, adds the slices.
+template <template <class> class Math>
+void conv_backward_weight(const ConvShape& s, const float* x, const float* dy, float* dW, float* dbias,
+                          float* workspace, cudaStream_t stream) {
   detail::check_conv_shape(s, "conv2d_backward_weight_implicit");
   const int Kc = s.in_channels * s.kernel_h * s.kernel_w, P = s.batch * s.out_h() * s.out_w();
   const WeightGather g{x, dy, workspace, s.in_channels, s.height, s.width, s.out_channels, s.kernel_h, s.kernel_w,
@@ -76,10 +77,11 @@ void conv2d_backward_weight_implicit(const ConvShape& s, const float* x, const f
   const int chunk = detail::slice_length(P, detail::weight_gemm_slices(s), detail::WeightTileWide::BK);
   const int slices = int(blocks_of(P, chunk));
   if (wide)
-    launch_implicit_gemm<detail::WeightTileWide>(g, s.out_channels, Kc + 1, P, chunk, stream, math);
+    launch_implicit_gemm<detail::WeightTileWide, Math>(g, s.out_channels, Kc + 1, P, chunk, stream);
   else
-    launch_implicit_gemm<detail::WeightTileNarrow>(g, s.out_channels, Kc + 1, P, chunk, stream, math);
+    launch_implicit_gemm<detail::WeightTileNarrow, Math>(g, s.out_channels, Kc + 1, P, chunk, stream);
   detail::sum_weight_slices(workspace, slices, s.out_channels, Kc, dW, dbias, stream);
 }
 
+}  // namespace
 }  // namespace fast_training
