@@ -1,6 +1,15 @@
 #pragma once
 // Lesson 15: deeper CNNs. The contracts of every function you write.
+#include <cuda_runtime.h>
+
 #include <cstddef>
+
+
+#if defined(__CUDACC__)
+#define DEEPER_CNNS_HOST_DEVICE __host__ __device__
+#else
+#define DEEPER_CNNS_HOST_DEVICE
+#endif
 
 namespace deeper_cnns {
 
@@ -8,8 +17,13 @@ namespace deeper_cnns {
 // M = N * H * W values (every image of the batch, every pixel).
 struct BatchNormShape {
   int batch = 1, channels = 1, height = 1, width = 1;
-  size_t size() const { return size_t(batch) * channels * height * width; }  // values of x
-  size_t per_channel() const { return size_t(batch) * height * width; }      // M
+  DEEPER_CNNS_HOST_DEVICE size_t size() const { return size_t(batch) * channels * height * width; }  // values of x
+  DEEPER_CNNS_HOST_DEVICE size_t per_channel() const { return size_t(batch) * height * width; }      // M
+  // Where value i (0 <= i < M) of channel c lives in x: image i / (H * W), pixel i % (H * W).
+  DEEPER_CNNS_HOST_DEVICE size_t at(int c, size_t i) const {
+    const size_t plane = size_t(height) * width;
+    return (i / plane * channels + c) * plane + i % plane;
+  }
 };
 
 // Throws course::Error naming `function` unless every size is >= 1, eps > 0 (finite) and
@@ -45,5 +59,26 @@ void batch_norm_forward_eval(const BatchNormShape& s, const T* x, const T* gamma
 template <typename T>
 void batch_norm_backward(const BatchNormShape& s, const T* x, const T* dy, const T* gamma, const T* saved_mean,
                          const T* saved_inv_std, T* dx, T* dgamma, T* dbeta);
+
+// ---- 15.2 batch normalisation on the GPU ----------------------------------------------------------
+// 15.1's passes in float on the device, and a ReLU fused after y where `relu` is true:
+//   y = max(0, gamma * xhat + beta)
+// The statistics of a channel come from ONE BLOCK of kThreads threads: each thread sums its share of
+// the channel's M values, the block adds the threads' sums (block_sum), and as on the CPU the mean
+// comes first and the squares around it second. The backward pass takes `relu_y`, the fused forward
+// pass's output, to mask dy where the ReLU let nothing through (relu_y <= 0), or null: no ReLU.
+// Outputs as 15.1's, all written; every launch on `stream`; the launchers check first
+// (check_batch_norm) and launch nothing when the check throws.
+constexpr int kThreads = 256;  // a block: one channel's statistics
+void batch_norm_forward_train_gpu(const BatchNormShape& s, const float* x, const float* gamma, const float* beta,
+                                  float eps, float momentum, bool relu, float* y, float* saved_mean,
+                                  float* saved_inv_std, float* running_mean, float* running_var,
+                                  cudaStream_t stream = nullptr);
+void batch_norm_forward_eval_gpu(const BatchNormShape& s, const float* x, const float* gamma, const float* beta,
+                                 const float* running_mean, const float* running_var, float eps, bool relu, float* y,
+                                 cudaStream_t stream = nullptr);
+void batch_norm_backward_gpu(const BatchNormShape& s, const float* x, const float* dy, const float* relu_y,
+                             const float* gamma, const float* saved_mean, const float* saved_inv_std, float* dx,
+                             float* dgamma, float* dbeta, cudaStream_t stream = nullptr);
 
 }  // namespace deeper_cnns

@@ -8,22 +8,12 @@
 
 namespace deeper_cnns {
 
-namespace {
-
-// Value i of channel c's M values: image n = i / (H * W), pixel p = i % (H * W).
-[[maybe_unused]] size_t at(const BatchNormShape& s, int c, size_t i) {
-  const size_t plane = size_t(s.height) * s.width;
-  return (i / plane * s.channels + c) * plane + i % plane;
-}
-
-}  // namespace
-
 template <typename T>
 void batch_norm_forward_train(const BatchNormShape& /*s*/, const T* /*x*/, const T* /*gamma*/, const T* /*beta*/,
                               T /*eps*/, T /*momentum*/, T* /*y*/, T* /*saved_mean*/, T* /*saved_inv_std*/,
                               T* /*running_mean*/, T* /*running_var*/) {
   // TODO(15.1): check_batch_norm first (training); then per channel its mean and biased variance
-  // over the M values (at() finds value i of channel c), y, the saved mean and 1 / sqrt(var + eps),
+  // over the M values (s.at(c, i) finds value i of channel c), y, the saved mean and 1 / sqrt(var + eps),
   // and the running statistics (the unbiased variance).
   course::todo("15.1", "batch_norm_forward_train");
 }

@@ -6,16 +6,6 @@
 
 namespace deeper_cnns {
 
-namespace {
-
-// Value i of channel c's M values: image n = i / (H * W), pixel p = i % (H * W).
-[[maybe_unused]] size_t at(const BatchNormShape& s, int c, size_t i) {
-  const size_t plane = size_t(s.height) * s.width;
-  return (i / plane * s.channels + c) * plane + i % plane;
-}
-
-}  // namespace
-
 template <typename T>
 void batch_norm_forward_train(const BatchNormShape& s, const T* x, const T* gamma, const T* beta, T eps, T momentum,
                               T* y, T* saved_mean, T* saved_inv_std, T* running_mean, T* running_var) {
@@ -25,17 +15,17 @@ void batch_norm_forward_train(const BatchNormShape& s, const T* x, const T* gamm
     // Two passes over the channel: the mean first, then the squares around it (one pass of
     // sum x^2 - M mean^2 cancels badly when the mean is large against the spread).
     T sum = 0;
-    for (size_t i = 0; i < M; ++i) sum += x[at(s, c, i)];
+    for (size_t i = 0; i < M; ++i) sum += x[s.at(c, i)];
     const T mean = sum / T(M);
     T squares = 0;
     for (size_t i = 0; i < M; ++i) {
-      const T d = x[at(s, c, i)] - mean;
+      const T d = x[s.at(c, i)] - mean;
       squares += d * d;
     }
     const T var = squares / T(M);
     const T inv_std = T(1) / std::sqrt(var + eps);
     for (size_t i = 0; i < M; ++i) {
-      const size_t k = at(s, c, i);
+      const size_t k = s.at(c, i);
       y[k] = gamma[c] * ((x[k] - mean) * inv_std) + beta[c];
     }
     saved_mean[c] = mean;
@@ -53,7 +43,7 @@ void batch_norm_forward_eval(const BatchNormShape& s, const T* x, const T* gamma
   for (int c = 0; c < s.channels; ++c) {
     const T inv_std = T(1) / std::sqrt(running_var[c] + eps);
     for (size_t i = 0; i < M; ++i) {
-      const size_t k = at(s, c, i);
+      const size_t k = s.at(c, i);
       y[k] = gamma[c] * ((x[k] - running_mean[c]) * inv_std) + beta[c];
     }
   }
@@ -68,14 +58,14 @@ void batch_norm_backward(const BatchNormShape& s, const T* x, const T* dy, const
     const T mean = saved_mean[c], inv_std = saved_inv_std[c];
     T sum_dy = 0, sum_dy_xhat = 0;
     for (size_t i = 0; i < M; ++i) {
-      const size_t k = at(s, c, i);
+      const size_t k = s.at(c, i);
       sum_dy += dy[k];
       sum_dy_xhat += dy[k] * ((x[k] - mean) * inv_std);
     }
     // Every x moved the mean and the variance too: the two sums carry that back to each one.
     const T scale = gamma[c] * inv_std;
     for (size_t i = 0; i < M; ++i) {
-      const size_t k = at(s, c, i);
+      const size_t k = s.at(c, i);
       const T xhat = (x[k] - mean) * inv_std;
       dx[k] = scale * (dy[k] - sum_dy / T(M) - xhat * (sum_dy_xhat / T(M)));
     }
