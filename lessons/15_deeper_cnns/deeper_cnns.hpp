@@ -3,7 +3,9 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <vector>
 
+#include "host_layers.hpp"  // lesson 01's ConvShape
 
 #if defined(__CUDACC__)
 #define DEEPER_CNNS_HOST_DEVICE __host__ __device__
@@ -59,6 +61,66 @@ void batch_norm_forward_eval(const BatchNormShape& s, const T* x, const T* gamma
 template <typename T>
 void batch_norm_backward(const BatchNormShape& s, const T* x, const T* dy, const T* gamma, const T* saved_mean,
                          const T* saved_inv_std, T* dx, T* dgamma, T* dbeta);
+
+// ---- 15.3 a residual block on the CPU ------------------------------------------------------------
+// ResNet's basic block (He et al. 2015; the projection shortcut, "option B"), training mode:
+//   a  = conv3x3(x; w1, stride s, pad 1)      bn1 -> relu -> r1
+//   c  = conv3x3(r1; w2, stride 1, pad 1)     bn2 -> main
+//   skip = x, or with a projection (stride 2, or other channels) bnp(conv1x1(x; wp, stride s))
+//   y  = relu(main + skip)
+// x [N, C, H, W] -> y [N, F, OH, OW], OH = (H - 1) / s + 1. The convolutions have no bias (each
+// batch norm's beta is one); every batch norm is 15.1's with eps and momentum below.
+struct ResidualShape {
+  int batch = 1, in_channels = 1, height = 1, width = 1, out_channels = 1, stride = 1;
+  bool projection() const { return stride != 1 || in_channels != out_channels; }
+  int out_h() const { return (height - 1) / stride + 1; }
+  int out_w() const { return (width - 1) / stride + 1; }
+  size_t in_size() const { return size_t(batch) * in_channels * height * width; }
+  size_t out_size() const { return size_t(batch) * out_channels * out_h() * out_w(); }
+};
+constexpr double kResidualEps = 1e-5, kResidualMomentum = 0.1;
+
+// The block's parameters (read) and their gradients (written): w1 [F, C, 3, 3], w2 [F, F, 3, 3],
+// wp [F, C, 1, 1]; every gamma and beta [F]. Without a projection wp, gammap and betap are not used
+// (may be null), and their gradients are not written.
+template <typename T>
+struct ResidualParams {
+  const T *w1, *gamma1, *beta1, *w2, *gamma2, *beta2, *wp, *gammap, *betap;
+};
+template <typename T>
+struct ResidualGrads {
+  T *dw1, *dgamma1, *dbeta1, *dw2, *dgamma2, *dbeta2, *dwp, *dgammap, *dbetap;
+};
+
+// What the forward pass keeps for the backward pass, sized for a shape (given), and each batch
+// norm's running statistics (they start at mean 0 and variance 1, as PyTorch's).
+template <typename T>
+struct ResidualCache {
+  explicit ResidualCache(const ResidualShape& s);
+  std::vector<T> a, n1, r1, c, n2, p, np, sum;  // conv1, bn1, relu, conv2, bn2, conv_p, bn_p, main + skip
+  std::vector<T> mean1, inv1, mean2, inv2, meanp, invp;  // the batch norms' saved statistics
+  std::vector<T> run_mean1, run_var1, run_mean2, run_var2, run_meanp, run_varp;
+  std::vector<T> zeros;  // a zero bias for the convolutions
+};
+
+// Throws course::Error naming `function` unless every size is >= 1 and stride is 1 or 2. Given.
+void check_residual(const char* function, const ResidualShape& s);
+// The shapes of the block's pieces (given): conv1 (3x3, stride s, pad 1), conv2 (3x3, stride 1,
+// pad 1), the projection (1x1, stride s, no pad), and the output [N, F, OH, OW] every batch norm sees.
+host_layers::ConvShape conv1_shape(const ResidualShape& s);
+host_layers::ConvShape conv2_shape(const ResidualShape& s);
+host_layers::ConvShape projection_shape(const ResidualShape& s);
+BatchNormShape output_shape(const ResidualShape& s);
+
+// Step 15.3: the block's forward pass (y written, the cache filled, the running statistics moved) and
+// its backward pass from dy (dx and every gradient of the block overwritten), with lesson 01's
+// convolutions and ReLU and your batch norm of 15.1. Both check_residual first.
+template <typename T>
+void residual_block_forward(const ResidualShape& s, const T* x, const ResidualParams<T>& p, ResidualCache<T>& cache,
+                            T* y);
+template <typename T>
+void residual_block_backward(const ResidualShape& s, const T* x, const ResidualParams<T>& p,
+                             const ResidualCache<T>& cache, const T* dy, T* dx, const ResidualGrads<T>& g);
 
 // ---- 15.2 batch normalisation on the GPU ----------------------------------------------------------
 // 15.1's passes in float on the device, and a ReLU fused after y where `relu` is true:
