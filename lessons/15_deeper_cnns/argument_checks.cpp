@@ -21,4 +21,13 @@ void check_batch_norm(const char* function, const BatchNormShape& s, double eps,
                         std::to_string(s.per_channel()) + "): one value has no variance");
 }
 
+void check_regression(const char* function, RegressionLoss kind, int batch, int outputs, double beta) {
+  const std::string where = std::string(function) + ": ";
+  if (batch < 1 || outputs < 1)
+    throw course::Error(where + "batch and outputs must be >= 1, got " + std::to_string(batch) + " and " +
+                        std::to_string(outputs));
+  if (kind == RegressionLoss::smooth_l1 && (!(beta > 0) || !std::isfinite(beta)))
+    throw course::Error(where + "smooth L1's beta must be > 0, got " + std::to_string(beta));
+}
+
 }  // namespace deeper_cnns

@@ -122,6 +122,32 @@ template <typename T>
 void residual_block_backward(const ResidualShape& s, const T* x, const ResidualParams<T>& p,
                              const ResidualCache<T>& cache, const T* dy, T* dx, const ResidualGrads<T>& g);
 
+// ---- 15.4 a regression head's losses ------------------------------------------------------------
+// A network that predicts numbers (a box's corners, a joint's position) instead of a class is
+// trained on how far its predictions p [batch x outputs] are from the targets t. With d = p - t,
+// each of the batch * outputs values costs
+//   squared:    d^2                                        (PyTorch's MSELoss)
+//   smooth_l1:  d^2 / (2 beta) where |d| < beta, else |d| - beta / 2     (SmoothL1Loss, beta > 0)
+// and the loss is their MEAN over all batch * outputs values. Smooth L1 is the squared error near
+// 0 and the absolute error far from it: one badly wrong target pulls with a bounded gradient.
+enum class RegressionLoss { squared, smooth_l1 };
+
+// Throws course::Error naming `function` unless batch >= 1, outputs >= 1 and (smooth_l1) beta > 0
+// (finite). Given.
+void check_regression(const char* function, RegressionLoss kind, int batch, int outputs, double beta);
+
+// Step 15.4 on the CPU: row_loss[b] = the sum of row b's costs / (batch * outputs) (so the rows add
+// up to the loss, which is returned), and dpred = dLoss/dp for every value. Every output written;
+// the check first (nothing written when it throws).
+template <typename T>
+T regression_loss(RegressionLoss kind, const T* pred, const T* target, int batch, int outputs, T beta, T* row_loss,
+                  T* dpred);
+
+// Step 15.4 on the GPU: the same row_loss and dpred in float, a row a thread (a head has few
+// outputs: 4 corners), all on `stream`; the check first, nothing launched when it throws.
+void regression_loss_gpu(RegressionLoss kind, const float* pred, const float* target, int batch, int outputs,
+                         float beta, float* row_loss, float* dpred, cudaStream_t stream = nullptr);
+
 // ---- 15.2 batch normalisation on the GPU ----------------------------------------------------------
 // 15.1's passes in float on the device, and a ReLU fused after y where `relu` is true:
 //   y = max(0, gamma * xhat + beta)
