@@ -30,4 +30,10 @@ void check_regression(const char* function, RegressionLoss kind, int batch, int 
     throw course::Error(where + "smooth L1's beta must be > 0, got " + std::to_string(beta));
 }
 
+void check_pooling(const char* function, int batch, int channels, int plane) {
+  if (batch < 1 || channels < 1 || plane < 1)
+    throw course::Error(std::string(function) + ": batch, channels and plane (H*W) must be >= 1, got " +
+                        std::to_string(batch) + ", " + std::to_string(channels) + ", " + std::to_string(plane));
+}
+
 }  // namespace deeper_cnns

@@ -148,6 +148,24 @@ T regression_loss(RegressionLoss kind, const T* pred, const T* target, int batch
 void regression_loss_gpu(RegressionLoss kind, const float* pred, const float* target, int batch, int outputs,
                          float beta, float* row_loss, float* dpred, cudaStream_t stream = nullptr);
 
+// ---- 15.5 global average pooling ------------------------------------------------------------------
+// A ResNet ends its convolutions with one number per channel: the mean of each channel's plane,
+//   y[n][c] = sum over the H*W pixels p of x[n][c][p] / (H*W)        x [N, C, H, W] -> y [N, C]
+// and its gradient spreads dy evenly back over the plane: dx[n][c][p] = dy[n][c] / (H*W).
+// plane = H*W. Every output written. Throws course::Error (naming the function, before anything is
+// written or launched) unless batch, channels and plane are >= 1: check_pooling, given.
+void check_pooling(const char* function, int batch, int channels, int plane);
+template <typename T>
+void global_avg_pool_forward(const T* x, T* y, int batch, int channels, int plane);
+template <typename T>
+void global_avg_pool_backward(const T* dy, T* dx, int batch, int channels, int plane);
+// The same on the GPU (float), on `stream`: a thread a (image, channel) plane for the forward pass,
+// a thread a value of dx for the backward pass (grid-stride loops).
+void global_avg_pool_forward_gpu(const float* x, float* y, int batch, int channels, int plane,
+                                 cudaStream_t stream = nullptr);
+void global_avg_pool_backward_gpu(const float* dy, float* dx, int batch, int channels, int plane,
+                                  cudaStream_t stream = nullptr);
+
 // ---- 15.2 batch normalisation on the GPU ----------------------------------------------------------
 // 15.1's passes in float on the device, and a ReLU fused after y where `relu` is true:
 //   y = max(0, gamma * xhat + beta)
