@@ -7,18 +7,23 @@
 
 namespace deeper_cnns {
 
-void check_batch_norm(const char* function, const BatchNormShape& s, double eps, double momentum, bool training) {
+void check_batch_norm_shape(const char* function, const BatchNormShape& s, bool training) {
   const std::string where = std::string(function) + ": ";
   if (s.batch < 1 || s.channels < 1 || s.height < 1 || s.width < 1)
     throw course::Error(where + "batch, channels, height and width must be >= 1, got " + std::to_string(s.batch) +
                         "x" + std::to_string(s.channels) + "x" + std::to_string(s.height) + "x" +
                         std::to_string(s.width));
-  if (!(eps > 0) || !std::isfinite(eps)) throw course::Error(where + "eps must be > 0, got " + std::to_string(eps));
-  if (!(momentum >= 0 && momentum <= 1))
-    throw course::Error(where + "momentum must be in [0, 1], got " + std::to_string(momentum));
   if (training && s.per_channel() < 2)
     throw course::Error(where + "training needs more than one value per channel (N*H*W = " +
                         std::to_string(s.per_channel()) + "): one value has no variance");
+}
+
+void check_batch_norm(const char* function, const BatchNormShape& s, double eps, double momentum, bool training) {
+  check_batch_norm_shape(function, s, training);
+  const std::string where = std::string(function) + ": ";
+  if (!(eps > 0) || !std::isfinite(eps)) throw course::Error(where + "eps must be > 0, got " + std::to_string(eps));
+  if (!(momentum >= 0 && momentum <= 1))
+    throw course::Error(where + "momentum must be in [0, 1], got " + std::to_string(momentum));
 }
 
 void check_regression(const char* function, RegressionLoss kind, int batch, int outputs, double beta) {

@@ -28,8 +28,10 @@ struct BatchNormShape {
   }
 };
 
-// Throws course::Error naming `function` unless every size is >= 1, eps > 0 (finite) and
-// 0 <= momentum <= 1; with `training`, also unless M >= 2 (one value has no variance). Given.
+// Throws course::Error naming `function` unless every size is >= 1 and, with `training`, M >= 2 (one
+// value has no variance). Given.
+void check_batch_norm_shape(const char* function, const BatchNormShape& s, bool training);
+// The same, and unless eps > 0 (finite) and 0 <= momentum <= 1. Given.
 void check_batch_norm(const char* function, const BatchNormShape& s, double eps, double momentum, bool training);
 
 // ---- 15.1 batch normalisation on the CPU -------------------------------------------------------
@@ -57,7 +59,7 @@ void batch_norm_forward_eval(const BatchNormShape& s, const T* x, const T* gamma
 //   dbeta[c]  = sum dy                  dgamma[c] = sum dy * xhat
 //   dx = gamma[c] * inv_std[c] * (dy - dbeta[c] / M - xhat * dgamma[c] / M)
 // (the mean and the variance depend on every x of the channel: dx is not gamma * inv_std * dy).
-// dx, dgamma and dbeta are overwritten. Checks first (check_batch_norm, training).
+// dx, dgamma and dbeta are overwritten. Checks first (check_batch_norm_shape, training).
 template <typename T>
 void batch_norm_backward(const BatchNormShape& s, const T* x, const T* dy, const T* gamma, const T* saved_mean,
                          const T* saved_inv_std, T* dx, T* dgamma, T* dbeta);

@@ -29,7 +29,7 @@ template <typename T>
 void batch_norm_backward(const BatchNormShape& /*s*/, const T* /*x*/, const T* /*dy*/, const T* /*gamma*/,
                          const T* /*saved_mean*/, const T* /*saved_inv_std*/, T* /*dx*/, T* /*dgamma*/,
                          T* /*dbeta*/) {
-  // TODO(15.1): check_batch_norm first (training); per channel the two sums over dy, then dx.
+  // TODO(15.1): check_batch_norm_shape first (training); per channel the two sums over dy, then dx.
   course::todo("15.1", "batch_norm_backward");
 }
 

@@ -2,6 +2,7 @@
 // launchers below are written for you.
 #include "course/cuda_check.hpp"
 #include "deeper_cnns.hpp"
+#include "first_kernels.hpp"  // lesson 03's grid
 
 namespace deeper_cnns {
 
@@ -19,21 +20,21 @@ __global__ void global_avg_pool_backward_kernel(const float* __restrict__ dy, fl
   (void)dy, (void)dx, (void)n, (void)plane;
 }
 
-unsigned blocks_for(size_t n) { return unsigned(n / 256 + 1 < 4096 ? n / 256 + 1 : 4096); }
-
 }  // namespace
 
 void global_avg_pool_forward_gpu(const float* x, float* y, int batch, int channels, int plane, cudaStream_t stream) {
   check_pooling("global_avg_pool_forward_gpu", batch, channels, plane);
   const size_t planes = size_t(batch) * channels;
-  global_avg_pool_forward_kernel<<<blocks_for(planes), 256, 0, stream>>>(x, y, planes, plane);
+  global_avg_pool_forward_kernel<<<first_kernels::blocks_for(planes), first_kernels::kThreadsPerBlock, 0, stream>>>(
+      x, y, planes, plane);
   CUDA_CHECK_LAUNCH();
 }
 
 void global_avg_pool_backward_gpu(const float* dy, float* dx, int batch, int channels, int plane, cudaStream_t stream) {
   check_pooling("global_avg_pool_backward_gpu", batch, channels, plane);
   const size_t n = size_t(batch) * channels * plane;
-  global_avg_pool_backward_kernel<<<blocks_for(n), 256, 0, stream>>>(dy, dx, n, plane);
+  global_avg_pool_backward_kernel<<<first_kernels::blocks_for(n), first_kernels::kThreadsPerBlock, 0, stream>>>(
+      dy, dx, n, plane);
   CUDA_CHECK_LAUNCH();
 }
 

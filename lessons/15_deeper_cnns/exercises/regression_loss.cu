@@ -2,6 +2,7 @@
 // kernel's body; the launcher below is written for you.
 #include "course/cuda_check.hpp"
 #include "deeper_cnns.hpp"
+#include "first_kernels.hpp"  // lesson 03's grid
 
 namespace deeper_cnns {
 
@@ -20,9 +21,8 @@ __global__ void regression_loss_kernel(RegressionLoss kind, const float* __restr
 void regression_loss_gpu(RegressionLoss kind, const float* pred, const float* target, int batch, int outputs,
                          float beta, float* row_loss, float* dpred, cudaStream_t stream) {
   check_regression("regression_loss_gpu", kind, batch, outputs, beta);
-  const int threads = 128, blocks = (batch + threads - 1) / threads;
-  regression_loss_kernel<<<blocks < 1024 ? blocks : 1024, threads, 0, stream>>>(kind, pred, target, batch, outputs,
-                                                                                 beta, row_loss, dpred);
+  regression_loss_kernel<<<first_kernels::blocks_for(size_t(batch)), first_kernels::kThreadsPerBlock, 0, stream>>>(
+      kind, pred, target, batch, outputs, beta, row_loss, dpred);
   CUDA_CHECK_LAUNCH();
 }
 

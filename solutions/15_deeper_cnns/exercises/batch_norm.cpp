@@ -52,7 +52,7 @@ void batch_norm_forward_eval(const BatchNormShape& s, const T* x, const T* gamma
 template <typename T>
 void batch_norm_backward(const BatchNormShape& s, const T* x, const T* dy, const T* gamma, const T* saved_mean,
                          const T* saved_inv_std, T* dx, T* dgamma, T* dbeta) {
-  check_batch_norm("batch_norm_backward", s, 1.0, 0.0, true);
+  check_batch_norm_shape("batch_norm_backward", s, true);
   const size_t M = s.per_channel();
   for (int c = 0; c < s.channels; ++c) {
     const T mean = saved_mean[c], inv_std = saved_inv_std[c];

@@ -2,6 +2,7 @@
 #include "block_reduce.cuh"  // lesson 09's block_sum
 #include "course/cuda_check.hpp"
 #include "deeper_cnns.hpp"
+#include "first_kernels.hpp"  // lesson 03's grid for an elementwise kernel
 
 namespace deeper_cnns {
 
@@ -100,8 +101,7 @@ void batch_norm_forward_eval_gpu(const BatchNormShape& s, const float* x, const 
                                  const float* running_mean, const float* running_var, float eps, bool relu, float* y,
                                  cudaStream_t stream) {
   check_batch_norm("batch_norm_forward_eval_gpu", s, eps, 0.0, false);
-  const size_t blocks = (s.size() + kThreads - 1) / kThreads;
-  batch_norm_eval_kernel<<<unsigned(blocks < 4096 ? blocks : 4096), kThreads, 0, stream>>>(
+  batch_norm_eval_kernel<<<first_kernels::blocks_for(s.size()), first_kernels::kThreadsPerBlock, 0, stream>>>(
       s, x, gamma, beta, running_mean, running_var, eps, relu, y);
   CUDA_CHECK_LAUNCH();
 }
@@ -109,7 +109,7 @@ void batch_norm_forward_eval_gpu(const BatchNormShape& s, const float* x, const 
 void batch_norm_backward_gpu(const BatchNormShape& s, const float* x, const float* dy, const float* relu_y,
                              const float* gamma, const float* saved_mean, const float* saved_inv_std, float* dx,
                              float* dgamma, float* dbeta, cudaStream_t stream) {
-  check_batch_norm("batch_norm_backward_gpu", s, 1.0, 0.0, true);
+  check_batch_norm_shape("batch_norm_backward_gpu", s, true);
   batch_norm_backward_kernel<<<s.channels, kThreads, 0, stream>>>(s, x, dy, relu_y, gamma, saved_mean, saved_inv_std,
                                                                   dx, dgamma, dbeta);
   CUDA_CHECK_LAUNCH();
