@@ -2,15 +2,12 @@
 // The course framework, inside: the GPU run's parts that one GPU (train_on_device) and several
 // ranks (train_on_ranks, rank_trainer.hpp) share. Not for the lessons: they call those two.
 #include <algorithm>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "course/arithmetic.hpp"
-#include "course/device_buffer.hpp"
 #include "framework/device_trainer.hpp"
-#include "framework/epoch_counters.hpp"
 #include "framework/host_barrier.hpp"
 
 namespace framework::detail {
@@ -68,30 +65,6 @@ class TrainingSnapshot {
   std::vector<float> state_;
   int steps_;
 };
-
-// What a training step writes besides the network, made once for batches of up to `batch` before
-// the first step and kept at its address (a captured step holds the pointers): the batch gathered,
-// the predictions' scratch and the counters.
-struct StepBuffers {
-  StepBuffers(int batch, size_t per_example)
-      : x(size_t(batch) * per_example), labels{size_t(batch)}, predictions{size_t(batch)} {}
-  course::DeviceBuffer<float> x;
-  course::DeviceBuffer<int> labels, predictions;
-  EpochCounters counters;
-};
-
-// Steps first_step .. last_step - 1 of an epoch whose order of n examples is `order`, batch examples
-// a step (the last one may be short), numbered first_number, first_number + 1, ... for the NaN flag;
-// each enqueued by `step`.
-inline void enqueue_steps(const std::function<void(const StepArgs&)>& step, DeviceNetwork& net, DeviceUpdate& update,
-                          const DeviceDataset& data, const int* order, int batch, int first_step, int last_step,
-                          int first_number, StepBuffers& buffers, cudaStream_t stream) {
-  for (int s = first_step; s < last_step; ++s) {
-    const int first = s * batch, count = std::min(batch, data.count - first);
-    step(StepArgs{net, update, data, order, first, count, first_number + (s - first_step), buffers.x.data(),
-                  buffers.labels.data(), buffers.predictions.data(), buffers.counters, stream});
-  }
-}
 
 // One rank's whole run, on its thread with its GPU current: the network and optimizer built by
 // `run`, the data uploaded, the epochs; the lead also prints, profiles, evaluates and writes the

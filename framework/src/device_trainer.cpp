@@ -88,17 +88,20 @@ void train_rank(const TrainConfig& config, const TrainingData& data, const Devic
   // holds the pointers): no allocation inside the loop.
   const int n = train.count, classes = spec.classes;
   const int steps_per_epoch = course::ceil_div(n, batch);
-  StepBuffers buffers(batch, train.per_example);
-  EpochCounters& counters = buffers.counters;
-  course::DeviceBuffer<int> order{size_t(n)};
+  course::DeviceBuffer<float> x(size_t(batch) * train.per_example);
+  course::DeviceBuffer<int> labels{size_t(batch)}, predictions{size_t(batch)}, order{size_t(n)};
+  EpochCounters counters;
   DeviceEvaluation eval;
   LossWatch watch(run.lr, classes);  // fed at the report points: the step never waits
 
   // The steps first .. last-1 of an epoch. The NaN flag gets the step's number within the epoch
   // (read_report adds the steps of the earlier epochs), so the same launches serve every epoch.
   auto enqueue_steps = [&](int first_step, int last_step) {
-    detail::enqueue_steps(run.step, net, *update, train, order.data(), batch, first_step, last_step, first_step + 1,
-                          buffers, stream);
+    for (int step = first_step; step < last_step; ++step) {
+      const int first = step * batch, count = std::min(batch, n - first);
+      run.step(StepArgs{net, *update, train, order.data(), first, count, step + 1, x.data(), labels.data(),
+                        predictions.data(), counters, stream});
+    }
   };
 
   if (run.profile && run.profile_capture) {  // one GPU: train_on_ranks refuses --profile on several

@@ -9,7 +9,6 @@
 #include "course/error.hpp"
 #include "course/arithmetic.hpp"
 #include "course/timer.hpp"
-#include "device_run.hpp"
 #include "framework/epoch_counters.hpp"
 
 namespace framework {
@@ -25,21 +24,24 @@ TimedTraining time_training(DeviceNetwork& net, DeviceUpdate& update, const Devi
 
   // Everything a step reads is on the GPU before the clock starts and keeps its address (a captured
   // step holds the pointers): every epoch's order, one after another.
-  detail::StepBuffers buffers(batch, train.per_example);
-  course::DeviceBuffer<int> order{size_t(n) * run.epochs};
+  course::DeviceBuffer<float> x(size_t(batch) * train.per_example);
+  course::DeviceBuffer<int> labels{size_t(batch)}, predictions{size_t(batch)}, order{size_t(n) * run.epochs};
   std::vector<int> orders;
   for (int e = 0; e < run.epochs; ++e) {
     const std::vector<int> one = run.epoch_order(n, run.seed, e);
-    if (one.size() != size_t(n))
-      throw course::Error("time_training: an epoch's order must have one entry a training example (" +
-                          std::to_string(n) + "), got " + std::to_string(one.size()));
+    if (one.size() != size_t(n)) throw course::Error("time_training: an epoch's order must hold every example once");
     orders.insert(orders.end(), one.begin(), one.end());
   }
   order.upload(orders);
-  // An epoch's steps read its own order, numbered over the whole run.
+  EpochCounters counters;  // the NaN flag (and a loss sum nobody reads)
+
   auto enqueue_epoch = [&](int epoch) {
-    detail::enqueue_steps(run.step, net, update, train, order.data() + size_t(epoch) * n, batch, 0, steps_per_epoch,
-                          epoch * steps_per_epoch + 1, buffers, stream);
+    for (int step = 0; step < steps_per_epoch; ++step) {
+      const int first = step * batch, count = std::min(batch, n - first);
+      run.step(StepArgs{net, update, train, order.data() + size_t(epoch) * n, first, count,
+                        epoch * steps_per_epoch + step + 1, x.data(), labels.data(), predictions.data(), counters,
+                        stream});
+    }
   };
   net.set_training(true);
   std::vector<std::function<void()>> epochs;
@@ -56,7 +58,7 @@ TimedTraining time_training(DeviceNetwork& net, DeviceUpdate& update, const Devi
   for (const std::function<void()>& epoch : epochs) epoch();
   clock.stop(stream);
   timed.train_ms = clock.milliseconds();
-  read_report(buffers.counters, steps_per_epoch);  // stops on a NaN loss (the counters' loss sum goes unread)
+  read_report(counters, steps_per_epoch);  // stops on a NaN loss
   return timed;
 }
 
