@@ -29,7 +29,9 @@ TimedTraining time_training(DeviceNetwork& net, DeviceUpdate& update, const Devi
   std::vector<int> orders;
   for (int e = 0; e < run.epochs; ++e) {
     const std::vector<int> one = run.epoch_order(n, run.seed, e);
-    if (one.size() != size_t(n)) throw course::Error("time_training: an epoch's order must hold every example once");
+    if (one.size() != size_t(n))
+      throw course::Error("time_training: an epoch's order must have one entry a training example (" +
+                          std::to_string(n) + "), got " + std::to_string(one.size()));
     orders.insert(orders.end(), one.begin(), one.end());
   }
   order.upload(orders);
