@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <map>
 
 #include "course/error.hpp"
 
@@ -29,24 +28,6 @@ LayerStack::LayerStack(const ModelSpec& spec, const std::vector<Parameter>& para
       loss_(std::move(loss)) {
   if (max_batch < 1) throw course::Error("network: max_batch must be >= 1, got " + std::to_string(max_batch));
   if (!loss_) throw course::Error("network: no loss was given");
-}
-
-std::vector<std::string> LayerStack::layer_names(const std::vector<LayerPlan>& plan) {
-  std::vector<std::string> names;
-  std::map<LayerKind, int> counts;
-  for (const LayerPlan& p : plan) {
-    const int number = ++counts[p.spec.kind];
-    switch (p.spec.kind) {
-      case LayerKind::conv: names.push_back("conv" + std::to_string(number)); break;
-      case LayerKind::relu: names.push_back("relu" + std::to_string(number)); break;
-      case LayerKind::maxpool: names.push_back("pool" + std::to_string(number)); break;
-      case LayerKind::dense: names.push_back("fc" + std::to_string(number)); break;
-      case LayerKind::sigmoid: names.push_back("sigmoid" + std::to_string(number)); break;
-      case LayerKind::tanh: names.push_back("tanh" + std::to_string(number)); break;
-      case LayerKind::dropout: names.push_back("dropout" + std::to_string(number)); break;
-    }
-  }
-  return names;
 }
 
 ParamView LayerStack::param_view(const LayerPlan& plan, size_t offset) {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include "course/error.hpp"
@@ -40,15 +41,44 @@ LayerSpec dropout_layer(float rate) {
   return l;
 }
 
-bool runs_in_lesson02(LayerKind kind) {
-  return kind == LayerKind::conv || kind == LayerKind::relu || kind == LayerKind::maxpool || kind == LayerKind::dense;
+LayerSpec batch_norm_layer() { return LayerSpec{LayerKind::batch_norm}; }
+LayerSpec global_avg_pool_layer() { return LayerSpec{LayerKind::global_avg_pool}; }
+LayerSpec residual_layer(std::vector<LayerSpec> body) {
+  LayerSpec l{LayerKind::residual};
+  l.body = std::move(body);
+  return l;
 }
 
-void require_lesson02_layers(const ModelSpec& spec, const std::string& who) {
+LayerSet first_set_with(LayerKind kind) {
+  switch (kind) {
+    case LayerKind::conv:
+    case LayerKind::relu:
+    case LayerKind::maxpool:
+    case LayerKind::dense:
+      return LayerSet::lesson02;
+    case LayerKind::sigmoid:
+    case LayerKind::tanh:
+    case LayerKind::dropout:
+      return LayerSet::lesson12;
+    case LayerKind::batch_norm:
+    case LayerKind::global_avg_pool:
+    case LayerKind::residual:
+      break;
+  }
+  return LayerSet::lesson15;
+}
+
+std::string refusal(const std::string& who, size_t index, const LayerSpec& layer, LayerSet runs) {
+  static const char* const runs_text[] = {"conv, relu, pool and dense", "conv, relu, pool, dense, sigmoid, tanh and dropout",
+                                          "every kind"};
+  static const char* const trainer[] = {"train_mnist", "train_beyond", "train_deeper"};
+  return who + ": layer " + std::to_string(index + 1) + " '" + layer_text(layer) + "' is not a layer of this trainer (it runs " +
+         runs_text[int(runs)] + "); " + trainer[int(first_set_with(layer.kind))] + " trains it";
+}
+
+void require_layers(const ModelSpec& spec, LayerSet runs, const std::string& who) {
   for (size_t i = 0; i < spec.layers.size(); ++i)
-    if (!runs_in_lesson02(spec.layers[i].kind))
-      throw course::Error(who + ": layer " + std::to_string(i + 1) + " '" + layer_text(spec.layers[i]) +
-                          "' is not a layer of this trainer (it runs conv, relu, pool and dense); train_beyond trains every kind");
+    if (int(first_set_with(spec.layers[i].kind)) > int(runs)) throw course::Error(refusal(who, i, spec.layers[i], runs));
 }
 
 ModelSpec small_cnn() {
@@ -101,79 +131,162 @@ ModelSpec model_by_name(const std::string& name) {
 }
 
 namespace {
-// layer: the index in spec.layers; messages count layers from 1, as a reader counts the list.
-[[noreturn]] void bad_spec(const ModelSpec& spec, size_t layer, const std::string& why) {
-  throw course::Error("model '" + course::shown(spec.name) + "', layer " + std::to_string(layer + 1) + ": " + why);
+
+// Plans `layers` on an input of c x h x w, numbering parameters from `params`. `where` names the list
+// in messages: "" for the model's own, "3." for block 3's body.
+class Planner {
+ public:
+  explicit Planner(const ModelSpec& spec) : spec_(spec) {}
+
+  std::vector<LayerPlan> plan(const std::vector<LayerSpec>& layers, int64_t& c, int64_t& h, int64_t& w,
+                              const std::string& where) {
+    std::vector<LayerPlan> plans;
+    for (size_t i = 0; i < layers.size(); ++i) plans.push_back(plan_one(layers[i], c, h, w, where + std::to_string(i + 1)));
+    return plans;
+  }
+  [[noreturn]] void bad(const std::string& layer, const std::string& why) const {
+    throw course::Error("model '" + course::shown(spec_.name) + "', layer " + layer + ": " + why);
+  }
+  void fits(const std::string& layer, int64_t values, const char* what) const {
+    if (values > kMaxTensorValues)
+      bad(layer, std::string(what) + " " + std::to_string(values) + " values, more than " +
+                     std::to_string(kMaxTensorValues) + " (a tensor of this course is indexed by an int)");
+  }
+
+ private:
+  LayerPlan plan_one(const LayerSpec& l, int64_t& c, int64_t& h, int64_t& w, const std::string& at) {
+    LayerPlan p;
+    p.spec = l;
+    p.in_c = int(c), p.in_h = int(h), p.in_w = int(w);
+    switch (l.kind) {
+      case LayerKind::conv:
+        if (l.out <= 0 || l.kernel <= 0 || l.stride <= 0 || l.pad < 0) bad(at, "bad conv sizes");
+        if (h + 2 * int64_t(l.pad) < l.kernel || w + 2 * int64_t(l.pad) < l.kernel) bad(at, "kernel larger than its input");
+        fits(at, int64_t(l.out) * c * l.kernel * l.kernel, "its weight holds");
+        h = (h + 2 * int64_t(l.pad) - l.kernel) / l.stride + 1, w = (w + 2 * int64_t(l.pad) - l.kernel) / l.stride + 1;
+        c = l.out;
+        p.weight = params_, params_ += 2;
+        break;
+      case LayerKind::relu:
+      case LayerKind::sigmoid:
+      case LayerKind::tanh:
+        break;
+      case LayerKind::maxpool:
+        if (l.window <= 0 || l.stride <= 0) bad(at, "bad max-pool sizes");
+        if (h < l.window || w < l.window) bad(at, "pool window larger than its input");
+        h = (h - l.window) / l.stride + 1, w = (w - l.window) / l.stride + 1;
+        break;
+      case LayerKind::dense:
+        if (l.out <= 0) bad(at, "dense layer needs out > 0");
+        fits(at, int64_t(l.out) * c * h * w, "its weight holds");
+        c = l.out, h = 1, w = 1;
+        p.weight = params_, params_ += 2;
+        break;
+      case LayerKind::dropout:
+        if (!(l.rate >= 0.f && l.rate < 1.f)) bad(at, "dropout needs 0 <= rate < 1");
+        break;
+      case LayerKind::batch_norm:
+        p.weight = params_, params_ += 2;
+        break;
+      case LayerKind::global_avg_pool:
+        h = 1, w = 1;
+        break;
+      case LayerKind::residual:
+        plan_block(p, c, h, w, at);
+        break;
+    }
+    fits(at, c * h * w, "its output holds");
+    p.out_c = int(c), p.out_h = int(h), p.out_w = int(w);
+    return p;
+  }
+
+  // The body on the block's input; then the shortcut that brings the input to the body's shape.
+  void plan_block(LayerPlan& p, int64_t& c, int64_t& h, int64_t& w, const std::string& at) {
+    if (p.spec.body.empty()) bad(at, "a res block needs at least one layer in its body");
+    for (size_t i = 0; i < p.spec.body.size(); ++i) {
+      const LayerKind kind = p.spec.body[i].kind;
+      if (kind == LayerKind::residual || kind == LayerKind::dense || kind == LayerKind::global_avg_pool)
+        bad(at + "." + std::to_string(i + 1), "a res block's body holds no res, dense or globalavg layer");
+    }
+    const int64_t in_c = c, in_h = h, in_w = w;
+    p.body = plan(p.spec.body, c, h, w, at + ".");
+    if (c == in_c && h == in_h && w == in_w) return;  // the input itself is the shortcut
+    int stride = 0;
+    for (int s = 1; s <= 64 && stride == 0; ++s)
+      if ((in_h - 1) / s + 1 == h && (in_w - 1) / s + 1 == w) stride = s;
+    if (stride == 0)
+      bad(at, "the body makes " + std::to_string(in_h) + "x" + std::to_string(in_w) + " into " + std::to_string(h) +
+                  "x" + std::to_string(w) + ", which no strided 1x1 projection of the input matches");
+    int64_t sc = in_c, sh = in_h, sw = in_w;
+    p.shortcut = plan({conv_layer(int(c), 1, 0, stride), batch_norm_layer()}, sc, sh, sw, at + ".shortcut.");
+  }
+
+  const ModelSpec& spec_;
+  int params_ = 0;
+};
+
+void add_layers(const std::vector<LayerPlan>& plan, std::vector<const LayerPlan*>& out) {
+  for (const LayerPlan& p : plan) {
+    out.push_back(&p);
+    add_layers(p.body, out);
+    add_layers(p.shortcut, out);
+  }
 }
+
 }  // namespace
 
 std::vector<LayerPlan> plan_layers(const ModelSpec& spec) {
   if (spec.in_channels <= 0 || spec.height <= 0 || spec.width <= 0 || spec.classes <= 0)
     throw course::Error("model '" + spec.name + "': input sizes and classes must be positive");
   if (spec.layers.empty()) throw course::Error("model '" + spec.name + "' has no layers");
-  std::vector<LayerPlan> plan;
   // Sizes in 64 bits while they are worked out: a shape that does not fit the int the layers index
   // with is refused here, never wrapped.
   int64_t c = spec.in_channels, h = spec.height, w = spec.width;
-  int params = 0;
-  auto fits = [&](size_t i, int64_t values, const char* what) {
-    if (values > kMaxTensorValues)
-      bad_spec(spec, i, std::string(what) + " " + std::to_string(values) + " values, more than " +
-                            std::to_string(kMaxTensorValues) + " (a tensor of this course is indexed by an int)");
-  };
-  fits(0, c * h * w, "its input holds");
-  for (size_t i = 0; i < spec.layers.size(); ++i) {
-    const LayerSpec& l = spec.layers[i];
-    LayerPlan p;
-    p.spec = l;
-    p.in_c = int(c), p.in_h = int(h), p.in_w = int(w);
-    switch (l.kind) {
-      case LayerKind::conv:
-        if (l.out <= 0 || l.kernel <= 0 || l.stride <= 0 || l.pad < 0) bad_spec(spec, i, "bad conv sizes");
-        if (h + 2 * int64_t(l.pad) < l.kernel || w + 2 * int64_t(l.pad) < l.kernel)
-          bad_spec(spec, i, "kernel larger than its input");
-        fits(i, int64_t(l.out) * c * l.kernel * l.kernel, "its weight holds");
-        h = (h + 2 * int64_t(l.pad) - l.kernel) / l.stride + 1, w = (w + 2 * int64_t(l.pad) - l.kernel) / l.stride + 1;
-        c = l.out;
-        p.weight = params, params += 2;
-        break;
-      case LayerKind::relu:
-        break;
-      case LayerKind::maxpool:
-        if (l.window <= 0 || l.stride <= 0) bad_spec(spec, i, "bad max-pool sizes");
-        if (h < l.window || w < l.window) bad_spec(spec, i, "pool window larger than its input");
-        h = (h - l.window) / l.stride + 1, w = (w - l.window) / l.stride + 1;
-        break;
-      case LayerKind::dense:
-        if (l.out <= 0) bad_spec(spec, i, "dense layer needs out > 0");
-        fits(i, int64_t(l.out) * c * h * w, "its weight holds");
-        c = l.out, h = 1, w = 1;
-        p.weight = params, params += 2;
-        break;
-      case LayerKind::sigmoid:
-      case LayerKind::tanh:
-        break;
-      case LayerKind::dropout:
-        if (!(l.rate >= 0.f && l.rate < 1.f)) bad_spec(spec, i, "dropout needs 0 <= rate < 1");
-        break;
-    }
-    fits(i, c * h * w, "its output holds");
-    p.out_c = int(c), p.out_h = int(h), p.out_w = int(w);
-    plan.push_back(p);
-  }
+  Planner planner(spec);
+  planner.fits("1", c * h * w, "its input holds");
+  std::vector<LayerPlan> plan = planner.plan(spec.layers, c, h, w, "");
   if (plan.back().out_size() != size_t(spec.classes))
-    bad_spec(spec, plan.size() - 1, "the last layer gives " + std::to_string(plan.back().out_size()) +
-                                        " values, the model has " + std::to_string(spec.classes) + " classes");
+    planner.bad(std::to_string(plan.size()), "the last layer gives " + std::to_string(plan.back().out_size()) +
+                                                 " values, the model has " + std::to_string(spec.classes) + " classes");
   return plan;
+}
+
+std::vector<const LayerPlan*> all_layers(const std::vector<LayerPlan>& plan) {
+  std::vector<const LayerPlan*> layers;
+  add_layers(plan, layers);
+  return layers;
+}
+
+std::vector<std::string> layer_names(const std::vector<LayerPlan>& plan) {
+  std::vector<std::string> names;
+  std::map<LayerKind, int> counts;
+  for (const LayerPlan& p : plan) {
+    const std::string number = std::to_string(++counts[p.spec.kind]);
+    switch (p.spec.kind) {
+      case LayerKind::conv: names.push_back("conv" + number); break;
+      case LayerKind::relu: names.push_back("relu" + number); break;
+      case LayerKind::maxpool: names.push_back("pool" + number); break;
+      case LayerKind::dense: names.push_back("fc" + number); break;
+      case LayerKind::sigmoid: names.push_back("sigmoid" + number); break;
+      case LayerKind::tanh: names.push_back("tanh" + number); break;
+      case LayerKind::dropout: names.push_back("dropout" + number); break;
+      case LayerKind::batch_norm: names.push_back("bn" + number); break;
+      case LayerKind::global_avg_pool: names.push_back("avgpool" + number); break;
+      case LayerKind::residual: names.push_back("res" + number); break;
+    }
+  }
+  return names;
 }
 
 uint64_t training_bytes(const std::vector<LayerPlan>& plan, int batch) {
   uint64_t parameters = 0, per_example = plan.empty() ? 0 : plan.front().in_size();
-  for (const LayerPlan& p : plan) {
-    per_example += 3 * uint64_t(p.out_size());
-    if (p.weight < 0) continue;
-    const uint64_t fan = p.spec.kind == LayerKind::conv ? uint64_t(p.in_c) * p.spec.kernel * p.spec.kernel : p.in_size();
-    parameters += uint64_t(p.out_c) * fan + uint64_t(p.out_c);
+  for (const LayerPlan* p : all_layers(plan)) {
+    per_example += 3 * uint64_t(p->out_size());
+    if (p->weight < 0) continue;
+    const uint64_t fan = p->spec.kind == LayerKind::conv         ? uint64_t(p->in_c) * p->spec.kernel * p->spec.kernel
+                         : p->spec.kind == LayerKind::batch_norm ? 1
+                                                                 : p->in_size();
+    parameters += uint64_t(p->out_c) * fan + uint64_t(p->out_c);
   }
   return sizeof(float) * (4 * parameters + uint64_t(std::max(batch, 1)) * per_example);
 }
@@ -202,25 +315,33 @@ void require_memory(uint64_t bytes, uint64_t available, const std::string& what,
 std::vector<Parameter> init_parameters(const ModelSpec& spec, uint64_t seed) {
   std::vector<Parameter> params;
   course::Rng rng(seed, 0);
-  int convs = 0, denses = 0;
-  for (const LayerPlan& p : plan_layers(spec)) {
+  int convs = 0, denses = 0, norms = 0;
+  const std::vector<LayerPlan> plan = plan_layers(spec);
+  for (const LayerPlan* layer : all_layers(plan)) {
+    const LayerPlan& p = *layer;
     if (p.weight < 0) continue;
-    const bool conv = p.spec.kind == LayerKind::conv;
-    const std::string prefix = conv ? "conv" + std::to_string(++convs) : "fc" + std::to_string(++denses);
     Parameter weight, bias;
-    weight.name = prefix + ".weight";
-    bias.name = prefix + ".bias";
-    if (conv)
-      weight.shape = {p.out_c, p.in_c, p.spec.kernel, p.spec.kernel};
-    else
-      weight.shape = {p.out_c, static_cast<int>(p.in_size())};
     bias.shape = {p.out_c};
-    const int fan_in = weight.shape[1] * (conv ? p.spec.kernel * p.spec.kernel : 1);
-    // Kaiming-uniform (He et al. 2015): keeps the activations' variance steady through ReLUs.
-    const float bound = static_cast<float>(std::sqrt(6.0 / fan_in));
-    weight.value.resize(course::element_count(weight.shape));
-    for (float& v : weight.value) v = rng.uniform(-bound, bound);
     bias.value.assign(size_t(p.out_c), 0.0f);
+    if (p.spec.kind == LayerKind::batch_norm) {  // gamma 1, beta 0: the layer starts as plain normalisation
+      const std::string prefix = "bn" + std::to_string(++norms);
+      weight.name = prefix + ".weight", bias.name = prefix + ".bias";
+      weight.shape = {p.out_c};
+      weight.value.assign(size_t(p.out_c), 1.0f);
+    } else {
+      const bool conv = p.spec.kind == LayerKind::conv;
+      const std::string prefix = conv ? "conv" + std::to_string(++convs) : "fc" + std::to_string(++denses);
+      weight.name = prefix + ".weight", bias.name = prefix + ".bias";
+      if (conv)
+        weight.shape = {p.out_c, p.in_c, p.spec.kernel, p.spec.kernel};
+      else
+        weight.shape = {p.out_c, static_cast<int>(p.in_size())};
+      const int fan_in = weight.shape[1] * (conv ? p.spec.kernel * p.spec.kernel : 1);
+      // Kaiming-uniform (He et al. 2015): keeps the activations' variance steady through ReLUs.
+      const float bound = static_cast<float>(std::sqrt(6.0 / fan_in));
+      weight.value.resize(course::element_count(weight.shape));
+      for (float& v : weight.value) v = rng.uniform(-bound, bound);
+    }
     weight.grad.assign(weight.value.size(), 0.0f);
     bias.grad.assign(bias.value.size(), 0.0f);
     params.push_back(std::move(weight));

@@ -19,8 +19,9 @@ namespace {
 
 const char* const kGrammar =
     "layers look like conv5x5x32 (kernel 5x5, 32 channels; p2: pad 2, s2: stride 2), relu, pool2 "
-    "(2x2 windows; s1: stride 1), dense10, and lesson 12's sigmoid, tanh, dropout0.25 (drops a quarter while "
-    "training)";
+    "(2x2 windows; s1: stride 1), dense10, lesson 12's sigmoid, tanh, dropout0.25 (drops a quarter while "
+    "training), and lesson 15's bn (batch norm), globalavg (each channel's mean) and res(<layers>) (a residual "
+    "block, e.g. res(conv3x3x16p1,bn,relu,conv3x3x16p1,bn))";
 
 // Reads the digits at text[pos...] as an int in [lo, hi]; false when there are none, too many,
 // or the value is out of range.
@@ -46,6 +47,14 @@ bool read_rate(const std::string& text, float& rate) {
 // One layer from its token, or a sentence saying what is wrong with it.
 bool parse_layer(const std::string& token, LayerSpec& layer, std::string& why) {
   size_t pos = 0;
+  if (token == "bn") {
+    layer = batch_norm_layer();
+    return true;
+  }
+  if (token == "globalavg") {
+    layer = global_avg_pool_layer();
+    return true;
+  }
   if (token == "relu" || token == "sigmoid" || token == "tanh") {
     layer = token == "relu" ? relu_layer() : token == "sigmoid" ? sigmoid_layer() : tanh_layer();
     return true;
@@ -143,33 +152,58 @@ std::string read_description_file(const std::string& path) {
 
 bool looks_like_layer_list(const std::string& text) {
   if (text.find(',') != std::string::npos) return true;
-  for (const char* start : {"conv", "relu", "pool", "dense", "sigmoid", "tanh", "dropout"})
+  for (const char* start : {"conv", "relu", "pool", "dense", "sigmoid", "tanh", "dropout", "bn", "globalavg", "res("})
     if (starts_with(trimmed(text), start)) return true;
   return false;
 }
+
+namespace {
+
+// The layers of `text`, split at the commas outside brackets; `where` counts the layers in
+// messages ("" for the model's own list, "3." inside block 3).
+std::vector<LayerSpec> parse_list(const std::string& model, const std::string& text, const std::string& where) {
+  auto fail = [&](const std::string& layer, const std::string& token, const std::string& why) {
+    throw course::Error("network '" + course::shown(model) + "', layer " + layer + " '" + course::shown(token) +
+                        "': " + why + " (" + kGrammar + ")");
+  };
+  std::vector<LayerSpec> layers;
+  size_t start = 0;
+  while (start <= text.size()) {
+    // The token runs to the next comma outside brackets.
+    size_t end = start;
+    int depth = 0;
+    for (; end < text.size() && !(text[end] == ',' && depth == 0); ++end) {
+      if (text[end] == '(') ++depth;
+      if (text[end] == ')' && --depth < 0) break;
+    }
+    const std::string token = trimmed(text.substr(start, end - start));
+    const std::string at = where + std::to_string(layers.size() + 1);
+    if (depth != 0)
+      fail(at, token, depth > 0 ? "a '(' without its ')'" : "a ')' without its '('");
+    if (token.empty()) fail(at, token, "no layer here: an empty list, two commas in a row or a trailing comma");
+    LayerSpec layer{};
+    std::string why;
+    if (starts_with(token, "res(")) {
+      if (token.back() != ')') fail(at, token, "a residual block is res(<layers>) and nothing after its ')'");
+      if (!where.empty()) fail(at, token, "a res block's body holds no res block");
+      layer = residual_layer(parse_list(model, token.substr(4, token.size() - 5), at + "."));
+    } else if (!parse_layer(token, layer, why)) {
+      fail(at, token, why);
+    }
+    layers.push_back(layer);
+    start = end + 1;
+  }
+  return layers;
+}
+
+}  // namespace
 
 ModelSpec model_from_text(const std::string& description) {
   const std::string text = !description.empty() && description[0] == '@'
                                ? read_description_file(description.substr(1))
                                : description;
   ModelSpec m;
-  std::stringstream layers(text);
-  std::string token;
-  size_t index = 0;
-  while (std::getline(layers, token, ',')) {
-    token = trimmed(token);
-    LayerSpec layer{};
-    std::string why;
-    if (!parse_layer(token, layer, why))
-      throw course::Error("network '" + course::shown(text) + "', layer " + std::to_string(index + 1) + " '" +
-                          course::shown(token) + "': " + why +
-                          " (" + kGrammar + ")");
-    m.layers.push_back(layer);
-    ++index;
-  }
-  if (m.layers.empty() || text.back() == ',')
-    throw course::Error("network '" + course::shown(text) + "': an empty layer list or a trailing comma (" + kGrammar +
-                        ")");
+  m.layers = parse_list(text, text, "");
   m.name = model_text(m);
   return m;
 }
@@ -194,6 +228,15 @@ std::string layer_text(const LayerSpec& l) {
       return "tanh";
     case LayerKind::dropout:
       return "dropout" + course::shortest_text(l.rate);
+    case LayerKind::batch_norm:
+      return "bn";
+    case LayerKind::global_avg_pool:
+      return "globalavg";
+    case LayerKind::residual: {
+      std::string t;
+      for (const LayerSpec& b : l.body) t += (t.empty() ? "" : ",") + layer_text(b);
+      return "res(" + t + ")";
+    }
   }
   return "?";
 }
@@ -214,7 +257,8 @@ std::string plan_summary(const ModelSpec& spec) {
     text += " -" + layer_text(p.spec) + "->";
     // A shape after every layer that changes it (activations and dropout keep it).
     const bool keeps_shape = p.spec.kind == LayerKind::relu || p.spec.kind == LayerKind::sigmoid ||
-                             p.spec.kind == LayerKind::tanh || p.spec.kind == LayerKind::dropout;
+                             p.spec.kind == LayerKind::tanh || p.spec.kind == LayerKind::dropout ||
+                             p.spec.kind == LayerKind::batch_norm;
     if (!keeps_shape) text += " " + shape(p.out_c, p.out_h, p.out_w);
   }
   return text;

@@ -55,7 +55,7 @@ void apply_given_flags(const course::ArgParser& args, TrainConfig& config, const
     } catch (const course::Error& e) {
       throw course::Error(std::string("--model: ") + e.what());
     }
-    if (!options.every_layer_kind) require_lesson02_layers(spec, "--model");
+    require_layers(spec, options.layers, "--model");
   }
   if (args.given("--optimizer")) config.optimizer = optimizer_kind(args.get_string("--optimizer"));
   text("--dataset", config.dataset);

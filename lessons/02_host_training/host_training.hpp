@@ -50,7 +50,7 @@ using namespace framework;
 class HostNetwork {
  public:
   // Throws course::Error when params do not match the spec (their count and shapes), or when the
-  // spec has a layer this network does not run (require_lesson02_layers).
+  // spec has a layer this network does not run (require_layers).
   HostNetwork(ModelSpec spec, std::vector<Parameter> params);
   virtual ~HostNetwork() = default;
   HostNetwork(const HostNetwork&) = default;
@@ -80,9 +80,8 @@ class HostNetwork {
   virtual void for_ranges(size_t count, const std::function<void(size_t begin, size_t end)>& body);
 
  protected:  // a derived network reuses the buffers and the layer lookups
-  // Which layer kinds the constructor lets through: a derived network that runs more kinds of
-  // layers passes every_kind.
-  enum class LayerSet { lesson02, every_kind };
+  // `accepted`: the layer kinds the constructor lets through (framework::LayerSet); a derived
+  // network that runs more kinds of layers passes a larger set.
   HostNetwork(ModelSpec spec, std::vector<Parameter> params, LayerSet accepted);
   // Sizes the training buffers below for exactly `batch` examples (the memory is reused).
   void prepare(int batch);

@@ -14,7 +14,7 @@ HostNetwork::HostNetwork(ModelSpec spec, std::vector<Parameter> params)
 
 HostNetwork::HostNetwork(ModelSpec spec, std::vector<Parameter> params, LayerSet accepted)
     : spec_(std::move(spec)), params_(std::move(params)), plan_(plan_layers(spec_)) {
-  if (accepted == LayerSet::lesson02) require_lesson02_layers(spec_, "HostNetwork");
+  require_layers(spec_, accepted, "HostNetwork");
   framework::require_parameters_fit(spec_, params_);  // what init_parameters would make (values aside)
   for (Parameter& p : params_) p.grad.resize(p.value.size(), 0.0f);
   acts_.resize(plan_.size() + 1);

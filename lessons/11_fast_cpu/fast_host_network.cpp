@@ -16,17 +16,16 @@ using host_training::LayerPlan;
 
 FastHostNetwork::FastHostNetwork(host_training::ModelSpec spec, std::vector<host_training::Parameter> params,
                                  int threads, BatchSplit split)
-    : FastHostNetwork(std::move(spec), std::move(params), threads, LayerSet::lesson02) {
+    : FastHostNetwork(std::move(spec), std::move(params), threads, framework::LayerSet::lesson02) {
   split_ = split;
 }
 
 FastHostNetwork::FastHostNetwork(host_training::ModelSpec spec, std::vector<host_training::Parameter> params,
-                                 int threads, LayerSet accepted)
+                                 int threads, framework::LayerSet accepted)
     : HostNetwork(std::move(spec), std::move(params), accepted), threads_(threads) {
   if (threads < 1) throw course::Error("FastHostNetwork: threads must be >= 1, got " + std::to_string(threads));
   every_layer_lesson02_ = std::all_of(plan_.begin(), plan_.end(), [](const LayerPlan& p) {
-    return p.spec.kind == LayerKind::conv || p.spec.kind == LayerKind::relu || p.spec.kind == LayerKind::maxpool ||
-           p.spec.kind == LayerKind::dense;
+    return framework::first_set_with(p.spec.kind) == framework::LayerSet::lesson02;
   });
 }
 

@@ -11,7 +11,7 @@ using host_training::LayerKind;
 
 BeyondHostNetwork::BeyondHostNetwork(host_training::ModelSpec spec, std::vector<host_training::Parameter> params,
                                      int threads, uint64_t dropout_seed)
-    : FastHostNetwork(std::move(spec), std::move(params), threads, LayerSet::every_kind),
+    : FastHostNetwork(std::move(spec), std::move(params), threads, framework::LayerSet::lesson12),
       dropout_seed_(dropout_seed) {}
 
 float BeyondHostNetwork::forward_backward(const float* x, const int* labels, int batch) {

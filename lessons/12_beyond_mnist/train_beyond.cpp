@@ -48,7 +48,7 @@ struct BeyondConfig : mnist_gpu::GpuTrainConfig {
 BeyondConfig config_of(const course::ArgParser& args) {
   BeyondConfig config;
   framework::FlagOptions options;
-  options.every_layer_kind = true;
+  options.layers = framework::LayerSet::lesson12;
   options.models_dir = COURSE_MODELS_DIR;
   framework::apply_given_flags(args, config, options);
   if (args.given("--momentum")) config.momentum = static_cast<float>(args.get_float("--momentum"));

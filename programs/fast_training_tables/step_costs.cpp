@@ -7,23 +7,6 @@
 
 namespace lesson09 {
 
-namespace {
-
-const char* kind_name(host_training::LayerKind kind) {
-  switch (kind) {
-    case host_training::LayerKind::conv: return "conv";
-    case host_training::LayerKind::relu: return "relu";
-    case host_training::LayerKind::maxpool: return "pool";
-    case host_training::LayerKind::dense: return "fc";
-    case host_training::LayerKind::sigmoid: return "sigmoid";
-    case host_training::LayerKind::tanh: return "tanh";
-    case host_training::LayerKind::dropout: return "dropout";
-  }
-  return "?";
-}
-
-}  // namespace
-
 double print_step_costs(const host_training::ModelSpec& spec, int batch, const fast_training::Ceilings* ceilings) {
   using fast_training::PassCost;
   const std::vector<host_training::LayerPlan> plans = host_training::plan_layers(spec);
@@ -32,9 +15,7 @@ double print_step_costs(const host_training::ModelSpec& spec, int batch, const f
     PassCost cost;
   };
   std::vector<Row> rows;
-  std::vector<int> count(4, 0);
-  std::vector<std::string> names;
-  for (const auto& plan : plans) names.push_back(kind_name(plan.spec.kind) + std::to_string(++count[int(plan.spec.kind)]));
+  const std::vector<std::string> names = framework::layer_names(plans);
   for (size_t i = 0; i < plans.size(); ++i)
     rows.push_back({names[i], "forward", fast_training::layer_pass_cost(plans[i], batch, false)});
   rows.push_back({"loss", "forward", fast_training::loss_pass_cost(batch, spec.classes, false)});

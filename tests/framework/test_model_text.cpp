@@ -11,16 +11,17 @@ using namespace framework;
 
 namespace {
 
-bool same_layers(const ModelSpec& a, const ModelSpec& b) {
-  if (a.layers.size() != b.layers.size()) return false;
-  for (size_t i = 0; i < a.layers.size(); ++i) {
-    const LayerSpec &x = a.layers[i], &y = b.layers[i];
+bool same_layers(const std::vector<LayerSpec>& a, const std::vector<LayerSpec>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const LayerSpec &x = a[i], &y = b[i];
     if (x.kind != y.kind || x.out != y.out || x.kernel != y.kernel || x.stride != y.stride || x.pad != y.pad ||
-        (x.kind == LayerKind::maxpool && x.window != y.window) || x.rate != y.rate)
+        (x.kind == LayerKind::maxpool && x.window != y.window) || x.rate != y.rate || !same_layers(x.body, y.body))
       return false;
   }
   return true;
 }
+bool same_layers(const ModelSpec& a, const ModelSpec& b) { return same_layers(a.layers, b.layers); }
 
 std::string error_of(const std::string& text) {
   try {
@@ -95,17 +96,18 @@ TEST_CASE("model_from_text: lesson 12's sigmoid, tanh and dropout<rate>; lesson 
           std::string::npos);
   }
   // Lesson 02's network runs conv, relu, maxpool and dense only: the others are refused, by name.
-  CHECK_FALSE(runs_in_lesson02(LayerKind::sigmoid));
-  CHECK(runs_in_lesson02(LayerKind::maxpool));
+  CHECK(first_set_with(LayerKind::sigmoid) == LayerSet::lesson12);
+  CHECK(first_set_with(LayerKind::maxpool) == LayerSet::lesson02);
   try {
-    require_lesson02_layers(m, "HostNetwork");
-    FAIL("require_lesson02_layers accepted a sigmoid layer");
+    require_layers(m, LayerSet::lesson02, "HostNetwork");
+    FAIL("require_layers accepted a sigmoid layer in lesson 02's set");
   } catch (const course::Error& e) {
     CHECK(std::string(e.what()) ==
           "HostNetwork: layer 2 'sigmoid' is not a layer of this trainer (it runs conv, relu, pool and dense); "
-          "train_beyond trains every kind");
+          "train_beyond trains it");
   }
-  CHECK_NOTHROW(require_lesson02_layers(model_a(), "x"));
+  CHECK_NOTHROW(require_layers(model_a(), LayerSet::lesson02, "x"));
+  CHECK_NOTHROW(require_layers(m, LayerSet::lesson12, "x"));
 }
 
 TEST_CASE("model_by_name refuses a bad layer with its index, its text and what a layer looks like",
@@ -128,7 +130,7 @@ TEST_CASE("model_by_name refuses a bad layer with its index, its text and what a
                        Bad{"dense", "a dense layer is dense<units>"},
                        Bad{"dense0", "a dense layer is dense<units>"},
                        Bad{"dense10,sigmoidal", "layer 2 'sigmoidal': unknown layer"},
-                       Bad{"relu,,dense10", "layer 2 '': unknown layer"},
+                       Bad{"relu,,dense10", "layer 2 '': no layer here"},
                        Bad{"relu,dense10,", "trailing comma"},
                        Bad{"@", "'@' names no file: write @<file> with the path of a network description"},
                        Bad{"mlp", "unknown model 'mlp' (expected small, a, scaling-<filters>"}}) {
@@ -246,4 +248,122 @@ TEST_CASE("parameters that do not fit the model are refused, naming the first mi
   std::vector<Parameter> short_values = fit;
   short_values[1].value.pop_back();  // conv1.bias: its shape right, one value missing
   CHECK(message(short_values).find("parameter 1 ('conv1.bias')") != std::string::npos);
+}
+
+TEST_CASE("model_from_text: lesson 15's bn, globalavg and res(...) blocks; their shapes, shortcuts and parameters",
+          "[model_text]") {
+  ModelSpec m = model_from_text(
+      "conv3x3x8p1, bn, relu, res(conv3x3x8p1,bn,relu,conv3x3x8p1,bn), relu, "
+      "res(conv3x3x16p1s2,bn,relu,conv3x3x16p1,bn),relu,globalavg,dense10");
+  m.in_channels = 3, m.height = 9, m.width = 7;
+  REQUIRE(m.layers.size() == 9);
+  CHECK(m.layers[1].kind == LayerKind::batch_norm);
+  CHECK(m.layers[3].kind == LayerKind::residual);
+  REQUIRE(m.layers[3].body.size() == 5);
+  CHECK(m.layers[3].body[3].out == 8);
+  CHECK(m.layers[7].kind == LayerKind::global_avg_pool);
+  CHECK(m.name == "conv3x3x8p1,bn,relu,res(conv3x3x8p1,bn,relu,conv3x3x8p1,bn),relu,"
+                  "res(conv3x3x16p1s2,bn,relu,conv3x3x16p1,bn),relu,globalavg,dense10");
+  CHECK(same_layers(model_from_text(m.name), m));
+  CHECK(looks_like_layer_list("bn"));
+  CHECK(looks_like_layer_list("res(conv3x3x8p1)"));
+
+  // 9 x 7 -> stride 2 -> 5 x 4: the second block's shortcut is a 1x1 conv of stride 2, then bn.
+  const std::vector<LayerPlan> plan = plan_layers(m);
+  CHECK(plan[3].shortcut.empty());  // the same shape: the input itself
+  REQUIRE(plan[5].shortcut.size() == 2);
+  const LayerPlan& projection = plan[5].shortcut[0];
+  CHECK(projection.spec.kind == LayerKind::conv);
+  CHECK((projection.spec.kernel == 1 && projection.spec.stride == 2 && projection.spec.pad == 0));
+  CHECK((projection.in_c == 8 && projection.in_h == 9 && projection.in_w == 7));
+  CHECK((projection.out_c == 16 && projection.out_h == 5 && projection.out_w == 4));
+  CHECK(plan[5].shortcut[1].spec.kind == LayerKind::batch_norm);
+  CHECK((plan[5].out_c == 16 && plan[5].out_h == 5 && plan[5].out_w == 4));
+  CHECK((plan[7].out_c == 16 && plan[7].out_h == 1 && plan[7].out_w == 1));
+  CHECK(plan_summary(m) ==
+        "3x9x7 -conv3x3x8p1-> 8x9x7 -bn-> -relu-> -res(conv3x3x8p1,bn,relu,conv3x3x8p1,bn)-> 8x9x7 -relu-> "
+        "-res(conv3x3x16p1s2,bn,relu,conv3x3x16p1,bn)-> 16x5x4 -relu-> -globalavg-> 16 -dense10-> 10");
+  CHECK(layer_names(plan) == std::vector<std::string>{"conv1", "bn1", "relu1", "res1", "relu2", "res2", "relu3",
+                                                      "avgpool1", "fc1"});
+  // all_layers opens the blocks: a block, its body, then its shortcut.
+  const std::vector<const LayerPlan*> every = all_layers(plan);
+  REQUIRE(every.size() == 9 + 5 + 5 + 2);
+  CHECK(every[4] == &plan[3].body[0]);
+  CHECK(every[16] == &plan[5].shortcut[0]);
+
+  // Parameters in that order, PyTorch's names; gamma 1 and beta 0; only weights draw.
+  const std::vector<Parameter> params = init_parameters(m, 3);
+  std::vector<std::string> names;
+  for (const Parameter& p : params) names.push_back(p.name);
+  CHECK(names == std::vector<std::string>{"conv1.weight", "conv1.bias", "bn1.weight", "bn1.bias",
+                                          "conv2.weight", "conv2.bias", "bn2.weight", "bn2.bias",
+                                          "conv3.weight", "conv3.bias", "bn3.weight", "bn3.bias",
+                                          "conv4.weight", "conv4.bias", "bn4.weight", "bn4.bias",
+                                          "conv5.weight", "conv5.bias", "bn5.weight", "bn5.bias",
+                                          "conv6.weight", "conv6.bias", "bn6.weight", "bn6.bias",
+                                          "fc1.weight", "fc1.bias"});
+  CHECK(plan[5].shortcut[0].weight == 20);  // conv6: the projection, after the block's body
+  CHECK(plan[1].weight == 2);
+  CHECK(params[2].shape == std::vector<int>{8});
+  CHECK(params[2].value == std::vector<float>(8, 1.0f));
+  CHECK(params[3].value == std::vector<float>(8, 0.0f));
+  CHECK(params[20].shape == std::vector<int>{16, 8, 1, 1});
+  CHECK(params[24].shape == std::vector<int>{10, 16});
+  // The first weights are drawn as a model without batch norm draws them.
+  ModelSpec plain = model_from_text("conv3x3x8p1,relu,globalavg,dense10");
+  plain.in_channels = 3, plain.height = 9, plain.width = 7;
+  CHECK(init_parameters(plain, 3)[0].value == params[0].value);
+
+  // Lesson 15's layers are refused by the trainers before it, naming the layer and who trains it.
+  try {
+    require_layers(m, LayerSet::lesson12, "--model");
+    FAIL("require_layers accepted bn in lesson 12's set");
+  } catch (const course::Error& e) {
+    CHECK(std::string(e.what()) ==
+          "--model: layer 2 'bn' is not a layer of this trainer (it runs conv, relu, pool, dense, sigmoid, tanh and "
+          "dropout); train_deeper trains it");
+  }
+  CHECK_NOTHROW(require_layers(m, LayerSet::lesson15, "x"));
+  CHECK(error_of("conv3x3x8,globalavg,dense10") == "(accepted)");
+}
+
+TEST_CASE("res(...) blocks: a bad body, brackets or a shape no shortcut matches gives one line", "[model_text]") {
+  struct Bad {
+    const char* text;
+    const char* says;
+  };
+  for (const Bad& b :
+       {Bad{"res(conv3x3x8p1,bn", "layer 1 'res(conv3x3x8p1,bn': a '(' without its ')'"},
+        Bad{"relu,res(conv3x3x8p1))", "layer 2 'res(conv3x3x8p1)': a ')' without its '('"},
+        Bad{"res(conv3x3x8p1)x", "a residual block is res(<layers>) and nothing after its ')'"},
+        Bad{"res()", "layer 1.1 '': no layer here"},
+        Bad{"res(conv3x3x8p1,,bn)", "layer 1.2 '': no layer here"},
+        Bad{"res(relu,res(relu))", "layer 1.2 'res(relu)': a res block's body holds no res block"},
+        Bad{"res(relu,conv3x3)", "layer 1.2 'conv3x3': a conv is conv<k>x<k>x<channels>"},
+        Bad{"res(bnx)", "layer 1.1 'bnx': unknown layer"},
+        Bad{"relu(x)", "layer 1 'relu(x)': unknown layer"},
+        Bad{"bn2", "layer 1 'bn2': unknown layer"}}) {
+    CAPTURE(b.text);
+    const std::string message = error_of(b.text);
+    CHECK(message.find(b.says) != std::string::npos);
+    CHECK(message.find('\n') == std::string::npos);
+  }
+  // Shapes: a block whose body holds dense, or whose size no strided 1x1 conv gives, names the layer.
+  auto plan_error = [](const char* text) {
+    try {
+      plan_layers(model_from_text(text));
+    } catch (const course::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  CHECK(plan_error("res(conv3x3x8p1,dense10),globalavg,dense10").find(
+            "layer 1.2: a res block's body holds no res, dense or globalavg layer") != std::string::npos);
+  CHECK(plan_error("res(conv3x3x8),globalavg,dense10").find(
+            "layer 1: the body makes 28x28 into 26x26, which no strided 1x1 projection of the input matches") !=
+        std::string::npos);
+  CHECK(plan_error("res(conv3x3x8p1,conv30x30x8),globalavg,dense10").find("layer 1.2: kernel larger than its input") !=
+        std::string::npos);
+  CHECK(plan_error("res(conv3x3x8p1s2),globalavg,dense10") == "(accepted)");  // 28 -> 14, a stride-2 projection
+  CHECK(plan_error("res(conv3x3x8p1),globalavg,dense10") == "(accepted)");
 }

@@ -135,10 +135,6 @@ class LayerStack : public LayeredNetwork {
   // Device memory held by the network's buffers (activations, gradients, workspaces, parameters).
   size_t device_bytes() const { return device_bytes_; }
 
-  // The layers' names by kind, counted from 1: conv1, relu1, pool1, conv2, ..., fc1, fc2, sigmoid1,
-  // dropout1 (the parameters' names are lesson 02's: conv1.weight, fc1.bias, ...).
-  static std::vector<std::string> layer_names(const std::vector<LayerPlan>& plan);
-
  protected:
   // The weight (offset 0) or bias (offset 1) of the layer `plan` describes, inside the store.
   ParamView param_view(const LayerPlan& plan, size_t offset);

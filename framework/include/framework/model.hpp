@@ -15,9 +15,12 @@ namespace framework {
 // (no padding; set stride = window for the usual non-overlapping pool).  dense: `out` units; it
 // flattens its NCHW input (a no-op in memory: every example's C*H*W values are contiguous).
 // sigmoid, tanh and dropout (which zeroes a `rate` fraction while training) keep their input's
-// shape; they are lesson 12's layers: lesson 02's network and the trainers of lessons 02-11
-// refuse them (runs_in_lesson02), lesson 12's networks run every kind.
-enum class LayerKind { conv, relu, maxpool, dense, sigmoid, tanh, dropout };
+// shape; they are lesson 12's layers.
+// batch_norm (per channel: gamma and beta learnt, running statistics kept) keeps its input's shape;
+// global_avg_pool makes C x H x W into C values, each channel's mean; residual runs its `body` and
+// adds its input (or, when the body changes the shape, a 1x1 projection of it followed by batch
+// norm). They are lesson 15's layers.
+enum class LayerKind { conv, relu, maxpool, dense, sigmoid, tanh, dropout, batch_norm, global_avg_pool, residual };
 struct LayerSpec {
   LayerKind kind;
   int out = 0;
@@ -25,13 +28,24 @@ struct LayerSpec {
   int stride = 1;
   int pad = 0;
   int window = 2;
-  float rate = 0.f;  // dropout: the fraction of values dropped while training, 0 <= rate < 1
+  float rate = 0.f;             // dropout: the fraction of values dropped while training, 0 <= rate < 1
+  std::vector<LayerSpec> body{};  // residual: the layers of the block's main path (no residual among them)
 };
 struct ModelSpec {
   std::string name;
   int in_channels = 1, height = 28, width = 28, classes = 10;
   std::vector<LayerSpec> layers;
 };
+
+// Which layers a network runs: lesson 02's (conv, relu, maxpool, dense), those and lesson 12's
+// (sigmoid, tanh, dropout), or those and lesson 15's (batch_norm, global_avg_pool, residual).
+enum class LayerSet { lesson02, lesson12, lesson15 };
+LayerSet first_set_with(LayerKind kind);  // the smallest set that holds `kind`
+// Throws course::Error when `spec` has a layer outside `runs`, naming the layer (counting from 1)
+// and the trainer that trains it; `who` starts the message (e.g. "--model" or "HostNetwork").
+void require_layers(const ModelSpec& spec, LayerSet runs, const std::string& who);
+// That message for layer `index` (from 0) of a network that runs `runs`.
+std::string refusal(const std::string& who, size_t index, const LayerSpec& layer, LayerSet runs);
 
 // Shorthands for building specs.
 LayerSpec conv_layer(int out, int kernel, int pad = 0, int stride = 1);
@@ -41,12 +55,9 @@ LayerSpec dense_layer(int out);
 LayerSpec sigmoid_layer();
 LayerSpec tanh_layer();
 LayerSpec dropout_layer(float rate);
-
-// True for the layers lesson 02's network runs (conv, relu, maxpool, dense).
-bool runs_in_lesson02(LayerKind kind);
-// Throws course::Error when `spec` has a layer lesson 02's network does not run, naming the layer
-// and lesson 12's trainer; `who` starts the message (e.g. "--model" or "HostNetwork").
-void require_lesson02_layers(const ModelSpec& spec, const std::string& who);
+LayerSpec batch_norm_layer();
+LayerSpec global_avg_pool_layer();
+LayerSpec residual_layer(std::vector<LayerSpec> body);
 
 ModelSpec small_cnn();  // conv 3x3x10 pad 1 -> relu -> maxpool 2 -> dense 100 -> relu -> dense 10
 ModelSpec model_a();    // conv 5x5x32 pad 2 -> relu -> maxpool 2 -> conv 5x5x64 pad 2 -> relu -> maxpool 2
@@ -65,15 +76,18 @@ std::string model_in_folder(const std::string& name, const std::string& models_d
 
 // ---- models as text (model_text.cpp) ---------------------------------------------------------
 // A network written as its layers, separated by commas: conv<k>x<k>x<channels>[p<pad>][s<stride>],
-// relu, pool<window>[s<stride>], dense<units> (and lesson 12's sigmoid, tanh, dropout<rate>); e.g. "conv5x5x32p2,relu,pool2,dense10" (spaces
+// relu, pool<window>[s<stride>], dense<units>, lesson 12's sigmoid, tanh, dropout<rate>, and lesson
+// 15's bn, globalavg and res(<layers>) (a residual block: its body's layers inside the brackets,
+// no res among them); e.g. "conv5x5x32p2,relu,pool2,dense10" or
+// "conv3x3x16p1,bn,relu,res(conv3x3x16p1,bn,relu,conv3x3x16p1,bn),relu,globalavg,dense10" (spaces
 // around a layer are ignored). "@<file>": the layers from a text file, separated by commas or
 // lines, '#' starting a comment. The model's name is its canonical text (model_text). Throws
-// course::Error naming the layer (counting from 1, as every message about a layer does) and what a
-// layer looks like. The sizes are checked later, by
+// course::Error naming the layer (counting from 1, as every message about a layer does; 3.2 is
+// layer 2 of block 3's body) and what a layer looks like. The sizes are checked later, by
 // plan_layers, once the input's size is known.
 ModelSpec model_from_text(const std::string& description);
 bool looks_like_layer_list(const std::string& text);  // a comma, or a layer's first word
-std::string layer_text(const LayerSpec& layer);       // "conv5x5x32p2", "relu", "pool2", "dropout0.25"
+std::string layer_text(const LayerSpec& layer);       // "conv5x5x32p2", "relu", "pool2", "res(conv3x3x8p1,bn)"
 std::string model_text(const ModelSpec& spec);        // the layers' texts joined by commas
 // "1x28x28 -conv5x5x32p2-> 32x28x28 -relu-> -pool2-> 32x14x14 -dense10-> 10": the shape after
 // every layer, for the line the trainers print before they start. Throws like plan_layers.
@@ -86,7 +100,13 @@ struct LayerPlan {
   LayerSpec spec;
   int in_c = 0, in_h = 0, in_w = 0;
   int out_c = 0, out_h = 0, out_w = 0;
-  int weight = -1;  // conv and dense: index of the weight in the parameter list; its bias is weight + 1
+  // conv and dense: index of the weight in the parameter list, its bias is weight + 1; batch_norm:
+  // index of gamma, beta is weight + 1; -1 for the others.
+  int weight = -1;
+  // residual: the body's layers, and the shortcut's: none (the input itself) or, when the body
+  // changes the shape, a 1x1 conv with the stride that gives the body's size, then batch norm.
+  // The block's parameters are its body's, then its shortcut's.
+  std::vector<LayerPlan> body, shortcut;
   size_t in_size() const { return size_t(in_c) * in_h * in_w; }
   size_t out_size() const { return size_t(out_c) * out_h * out_w; }
 };
@@ -97,6 +117,12 @@ constexpr int64_t kMaxTensorValues = 2147483647;
 // (e.g. a kernel larger than its padded input), when a tensor would hold more than
 // kMaxTensorValues values, or the last layer does not give `classes` values.
 std::vector<LayerPlan> plan_layers(const ModelSpec& spec);
+// Every layer of `plan`, blocks opened: a residual block, then its body's layers and its shortcut's,
+// in the order their parameters come.
+std::vector<const LayerPlan*> all_layers(const std::vector<LayerPlan>& plan);
+// The layers' names by kind, counted from 1 over the top-level list: conv1, relu1, pool1, fc1,
+// sigmoid1, dropout1, bn1, avgpool1, res1 (the names the profiles and tables print).
+std::vector<std::string> layer_names(const std::vector<LayerPlan>& plan);
 
 // About what training these layers at `batch` holds in memory, in bytes: every parameter four times
 // (value, gradient, two optimizer moments) and, per example, the input and each layer's output three
@@ -111,8 +137,9 @@ uint64_t available_host_bytes();
 // where: "this machine", "the GPU".
 void require_memory(uint64_t bytes, uint64_t available, const std::string& what, const std::string& where);
 
-// PyTorch layouts: conv weight O x I x kh x kw, dense weight out x in, bias [out].
-// Names: "conv1.weight", "conv1.bias", ..., "fc1.weight", "fc1.bias", ... (counted per kind).
+// PyTorch layouts: conv weight O x I x kh x kw, dense weight out x in, bias [out]; batch norm's
+// gamma and beta [channels]. Names: "conv1.weight", "conv1.bias", ..., "fc1.weight", "fc1.bias",
+// "bn1.weight" (gamma), "bn1.bias" (beta), ... (counted per kind, blocks opened as all_layers).
 struct Parameter {
   std::string name;
   std::vector<int> shape;
@@ -120,7 +147,7 @@ struct Parameter {
 };
 
 // Kaiming-uniform weights U(-b, b) with b = sqrt(6 / fan_in) (fan_in = I*kh*kw for conv, in for
-// dense), biases 0. Weights are drawn in parameter order, element by element, from ONE
+// dense), biases 0, batch norm's gamma 1 and beta 0. Weights are drawn in parameter order, element by element, from ONE
 // course::Rng(seed, 0) with Rng::uniform(-b, b); biases draw nothing.
 std::vector<Parameter> init_parameters(const ModelSpec& spec, uint64_t seed);
 // Every network built from given parameters checks them here: throws course::Error naming the first

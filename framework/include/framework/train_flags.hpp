@@ -51,8 +51,8 @@ void add_train_flags(course::ArgParser& args, const TrainConfig& defaults, const
 // Needs the flags --model --optimizer --dataset --data --out --save --epochs --batch --lr --seed
 // --train-limit --test-limit declared in args (and reads --profile and --profile-steps where they are). What lesson 12's trainer reads differently:
 struct FlagOptions {
-  // false: a --model with a layer lesson 02's network does not run (lesson 12's) is refused.
-  bool every_layer_kind = false;
+  // The layers the trainer runs: a --model with another layer is refused, naming it.
+  LayerSet layers = LayerSet::lesson02;
   // Not empty: --model <name> also names the description file <models_dir>/<name>.txt.
   std::string models_dir;
 };

@@ -41,6 +41,8 @@ PassCost layer_pass_cost(const host_training::LayerPlan& plan, int batch, bool b
       if (!backward) cost.bytes = kFloat * (in + 2 * out);            // x in; y and argmax out
       else if (input_grad) cost.bytes = kFloat * (2 * out + in);       // argmax and dy in, dx out
       break;
+    default:  // a later lesson's layer
+      throw course::Error("layer_pass_cost: '" + host_training::layer_text(plan.spec) + "' is not a layer this lesson counts");
   }
   return cost;
 }
