@@ -28,12 +28,13 @@ GpuNetwork::GpuNetwork(const host_training::ModelSpec& spec, const std::vector<h
   const std::vector<host_training::LayerPlan> plan = host_training::plan_layers(spec_);
   const std::vector<std::string> names = layer_names(plan);
 
+  const ParamLookup lookup = [this](const host_training::LayerPlan& p, size_t offset) { return param_view(p, offset); };
   // A later lesson's maker is asked first; the conv workspace is sized for the conv layers it leaves.
   std::vector<std::unique_ptr<Layer>> made(plan.size());
   size_t workspace = 0;
   for (size_t index = 0; index < plan.size(); ++index) {
     const host_training::LayerPlan& p = plan[index];
-    if (extra_layers) made[index] = extra_layers(names[index], index, p, max_batch, param_view(p, 0), param_view(p, 1));
+    if (extra_layers) made[index] = extra_layers(names[index], index, p, max_batch, param_view(p, 0), param_view(p, 1), lookup);
     if (!made[index] && p.spec.kind == LayerKind::conv)
       workspace = std::max(workspace, ConvLayer::workspace_floats(p, max_batch, conv));
   }

@@ -122,8 +122,8 @@ mnist_gpu::LayerMaker gpu_layer_maker(const host_training::ModelSpec& spec, uint
   const std::vector<LayerKernels> chosen = choices(plans, layers);
   return [plans, seed, layers, last_folded, thin_block, chosen, other](const std::string& name, size_t index,
                                                                        const host_training::LayerPlan& plan,
-                               int max_batch, mnist_gpu::ParamView weight,
-                               mnist_gpu::ParamView bias) -> std::unique_ptr<mnist_gpu::Layer> {
+                               int max_batch, mnist_gpu::ParamView weight, mnist_gpu::ParamView bias,
+                               const mnist_gpu::ParamLookup&) -> std::unique_ptr<mnist_gpu::Layer> {
     if (index >= plans.size() || plans[index].spec.kind != plan.spec.kind)
       throw course::Error("gpu_layer_maker: layer " + name + " is not the maker's network's layer " +
                           std::to_string(index + 1));

@@ -48,7 +48,8 @@ class DeviceLayer {
   float* input_grad() { return din_.data(); }
   size_t in_size() const { return plan_.in_size(); }  // values per example
   size_t out_size() const { return plan_.out_size(); }
-  void set_observer(PassObserver* observer) { observer_ = observer; }  // nullptr: none
+  // nullptr: none. A layer that holds layers (a block) passes it on.
+  virtual void set_observer(PassObserver* observer) { observer_ = observer; }
   // Training or evaluation: only a layer that behaves differently (dropout) cares.
   virtual void set_training(bool training) { (void)training; }
   // Which kernels a layer runs (e.g. "tiled"), for the trainer's first lines; "" when its network
@@ -59,7 +60,7 @@ class DeviceLayer {
   // Whether the layer's passes go to the stream set_stream gives it. A layer that launches on the
   // default stream cannot be captured into a CUDA graph; one that launches on its stream can.
   virtual bool runs_on_stream() const { return false; }
-  void set_stream(cudaStream_t stream) { stream_ = stream; }
+  virtual void set_stream(cudaStream_t stream) { stream_ = stream; }  // a block passes it on too
 
  protected:
   // 1 <= batch <= max_batch, else throws course::Error ("<name> forward: batch 0 outside 1..128");

@@ -1,0 +1,45 @@
+// Lesson 15 (given): the two elementwise kernels of a res block on the GPU (deeper_gpu_layers.hpp).
+#include "course/cuda_check.hpp"
+#include "deeper_gpu_layers.hpp"
+#include "first_kernels.hpp"  // lesson 03's grid
+
+namespace deeper_cnns {
+
+namespace {
+
+__global__ void add_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ y, size_t n) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+    y[i] = a[i] + b[i];
+}
+
+// A thread a value of `spread`: dy's value where both coordinates fall on the stride, else 0.
+__global__ void spread_kernel(const float* __restrict__ dy, float* __restrict__ spread, size_t n, int oh, int ow,
+                              int height, int width, int stride) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    const int col = int(i % width), row = int(i / width % height);
+    const size_t plane = i / (size_t(width) * height);
+    const bool on = row % stride == 0 && col % stride == 0 && row / stride < oh && col / stride < ow;
+    spread[i] = on ? dy[(plane * oh + row / stride) * ow + col / stride] : 0.0f;
+  }
+}
+
+}  // namespace
+
+void add_gpu(const float* a, const float* b, float* y, size_t n, cudaStream_t stream) {
+  if (n == 0) return;
+  add_kernel<<<first_kernels::blocks_for(n), first_kernels::kThreadsPerBlock, 0, stream>>>(a, b, y, n);
+  CUDA_CHECK_LAUNCH();
+}
+
+void spread_by_stride_gpu(const float* dy, float* spread, int planes, int oh, int ow, int height, int width, int stride,
+                          cudaStream_t stream) {
+  if (planes < 1 || oh < 1 || ow < 1 || stride < 1 || height < (oh - 1) * stride + 1 || width < (ow - 1) * stride + 1)
+    throw course::Error("spread_by_stride_gpu: " + std::to_string(oh) + "x" + std::to_string(ow) + " at stride " +
+                        std::to_string(stride) + " does not fit " + std::to_string(height) + "x" + std::to_string(width));
+  const size_t n = size_t(planes) * height * width;
+  spread_kernel<<<first_kernels::blocks_for(n), first_kernels::kThreadsPerBlock, 0, stream>>>(dy, spread, n, oh, ow,
+                                                                                              height, width, stride);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace deeper_cnns

@@ -1,0 +1,293 @@
+// Lesson 15 (given): the GPU layers of deeper networks and their maker (deeper_gpu_layers.hpp).
+#include "deeper_gpu_layers.hpp"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "beyond_gpu_layers.hpp"  // lesson 12's ActivationLayer, DropoutLayer
+#include "course/cuda_check.hpp"
+#include "course/error.hpp"
+#include "deeper_host_network.hpp"  // kBatchNormEps, kBatchNormMomentum
+#include "layer_kernels.hpp"        // lesson 12's choose_kernels
+#include "layer_shapes.hpp"
+
+namespace deeper_cnns {
+
+using host_training::LayerKind;
+using host_training::LayerPlan;
+
+// ---- batch norm ------------------------------------------------------------------------------------------
+BatchNormLayer::BatchNormLayer(std::string name, const LayerPlan& plan, int max_batch, mnist_gpu::ParamView gamma,
+                               mnist_gpu::ParamView beta)
+    : mnist_gpu::Layer(std::move(name), plan, max_batch), gamma_(gamma), beta_(beta) {
+  if (plan.spec.kind != LayerKind::batch_norm)
+    throw course::Error("BatchNormLayer: '" + host_training::layer_text(plan.spec) + "' is not a batch norm");
+  const size_t C = size_t(plan.out_c);
+  std::vector<float> start(4 * C, 0.0f);
+  std::fill(start.begin() + 3 * C, start.end(), 1.0f);  // running variance 1
+  stats_ = course::DeviceBuffer<float>(4 * C);
+  CUDA_CHECK(cudaMemcpy(stats_.data(), start.data(), start.size() * sizeof(float), cudaMemcpyHostToDevice));
+}
+
+void BatchNormLayer::forward(const float* x, int batch) {
+  check_batch(batch, "forward");
+  const int C = plan_.out_c;
+  if (training_)
+    batch_norm_forward_train_gpu(shape(batch), x, gamma_.value, beta_.value, kBatchNormEps, kBatchNormMomentum, false,
+                                 out_.data(), stats_.data(), stats_.data() + C, stats_.data() + 2 * C,
+                                 stats_.data() + 3 * C, stream_);
+  else
+    batch_norm_forward_eval_gpu(shape(batch), x, gamma_.value, beta_.value, running_mean(), running_var(),
+                                kBatchNormEps, false, out_.data(), stream_);
+}
+
+void BatchNormLayer::backward(const float* x, const float* dy, int batch) {
+  check_batch(batch, "backward");
+  const int C = plan_.out_c;
+  batch_norm_backward_gpu(shape(batch), x, dy, nullptr, gamma_.value, stats_.data(), stats_.data() + C, din_.data(),
+                          gamma_.grad, beta_.grad, stream_);
+}
+
+// ---- global average pooling ------------------------------------------------------------------------------
+GlobalAvgPoolLayer::GlobalAvgPoolLayer(std::string name, const LayerPlan& plan, int max_batch)
+    : mnist_gpu::Layer(std::move(name), plan, max_batch) {
+  if (plan.spec.kind != LayerKind::global_avg_pool)
+    throw course::Error("GlobalAvgPoolLayer: '" + host_training::layer_text(plan.spec) + "' is not globalavg");
+}
+
+void GlobalAvgPoolLayer::forward(const float* x, int batch) {
+  check_batch(batch, "forward");
+  global_avg_pool_forward_gpu(x, out_.data(), batch, plan_.in_c, plan_.in_h * plan_.in_w, stream_);
+}
+
+void GlobalAvgPoolLayer::backward(const float*, const float* dy, int batch) {
+  check_batch(batch, "backward");
+  global_avg_pool_backward_gpu(dy, din_.data(), batch, plan_.in_c, plan_.in_h * plan_.in_w, stream_);
+}
+
+// ---- strided convolution ---------------------------------------------------------------------------------
+StridedConvLayer::StridedConvLayer(std::string name, const LayerPlan& plan, int max_batch, mnist_gpu::ParamView weight,
+                                   mnist_gpu::ParamView bias)
+    : ImplicitConvLayer(std::move(name), plan, max_batch, weight, bias, false) {
+  const host_layers::ConvShape unit = unit_stride(max_batch);
+  spread_ = course::DeviceBuffer<float>(size_t(max_batch) * unit.out_channels * unit.out_h() * unit.out_w());
+  data_workspace_ = course::DeviceBuffer<float>(fast_training::conv_implicit_workspace_floats(unit));
+}
+
+host_layers::ConvShape StridedConvLayer::unit_stride(int batch) const {
+  host_layers::ConvShape s = shape(batch);
+  s.stride = 1;
+  return s;
+}
+
+void StridedConvLayer::backward(const float* x, const float* dy, int batch) {
+  ImplicitConvLayer::backward(x, dy, batch);  // dW and dbias (constructed without the input gradient)
+  const host_layers::ConvShape unit = unit_stride(batch);
+  spread_by_stride_gpu(dy, spread_.data(), batch * plan_.out_c, plan_.out_h, plan_.out_w, unit.out_h(), unit.out_w(),
+                       plan_.spec.stride, stream_);
+  fast_training::conv2d_backward_data_implicit(unit, weight_.value, spread_.data(), din_.data(), data_workspace_.data(),
+                                               stream_);
+}
+
+// ---- res blocks --------------------------------------------------------------------------------------------
+ResidualLayer::ResidualLayer(std::string name, const LayerPlan& plan, int max_batch, Layers body, Layers shortcut,
+                             bool input_grad)
+    : mnist_gpu::Layer(std::move(name), plan, max_batch), body_(std::move(body)), shortcut_(std::move(shortcut)),
+      input_grad_(input_grad) {
+  if (plan.spec.kind != LayerKind::residual || body_.size() != plan.body.size() ||
+      shortcut_.size() != plan.shortcut.size())
+    throw course::Error("ResidualLayer: '" + host_training::layer_text(plan.spec) +
+                        "' needs one layer for every layer of its body and shortcut");
+}
+
+namespace {
+
+// The list's layers in turn from x; returns the last one's output (x for no layers).
+const float* forward_chain(const ResidualLayer::Layers& layers, const float* x, int batch) {
+  for (const auto& layer : layers) {
+    layer->forward(x, batch);
+    x = layer->output();
+  }
+  return x;
+}
+
+// Back through the list from dy; returns dL/d(the list's input) (dy for no layers).
+const float* backward_chain(const ResidualLayer::Layers& layers, const float* x, const float* dy, int batch) {
+  for (size_t i = layers.size(); i-- > 0;) {
+    layers[i]->backward(i == 0 ? x : layers[i - 1]->output(), dy, batch);
+    dy = layers[i]->input_grad();
+  }
+  return dy;
+}
+
+template <class F>
+void each_layer(const ResidualLayer::Layers& a, const ResidualLayer::Layers& b, F f) {
+  for (const auto& layer : a) f(*layer);
+  for (const auto& layer : b) f(*layer);
+}
+
+}  // namespace
+
+void ResidualLayer::forward(const float* x, int batch) {
+  check_batch(batch, "forward");
+  const float* main = forward_chain(body_, x, batch);
+  const float* skip = forward_chain(shortcut_, x, batch);
+  add_gpu(main, skip, out_.data(), size_t(batch) * out_size(), stream_);
+}
+
+void ResidualLayer::backward(const float* x, const float* dy, int batch) {
+  check_batch(batch, "backward");
+  // x fed both paths: its gradient is what comes back along each, added.
+  const float* through_body = backward_chain(body_, x, dy, batch);
+  const float* through_skip = backward_chain(shortcut_, x, dy, batch);
+  if (input_grad_) add_gpu(through_body, through_skip, din_.data(), size_t(batch) * in_size(), stream_);
+}
+
+void ResidualLayer::set_training(bool training) {
+  each_layer(body_, shortcut_, [&](mnist_gpu::Layer& l) { l.set_training(training); });
+}
+
+void ResidualLayer::set_stream(cudaStream_t stream) {
+  mnist_gpu::Layer::set_stream(stream);
+  each_layer(body_, shortcut_, [&](mnist_gpu::Layer& l) { l.set_stream(stream); });
+}
+
+void ResidualLayer::set_observer(mnist_gpu::PassObserver* observer) {
+  mnist_gpu::Layer::set_observer(observer);
+  each_layer(body_, shortcut_, [&](mnist_gpu::Layer& l) { l.set_observer(observer); });
+}
+
+void ResidualLayer::use_branch(fast_training::Branch* branch) {
+  each_layer(body_, shortcut_, [&](mnist_gpu::Layer& l) {
+    if (auto* branching = dynamic_cast<beyond_mnist::BranchingLayer*>(&l)) branching->use_branch(branch);
+  });
+}
+
+std::string ResidualLayer::kernels() const {
+  return std::string("a block of ") + std::to_string(body_.size() + shortcut_.size()) + " layers" +
+         (shortcut_.empty() ? "" : ", a projection shortcut");
+}
+
+size_t ResidualLayer::own_bytes() const {
+  size_t bytes = 0;
+  each_layer(body_, shortcut_, [&](const mnist_gpu::Layer& l) {
+    bytes += size_t(l.max_batch()) * (l.in_size() + l.out_size()) * sizeof(float) + l.own_bytes();
+  });
+  return bytes;
+}
+
+bool ResidualLayer::runs_on_stream() const {
+  bool all = true;
+  each_layer(body_, shortcut_, [&](const mnist_gpu::Layer& l) { all = all && l.runs_on_stream(); });
+  return all;
+}
+
+// ---- the maker -----------------------------------------------------------------------------------------------
+namespace {
+
+struct MakeContext {
+  uint64_t seed;
+  int max_batch;
+  const mnist_gpu::ParamLookup* lookup;
+  int made = 0;  // layers made so far: dropout's layer number
+};
+
+std::unique_ptr<mnist_gpu::Layer> make_layer(MakeContext& c, const std::string& name, const std::vector<LayerPlan>& list,
+                                             size_t index, bool input_grad);
+
+ResidualLayer::Layers make_list(MakeContext& c, const std::string& block, const std::vector<LayerPlan>& list,
+                                bool input_grad) {
+  ResidualLayer::Layers layers;
+  const std::vector<std::string> names = framework::layer_names(list);
+  for (size_t i = 0; i < list.size(); ++i) {
+    auto layer = make_layer(c, block + "." + names[i], list, i, input_grad || i > 0);
+    if (!layer)  // only a max-pool of possibly negative inputs: lesson 08's
+      layer = std::make_unique<mnist_gpu::MaxPoolLayer>(block + "." + names[i], list[i], c.max_batch);
+    layers.push_back(std::move(layer));
+  }
+  return layers;
+}
+
+std::unique_ptr<mnist_gpu::Layer> make_layer(MakeContext& c, const std::string& name, const std::vector<LayerPlan>& list,
+                                             size_t index, bool input_grad) {
+  const LayerPlan& p = list[index];
+  const int number = c.made++;
+  const mnist_gpu::ParamView weight = (*c.lookup)(p, 0), bias = (*c.lookup)(p, 1);
+  switch (p.spec.kind) {
+    case LayerKind::batch_norm: return std::make_unique<BatchNormLayer>(name, p, c.max_batch, weight, bias);
+    case LayerKind::global_avg_pool: return std::make_unique<GlobalAvgPoolLayer>(name, p, c.max_batch);
+    case LayerKind::residual:
+      return std::make_unique<ResidualLayer>(name, p, c.max_batch, make_list(c, name, p.body, input_grad),
+                                             make_list(c, name, p.shortcut, input_grad), input_grad);
+    case LayerKind::sigmoid:
+    case LayerKind::tanh: return std::make_unique<beyond_mnist::ActivationLayer>(name, p, c.max_batch);
+    case LayerKind::dropout:
+      return std::make_unique<beyond_mnist::DropoutLayer>(name, size_t(number), p, c.max_batch, c.seed);
+    case LayerKind::relu: return std::make_unique<beyond_mnist::ReluPoolLayer>(name, p, c.max_batch);
+    case LayerKind::conv:
+    case LayerKind::dense:
+    case LayerKind::maxpool: break;
+  }
+  // Lesson 12's choice (12.4) for lesson 09's kernels; a strided convolution's input gradient here.
+  switch (beyond_mnist::choose_kernels(list, index, beyond_mnist::GpuLayers::lesson09)) {
+    case beyond_mnist::LayerKernels::tiled_conv:
+      return std::make_unique<beyond_mnist::FastConvLayer>(name, p, c.max_batch, weight, bias, input_grad);
+    case beyond_mnist::LayerKernels::implicit_conv:
+      if (input_grad && p.spec.stride != 1) return std::make_unique<StridedConvLayer>(name, p, c.max_batch, weight, bias);
+      return std::make_unique<beyond_mnist::ImplicitConvLayer>(name, p, c.max_batch, weight, bias, input_grad);
+    case beyond_mnist::LayerKernels::dense:
+      return std::make_unique<beyond_mnist::FastDenseLayer>(name, p, c.max_batch, weight, bias, input_grad);
+    case beyond_mnist::LayerKernels::relu_pool:
+    case beyond_mnist::LayerKernels::folded_relu:
+      return std::make_unique<beyond_mnist::ReluPoolLayer>(name, p, c.max_batch);
+    case beyond_mnist::LayerKernels::lesson08:
+      if (p.spec.kind == LayerKind::conv) return std::make_unique<StridedConvLayer>(name, p, c.max_batch, weight, bias);
+      return nullptr;  // a max-pool lesson 09's kernel does not run
+    case beyond_mnist::LayerKernels::activation:
+    case beyond_mnist::LayerKernels::dropout: break;
+  }
+  throw course::Error("gpu_layer_maker: no layer for '" + host_training::layer_text(p.spec) + "'");
+}
+
+}  // namespace
+
+mnist_gpu::LayerMaker gpu_layer_maker(const host_training::ModelSpec& spec, uint64_t seed) {
+  const std::vector<LayerPlan> plans = host_training::plan_layers(spec);
+  auto made = std::make_shared<int>(0);
+  return [plans, seed, made](const std::string& name, size_t index, const LayerPlan& plan, int max_batch,
+                             mnist_gpu::ParamView, mnist_gpu::ParamView,
+                             const mnist_gpu::ParamLookup& lookup) -> std::unique_ptr<mnist_gpu::Layer> {
+    if (index >= plans.size() || plans[index].spec.kind != plan.spec.kind)
+      throw course::Error("deeper_cnns::gpu_layer_maker: layer " + name + " is not the maker's network's layer " +
+                          std::to_string(index + 1));
+    MakeContext c{seed, max_batch, &lookup, *made};
+    auto layer = make_layer(c, name, plans, index, index > 0);
+    *made = c.made;
+    return layer;
+  };
+}
+
+std::string stream_problem(const host_training::ModelSpec& spec) {
+  std::string problem;
+  std::function<void(const std::vector<LayerPlan>&, const std::string&)> scan = [&](const std::vector<LayerPlan>& list,
+                                                                                   const std::string& where) {
+    for (size_t i = 0; i < list.size() && problem.empty(); ++i) {
+      const LayerPlan& p = list[i];
+      if (p.spec.kind == LayerKind::maxpool &&
+          beyond_mnist::choose_kernels(list, i, beyond_mnist::GpuLayers::lesson09) == beyond_mnist::LayerKernels::lesson08)
+        problem = "layer " + where + std::to_string(i + 1) + " '" + host_training::layer_text(p.spec) +
+                  "' runs on lesson 08's max-pool (its input can be negative, or its windows overlap)";
+      scan(p.body, where + std::to_string(i + 1) + ".");
+      scan(p.shortcut, where + std::to_string(i + 1) + ".shortcut.");
+    }
+  };
+  const std::vector<LayerPlan> plans = host_training::plan_layers(spec);
+  scan(plans, "");
+  return problem;
+}
+
+}  // namespace deeper_cnns

@@ -1,0 +1,115 @@
+#pragma once
+// Lesson 15 (given): batch norm, global average pooling and res blocks as layers of lesson 08's GPU
+// network, on your kernels of 15.2 and 15.5; every other layer on lesson 09's kernels as lesson 12
+// builds them. gpu_layer_maker hands them to GpuNetwork (and so to lesson 08's trainer). Every
+// layer here launches on the stream the network gives it, so whole training steps can be captured
+// into CUDA graphs (lesson 09), except a max-pool whose input can be negative (lesson 08's).
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "course/device_buffer.hpp"
+#include "deeper_cnns.hpp"
+#include "fast_gpu_layers.hpp"  // lesson 12's layers on lesson 09's kernels
+#include "host_training.hpp"
+#include "network.hpp"          // lesson 08's GpuNetwork, Layer, LayerMaker
+
+namespace deeper_cnns {
+
+// Batch norm (your 15.2): the batch's statistics while training, the running ones in evaluation
+// (set_training(false)). The running statistics start at mean 0, variance 1.
+class BatchNormLayer : public mnist_gpu::Layer {
+ public:
+  BatchNormLayer(std::string name, const host_training::LayerPlan& plan, int max_batch, mnist_gpu::ParamView gamma,
+                 mnist_gpu::ParamView beta);
+  void forward(const float* x, int batch) override;
+  void backward(const float* x, const float* dy, int batch) override;
+  void set_training(bool training) override { training_ = training; }
+  std::string kernels() const override { return "batch norm (15.2)"; }
+  size_t own_bytes() const override { return 4 * size_t(plan_.out_c) * sizeof(float); }
+  bool runs_on_stream() const override { return true; }
+  const float* running_mean() const { return stats_.data() + 2 * plan_.out_c; }  // device, [channels]
+  const float* running_var() const { return stats_.data() + 3 * plan_.out_c; }
+
+ private:
+  BatchNormShape shape(int batch) const { return {batch, plan_.out_c, plan_.out_h, plan_.out_w}; }
+  mnist_gpu::ParamView gamma_, beta_;
+  bool training_ = true;
+  course::DeviceBuffer<float> stats_;  // saved mean, saved inv_std, running mean, running var
+};
+
+// Global average pooling (your 15.5): C x H x W -> C.
+class GlobalAvgPoolLayer : public mnist_gpu::Layer {
+ public:
+  GlobalAvgPoolLayer(std::string name, const host_training::LayerPlan& plan, int max_batch);
+  void forward(const float* x, int batch) override;
+  void backward(const float* x, const float* dy, int batch) override;
+  std::string kernels() const override { return "global average pooling (15.5)"; }
+  bool runs_on_stream() const override { return true; }
+};
+
+// A strided convolution on lesson 09's implicit GEMMs, whose input gradient they run at stride 1
+// only. The gradient of a stride-s convolution is the stride-1 one of dy spread out: dy's values
+// placed s apart, zeros between (spread_by_stride_gpu), so dx = conv_backward_data at stride 1 of
+// the spread dy. It does s*s times the work of a kernel written for the stride.
+class StridedConvLayer : public beyond_mnist::ImplicitConvLayer {
+ public:
+  StridedConvLayer(std::string name, const host_training::LayerPlan& plan, int max_batch, mnist_gpu::ParamView weight,
+                   mnist_gpu::ParamView bias);
+  void backward(const float* x, const float* dy, int batch) override;
+  std::string kernels() const override { return "implicit GEMM (lesson 09), dx at stride 1 of dy spread out"; }
+  size_t own_bytes() const override {
+    return ImplicitConvLayer::own_bytes() + (spread_.size() + data_workspace_.size()) * sizeof(float);
+  }
+
+ private:
+  host_layers::ConvShape unit_stride(int batch) const;  // the same convolution at stride 1
+  course::DeviceBuffer<float> spread_, data_workspace_;
+};
+
+// A res block: its body's layers and its shortcut's (none: the input itself), each list chained as
+// GpuNetwork chains its layers.
+//   forward:  y = body(x) + shortcut(x)
+//   backward: dx = (dx through the body) + (dx through the shortcut, or dy itself)
+class ResidualLayer : public mnist_gpu::Layer, public beyond_mnist::BranchingLayer {
+ public:
+  using Layers = std::vector<std::unique_ptr<mnist_gpu::Layer>>;
+  // input_grad false: nobody reads dx (the network's first layer), it is not written.
+  ResidualLayer(std::string name, const host_training::LayerPlan& plan, int max_batch, Layers body, Layers shortcut,
+                bool input_grad);
+  void forward(const float* x, int batch) override;
+  void backward(const float* x, const float* dy, int batch) override;
+  void set_training(bool training) override;
+  void set_stream(cudaStream_t stream) override;
+  void set_observer(mnist_gpu::PassObserver* observer) override;
+  void use_branch(fast_training::Branch* branch) override;
+  std::string kernels() const override;
+  size_t own_bytes() const override;
+  bool runs_on_stream() const override;
+  const Layers& body() const { return body_; }
+  const Layers& shortcut() const { return shortcut_; }
+
+ private:
+  Layers body_, shortcut_;
+  bool input_grad_;
+};
+
+// y[i] = a[i] + b[i] for i < n, on `stream` (given).
+void add_gpu(const float* a, const float* b, float* y, size_t n, cudaStream_t stream);
+// dy [planes x oh x ow] spread to [planes x height x width]: spread[p][i*stride][j*stride] = dy[p][i][j],
+// every other value 0 (given). height >= (oh - 1) * stride + 1, width likewise.
+void spread_by_stride_gpu(const float* dy, float* spread, int planes, int oh, int ow, int height, int width,
+                          int stride, cudaStream_t stream);
+
+// Builds every layer of `spec` that lesson 08 does not build the same way: batch norm, global
+// average pooling and res blocks here, conv, dense, relu and max-pool of non-negative inputs on
+// lesson 09's kernels (lesson 12's layers; strided convolutions as StridedConvLayer), sigmoid, tanh
+// and dropout as lesson 12's (dropout drawing from `seed`). Returns nullptr for a max-pool whose
+// input can be negative: lesson 08's MaxPoolLayer runs it (on the default stream).
+mnist_gpu::LayerMaker gpu_layer_maker(const host_training::ModelSpec& spec, uint64_t seed);
+// "" when every layer gpu_layer_maker builds runs on a stream of its own (whole steps can be
+// captured into CUDA graphs), else which one does not: "layer 3 'pool2' (...)".
+std::string stream_problem(const host_training::ModelSpec& spec);
+
+}  // namespace deeper_cnns

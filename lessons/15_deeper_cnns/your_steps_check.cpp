@@ -1,0 +1,108 @@
+// Lesson 15 (given): the quick look at your steps before train_deeper trains (your_steps_check.hpp).
+#include "your_steps_check.hpp"
+
+#include <string>
+#include <vector>
+
+#include "course/device_buffer.hpp"
+#include "course/rng.hpp"
+#include "course/step_output.hpp"
+#include "deeper_cnns.hpp"
+#include "deeper_host_network.hpp"  // kBatchNormEps, kBatchNormMomentum
+
+namespace deeper_cnns {
+
+namespace {
+
+const BatchNormShape kShape{3, 5, 4, 7};  // M = 84 values a channel
+
+std::vector<double> as_doubles(const std::vector<float>& v) { return std::vector<double>(v.begin(), v.end()); }
+
+// What the host functions give; every output must be written (finite) first.
+struct HostPasses {
+  std::vector<float> x, dy, gamma, beta, y, mean, inv_std, run_mean, run_var, eval_y, dx, dgamma, dbeta, pooled, spread;
+};
+
+HostPasses host_passes() {
+  const BatchNormShape& s = kShape;
+  const size_t C = size_t(s.channels);
+  HostPasses h;
+  h.x = course::random_uniform(s.size(), 1501, -2.f, 3.f), h.dy = course::random_uniform(s.size(), 1502, -1.f, 1.f);
+  h.gamma = course::random_uniform(C, 1503, 0.5f, 1.5f), h.beta = course::random_uniform(C, 1504, -0.5f, 0.5f);
+  h.y = course::unwritten_floats(s.size()), h.mean = course::unwritten_floats(C), h.inv_std = course::unwritten_floats(C);
+  h.run_mean.assign(C, 0.0f), h.run_var.assign(C, 1.0f);
+  batch_norm_forward_train<float>(s, h.x.data(), h.gamma.data(), h.beta.data(), kBatchNormEps, kBatchNormMomentum,
+                                  h.y.data(), h.mean.data(), h.inv_std.data(), h.run_mean.data(), h.run_var.data());
+  const course::StepOutput train{"15.1", "batch_norm_forward_train", "exercises/batch_norm.cpp", "y"};
+  course::expect_step_output(train, h.y, std::vector<double>(h.y.size(), 0.0), 1e30, 0);  // every y a number
+  h.eval_y = course::unwritten_floats(s.size());
+  batch_norm_forward_eval<float>(s, h.x.data(), h.gamma.data(), h.beta.data(), h.run_mean.data(), h.run_var.data(),
+                                 kBatchNormEps, h.eval_y.data());
+  course::expect_step_output({"15.1", "batch_norm_forward_eval", "exercises/batch_norm.cpp", "y"}, h.eval_y,
+                             std::vector<double>(h.eval_y.size(), 0.0), 1e30, 0);
+  h.dx = course::unwritten_floats(s.size()), h.dgamma = course::unwritten_floats(C), h.dbeta = course::unwritten_floats(C);
+  batch_norm_backward<float>(s, h.x.data(), h.dy.data(), h.gamma.data(), h.mean.data(), h.inv_std.data(), h.dx.data(),
+                             h.dgamma.data(), h.dbeta.data());
+  course::expect_step_output({"15.1", "batch_norm_backward", "exercises/batch_norm.cpp", "dx"}, h.dx,
+                             std::vector<double>(h.dx.size(), 0.0), 1e30, 0);
+  const int plane = s.height * s.width;
+  h.pooled = course::unwritten_floats(size_t(s.batch) * C);
+  global_avg_pool_forward<float>(h.x.data(), h.pooled.data(), s.batch, s.channels, plane);
+  course::expect_step_output({"15.5", "global_avg_pool_forward", "exercises/global_avg_pool.cpp", "y"}, h.pooled,
+                             std::vector<double>(h.pooled.size(), 0.0), 1e30, 0);
+  h.spread = course::unwritten_floats(s.size());
+  global_avg_pool_backward<float>(h.dy.data(), h.spread.data(), s.batch, s.channels, plane);
+  course::expect_step_output({"15.5", "global_avg_pool_backward", "exercises/global_avg_pool.cpp", "dx"}, h.spread,
+                             std::vector<double>(h.spread.size(), 0.0), 1e30, 0);
+  return h;
+}
+
+// Your kernels against your host functions: float against float in other orders, a few ulps.
+void check_kernels(const HostPasses& h) {
+  const BatchNormShape& s = kShape;
+  const size_t C = size_t(s.channels);
+  const char* bn_file = "exercises/batch_norm.cu";
+  const std::string host = "your host function (15.1) gives";
+  course::DeviceBuffer<float> x(h.x), dy(h.dy), gamma(h.gamma), beta(h.beta);
+  course::DeviceBuffer<float> y(course::unwritten_floats(s.size())), mean(course::unwritten_floats(C)),
+      inv_std(course::unwritten_floats(C)), run_mean(std::vector<float>(C, 0.0f)), run_var(std::vector<float>(C, 1.0f));
+  batch_norm_forward_train_gpu(s, x.data(), gamma.data(), beta.data(), kBatchNormEps, kBatchNormMomentum, false,
+                               y.data(), mean.data(), inv_std.data(), run_mean.data(), run_var.data());
+  course::expect_step_output({"15.2", "batch_norm_forward_train_gpu", bn_file, "y"}, y.to_host(), as_doubles(h.y), 1e-4,
+                             1e-4, host);
+  course::expect_step_output({"15.2", "batch_norm_forward_train_gpu", bn_file, "running_var"}, run_var.to_host(),
+                             as_doubles(h.run_var), 1e-5, 1e-4, host);
+  course::DeviceBuffer<float> eval_y(course::unwritten_floats(s.size()));
+  batch_norm_forward_eval_gpu(s, x.data(), gamma.data(), beta.data(), run_mean.data(), run_var.data(), kBatchNormEps,
+                              false, eval_y.data());
+  course::expect_step_output({"15.2", "batch_norm_forward_eval_gpu", bn_file, "y"}, eval_y.to_host(),
+                             as_doubles(h.eval_y), 1e-4, 1e-4, host);
+  course::DeviceBuffer<float> dx(course::unwritten_floats(s.size())), dgamma(course::unwritten_floats(C)),
+      dbeta(course::unwritten_floats(C));
+  batch_norm_backward_gpu(s, x.data(), dy.data(), nullptr, gamma.data(), mean.data(), inv_std.data(), dx.data(),
+                          dgamma.data(), dbeta.data());
+  course::expect_step_output({"15.2", "batch_norm_backward_gpu", bn_file, "dx"}, dx.to_host(), as_doubles(h.dx), 1e-4,
+                             1e-3, host);
+  course::expect_step_output({"15.2", "batch_norm_backward_gpu", bn_file, "dgamma"}, dgamma.to_host(),
+                             as_doubles(h.dgamma), 1e-4, 1e-3, host);
+
+  const char* pool_file = "exercises/global_avg_pool.cu";
+  const std::string pool_host = "your host function (15.5) gives";
+  const int plane = s.height * s.width;
+  course::DeviceBuffer<float> pooled(course::unwritten_floats(h.pooled.size())), spread(course::unwritten_floats(s.size()));
+  global_avg_pool_forward_gpu(x.data(), pooled.data(), s.batch, s.channels, plane);
+  course::expect_step_output({"15.5", "global_avg_pool_forward_gpu", pool_file, "y"}, pooled.to_host(),
+                             as_doubles(h.pooled), 1e-5, 1e-5, pool_host);
+  global_avg_pool_backward_gpu(dy.data(), spread.data(), s.batch, s.channels, plane);
+  course::expect_step_output({"15.5", "global_avg_pool_backward_gpu", pool_file, "dx"}, spread.to_host(),
+                             as_doubles(h.spread), 1e-6, 1e-5, pool_host);
+}
+
+}  // namespace
+
+void check_your_steps(bool gpu) {
+  const HostPasses h = host_passes();
+  if (gpu) check_kernels(h);
+}
+
+}  // namespace deeper_cnns

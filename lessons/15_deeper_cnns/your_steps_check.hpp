@@ -1,0 +1,13 @@
+#pragma once
+// Lesson 15 (given): before train_deeper trains, a quick look at the steps it is about to use, so
+// that an unwritten or wrong step stops the run with one line instead of training a network that
+// silently learns nothing. Not a test: check_15 is the test.
+namespace deeper_cnns {
+
+// Runs your batch norm (15.1) and global average pooling (15.5) on a small input (an unwritten one
+// throws its TODO; an output left unwritten is named) and, with gpu, their kernels (15.2, 15.5)
+// against them: outputs poisoned with NaN first, then compared. Throws course::Error naming the
+// step, the function and the file.
+void check_your_steps(bool gpu);
+
+}  // namespace deeper_cnns

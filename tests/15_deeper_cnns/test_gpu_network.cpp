@@ -1,0 +1,193 @@
+// Lesson 15: the GPU network of deeper CNNs (given layers on your 15.2 and 15.5) against the host
+// network (DeeperHostNetwork, itself checked against the block in double) on the same weights: one
+// training pass gives the same losses, gradients and running statistics, evaluation the same
+// logits. Every layer's output and input gradient, those of the layers inside blocks too, and every
+// gradient start as NaN. The networks reach every layer of deeper_gpu_layers.hpp: tiled, implicit
+// and strided convolutions (with and without their input gradient), identity and projection
+// blocks, batch norm, global average pooling, a max-pool of lesson 09's and one of lesson 08's
+// (inside a block too), on a stream and at a batch smaller than the largest.
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "beyond_gpu_layers.hpp"  // fused_loss_maker
+#include "course/cuda_check.hpp"
+#include "course/device_buffer.hpp"
+#include "course/rng.hpp"
+#include "course/stream.hpp"
+#include "course_test.hpp"
+#include "deeper_gpu_layers.hpp"
+#include "deeper_host_network.hpp"
+#include "network.hpp"
+
+namespace {
+
+// Both sides compute in float in other orders; batch norm divides by a batch's spread, which
+// magnifies that noise a little. Losses and logits: atol 1e-4 + rtol 1e-4; gradients as whole
+// tensors: |got - want| / |want| at most 1e-3. A path left out or a gradient not added is off by far more.
+constexpr double kAtol = 1e-4, kRtol = 1e-4, kGradNormwise = 1e-3;
+constexpr int kMaxBatch = 8;
+
+void each_layer(mnist_gpu::GpuNetwork& net, const std::function<void(mnist_gpu::Layer&)>& f) {
+  std::function<void(mnist_gpu::Layer&)> visit = [&](mnist_gpu::Layer& layer) {
+    f(layer);
+    if (auto* block = dynamic_cast<deeper_cnns::ResidualLayer*>(&layer)) {
+      for (const auto& inner : block->body()) visit(*inner);
+      for (const auto& inner : block->shortcut()) visit(*inner);
+    }
+  };
+  for (auto& layer : net.layers()) visit(*layer);
+}
+
+void poison(mnist_gpu::GpuNetwork& net) {
+  each_layer(net, [](mnist_gpu::Layer& layer) {
+    CUDA_CHECK(cudaMemset(layer.output(), 0xFF, size_t(kMaxBatch) * layer.out_size() * sizeof(float)));
+    CUDA_CHECK(cudaMemset(layer.input_grad(), 0xFF, size_t(kMaxBatch) * layer.in_size() * sizeof(float)));
+  });
+  CUDA_CHECK(cudaMemset(net.parameters().grads(), 0xFF, net.parameters().total() * sizeof(float)));
+}
+
+std::vector<double> download(const float* device, size_t n) {
+  std::vector<float> host(n);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  CUDA_CHECK(cudaMemcpy(host.data(), device, n * sizeof(float), cudaMemcpyDeviceToHost));
+  return std::vector<double>(host.begin(), host.end());
+}
+
+void expect_close(const std::string& what, const std::vector<double>& got, const std::vector<double>& want) {
+  REQUIRE(got.size() == want.size());
+  for (size_t k = 0; k < want.size(); ++k) {
+    INFO(what << "[" << k << "]: the GPU network " << got[k] << ", the host network " << want[k]);
+    REQUIRE(std::isfinite(got[k]));
+    REQUIRE(std::fabs(got[k] - want[k]) <= kAtol + kRtol * std::fabs(want[k]));
+  }
+}
+
+void expect_gradient(const std::string& what, const std::vector<double>& got, const std::vector<double>& want) {
+  double diff = 0, norm = 0;
+  for (size_t k = 0; k < want.size(); ++k) {
+    INFO(what << "[" << k << "] is " << got[k]);
+    REQUIRE(std::isfinite(got[k]));
+    diff += (got[k] - want[k]) * (got[k] - want[k]), norm += want[k] * want[k];
+  }
+  // A conv bias right before batch norm has a gradient of 0 (the norm subtracts it again): both sides
+  // give rounding noise there, so a whole tensor within 1e-5 (root mean square) of the host's passes too.
+  const double rms = std::sqrt(diff / double(want.size()));
+  INFO(what << ": |GPU - host| / |host| = " << std::sqrt(diff / norm) << ", root mean square difference " << rms);
+  CHECK((std::sqrt(diff) <= kGradNormwise * std::sqrt(norm) || rms <= 1e-5));
+}
+
+struct Case {
+  const char* model;
+  int channels, height, width;
+  bool on_stream;  // every layer on lesson 09's kernels or lesson 15's: a stream of its own
+};
+
+void check_case(const Case& c, int batch) {
+  host_training::ModelSpec spec = host_training::model_from_text(c.model);
+  spec.in_channels = c.channels, spec.height = c.height, spec.width = c.width;
+  const uint64_t seed = 1507;
+  std::vector<host_training::Parameter> init = host_training::init_parameters(spec, seed);
+  // gamma and beta away from 1 and 0, so that a pass that ignores them shows.
+  course::Rng rng(seed, 9);
+  for (host_training::Parameter& p : init)
+    if (p.name.rfind("bn", 0) == 0)
+      for (float& v : p.value) v += rng.uniform(-0.4f, 0.4f);
+  const size_t per_example = size_t(c.channels) * c.height * c.width;
+  const std::vector<float> x_host = course::test::random_vector(size_t(batch) * per_example, seed, -1.f, 1.f);
+  std::vector<int> labels;
+  for (int i = 0; i < batch; ++i) labels.push_back(rng.uniform_int(spec.classes));
+  course::DeviceBuffer<float> x(x_host);
+  course::DeviceBuffer<int> dlabels(labels);
+
+  deeper_cnns::DeeperHostNetwork want(spec, init, 2);
+  mnist_gpu::GpuNetwork got(spec, init, kMaxBatch, mnist_gpu::ConvAlgorithm::automatic,
+                            deeper_cnns::gpu_layer_maker(spec, seed), beyond_mnist::fused_loss_maker());
+  INFO(c.model << " on " << c.channels << "x" << c.height << "x" << c.width << ", batch " << batch);
+  CHECK(got.runs_on_stream() == c.on_stream);
+  CHECK(deeper_cnns::stream_problem(spec).empty() == c.on_stream);
+  course::Stream stream;
+  if (c.on_stream) got.set_stream(stream.get());
+
+  // Training: forward, loss, backward.
+  poison(got);
+  got.set_training(true);
+  const double loss = want.forward_backward(x_host.data(), labels.data(), batch);
+  got.forward_backward(x.data(), dlabels.data(), batch);
+  CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+  double mean = 0;
+  for (double row : download(got.loss().row_loss(), size_t(batch))) mean += row / batch;
+  expect_close("mean loss", {mean}, {loss});
+  for (size_t t = 0; t < init.size(); ++t) {
+    const std::vector<float>& g = want.parameters()[t].grad;
+    expect_gradient("gradient of " + got.parameters().name(t), download(got.parameters().grad(t), got.parameters().size(t)),
+                    std::vector<double>(g.begin(), g.end()));
+  }
+  // Running statistics of every batch norm, in all_layers' order on both sides.
+  size_t norm = 0;
+  each_layer(got, [&](mnist_gpu::Layer& layer) {
+    auto* bn = dynamic_cast<deeper_cnns::BatchNormLayer*>(&layer);
+    if (!bn) return;
+    const size_t C = size_t(layer.plan().out_c);
+    const std::vector<float>& mean_want = want.running_mean(norm), &var_want = want.running_var(norm++);
+    expect_close(layer.name() + " running mean", download(bn->running_mean(), C),
+                 std::vector<double>(mean_want.begin(), mean_want.end()));
+    expect_close(layer.name() + " running variance", download(bn->running_var(), C),
+                 std::vector<double>(var_want.begin(), var_want.end()));
+  });
+  CHECK(norm == want.batch_norm_layers());
+
+  // Evaluation: the running statistics instead of the batch's.
+  poison(got);
+  got.set_training(false);
+  got.forward(x.data(), batch);
+  CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+  const size_t logits = size_t(batch) * spec.classes;
+  std::vector<float> want_logits(logits);
+  want.forward(x_host.data(), batch, want_logits.data());
+  expect_close("logits in evaluation", download(got.logits(), logits),
+               std::vector<double>(want_logits.begin(), want_logits.end()));
+  if (c.on_stream) got.set_stream(nullptr);
+}
+
+const Case kCases[] = {
+    // implicit first conv (no dx) then bn; an identity block of tiled convolutions; a projection
+    // block whose body starts with a strided conv (dx at stride 1 of dy spread out) and whose
+    // shortcut is a strided 1x1 conv with dx; global average pooling; a dense layer.
+    {"conv3x3x8p1,bn,relu,res(conv3x3x8p1,bn,relu,conv3x3x8p1,bn),relu,res(conv3x3x16p1s2,bn,relu,conv3x3x16p1,bn),"
+     "relu,globalavg,dense10",
+     3, 12, 11, true},
+    // a max-pool after a relu (lesson 09's) and one after batch norm (lesson 08's, default stream).
+    {"conv5x5x6,bn,pool2,relu,conv5x5x16,relu,pool2,dense10", 1, 20, 20, false},
+    // lesson 08's max-pool inside a block, a stride-4 projection, a strided conv that is a dense product.
+    {"conv3x3x4p1,res(conv3x3x6p1,bn,pool3,conv3x3x6p1s1,bn),relu,conv3x3x5s2,bn,globalavg,dense10", 2, 10, 9, false},
+};
+
+}  // namespace
+
+TEST_CASE("the GPU network of deeper CNNs equals the host network: losses, gradients, statistics, logits",
+          "[15-gpu_network]") {
+  for (const Case& c : kCases)
+    for (int batch : {kMaxBatch, 3}) check_case(c, batch);
+}
+
+TEST_CASE("spread_by_stride_gpu places dy's values stride apart and zeros between; a shape that does not fit throws",
+          "[15-gpu_network]") {
+  const int planes = 3, oh = 4, ow = 3, height = 8, width = 6, stride = 2;
+  const std::vector<float> dy = course::test::random_vector(size_t(planes) * oh * ow, 77, -1.f, 1.f);
+  course::DeviceBuffer<float> d_dy(dy), spread(size_t(planes) * height * width);
+  CUDA_CHECK(cudaMemset(spread.data(), 0xFF, spread.size() * sizeof(float)));
+  deeper_cnns::spread_by_stride_gpu(d_dy.data(), spread.data(), planes, oh, ow, height, width, stride, nullptr);
+  const std::vector<double> got = download(spread.data(), spread.size());
+  for (int p = 0; p < planes; ++p)
+    for (int i = 0; i < height; ++i)
+      for (int j = 0; j < width; ++j) {
+        const bool on = i % stride == 0 && j % stride == 0;
+        const double want = on ? dy[(size_t(p) * oh + i / stride) * ow + j / stride] : 0.0;
+        INFO("spread[" << p << "][" << i << "][" << j << "]");
+        REQUIRE(got[(size_t(p) * height + i) * width + j] == want);
+      }
+  CHECK_THROWS_AS(deeper_cnns::spread_by_stride_gpu(d_dy.data(), spread.data(), planes, oh, ow, 6, width, stride, nullptr),
+                  course::Error);
+}
