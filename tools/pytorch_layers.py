@@ -14,10 +14,16 @@ The network (--model):
     pool<window>[s<stride>]                     max-pool, stride = window unless given, no padding
     dropout<rate>                               e.g. dropout0.25: drops that fraction while training
     dense<units>                                flattens its input first
+    bn                                          batch norm (BatchNorm2d: eps 1e-5, momentum 0.1)
+    globalavg                                   each channel's mean (global average pooling)
+    res(<layers>)                               a residual block: the layers' output plus the block's
+                                                input, or, where the layers change its shape, a
+                                                strided 1x1 conv and batch norm of it (lesson 15)
   the last layer must give 10 values (the classes);
   @FILE      the layers from a file: commas or lines between them, '#' starts a comment;
-  NAME       lessons/12_beyond_mnist/models/NAME.txt when there is one (as lesson 12's trainer
-             looks it up), else the course's built-in small, a or scaling-<filters>.
+  NAME       lessons/12_beyond_mnist/models/NAME.txt or lessons/15_deeper_cnns/models/NAME.txt when
+             there is one (as lessons 12's and 15's trainers look them up), else the course's built-in
+             small, a or scaling-<filters>.
 Every conv and dense weight is drawn from U(-b, b) with b = sqrt(6 / fan_in) (Kaiming-uniform,
 fan_in = in_channels * k * k or in_features) by a torch.Generator seeded with --seed, in layer
 order; every bias is 0. The values differ from the course's (another generator), the
@@ -55,7 +61,8 @@ import torch.nn as nn  # noqa: E402
 from pytorch_mnist import EXPERT_COMPILE, eager_step, expert_epoch, graph_step, read_idx, run_epochs  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MODELS_DIR = os.path.join(ROOT, "lessons", "12_beyond_mnist", "models")
+MODELS_DIRS = [os.path.join(ROOT, "lessons", "12_beyond_mnist", "models"),
+               os.path.join(ROOT, "lessons", "15_deeper_cnns", "models")]
 CLASSES = 10
 
 # The data sets, as lesson 02's training_data.cpp knows them: --dataset's name, the folder under
@@ -84,14 +91,15 @@ class InputError(Exception):
 # ---- the network as text (the grammar of framework/src/model_text.cpp) ----------------------------
 
 GRAMMAR = ("layers look like conv5x5x32 (kernel 5x5, 32 channels; p2: pad 2, s2: stride 2), relu, sigmoid, "
-           "tanh, pool2 (2x2 windows; s1: stride 1), dropout0.25 (drops a quarter while training), dense10")
-LAYER_WORDS = ("conv", "relu", "pool", "dense", "sigmoid", "tanh", "dropout")
+           "tanh, pool2 (2x2 windows; s1: stride 1), dropout0.25 (drops a quarter while training), dense10, bn, "
+           "globalavg, res(<layers>)")
+LAYER_WORDS = ("conv", "relu", "pool", "dense", "sigmoid", "tanh", "dropout", "bn", "globalavg", "res(")
 
 
 class Layer:
-    def __init__(self, kind, out=0, kernel=0, pad=0, stride=1, window=2, rate=0.0):
+    def __init__(self, kind, out=0, kernel=0, pad=0, stride=1, window=2, rate=0.0, body=None):
         self.kind, self.out, self.kernel, self.pad, self.stride = kind, out, kernel, pad, stride
-        self.window, self.rate = window, rate
+        self.window, self.rate, self.body = window, rate, body or []
 
     def text(self):
         """The canonical text, as the course's layer_text writes it."""
@@ -104,6 +112,8 @@ class Layer:
             return f"dense{self.out}"
         if self.kind == "dropout":
             return "dropout" + shortest_text(self.rate)
+        if self.kind == "res":
+            return "res(" + ",".join(layer.text() for layer in self.body) + ")"
         return self.kind
 
 
@@ -129,7 +139,7 @@ def read_int(token, pos, lo, hi):
 
 def parse_layer(token):
     """One layer from its token; raises ValueError with what a layer of its kind looks like."""
-    if token in ("relu", "sigmoid", "tanh"):
+    if token in ("relu", "sigmoid", "tanh", "bn", "globalavg"):
         return Layer(token)
     if token.startswith("dropout"):
         rate_text = token[7:]
@@ -206,20 +216,48 @@ def read_description_file(path, what):
     return text
 
 
-def layers_from_text(text):
-    tokens = text.split(",")
-    trailing = text.endswith(",")
-    if trailing:
-        tokens.pop()
+def split_layers(text):
+    """The tokens of a layer list: split at the commas outside brackets. Raises ValueError for a
+    bracket without its partner."""
+    tokens, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += (ch == "(") - (ch == ")")
+        if depth < 0:
+            raise ValueError("a ')' without its '('")
+        if ch == "," and depth == 0:
+            tokens.append(text[start:i])
+            start = i + 1
+    if depth:
+        raise ValueError("a '(' without its ')'")
+    return tokens + [text[start:]]
+
+
+def layers_from_text(text, whole=None, where=""):
+    """The layers of `text` (the course's model_from_text); `where` numbers the layers of a block's
+    body in messages ("3." for block 3), counting from 1 as the course does."""
+    whole = whole or text
+    try:
+        tokens = split_layers(text)
+    except ValueError as e:
+        raise InputError(f"network '{whole}': {e} ({GRAMMAR})")
     layers = []
     for index, token in enumerate(tokens):
         token = token.strip(" \t\r\n")
+        at = f"{where}{index + 1}"
+        if not token:
+            raise InputError(f"network '{whole}', layer {at} '': no layer here: an empty list, two commas in a row "
+                             f"or a trailing comma ({GRAMMAR})")
+        if token.startswith("res("):
+            if not token.endswith(")") or where:
+                why = ("a res block's body holds no res block" if where else
+                       "a residual block is res(<layers>) and nothing after its ')'")
+                raise InputError(f"network '{whole}', layer {at} '{token}': {why} ({GRAMMAR})")
+            layers.append(Layer("res", body=layers_from_text(token[4:-1], whole, at + ".")))
+            continue
         try:
             layers.append(parse_layer(token))
         except ValueError as e:
-            raise InputError(f"network '{text}', layer {index} '{token}': {e} ({GRAMMAR})")
-    if not layers or trailing:
-        raise InputError(f"network '{text}': an empty layer list or a trailing comma ({GRAMMAR})")
+            raise InputError(f"network '{whole}', layer {at} '{token}': {e} ({GRAMMAR})")
     return layers
 
 
@@ -242,9 +280,10 @@ def model_layers(model):
     """--model's layers, looked up in lesson 12's order (train_flags.cpp, model_by_name): a
     description file lessons/12_beyond_mnist/models/NAME.txt for a NAME without any of / @ , .;
     @FILE; the built-in small, a, scaling-<filters>; a layer list."""
-    path = os.path.join(MODELS_DIR, model + ".txt")
-    if model and not any(ch in model for ch in "/@,.") and os.path.isfile(path):
-        return layers_from_text(read_description_file(path, f"the network '{model}'"))
+    for models_dir in MODELS_DIRS:
+        path = os.path.join(models_dir, model + ".txt")
+        if model and not any(ch in model for ch in "/@,.") and os.path.isfile(path):
+            return layers_from_text(read_description_file(path, f"the network '{model}'"))
     if model.startswith("@"):
         return layers_from_text(read_description_file(model[1:], "a network description"))
     builtin = builtin_model(model)
@@ -252,54 +291,90 @@ def model_layers(model):
         return layers_from_text(builtin)
     if looks_like_layer_list(model):
         return layers_from_text(model)
-    try:
-        names = sorted(f[:-4] for f in os.listdir(MODELS_DIR) if f.endswith(".txt"))
-    except OSError:
-        names = []
+    names = []
+    for models_dir in MODELS_DIRS:
+        try:
+            names += sorted(f[:-4] for f in os.listdir(models_dir) if f.endswith(".txt"))
+        except OSError:
+            pass
     named = ", ".join(names + ["small", "a", "scaling-<filters>"])
-    raise InputError(f"unknown model '{model}': not one of {named} (lessons/12_beyond_mnist/models/NAME.txt), "
+    raise InputError(f"unknown model '{model}': not one of {named} (lessons/12_beyond_mnist/models/NAME.txt, "
+                     f"lessons/15_deeper_cnns/models/NAME.txt), "
                      f"not a layer list and not @FILE; a layer list looks like conv5x5x32p2,relu,pool2,dense10 "
                      f"({GRAMMAR})")
 
 
-def plan(layers, text, in_shape):
-    """The shape (C, H, W) after every layer; raises InputError when a layer does not fit, or the
-    last layer does not give the 10 classes (the course's plan_layers)."""
-    c, h, w = in_shape
+def shortcut_stride(before, after):
+    """The stride of the 1x1 conv that makes a block's input the shape of its body's output (the
+    course's plan_layers), 0 when the shapes already match, None when no stride does."""
+    (c, h, w), (oc, oh, ow) = before, after
+    if (c, h, w) == (oc, oh, ow):
+        return 0
+    return next((s for s in range(1, 65) if (h - 1) // s + 1 == oh and (w - 1) // s + 1 == ow), None)
+
+
+def plan_list(layers, text, in_shape, shape, where=""):
+    c, h, w = shape
     shapes = []
     for i, layer in enumerate(layers):
-        where = f"network '{text}', layer {i} '{layer.text()}'"
+        at = f"network '{text}', layer {where}{i + 1} '{layer.text()}'"
         if layer.kind == "conv":
             if h + 2 * layer.pad < layer.kernel or w + 2 * layer.pad < layer.kernel:
-                raise InputError(f"{where}: kernel {layer.kernel}x{layer.kernel} larger than its input "
+                raise InputError(f"{at}: kernel {layer.kernel}x{layer.kernel} larger than its input "
                                  f"{c}x{h}x{w}" + (f" padded by {layer.pad}" if layer.pad else "") +
                                  f" (input images {'x'.join(map(str, in_shape))})")
             c, h, w = (layer.out, (h + 2 * layer.pad - layer.kernel) // layer.stride + 1,
                        (w + 2 * layer.pad - layer.kernel) // layer.stride + 1)
         elif layer.kind == "pool":
             if h < layer.window or w < layer.window:
-                raise InputError(f"{where}: pool window {layer.window}x{layer.window} larger than its input "
+                raise InputError(f"{at}: pool window {layer.window}x{layer.window} larger than its input "
                                  f"{c}x{h}x{w} (input images {'x'.join(map(str, in_shape))})")
             h, w = (h - layer.window) // layer.stride + 1, (w - layer.window) // layer.stride + 1
         elif layer.kind == "dense":
             c, h, w = layer.out, 1, 1
+        elif layer.kind == "globalavg":
+            h, w = 1, 1
+        elif layer.kind == "res":
+            if any(inner.kind in ("res", "dense", "globalavg") for inner in layer.body):
+                raise InputError(f"{at}: a res block's body holds no res, dense or globalavg layer")
+            after = plan_list(layer.body, text, in_shape, (c, h, w), f"{where}{i + 1}.")[-1]
+            if shortcut_stride((c, h, w), after) is None:
+                raise InputError(f"{at}: the body makes {h}x{w} into {after[1]}x{after[2]}, which no strided 1x1 "
+                                 f"projection of the input matches")
+            c, h, w = after
         shapes.append((c, h, w))
+    return shapes
+
+
+def plan(layers, text, in_shape):
+    """The shape (C, H, W) after every layer; raises InputError when a layer does not fit, or the
+    last layer does not give the 10 classes (the course's plan_layers)."""
+    shapes = plan_list(layers, text, in_shape, in_shape)
+    c, h, w = shapes[-1]
     if c * h * w != CLASSES:
         raise InputError(f"network '{text}': the last layer '{layers[-1].text()}' gives {c * h * w} values, the data "
                          f"set has {CLASSES} classes (end the network with dense{CLASSES})")
     return shapes
 
 
+class Residual(nn.Module):
+    """A res block: body(x) + shortcut(x), the shortcut the input itself or a strided 1x1 conv and batch norm."""
+
+    def __init__(self, body, shortcut):
+        super().__init__()
+        self.body = body
+        self.shortcut = shortcut
+
+    def forward(self, x):
+        return self.body(x) + (self.shortcut(x) if self.shortcut is not None else x)
+
+
 def build_network(layers, in_shape, seed):
     """The layers as an nn.Sequential named like the course's parameters (conv1, ..., fc1, ...),
-    with Kaiming-uniform weights from a generator seeded with `seed` and zero biases."""
+    with Kaiming-uniform weights from a generator seeded with `seed` and zero biases; batch norm
+    starts at gamma 1, beta 0 (PyTorch's and the course's). A res block is a Residual module whose
+    body is an nn.Sequential of its layers."""
     generator = torch.Generator().manual_seed(seed)
-    modules = collections.OrderedDict()
-    counts = collections.Counter()
-
-    def add(kind, module):
-        counts[kind] += 1
-        modules[f"{kind}{counts[kind]}"] = module
 
     def init(module, fan_in):
         bound = math.sqrt(6.0 / fan_in)
@@ -308,32 +383,58 @@ def build_network(layers, in_shape, seed):
             module.bias.zero_()
         return module
 
-    c, h, w = in_shape
-    flat = False  # the activations are N x C (after a dense layer), not N x C x H x W
-    for layer in layers:
-        if layer.kind in ("conv", "pool") and flat:
-            add("unflatten", nn.Unflatten(1, (c, 1, 1)))
-            flat = False
-        if layer.kind == "conv":
-            add("conv", init(nn.Conv2d(c, layer.out, layer.kernel, stride=layer.stride, padding=layer.pad),
-                             c * layer.kernel * layer.kernel))
-            c, h, w = (layer.out, (h + 2 * layer.pad - layer.kernel) // layer.stride + 1,
-                       (w + 2 * layer.pad - layer.kernel) // layer.stride + 1)
-        elif layer.kind == "pool":
-            add("pool", nn.MaxPool2d(layer.window, stride=layer.stride))
-            h, w = (h - layer.window) // layer.stride + 1, (w - layer.window) // layer.stride + 1
-        elif layer.kind == "dense":
-            if not flat:
-                add("flatten", nn.Flatten(1))
-            add("fc", init(nn.Linear(c * h * w, layer.out), c * h * w))
-            c, h, w, flat = layer.out, 1, 1, True
-        elif layer.kind == "dropout":
-            add("dropout", nn.Dropout(layer.rate))
-        else:
-            add(layer.kind, {"relu": nn.ReLU, "sigmoid": nn.Sigmoid, "tanh": nn.Tanh}[layer.kind]())
-    if not flat:
-        add("flatten", nn.Flatten(1))  # a network ending in 10 x 1 x 1 gives N x 10 logits
-    return nn.Sequential(modules)
+    def build(layer_list, shape, counts):
+        modules = collections.OrderedDict()
+
+        def add(kind, module):
+            counts[kind] += 1
+            modules[f"{kind}{counts[kind]}"] = module
+
+        c, h, w = shape
+        flat = False  # the activations are N x C (after a dense layer), not N x C x H x W
+        for layer in layer_list:
+            if layer.kind in ("conv", "pool", "bn", "globalavg", "res") and flat:
+                add("unflatten", nn.Unflatten(1, (c, 1, 1)))
+                flat = False
+            if layer.kind == "conv":
+                add("conv", init(nn.Conv2d(c, layer.out, layer.kernel, stride=layer.stride, padding=layer.pad),
+                                 c * layer.kernel * layer.kernel))
+                c, h, w = (layer.out, (h + 2 * layer.pad - layer.kernel) // layer.stride + 1,
+                           (w + 2 * layer.pad - layer.kernel) // layer.stride + 1)
+            elif layer.kind == "pool":
+                add("pool", nn.MaxPool2d(layer.window, stride=layer.stride))
+                h, w = (h - layer.window) // layer.stride + 1, (w - layer.window) // layer.stride + 1
+            elif layer.kind == "dense":
+                if not flat:
+                    add("flatten", nn.Flatten(1))
+                add("fc", init(nn.Linear(c * h * w, layer.out), c * h * w))
+                c, h, w, flat = layer.out, 1, 1, True
+            elif layer.kind == "dropout":
+                add("dropout", nn.Dropout(layer.rate))
+            elif layer.kind == "bn":
+                add("bn", nn.BatchNorm2d(c))
+            elif layer.kind == "globalavg":
+                add("avgpool", nn.AdaptiveAvgPool2d(1))
+                h, w = 1, 1
+            elif layer.kind == "res":
+                body, after = build(layer.body, (c, h, w), counts)
+                stride = shortcut_stride((c, h, w), after)
+                shortcut = None
+                if stride:  # the course's order: the body's parameters, then the shortcut's
+                    counts["conv"] += 1
+                    counts["bn"] += 1
+                    shortcut = nn.Sequential(init(nn.Conv2d(c, after[0], 1, stride=stride), c), nn.BatchNorm2d(after[0]))
+                add("res", Residual(body, shortcut))
+                c, h, w = after
+            else:
+                add(layer.kind, {"relu": nn.ReLU, "sigmoid": nn.Sigmoid, "tanh": nn.Tanh}[layer.kind]())
+        return nn.Sequential(modules), (c, h, w) if not flat else (c, 1, 1)
+
+    counts = collections.Counter()
+    net, (c, h, w) = build(layers, in_shape, counts)
+    if h != 1 or w != 1 or not isinstance(list(net.children())[-1], (nn.Linear, nn.Flatten)):
+        net.add_module("flatten", nn.Flatten(1))  # a network ending in 10 x 1 x 1 gives N x 10 logits
+    return net
 
 
 # ---- data ----------------------------------------------------------------------------------------

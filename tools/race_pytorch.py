@@ -12,6 +12,7 @@ Bars: lessons 09, 10 and 14 ask for a median ratio <= 0.9.
   10  train_mixed --precision bf16          against the expert's BF16 autocast, NCHW and channels_last
   12  train_beyond mnist_cnn (Adadelta)     against the expert's FP32 (Adadelta has no fused kernel: foreach)
   14  train_speedrun --precision bf16       against the expert's BF16 speedrun (the same recipe and seeds)
+  15  train_deeper resnet20 (FP32)          ResNet-20 on Fashion-MNIST against the expert's strict FP32 (TF32 off)
 
 Round 1 runs the course and every PyTorch candidate (the memory formats, and for lesson 09 a row
 with TF32 allowed, PyTorch's own default for convolutions, shown beside the race, not raced); the
@@ -26,7 +27,7 @@ costs on both sides); lesson 14: the median training time over the seeds. Accura
 --formats known skips the memory format that earlier races found slower (channels_last for FP32
 rows, NCHW for BF16 rows): each compile with max-autotune takes minutes. Default: both.
 
-usage: tools/race_pytorch.py [--lessons 09,10,12,14] [--runs 3] [--epochs 3] [--seeds 10]
+usage: tools/race_pytorch.py [--lessons 09,10,12,14,15] [--runs 3] [--epochs 3] [--seeds 10]
                              [--formats both|known] [--build DIR] [--timeout S] [--out DIR]
 Outputs (every log, race.json, race.md) go to --out (default $OUT/race or out/race). Exit 0 when
 every run finished; 1 when one failed (its log's last lines are printed); 2 for bad arguments.
@@ -91,6 +92,9 @@ def lessons(args):
     beyond = ["--model", "mnist_cnn", "--dataset", "mnist", "--optimizer", "adadelta", "--lr", "1.0", "--rho", "0.95",
               "--batch", "128", "--seed", "1"] + epochs
     seeds = ["--seeds", str(args.seeds)]
+    resnet = ["--model", "resnet20", "--dataset", "fashion", "--optimizer", "sgd", "--lr", "0.05", "--batch", "128",
+              "--seed", "1"] + epochs
+    torch_resnet = [PY, "tools/pytorch_layers.py", "--mode", "expert", "--cudnn-benchmark", "--momentum", "0.9"] + resnet
     return {
         "09": {"title": "model A, FP32 (TF32 off), batch 128, SGD momentum 0.9, lr 0.05",
                "course": ("train_fast", [os.path.join(bin_, "train_fast")] + course_mnist, course_epochs),
@@ -120,6 +124,12 @@ def lessons(args):
                            ("expert BF16, channels_last",
                             [PY, "tools/pytorch_speedrun.py", "--amp", "bf16", "--channels-last"] + seeds, True)],
                "read": pytorch_seeds, "unit": "s of training (median over the seeds)", "bar": 0.9},
+        "15": {"title": "ResNet-20 on Fashion-MNIST, FP32 (TF32 off), batch 128, SGD momentum 0.9, lr 0.05",
+               "course": ("train_deeper --model resnet20",
+                          [os.path.join(bin_, "train_deeper"), "--device", "gpu"] + resnet, course_epochs),
+               "pytorch": [("expert FP32, NCHW", torch_resnet, True),
+                           ("expert FP32, channels_last", torch_resnet + ["--channels-last"], True)],
+               "read": pytorch_epochs, "unit": "s an epoch", "bar": 1.0},
     }
 
 

@@ -1,5 +1,7 @@
 // Lesson 15 (given): the argument checks of deeper_cnns.hpp.
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 #include "course/error.hpp"
@@ -39,6 +41,21 @@ void check_pooling(const char* function, int batch, int channels, int plane) {
   if (batch < 1 || channels < 1 || plane < 1)
     throw course::Error(std::string(function) + ": batch, channels and plane (H*W) must be >= 1, got " +
                         std::to_string(batch) + ", " + std::to_string(channels) + ", " + std::to_string(plane));
+}
+
+BatchNormSlices batch_norm_slices(const BatchNormShape& s) {
+  const int64_t plane = int64_t(s.height) * s.width;
+  BatchNormSlices slices;
+  // About kSliceValues values a slice, and at most 65535 slices (a grid's second dimension).
+  const int64_t batch = std::max(s.batch, 1);
+  const int64_t images = std::max((kSliceValues + plane - 1) / std::max<int64_t>(plane, 1), (batch + 65534) / 65535);
+  slices.images = int(std::min(batch, images));
+  slices.count = int((batch + slices.images - 1) / slices.images);
+  return slices;
+}
+
+size_t batch_norm_wide_workspace_floats(const BatchNormShape& s) {
+  return 3 * size_t(std::max(s.channels, 1)) * size_t(batch_norm_slices(s).count);
 }
 
 }  // namespace deeper_cnns

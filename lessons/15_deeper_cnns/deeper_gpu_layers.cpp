@@ -30,26 +30,50 @@ BatchNormLayer::BatchNormLayer(std::string name, const LayerPlan& plan, int max_
   std::vector<float> start(4 * C, 0.0f);
   std::fill(start.begin() + 3 * C, start.end(), 1.0f);  // running variance 1
   stats_ = course::DeviceBuffer<float>(4 * C);
+  workspace_ = course::DeviceBuffer<float>(batch_norm_wide_workspace_floats(shape(max_batch)));
   CUDA_CHECK(cudaMemcpy(stats_.data(), start.data(), start.size() * sizeof(float), cudaMemcpyHostToDevice));
 }
 
 void BatchNormLayer::forward(const float* x, int batch) {
   check_batch(batch, "forward");
   const int C = plan_.out_c;
+  float* y = relu_ ? relu_->output() : out_.data();
   if (training_)
-    batch_norm_forward_train_gpu(shape(batch), x, gamma_.value, beta_.value, kBatchNormEps, kBatchNormMomentum, false,
-                                 out_.data(), stats_.data(), stats_.data() + C, stats_.data() + 2 * C,
-                                 stats_.data() + 3 * C, stream_);
+    batch_norm_forward_train_wide_gpu(shape(batch), x, gamma_.value, beta_.value, kBatchNormEps, kBatchNormMomentum,
+                                      relu_ != nullptr, y, stats_.data(), stats_.data() + C, stats_.data() + 2 * C,
+                                      stats_.data() + 3 * C, workspace_.data(), stream_);
   else
     batch_norm_forward_eval_gpu(shape(batch), x, gamma_.value, beta_.value, running_mean(), running_var(),
-                                kBatchNormEps, false, out_.data(), stream_);
+                                kBatchNormEps, relu_ != nullptr, y, stream_);
 }
 
 void BatchNormLayer::backward(const float* x, const float* dy, int batch) {
   check_batch(batch, "backward");
   const int C = plan_.out_c;
-  batch_norm_backward_gpu(shape(batch), x, dy, nullptr, gamma_.value, stats_.data(), stats_.data() + C, din_.data(),
-                          gamma_.grad, beta_.grad, stream_);
+  if (relu_ && !relu_dy_) throw course::Error(name_ + " backward: its ReLU's backward pass did not run first");
+  batch_norm_backward_wide_gpu(shape(batch), x, relu_ ? relu_dy_ : dy, relu_ ? relu_->output() : nullptr, gamma_.value,
+                               stats_.data(), stats_.data() + C, din_.data(), gamma_.grad, beta_.grad,
+                               workspace_.data(), stream_);
+}
+
+// ---- ReLU ----------------------------------------------------------------------------------------------------
+ReluLayer::ReluLayer(std::string name, const LayerPlan& plan, int max_batch)
+    : mnist_gpu::Layer(std::move(name), plan, max_batch) {
+  if (plan.spec.kind != LayerKind::relu)
+    throw course::Error("ReluLayer: '" + host_training::layer_text(plan.spec) + "' is not a relu");
+}
+
+void ReluLayer::forward(const float* x, int batch) {
+  check_batch(batch, "forward");
+  if (!fed_) relu_forward_gpu(x, out_.data(), size_t(batch) * out_size(), stream_);
+}
+
+void ReluLayer::backward(const float*, const float* dy, int batch) {
+  check_batch(batch, "backward");
+  if (norm_)
+    norm_->take_relu_gradient(dy);  // the norm's backward masks dy with this layer's output
+  else
+    relu_backward_gpu(out_.data(), dy, din_.data(), size_t(batch) * in_size(), stream_);
 }
 
 // ---- global average pooling ------------------------------------------------------------------------------
@@ -136,7 +160,7 @@ void ResidualLayer::forward(const float* x, int batch) {
   check_batch(batch, "forward");
   const float* main = forward_chain(body_, x, batch);
   const float* skip = forward_chain(shortcut_, x, batch);
-  add_gpu(main, skip, out_.data(), size_t(batch) * out_size(), stream_);
+  add_gpu(main, skip, relu_ ? relu_->output() : out_.data(), size_t(batch) * out_size(), relu_ != nullptr, stream_);
 }
 
 void ResidualLayer::backward(const float* x, const float* dy, int batch) {
@@ -144,7 +168,7 @@ void ResidualLayer::backward(const float* x, const float* dy, int batch) {
   // x fed both paths: its gradient is what comes back along each, added.
   const float* through_body = backward_chain(body_, x, dy, batch);
   const float* through_skip = backward_chain(shortcut_, x, dy, batch);
-  if (input_grad_) add_gpu(through_body, through_skip, din_.data(), size_t(batch) * in_size(), stream_);
+  if (input_grad_) add_gpu(through_body, through_skip, din_.data(), size_t(batch) * in_size(), false, stream_);
 }
 
 void ResidualLayer::set_training(bool training) {
@@ -154,11 +178,6 @@ void ResidualLayer::set_training(bool training) {
 void ResidualLayer::set_stream(cudaStream_t stream) {
   mnist_gpu::Layer::set_stream(stream);
   each_layer(body_, shortcut_, [&](mnist_gpu::Layer& l) { l.set_stream(stream); });
-}
-
-void ResidualLayer::set_observer(mnist_gpu::PassObserver* observer) {
-  mnist_gpu::Layer::set_observer(observer);
-  each_layer(body_, shortcut_, [&](mnist_gpu::Layer& l) { l.set_observer(observer); });
 }
 
 void ResidualLayer::use_branch(fast_training::Branch* branch) {
@@ -191,9 +210,10 @@ namespace {
 
 struct MakeContext {
   uint64_t seed;
-  int max_batch;
-  const mnist_gpu::ParamLookup* lookup;
-  int made = 0;  // layers made so far: dropout's layer number
+  int max_batch = 1;
+  const mnist_gpu::ParamLookup* lookup = nullptr;
+  int made = 0;                         // layers made so far: dropout's layer number
+  mnist_gpu::Layer* last = nullptr;     // the layer made last: a ReLU after it may be fused into it
 };
 
 std::unique_ptr<mnist_gpu::Layer> make_layer(MakeContext& c, const std::string& name, const std::vector<LayerPlan>& list,
@@ -204,9 +224,11 @@ ResidualLayer::Layers make_list(MakeContext& c, const std::string& block, const 
   ResidualLayer::Layers layers;
   const std::vector<std::string> names = framework::layer_names(list);
   for (size_t i = 0; i < list.size(); ++i) {
+    if (i == 0) c.last = nullptr;  // the block's input: nothing to fuse a first ReLU into
     auto layer = make_layer(c, block + "." + names[i], list, i, input_grad || i > 0);
     if (!layer)  // only a max-pool of possibly negative inputs: lesson 08's
       layer = std::make_unique<mnist_gpu::MaxPoolLayer>(block + "." + names[i], list[i], c.max_batch);
+    c.last = layer.get();
     layers.push_back(std::move(layer));
   }
   return layers;
@@ -220,14 +242,26 @@ std::unique_ptr<mnist_gpu::Layer> make_layer(MakeContext& c, const std::string& 
   switch (p.spec.kind) {
     case LayerKind::batch_norm: return std::make_unique<BatchNormLayer>(name, p, c.max_batch, weight, bias);
     case LayerKind::global_avg_pool: return std::make_unique<GlobalAvgPoolLayer>(name, p, c.max_batch);
-    case LayerKind::residual:
-      return std::make_unique<ResidualLayer>(name, p, c.max_batch, make_list(c, name, p.body, input_grad),
-                                             make_list(c, name, p.shortcut, input_grad), input_grad);
+    case LayerKind::residual: {
+      auto body = make_list(c, name, p.body, input_grad);
+      auto shortcut = make_list(c, name, p.shortcut, input_grad);
+      return std::make_unique<ResidualLayer>(name, p, c.max_batch, std::move(body), std::move(shortcut), input_grad);
+    }
     case LayerKind::sigmoid:
     case LayerKind::tanh: return std::make_unique<beyond_mnist::ActivationLayer>(name, p, c.max_batch);
     case LayerKind::dropout:
       return std::make_unique<beyond_mnist::DropoutLayer>(name, size_t(number), p, c.max_batch, c.seed);
-    case LayerKind::relu: return std::make_unique<beyond_mnist::ReluPoolLayer>(name, p, c.max_batch);
+    case LayerKind::relu: {
+      auto relu = std::make_unique<ReluLayer>(name, p, c.max_batch);
+      if (auto* norm = dynamic_cast<BatchNormLayer*>(c.last)) {
+        norm->fuse(relu.get());
+        relu->fed_by(norm);
+      } else if (auto* block = dynamic_cast<ResidualLayer*>(c.last)) {
+        block->fuse(relu.get());
+        relu->fed_by_block();
+      }
+      return relu;
+    }
     case LayerKind::conv:
     case LayerKind::dense:
     case LayerKind::maxpool: break;
@@ -257,16 +291,21 @@ std::unique_ptr<mnist_gpu::Layer> make_layer(MakeContext& c, const std::string& 
 
 mnist_gpu::LayerMaker gpu_layer_maker(const host_training::ModelSpec& spec, uint64_t seed) {
   const std::vector<LayerPlan> plans = host_training::plan_layers(spec);
-  auto made = std::make_shared<int>(0);
-  return [plans, seed, made](const std::string& name, size_t index, const LayerPlan& plan, int max_batch,
-                             mnist_gpu::ParamView, mnist_gpu::ParamView,
-                             const mnist_gpu::ParamLookup& lookup) -> std::unique_ptr<mnist_gpu::Layer> {
+  // GpuNetwork asks for the layers in order; what one call leaves (the layer made last) the next reads.
+  auto context = std::make_shared<MakeContext>();
+  context->seed = seed;
+  return [plans, context](const std::string& name, size_t index, const LayerPlan& plan, int max_batch,
+                          mnist_gpu::ParamView, mnist_gpu::ParamView,
+                          const mnist_gpu::ParamLookup& lookup) -> std::unique_ptr<mnist_gpu::Layer> {
     if (index >= plans.size() || plans[index].spec.kind != plan.spec.kind)
       throw course::Error("deeper_cnns::gpu_layer_maker: layer " + name + " is not the maker's network's layer " +
                           std::to_string(index + 1));
-    MakeContext c{seed, max_batch, &lookup, *made};
+    MakeContext& c = *context;
+    if (index == 0) c.last = nullptr, c.made = 0;  // a new network
+    c.max_batch = max_batch, c.lookup = &lookup;
     auto layer = make_layer(c, name, plans, index, index > 0);
-    *made = c.made;
+    c.last = layer.get();  // null for lesson 08's max-pool: nothing fuses into it
+    c.lookup = nullptr;
     return layer;
   };
 }

@@ -17,8 +17,11 @@
 
 namespace deeper_cnns {
 
-// Batch norm (your 15.2): the batch's statistics while training, the running ones in evaluation
-// (set_training(false)). The running statistics start at mean 0, variance 1.
+class ReluLayer;
+
+// Batch norm: the batch's statistics while training (your 15.6: a channel across the whole GPU), the
+// running ones in evaluation (set_training(false); your 15.2's evaluation pass). The running
+// statistics start at mean 0, variance 1.
 class BatchNormLayer : public mnist_gpu::Layer {
  public:
   BatchNormLayer(std::string name, const host_training::LayerPlan& plan, int max_batch, mnist_gpu::ParamView gamma,
@@ -26,17 +29,42 @@ class BatchNormLayer : public mnist_gpu::Layer {
   void forward(const float* x, int batch) override;
   void backward(const float* x, const float* dy, int batch) override;
   void set_training(bool training) override { training_ = training; }
-  std::string kernels() const override { return "batch norm (15.2)"; }
-  size_t own_bytes() const override { return 4 * size_t(plan_.out_c) * sizeof(float); }
+  std::string kernels() const override { return "batch norm across the GPU (15.6)"; }
+  size_t own_bytes() const override { return (stats_.size() + workspace_.size()) * sizeof(float); }
   bool runs_on_stream() const override { return true; }
   const float* running_mean() const { return stats_.data() + 2 * plan_.out_c; }  // device, [channels]
   const float* running_var() const { return stats_.data() + 3 * plan_.out_c; }
+  // The ReLU right after it: the norm's passes do its work (15.2's fused ReLU), y going straight to
+  // the ReLU's output and the ReLU's dy coming straight back here.
+  void fuse(ReluLayer* relu) { relu_ = relu; }
+  void take_relu_gradient(const float* dy) { relu_dy_ = dy; }
 
  private:
   BatchNormShape shape(int batch) const { return {batch, plan_.out_c, plan_.out_h, plan_.out_w}; }
   mnist_gpu::ParamView gamma_, beta_;
   bool training_ = true;
-  course::DeviceBuffer<float> stats_;  // saved mean, saved inv_std, running mean, running var
+  ReluLayer* relu_ = nullptr;
+  const float* relu_dy_ = nullptr;
+  course::DeviceBuffer<float> stats_;      // saved mean, saved inv_std, running mean, running var
+  course::DeviceBuffer<float> workspace_;  // 15.6's slices' statistics
+};
+
+// A ReLU on a stream. Backward from its own output: dx = dy where y > 0. After batch norm or a res block
+// (fed), that layer writes y itself (batch norm also takes dy and masks it), so the ReLU's forward
+// pass does nothing.
+class ReluLayer : public mnist_gpu::Layer {
+ public:
+  ReluLayer(std::string name, const host_training::LayerPlan& plan, int max_batch);
+  void forward(const float* x, int batch) override;
+  void backward(const float* x, const float* dy, int batch) override;
+  std::string kernels() const override { return fed_ ? "fused into the layer before it" : "ReLU"; }
+  bool runs_on_stream() const override { return true; }
+  void fed_by(BatchNormLayer* norm) { fed_ = true, norm_ = norm; }
+  void fed_by_block() { fed_ = true; }
+
+ private:
+  bool fed_ = false;
+  BatchNormLayer* norm_ = nullptr;
 };
 
 // Global average pooling (your 15.5): C x H x W -> C.
@@ -69,7 +97,8 @@ class StridedConvLayer : public beyond_mnist::ImplicitConvLayer {
 };
 
 // A res block: its body's layers and its shortcut's (none: the input itself), each list chained as
-// GpuNetwork chains its layers.
+// GpuNetwork chains its layers. A pass observer (--profile) hears the block as one layer: its layers
+// are not told of it.
 //   forward:  y = body(x) + shortcut(x)
 //   backward: dx = (dx through the body) + (dx through the shortcut, or dy itself)
 class ResidualLayer : public mnist_gpu::Layer, public beyond_mnist::BranchingLayer {
@@ -82,30 +111,36 @@ class ResidualLayer : public mnist_gpu::Layer, public beyond_mnist::BranchingLay
   void backward(const float* x, const float* dy, int batch) override;
   void set_training(bool training) override;
   void set_stream(cudaStream_t stream) override;
-  void set_observer(mnist_gpu::PassObserver* observer) override;
   void use_branch(fast_training::Branch* branch) override;
   std::string kernels() const override;
   size_t own_bytes() const override;
   bool runs_on_stream() const override;
   const Layers& body() const { return body_; }
   const Layers& shortcut() const { return shortcut_; }
+  // The ReLU right after the block: the add writes max(0, body + shortcut) straight to its output.
+  void fuse(ReluLayer* relu) { relu_ = relu; }
 
  private:
   Layers body_, shortcut_;
   bool input_grad_;
+  ReluLayer* relu_ = nullptr;
 };
 
-// y[i] = a[i] + b[i] for i < n, on `stream` (given).
-void add_gpu(const float* a, const float* b, float* y, size_t n, cudaStream_t stream);
+// y[i] = a[i] + b[i] (relu: max(0, a[i] + b[i])) for i < n, on `stream` (given).
+void add_gpu(const float* a, const float* b, float* y, size_t n, bool relu, cudaStream_t stream);
+// y = max(0, x); dx = dy where y > 0, else 0 (given).
+void relu_forward_gpu(const float* x, float* y, size_t n, cudaStream_t stream);
+void relu_backward_gpu(const float* y, const float* dy, float* dx, size_t n, cudaStream_t stream);
 // dy [planes x oh x ow] spread to [planes x height x width]: spread[p][i*stride][j*stride] = dy[p][i][j],
 // every other value 0 (given). height >= (oh - 1) * stride + 1, width likewise.
 void spread_by_stride_gpu(const float* dy, float* spread, int planes, int oh, int ow, int height, int width,
                           int stride, cudaStream_t stream);
 
 // Builds every layer of `spec` that lesson 08 does not build the same way: batch norm, global
-// average pooling and res blocks here, conv, dense, relu and max-pool of non-negative inputs on
-// lesson 09's kernels (lesson 12's layers; strided convolutions as StridedConvLayer), sigmoid, tanh
-// and dropout as lesson 12's (dropout drawing from `seed`). Returns nullptr for a max-pool whose
+// average pooling, res blocks and ReLUs here (a ReLU right after batch norm or a block fused into
+// it), conv, dense and max-pool of non-negative inputs on lesson 09's kernels (lesson 12's layers;
+// strided convolutions as StridedConvLayer), sigmoid, tanh and dropout as lesson 12's (dropout
+// drawing from `seed`). Returns nullptr for a max-pool whose
 // input can be negative: lesson 08's MaxPoolLayer runs it (on the default stream).
 mnist_gpu::LayerMaker gpu_layer_maker(const host_training::ModelSpec& spec, uint64_t seed);
 // "" when every layer gpu_layer_maker builds runs on a stream of its own (whole steps can be

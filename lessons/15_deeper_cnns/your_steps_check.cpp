@@ -14,7 +14,7 @@ namespace deeper_cnns {
 
 namespace {
 
-const BatchNormShape kShape{3, 5, 4, 7};  // M = 84 values a channel
+const BatchNormShape kShape{3, 5, 40, 70};  // M = 8400 values a channel: 15.6 cuts it into 3 slices
 
 std::vector<double> as_doubles(const std::vector<float>& v) { return std::vector<double>(v.begin(), v.end()); }
 
@@ -84,6 +84,30 @@ void check_kernels(const HostPasses& h) {
   course::expect_step_output({"15.2", "batch_norm_backward_gpu", bn_file, "dx"}, dx.to_host(), as_doubles(h.dx), 1e-4,
                              1e-3, host);
   course::expect_step_output({"15.2", "batch_norm_backward_gpu", bn_file, "dgamma"}, dgamma.to_host(),
+                             as_doubles(h.dgamma), 1e-4, 1e-3, host);
+
+  // 15.6: the same passes across the whole GPU (kShape: 3 slices a channel of one image each).
+  const char* wide_file = "exercises/batch_norm_wide.cu";
+  course::DeviceBuffer<float> workspace(course::unwritten_floats(batch_norm_wide_workspace_floats(s)));
+  y = course::DeviceBuffer<float>(course::unwritten_floats(s.size()));
+  mean = course::DeviceBuffer<float>(course::unwritten_floats(C));
+  inv_std = course::DeviceBuffer<float>(course::unwritten_floats(C));
+  run_mean = course::DeviceBuffer<float>(std::vector<float>(C, 0.0f));
+  run_var = course::DeviceBuffer<float>(std::vector<float>(C, 1.0f));
+  batch_norm_forward_train_wide_gpu(s, x.data(), gamma.data(), beta.data(), kBatchNormEps, kBatchNormMomentum, false,
+                                    y.data(), mean.data(), inv_std.data(), run_mean.data(), run_var.data(),
+                                    workspace.data());
+  course::expect_step_output({"15.6", "batch_norm_forward_train_wide_gpu", wide_file, "y"}, y.to_host(),
+                             as_doubles(h.y), 1e-4, 1e-4, host);
+  course::expect_step_output({"15.6", "batch_norm_forward_train_wide_gpu", wide_file, "running_var"},
+                             run_var.to_host(), as_doubles(h.run_var), 1e-5, 1e-4, host);
+  dx = course::DeviceBuffer<float>(course::unwritten_floats(s.size()));
+  dgamma = course::DeviceBuffer<float>(course::unwritten_floats(C));
+  batch_norm_backward_wide_gpu(s, x.data(), dy.data(), nullptr, gamma.data(), mean.data(), inv_std.data(), dx.data(),
+                               dgamma.data(), dbeta.data(), workspace.data());
+  course::expect_step_output({"15.6", "batch_norm_backward_wide_gpu", wide_file, "dx"}, dx.to_host(), as_doubles(h.dx),
+                             1e-4, 1e-3, host);
+  course::expect_step_output({"15.6", "batch_norm_backward_wide_gpu", wide_file, "dgamma"}, dgamma.to_host(),
                              as_doubles(h.dgamma), 1e-4, 1e-3, host);
 
   const char* pool_file = "exercises/global_avg_pool.cu";

@@ -5,7 +5,7 @@
 namespace deeper_cnns {
 
 // Runs your batch norm (15.1) and global average pooling (15.5) on a small input (an unwritten one
-// throws its TODO; an output left unwritten is named) and, with gpu, their kernels (15.2, 15.5)
+// throws its TODO; an output left unwritten is named) and, with gpu, their kernels (15.2, 15.5, 15.6)
 // against them: outputs poisoned with NaN first, then compared. Throws course::Error naming the
 // step, the function and the file.
 void check_your_steps(bool gpu);

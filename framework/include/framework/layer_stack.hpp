@@ -48,8 +48,7 @@ class DeviceLayer {
   float* input_grad() { return din_.data(); }
   size_t in_size() const { return plan_.in_size(); }  // values per example
   size_t out_size() const { return plan_.out_size(); }
-  // nullptr: none. A layer that holds layers (a block) passes it on.
-  virtual void set_observer(PassObserver* observer) { observer_ = observer; }
+  void set_observer(PassObserver* observer) { observer_ = observer; }  // nullptr: none
   // Training or evaluation: only a layer that behaves differently (dropout) cares.
   virtual void set_training(bool training) { (void)training; }
   // Which kernels a layer runs (e.g. "tiled"), for the trainer's first lines; "" when its network

@@ -1,0 +1,109 @@
+// Lesson 15, step 15.6: batch normalisation across the whole GPU. YOUR FILE: the six kernel bodies;
+// the slices (Slice, slice_of) and the launchers below are written for you.
+#include "block_reduce.cuh"  // lesson 09's block_sum
+#include "course/cuda_check.hpp"
+#include "deeper_cnns.hpp"
+#include "first_kernels.hpp"  // lesson 03's grid for the elementwise kernels
+
+namespace deeper_cnns {
+
+namespace {
+
+// Slice blockIdx.y of channel blockIdx.x: images [first, first + images), `values` values; where its
+// j-th value (0 <= j < values) is in x.
+struct Slice {
+  int first, channels;
+  size_t values, plane;
+  __device__ size_t at(size_t j) const { return (size_t(first + j / plane) * channels + blockIdx.x) * plane + j % plane; }
+};
+
+[[maybe_unused]] __device__ Slice slice_of(const BatchNormShape& s, int images) {
+  const int first = blockIdx.y * images, last = min(s.batch, first + images);
+  const size_t plane = size_t(s.height) * s.width;
+  return Slice{first, s.channels, size_t(last - first) * plane, plane};
+}
+
+__global__ void __launch_bounds__(kThreads)
+    slice_stats_kernel(BatchNormShape s, int images, const float* __restrict__ x, float* __restrict__ partials) {
+  // TODO(15.6): slice blockIdx.y of channel blockIdx.x (slice_of): its count, its mean (block_sum of
+  // the threads' shares) and the squares around that mean, into partials[3 * (c * slices + k) + 0, 1, 2]
+  // (slices: gridDim.y).
+  (void)s, (void)images, (void)x, (void)partials;
+}
+
+__global__ void merge_stats_kernel(BatchNormShape s, int slices, const float* __restrict__ partials, float eps,
+                                   float momentum, float* __restrict__ saved_mean, float* __restrict__ saved_inv_std,
+                                   float* __restrict__ running_mean, float* __restrict__ running_var) {
+  // TODO(15.6): a thread a channel c < s.channels: merge its `slices` partials (count, mean, squares)
+  // into the channel's mean and variance (deeper_cnns.hpp says how), then saved_mean, saved_inv_std
+  // and the running statistics as 15.1.
+  (void)s, (void)slices, (void)partials, (void)eps, (void)momentum, (void)saved_mean, (void)saved_inv_std,
+      (void)running_mean, (void)running_var;
+}
+
+__global__ void normalize_kernel(BatchNormShape s, const float* __restrict__ x, const float* __restrict__ gamma,
+                                 const float* __restrict__ beta, const float* __restrict__ mean,
+                                 const float* __restrict__ inv_std, bool relu, float* __restrict__ y) {
+  // TODO(15.6): a value a thread (grid-stride over s.size()): y from the saved statistics, as 15.2
+  // (the ReLU where relu).
+  (void)s, (void)x, (void)gamma, (void)beta, (void)mean, (void)inv_std, (void)relu, (void)y;
+}
+
+__global__ void __launch_bounds__(kThreads)
+    slice_grad_sums_kernel(BatchNormShape s, int images, const float* __restrict__ x, const float* __restrict__ dy,
+                           const float* __restrict__ relu_y, const float* __restrict__ mean,
+                           const float* __restrict__ inv_std, float* __restrict__ partials) {
+  // TODO(15.6): slice blockIdx.y of channel blockIdx.x: the sums of g and g * xhat over it (g: dy,
+  // 0 where relu_y is given and not > 0), into partials[2 * (c * slices + k) + 0, 1].
+  (void)s, (void)images, (void)x, (void)dy, (void)relu_y, (void)mean, (void)inv_std, (void)partials;
+}
+
+__global__ void merge_grad_sums_kernel(int channels, int slices, const float* __restrict__ partials,
+                                       float* __restrict__ dgamma, float* __restrict__ dbeta) {
+  // TODO(15.6): a thread a channel: dbeta and dgamma, the sums of its slices' two sums.
+  (void)channels, (void)slices, (void)partials, (void)dgamma, (void)dbeta;
+}
+
+__global__ void dx_kernel(BatchNormShape s, const float* __restrict__ x, const float* __restrict__ dy,
+                          const float* __restrict__ relu_y, const float* __restrict__ gamma,
+                          const float* __restrict__ mean, const float* __restrict__ inv_std,
+                          const float* __restrict__ dgamma, const float* __restrict__ dbeta, float* __restrict__ dx) {
+  // TODO(15.6): a value a thread (grid-stride): dx as 15.2, from dgamma and dbeta.
+  (void)s, (void)x, (void)dy, (void)relu_y, (void)gamma, (void)mean, (void)inv_std, (void)dgamma, (void)dbeta, (void)dx;
+}
+
+}  // namespace
+
+void batch_norm_forward_train_wide_gpu(const BatchNormShape& s, const float* x, const float* gamma, const float* beta,
+                                       float eps, float momentum, bool relu, float* y, float* saved_mean,
+                                       float* saved_inv_std, float* running_mean, float* running_var,
+                                       float* workspace, cudaStream_t stream) {
+  check_batch_norm("batch_norm_forward_train_wide_gpu", s, eps, momentum, true);
+  const BatchNormSlices slices = batch_norm_slices(s);
+  slice_stats_kernel<<<dim3(s.channels, slices.count), kThreads, 0, stream>>>(s, slices.images, x, workspace);
+  CUDA_CHECK_LAUNCH();
+  merge_stats_kernel<<<(s.channels + 127) / 128, 128, 0, stream>>>(s, slices.count, workspace, eps, momentum,
+                                                                   saved_mean, saved_inv_std, running_mean, running_var);
+  CUDA_CHECK_LAUNCH();
+  normalize_kernel<<<first_kernels::blocks_for(s.size()), first_kernels::kThreadsPerBlock, 0, stream>>>(
+      s, x, gamma, beta, saved_mean, saved_inv_std, relu, y);
+  CUDA_CHECK_LAUNCH();
+}
+
+void batch_norm_backward_wide_gpu(const BatchNormShape& s, const float* x, const float* dy, const float* relu_y,
+                                  const float* gamma, const float* saved_mean, const float* saved_inv_std, float* dx,
+                                  float* dgamma, float* dbeta, float* workspace, cudaStream_t stream) {
+  check_batch_norm_shape("batch_norm_backward_wide_gpu", s, true);
+  const BatchNormSlices slices = batch_norm_slices(s);
+  slice_grad_sums_kernel<<<dim3(s.channels, slices.count), kThreads, 0, stream>>>(
+      s, slices.images, x, dy, relu_y, saved_mean, saved_inv_std, workspace);
+  CUDA_CHECK_LAUNCH();
+  merge_grad_sums_kernel<<<(s.channels + 127) / 128, 128, 0, stream>>>(s.channels, slices.count, workspace, dgamma,
+                                                                       dbeta);
+  CUDA_CHECK_LAUNCH();
+  dx_kernel<<<first_kernels::blocks_for(s.size()), first_kernels::kThreadsPerBlock, 0, stream>>>(
+      s, x, dy, relu_y, gamma, saved_mean, saved_inv_std, dgamma, dbeta, dx);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace deeper_cnns

@@ -1,0 +1,156 @@
+// Lesson 15, step 15.6: batch normalisation across the whole GPU: a block a slice of a channel, the
+// slices' statistics merged, then every value on its own.
+#include "block_reduce.cuh"  // lesson 09's block_sum
+#include "course/cuda_check.hpp"
+#include "deeper_cnns.hpp"
+#include "first_kernels.hpp"  // lesson 03's grid for the elementwise kernels
+
+namespace deeper_cnns {
+
+namespace {
+
+// Slice blockIdx.y of channel blockIdx.x: images [first, first + images), `values` values; where its
+// j-th value (0 <= j < values) is in x.
+struct Slice {
+  int first, channels;
+  size_t values, plane;
+  __device__ size_t at(size_t j) const { return (size_t(first + j / plane) * channels + blockIdx.x) * plane + j % plane; }
+};
+
+[[maybe_unused]] __device__ Slice slice_of(const BatchNormShape& s, int images) {
+  const int first = blockIdx.y * images, last = min(s.batch, first + images);
+  const size_t plane = size_t(s.height) * s.width;
+  return Slice{first, s.channels, size_t(last - first) * plane, plane};
+}
+
+__global__ void __launch_bounds__(kThreads)
+    slice_stats_kernel(BatchNormShape s, int images, const float* __restrict__ x, float* __restrict__ partials) {
+  const Slice slice = slice_of(s, images);
+  float sum = 0.0f;
+  for (size_t j = threadIdx.x; j < slice.values; j += blockDim.x) sum += x[slice.at(j)];
+  const float mean = fast_training::block_sum(sum) / float(slice.values);
+  float squares = 0.0f;
+  for (size_t j = threadIdx.x; j < slice.values; j += blockDim.x) {
+    const float d = x[slice.at(j)] - mean;
+    squares += d * d;
+  }
+  squares = fast_training::block_sum(squares);
+  if (threadIdx.x == 0) {
+    float* p = partials + 3 * (size_t(blockIdx.x) * gridDim.y + blockIdx.y);
+    p[0] = float(slice.values), p[1] = mean, p[2] = squares;
+  }
+}
+
+__global__ void merge_stats_kernel(BatchNormShape s, int slices, const float* __restrict__ partials, float eps,
+                                   float momentum, float* __restrict__ saved_mean, float* __restrict__ saved_inv_std,
+                                   float* __restrict__ running_mean, float* __restrict__ running_var) {
+  const int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c >= s.channels) return;
+  const float* p = partials + 3 * size_t(c) * slices;
+  float n = 0.0f, weighted = 0.0f;
+  for (int k = 0; k < slices; ++k) n += p[3 * k], weighted += p[3 * k] * p[3 * k + 1];
+  const float mean = weighted / n;
+  float q = 0.0f;
+  for (int k = 0; k < slices; ++k) {
+    const float d = p[3 * k + 1] - mean;
+    q += p[3 * k + 2] + p[3 * k] * d * d;
+  }
+  saved_mean[c] = mean;
+  saved_inv_std[c] = 1.0f / sqrtf(q / n + eps);
+  running_mean[c] = (1.0f - momentum) * running_mean[c] + momentum * mean;
+  running_var[c] = (1.0f - momentum) * running_var[c] + momentum * (q / (n - 1.0f));
+}
+
+__global__ void normalize_kernel(BatchNormShape s, const float* __restrict__ x, const float* __restrict__ gamma,
+                                 const float* __restrict__ beta, const float* __restrict__ mean,
+                                 const float* __restrict__ inv_std, bool relu, float* __restrict__ y) {
+  const size_t n = s.size(), plane = size_t(s.height) * s.width;
+  for (size_t k = size_t(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += size_t(gridDim.x) * blockDim.x) {
+    const int c = int(k / plane % s.channels);
+    const float v = gamma[c] * ((x[k] - mean[c]) * inv_std[c]) + beta[c];
+    y[k] = relu ? fmaxf(v, 0.0f) : v;
+  }
+}
+
+__global__ void __launch_bounds__(kThreads)
+    slice_grad_sums_kernel(BatchNormShape s, int images, const float* __restrict__ x, const float* __restrict__ dy,
+                           const float* __restrict__ relu_y, const float* __restrict__ mean,
+                           const float* __restrict__ inv_std, float* __restrict__ partials) {
+  const Slice slice = slice_of(s, images);
+  const int c = blockIdx.x;
+  const float m = mean[c], inv = inv_std[c];
+  float sum_g = 0.0f, sum_g_xhat = 0.0f;
+  for (size_t j = threadIdx.x; j < slice.values; j += blockDim.x) {
+    const size_t k = slice.at(j);
+    const float g = relu_y && !(relu_y[k] > 0.0f) ? 0.0f : dy[k];
+    sum_g += g;
+    sum_g_xhat += g * ((x[k] - m) * inv);
+  }
+  sum_g = fast_training::block_sum(sum_g);
+  sum_g_xhat = fast_training::block_sum(sum_g_xhat);
+  if (threadIdx.x == 0) {
+    float* p = partials + 2 * (size_t(c) * gridDim.y + blockIdx.y);
+    p[0] = sum_g, p[1] = sum_g_xhat;
+  }
+}
+
+__global__ void merge_grad_sums_kernel(int channels, int slices, const float* __restrict__ partials,
+                                       float* __restrict__ dgamma, float* __restrict__ dbeta) {
+  const int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c >= channels) return;
+  float sum_g = 0.0f, sum_g_xhat = 0.0f;
+  const float* p = partials + 2 * size_t(c) * slices;
+  for (int k = 0; k < slices; ++k) sum_g += p[2 * k], sum_g_xhat += p[2 * k + 1];
+  dbeta[c] = sum_g;
+  dgamma[c] = sum_g_xhat;
+}
+
+__global__ void dx_kernel(BatchNormShape s, const float* __restrict__ x, const float* __restrict__ dy,
+                          const float* __restrict__ relu_y, const float* __restrict__ gamma,
+                          const float* __restrict__ mean, const float* __restrict__ inv_std,
+                          const float* __restrict__ dgamma, const float* __restrict__ dbeta, float* __restrict__ dx) {
+  const size_t n = s.size(), plane = size_t(s.height) * s.width;
+  const float M = float(s.per_channel());
+  for (size_t k = size_t(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += size_t(gridDim.x) * blockDim.x) {
+    const int c = int(k / plane % s.channels);
+    const float g = relu_y && !(relu_y[k] > 0.0f) ? 0.0f : dy[k];
+    const float xhat = (x[k] - mean[c]) * inv_std[c];
+    dx[k] = gamma[c] * inv_std[c] * (g - dbeta[c] / M - xhat * dgamma[c] / M);
+  }
+}
+
+}  // namespace
+
+void batch_norm_forward_train_wide_gpu(const BatchNormShape& s, const float* x, const float* gamma, const float* beta,
+                                       float eps, float momentum, bool relu, float* y, float* saved_mean,
+                                       float* saved_inv_std, float* running_mean, float* running_var,
+                                       float* workspace, cudaStream_t stream) {
+  check_batch_norm("batch_norm_forward_train_wide_gpu", s, eps, momentum, true);
+  const BatchNormSlices slices = batch_norm_slices(s);
+  slice_stats_kernel<<<dim3(s.channels, slices.count), kThreads, 0, stream>>>(s, slices.images, x, workspace);
+  CUDA_CHECK_LAUNCH();
+  merge_stats_kernel<<<(s.channels + 127) / 128, 128, 0, stream>>>(s, slices.count, workspace, eps, momentum,
+                                                                   saved_mean, saved_inv_std, running_mean, running_var);
+  CUDA_CHECK_LAUNCH();
+  normalize_kernel<<<first_kernels::blocks_for(s.size()), first_kernels::kThreadsPerBlock, 0, stream>>>(
+      s, x, gamma, beta, saved_mean, saved_inv_std, relu, y);
+  CUDA_CHECK_LAUNCH();
+}
+
+void batch_norm_backward_wide_gpu(const BatchNormShape& s, const float* x, const float* dy, const float* relu_y,
+                                  const float* gamma, const float* saved_mean, const float* saved_inv_std, float* dx,
+                                  float* dgamma, float* dbeta, float* workspace, cudaStream_t stream) {
+  check_batch_norm_shape("batch_norm_backward_wide_gpu", s, true);
+  const BatchNormSlices slices = batch_norm_slices(s);
+  slice_grad_sums_kernel<<<dim3(s.channels, slices.count), kThreads, 0, stream>>>(
+      s, slices.images, x, dy, relu_y, saved_mean, saved_inv_std, workspace);
+  CUDA_CHECK_LAUNCH();
+  merge_grad_sums_kernel<<<(s.channels + 127) / 128, 128, 0, stream>>>(s.channels, slices.count, workspace, dgamma,
+                                                                       dbeta);
+  CUDA_CHECK_LAUNCH();
+  dx_kernel<<<first_kernels::blocks_for(s.size()), first_kernels::kThreadsPerBlock, 0, stream>>>(
+      s, x, dy, relu_y, gamma, saved_mean, saved_inv_std, dgamma, dbeta, dx);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace deeper_cnns
