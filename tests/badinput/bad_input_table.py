@@ -11,6 +11,7 @@ Each program first runs once on a good generated data set, MNIST-like and CIFAR-
 reads CIFAR-10 (it must succeed), so a case cannot pass because the program fails on everything.
 
 Usage: bad_input_table.py --lesson02 PROG --train PROG --train-mnist PROG [--train-beyond PROG] [--train-speedrun PROG]
+                          [--train-deeper PROG]
                           [--markdown FILE]
   --markdown writes the table (program, case, exit status, message) for docs/.
 Exit status 0 when every case holds.
@@ -171,6 +172,14 @@ BEYOND_FLAG_CASES = [
     ("--rho 1.5", ["--rho", "1.5"], ["--rho"]),
     ("--model with dropout1", ["--model", "dense100,dropout1,dense10"], ["--model", "dropout1", "0 <= rate < 1"]),
 ]
+# Only for lesson 15's train_deeper: its layers and its own flags.
+DEEPER_FLAG_CASES = [
+    ("--model with a res( never closed", ["--model", "conv3x3x8p1,res(conv3x3x8p1,bn,globalavg,dense10"],
+     ["--model", "without its ')'"]),
+    ("--model with a block no shortcut matches", ["--model", "res(conv3x3x8),globalavg,dense10"],
+     ["no strided 1x1 projection"]),
+    ("--threads 2000", ["--threads", "2000"], ["--threads"]),
+]
 # Only for lesson 14's train_speedrun: its own flags.
 SPEEDRUN_FLAG_CASES = [
     ("--shift 9", ["--shift", "9"], ["--shift"]),
@@ -182,6 +191,7 @@ SPEEDRUN_FLAG_CASES = [
 class Program:
     """A trainer under test and what it takes: CIFAR-10, --save, the file its run writes, its own flags."""
 
+    # skip: the names of cases that are not bad input for this program (its network takes 1x1 images).
     def __init__(self, name, cmd, own_flags, cifar=True, save=True, writes="metrics.csv", skip=()):
         self.name, self.cmd, self.own_flags = name, cmd, own_flags
         self.cifar, self.save, self.writes, self.skip = cifar, save, writes, set(skip)
@@ -307,6 +317,7 @@ def main():
     ap.add_argument("--train-mnist", required=True, help="lesson 08's train_mnist (solutions build; runs only with a GPU)")
     ap.add_argument("--train-beyond", help="lesson 12's train_beyond (solutions build), when it is built")
     ap.add_argument("--train-speedrun", help="lesson 14's train_speedrun (solutions build; runs only with a GPU)")
+    ap.add_argument("--train-deeper", help="lesson 15's train_deeper (solutions build), when it is built")
     ap.add_argument("--markdown", help="write the table here")
     args = ap.parse_args()
 
@@ -320,11 +331,20 @@ def main():
         if args.train_beyond:  # its default network, mnist_cnn, with dropout and Adadelta
             programs.append(Program("train_beyond --device cpu", [args.train_beyond, "--device", "cpu", *quick],
                                     BEYOND_FLAG_CASES))
+        if args.train_deeper:  # its default network, ResNet-20
+            # ResNet-20's padded convolutions take any image, 1 x 1 too: not bad input for it.
+            programs.append(Program("train_deeper --device cpu",
+                                    [args.train_deeper, "--device", "cpu", "--dataset", "mnist", *quick],
+                                    DEEPER_FLAG_CASES, skip=["1x1 images"]))
         # The GPU path too, where there is a GPU (the same checks, the GPU's own code path).
         rc, out = run([args.train_mnist, "--data", good, "--out", os.path.join(root, "probe"), *quick])
         if rc == 0:
             programs.append(Program("train_mnist", [args.train_mnist, *quick],
                                     LESSON02_FLAG_CASES))
+            if args.train_deeper:
+                programs.append(Program("train_deeper --device gpu",
+                                        [args.train_deeper, "--device", "gpu", "--dataset", "mnist", *quick],
+                                        DEEPER_FLAG_CASES, skip=["1x1 images"]))
             if args.train_speedrun:  # GPU only; MNIST-like data (no CIFAR-10), no --save, runs.csv
                 programs.append(Program("train_speedrun", [args.train_speedrun, "--seeds", "1", *quick],
                                         SPEEDRUN_FLAG_CASES, cifar=False, save=False, writes="runs.csv"))
@@ -349,7 +369,8 @@ def main():
                 shutil.rmtree(out_dir)
 
             prog_root = os.path.join(root, prog_name.replace(" ", "_"))
-            cases = [(name, ["--data", folder], words, None, None) for name, folder, words in data_cases(prog_root)]
+            cases = [(name, ["--data", folder], words, None, None) for name, folder, words in data_cases(prog_root)
+                     if name not in program.skip]
             if program.cifar:
                 cases += [(name, ["--dataset", "cifar10", "--data", folder], words, None, None)
                           for name, folder, words in cifar_cases(prog_root)]
