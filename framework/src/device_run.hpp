@@ -52,17 +52,18 @@ class TrainingSnapshot {
  public:
   TrainingSnapshot(DeviceNetwork& net, DeviceUpdate& update)
       : net_(net), update_(update), params_(net.parameters().download()), state_(update.download_state()),
-        steps_(update.steps()) {}
+        buffers_(net.download_buffers()), steps_(update.steps()) {}
   void restore() {
     net_.parameters().upload(params_);
     update_.restore(state_, steps_);
+    net_.upload_buffers(buffers_);
   }
 
  private:
   DeviceNetwork& net_;
   DeviceUpdate& update_;
   std::vector<Parameter> params_;
-  std::vector<float> state_;
+  std::vector<float> state_, buffers_;  // the optimizer's state; the network's buffers (running statistics)
   int steps_;
 };
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "course/cuda_check.hpp"
 #include "course/error.hpp"
 
 namespace framework {
@@ -81,6 +82,31 @@ void LayerStack::set_stream(cudaStream_t stream) {
 void LayerStack::set_gradient_hook(GradientHook hook) {
   if (hook)
     throw course::Error("network: this network does not report its gradients as its backward pass enqueues them");
+}
+
+std::vector<float> LayerStack::download_buffers() {
+  std::vector<float> values;
+  for (auto& layer : layers_)
+    for (const auto& [device, n] : layer->buffers()) {
+      values.resize(values.size() + n);
+      CUDA_CHECK(cudaMemcpy(values.data() + values.size() - n, device, n * sizeof(float), cudaMemcpyDeviceToHost));
+    }
+  return values;
+}
+
+void LayerStack::upload_buffers(const std::vector<float>& values) {
+  size_t total = 0;
+  for (auto& layer : layers_)
+    for (const auto& buffer : layer->buffers()) total += buffer.second;
+  if (total != values.size())  // checked first: nothing is written when the sizes differ
+    throw course::Error("network: upload_buffers got " + std::to_string(values.size()) + " values, its layers hold " +
+                        std::to_string(total));
+  size_t at = 0;
+  for (auto& layer : layers_)
+    for (const auto& [device, n] : layer->buffers()) {
+      CUDA_CHECK(cudaMemcpy(device, values.data() + at, n * sizeof(float), cudaMemcpyHostToDevice));
+      at += n;
+    }
 }
 
 }  // namespace framework

@@ -10,6 +10,7 @@
 #include "adadelta_rules.hpp"
 #include "beyond_gpu_layers.hpp"
 #include "beyond_host_network.hpp"
+#include "device_choice.hpp"
 #include "course/cli.hpp"
 #include "course/device_info.hpp"
 #include "course/error.hpp"
@@ -81,69 +82,42 @@ int main(int argc, char** argv) {
     args.add_float("--momentum", framework::flag_default(defaults.momentum), 0.0, 0.999, "SGD's momentum");
     args.add_float("--rho", framework::flag_default(defaults.rho), 0.0, 1.0,
                    "Adadelta's decay of its running averages (Keras 0.95, PyTorch 0.9)");
-    args.add_choice("--device", "auto", {"auto", "gpu", "cpu"},
-                    "auto: the GPU when there is one, else the CPU; gpu: fail without one");
     args.add_choice("--conv", mnist_gpu::conv_algorithm_name(defaults.conv), {"auto", "im2col", "direct"},
                     "GPU: the algorithm of the convolutions lesson 08's layers run (lesson 08's --conv)");
     args.add_choice("--gpu-layers", "lesson09", {"lesson09", "lesson08"},
                     "GPU: conv and dense layers on lesson 09's kernels where they run them (tiled convolutions, "
                     "fused dense products), or all on lesson 08's");
-    args.add_choice("--graph", "on", {"on", "off"},
-                    "GPU: replay the training steps from CUDA graphs (lesson 09) when every layer runs on lesson "
-                    "09's kernels or yours and the optimizer is not adam; off: launch them one by one");
-    args.add_int("--threads", 0, 0, 1024,
-                 "CPU only: threads of lesson 11's layers (0: all cores, " +
-                     std::to_string(fast_cpu::default_threads()) + " here)");
+    beyond_mnist::add_device_flags(args, "GPU: replay the training steps from CUDA graphs (lesson 09) when every layer runs on lesson "
+                                         "09's kernels or yours and the optimizer is not adam; off: launch them one "
+                                         "by one");
     if (!args.parse(argc, argv)) return 0;
 
-    const std::string device = args.get_string("--device");
-    if (device == "gpu") course::require_gpu("--device gpu");
+    const bool gpu = beyond_mnist::use_gpu(args);
     BeyondConfig config = config_of(args);
     const framework::TrainingData data = framework::load_training_data(config);
-    const bool use_gpu = device == "gpu" || (device == "auto" && course::gpu_available());
-    beyond_mnist::check_your_steps(use_gpu);  // an unwritten step stops here, in one line
-    if (!use_gpu) {
-      for (const char* flag : {"--profile", "--profile-steps", "--conv", "--gpu-layers", "--graph"})
-        if (args.given(flag)) std::printf("note: %s applies to the GPU only; ignored\n", flag);
-      if (device == "auto")
-        std::printf("no usable CUDA GPU (%s): training on the CPU\n", course::query_devices().reason.c_str());
-      if (!args.given("--epochs")) {
-        config.epochs = kCpuDefaultEpochs;
-        std::printf("the CPU trains %d epoch(s) unless --epochs says more (the GPU's default: %d; about 5 minutes "
-                    "an epoch of mnist_cnn on two cores)\n",
-                    kCpuDefaultEpochs, BeyondConfig{}.epochs);
-      }
-      const int threads = args.get_int("--threads") > 0 ? static_cast<int>(args.get_int("--threads"))
-                                                         : fast_cpu::default_threads();
+    beyond_mnist::check_your_steps(gpu);  // an unwritten step stops here, in one line
+    if (!gpu) {
+      const int threads = beyond_mnist::prepare_cpu_run(args, config, kCpuDefaultEpochs,
+                                                        "about 5 minutes an epoch of mnist_cnn on two cores",
+                                                        {"--profile", "--profile-steps", "--conv", "--gpu-layers", "--graph"});
       const host_training::TrainerExtras extras{beyond_mnist::network_maker(threads, config.seed),
                                                 beyond_mnist::network_description(threads),
                                                 &beyond_mnist::adadelta_rule()};
       framework::print_summary(host_training::train(config, data, extras), "CPU");
       return 0;
     }
-    if (args.given("--threads")) std::printf("note: --threads applies to the CPU only; ignored\n");
     const bool fast = args.get_string("--gpu-layers") == "lesson09";
     const host_training::ModelSpec spec = framework::model_for_data(config.model, data);
     mnist_gpu::GpuTrainerExtras extras;
     extras.layers = beyond_mnist::gpu_layer_maker(
         spec, config.seed, fast ? beyond_mnist::GpuLayers::lesson09 : beyond_mnist::GpuLayers::lesson08);
     extras.rule = &beyond_mnist::adadelta_device_rule();
-    // Whole steps in CUDA graphs need every launch on one stream and every argument fixed at capture.
-    const std::string problem = !fast                             ? "--gpu-layers lesson08"
-                                : args.get_string("--graph") == "off" ? "--graph off"
-                                : config.optimizer == framework::OptimizerKind::adam         ? "adam's step number changes every step"
-                                                                    : beyond_mnist::stream_problem(spec);
-    fast_training::Stream stream;
     if (fast) extras.loss = beyond_mnist::fused_loss_maker();
-    if (problem.empty()) {
-      extras.stream = stream.get();
-      extras.capture = [s = stream.get()](const std::function<void()>& enqueue) {
-        return fast_training::replayed(s, enqueue);
-      };
-      extras.steps_text = "replayed from CUDA graphs (lesson 09's 09.9), every layer on a stream of its own";
-    } else {
-      extras.steps_text = "launched one by one (" + problem + ")";
-    }
+    // Whole steps in CUDA graphs need every launch on one stream and every argument fixed at capture.
+    fast_training::Stream stream;
+    beyond_mnist::prepare_gpu_run(
+        args, extras, stream.get(),
+        fast ? beyond_mnist::graph_problem(args, config, beyond_mnist::stream_problem(spec)) : "--gpu-layers lesson08");
     framework::print_summary(mnist_gpu::train_on_gpu(config, data, extras), "GPU");
     return 0;
   });

@@ -186,6 +186,14 @@ void ResidualLayer::use_branch(fast_training::Branch* branch) {
   });
 }
 
+std::vector<std::pair<float*, size_t>> ResidualLayer::buffers() {
+  std::vector<std::pair<float*, size_t>> all;
+  each_layer(body_, shortcut_, [&](mnist_gpu::Layer& l) {
+    for (const auto& b : l.buffers()) all.push_back(b);
+  });
+  return all;
+}
+
 std::string ResidualLayer::kernels() const {
   return std::string("a block of ") + std::to_string(body_.size() + shortcut_.size()) + " layers" +
          (shortcut_.empty() ? "" : ", a projection shortcut");

@@ -32,6 +32,10 @@ class BatchNormLayer : public mnist_gpu::Layer {
   std::string kernels() const override { return "batch norm across the GPU (15.6)"; }
   size_t own_bytes() const override { return (stats_.size() + workspace_.size()) * sizeof(float); }
   bool runs_on_stream() const override { return true; }
+  // The running mean and variance (what a profile puts back).
+  std::vector<std::pair<float*, size_t>> buffers() override {
+    return {{stats_.data() + 2 * plan_.out_c, 2 * size_t(plan_.out_c)}};
+  }
   const float* running_mean() const { return stats_.data() + 2 * plan_.out_c; }  // device, [channels]
   const float* running_var() const { return stats_.data() + 3 * plan_.out_c; }
   // The ReLU right after it: the norm's passes do its work (15.2's fused ReLU), y going straight to
@@ -112,6 +116,7 @@ class ResidualLayer : public mnist_gpu::Layer, public beyond_mnist::BranchingLay
   void set_training(bool training) override;
   void set_stream(cudaStream_t stream) override;
   void use_branch(fast_training::Branch* branch) override;
+  std::vector<std::pair<float*, size_t>> buffers() override;  // its layers', body then shortcut
   std::string kernels() const override;
   size_t own_bytes() const override;
   bool runs_on_stream() const override;

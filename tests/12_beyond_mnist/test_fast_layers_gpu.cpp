@@ -22,6 +22,7 @@
 #include "fast_gpu_layers.hpp"  // use_branch
 #include "host_training.hpp"
 #include "network.hpp"
+#include "network_compare.hpp"
 
 namespace {
 
@@ -48,31 +49,14 @@ void poison(mnist_gpu::GpuNetwork& net) {
   CUDA_CHECK(cudaMemset(net.parameters().grads(), 0xFF, net.parameters().total() * sizeof(float)));
 }
 
-std::vector<double> download(const float* device, size_t n) {
-  std::vector<float> host(n);
-  CUDA_CHECK(cudaDeviceSynchronize());
-  CUDA_CHECK(cudaMemcpy(host.data(), device, n * sizeof(float), cudaMemcpyDeviceToHost));
-  return std::vector<double>(host.begin(), host.end());
-}
+std::vector<double> download(const float* device, size_t n) { return course::test::download_doubles(device, n); }
 
 void expect_close(const std::string& what, const std::vector<double>& got, const std::vector<double>& want) {
-  for (size_t k = 0; k < want.size(); ++k) {
-    INFO(what << "[" << k << "]: got " << got[k] << ", lesson 08's layers give " << want[k]);
-    REQUIRE(std::isfinite(got[k]));
-    REQUIRE(std::fabs(got[k] - want[k]) <= kAtol + kRtol * std::fabs(want[k]));
-  }
+  course::test::expect_values_close(what, got, want, kAtol, kRtol, "lesson 08's layers");
 }
 
 void expect_gradient(const std::string& what, const std::vector<double>& got, const std::vector<double>& want) {
-  double diff = 0, norm = 0;
-  for (size_t k = 0; k < want.size(); ++k) {
-    INFO(what << "[" << k << "] is " << got[k]);
-    REQUIRE(std::isfinite(got[k]));
-    diff += (got[k] - want[k]) * (got[k] - want[k]), norm += want[k] * want[k];
-  }
-  INFO(what << ": |got - lesson 08's| / |lesson 08's| = " << std::sqrt(diff / norm));
-  REQUIRE(norm > 0);
-  CHECK(std::sqrt(diff / norm) <= kGradNormwise);
+  course::test::expect_tensor_close(what, got, want, kGradNormwise, "lesson 08's layers");
 }
 
 void check_case(const Case& c, bool branch_aside, int batch) {

@@ -20,6 +20,7 @@
 #include "deeper_gpu_layers.hpp"
 #include "deeper_host_network.hpp"
 #include "network.hpp"
+#include "network_compare.hpp"
 
 namespace {
 
@@ -48,34 +49,16 @@ void poison(mnist_gpu::GpuNetwork& net) {
   CUDA_CHECK(cudaMemset(net.parameters().grads(), 0xFF, net.parameters().total() * sizeof(float)));
 }
 
-std::vector<double> download(const float* device, size_t n) {
-  std::vector<float> host(n);
-  CUDA_CHECK(cudaDeviceSynchronize());
-  CUDA_CHECK(cudaMemcpy(host.data(), device, n * sizeof(float), cudaMemcpyDeviceToHost));
-  return std::vector<double>(host.begin(), host.end());
-}
+std::vector<double> download(const float* device, size_t n) { return course::test::download_doubles(device, n); }
 
 void expect_close(const std::string& what, const std::vector<double>& got, const std::vector<double>& want) {
-  REQUIRE(got.size() == want.size());
-  for (size_t k = 0; k < want.size(); ++k) {
-    INFO(what << "[" << k << "]: the GPU network " << got[k] << ", the host network " << want[k]);
-    REQUIRE(std::isfinite(got[k]));
-    REQUIRE(std::fabs(got[k] - want[k]) <= kAtol + kRtol * std::fabs(want[k]));
-  }
+  course::test::expect_values_close(what, got, want, kAtol, kRtol, "the host network");
 }
 
+// A conv bias right before batch norm has a gradient of 0 (the norm subtracts it again): both sides
+// give rounding noise there, so a whole tensor within 1e-5 (root mean square) of the host's passes too.
 void expect_gradient(const std::string& what, const std::vector<double>& got, const std::vector<double>& want) {
-  double diff = 0, norm = 0;
-  for (size_t k = 0; k < want.size(); ++k) {
-    INFO(what << "[" << k << "] is " << got[k]);
-    REQUIRE(std::isfinite(got[k]));
-    diff += (got[k] - want[k]) * (got[k] - want[k]), norm += want[k] * want[k];
-  }
-  // A conv bias right before batch norm has a gradient of 0 (the norm subtracts it again): both sides
-  // give rounding noise there, so a whole tensor within 1e-5 (root mean square) of the host's passes too.
-  const double rms = std::sqrt(diff / double(want.size()));
-  INFO(what << ": |GPU - host| / |host| = " << std::sqrt(diff / norm) << ", root mean square difference " << rms);
-  CHECK((std::sqrt(diff) <= kGradNormwise * std::sqrt(norm) || rms <= 1e-5));
+  course::test::expect_tensor_close(what, got, want, kGradNormwise, "the host network", 1e-5);
 }
 
 struct Case {
@@ -137,6 +120,19 @@ void check_case(const Case& c, int batch) {
                  std::vector<double>(var_want.begin(), var_want.end()));
   });
   CHECK(norm == want.batch_norm_layers());
+
+  // The running statistics as buffers (what --profile takes and puts back): another training pass
+  // moves them, and putting the taken ones back restores them exactly.
+  const std::vector<float> taken = got.download_buffers();
+  size_t statistics = 0;
+  for (size_t k = 0; k < want.batch_norm_layers(); ++k) statistics += 2 * want.running_mean(k).size();
+  REQUIRE(taken.size() == statistics);
+  got.forward_backward(x.data(), dlabels.data(), batch);
+  CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+  CHECK(got.download_buffers() != taken);
+  got.upload_buffers(taken);
+  CHECK(got.download_buffers() == taken);
+  CHECK_THROWS_AS(got.upload_buffers(std::vector<float>(taken.size() + 1)), course::Error);
 
   // Evaluation: the running statistics instead of the batch's.
   poison(got);

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <vector>
 
 #include "framework/parameter_store.hpp"
 
@@ -31,6 +32,11 @@ class DeviceNetwork {
   virtual int max_batch() const = 0;
   // Training (true, the start) or evaluation: only a network with dropout behaves differently.
   virtual void set_training(bool training) { (void)training; }
+  // What a training pass changes beside the parameters and the optimizer's state (batch norm's
+  // running statistics), as one host array: taken before profiled steps and put back after them,
+  // so that profiling changes nothing. Empty for a network without such state.
+  virtual std::vector<float> download_buffers() { return {}; }
+  virtual void upload_buffers(const std::vector<float>& values) { (void)values; }
 
   // The backward pass, listened to: the hook is called while forward_backward ENQUEUES its
   // launches, once per layer with parameters and call, in backward order (the last layer first),

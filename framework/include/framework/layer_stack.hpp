@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "course/device_buffer.hpp"
@@ -59,6 +60,9 @@ class DeviceLayer {
   // Whether the layer's passes go to the stream set_stream gives it. A layer that launches on the
   // default stream cannot be captured into a CUDA graph; one that launches on its stream can.
   virtual bool runs_on_stream() const { return false; }
+  // Device arrays of floats a training pass changes beside the parameters (batch norm's running
+  // statistics): (pointer, count) each; none by default.
+  virtual std::vector<std::pair<float*, size_t>> buffers() { return {}; }
   virtual void set_stream(cudaStream_t stream) { stream_ = stream; }  // a block passes it on too
 
  protected:
@@ -132,6 +136,9 @@ class LayerStack : public LayeredNetwork {
   // A stack reports no gradients as its backward pass enqueues them: null is accepted, a hook
   // throws course::Error (a network that can report overrides this).
   void set_gradient_hook(GradientHook hook) override;
+  // Every layer's buffers(), in layer order.
+  std::vector<float> download_buffers() override;
+  void upload_buffers(const std::vector<float>& values) override;
   // Device memory held by the network's buffers (activations, gradients, workspaces, parameters).
   size_t device_bytes() const { return device_bytes_; }
 
