@@ -273,7 +273,10 @@ void parallel_scaling_csv_corpus(const fs::path& dir) {
 void model_text_corpus(const fs::path& dir) {
   const char* lists[] = {"conv5x5x8p2,relu,pool2,dense10", "conv3x3x16p1s2,relu,pool2s1,dense64,relu,dense10",
                          "dense100,sigmoid,dropout0.25,tanh,dense10", " conv5x5x6 , relu ,pool2,dense10",
-                         "relu,,dense10", "dense10,", "conv3x3x8p1p1"};
+                         "relu,,dense10", "dense10,", "conv3x3x8p1p1",
+                         "conv3x3x8p1,bn,relu,res(conv3x3x8p1,bn,relu,conv3x3x8p1,bn),relu,globalavg,dense10",
+                         "res(conv3x3x16p1s2,bn,relu,conv3x3x16p1,bn),relu,globalavg,dense10", "res(relu,res(bn))",
+                         "res(conv3x3x8p1", "res()x,dense10"};
   int n = 0;
   for (const char* list : lists) save(dir / ("text-" + std::to_string(n++)), std::string(1, '\0') + list);
   save(dir / "file-lines", std::string(1, '\1') + "# a network\nconv5x5x8p2  # first\nrelu\npool2\n\ndense10\n");
