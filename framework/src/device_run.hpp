@@ -2,6 +2,7 @@
 // The course framework, inside: the GPU run's parts that one GPU (train_on_device) and several
 // ranks (train_on_ranks, rank_trainer.hpp) share. Not for the lessons: they call those two.
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@ struct RunStart {
   ModelSpec spec;
   std::vector<Parameter> init;     // every rank starts from these
   int batch = 0;                   // a step's examples, over all ranks
+  std::vector<int> network_batches;  // the batch each rank's network is built for (network_batch)
   std::unique_ptr<RunFiles> files;  // --out and --save, checked
   std::unique_ptr<EpochLog> log;
 };
@@ -40,10 +42,15 @@ struct RankSide {
 
 // The examples of a step's batch that one rank's network takes at most (rank 0's share).
 inline int share_of_batch(int batch, int ranks) { return course::ceil_div(batch, ranks); }
-// The batch rank `rank`'s network is built for: its share, and the evaluation's batch on the lead.
-inline int network_batch(int batch, int rank, int ranks) {
+// The batch rank `rank`'s network is built for: its share, and on the lead the evaluation's batch,
+// kEvalBatch or, where `fits` says a network that large does not fit, the largest of kEvalBatch / 2,
+// / 4, ... that does (the test set is then evaluated in smaller chunks; never below the share).
+inline int network_batch(int batch, int rank, int ranks, const std::function<bool(int)>& fits) {
   const int share = share_of_batch(batch, ranks);
-  return rank == 0 ? std::max(share, kEvalBatch) : share;
+  if (rank != 0) return share;
+  int eval = kEvalBatch;
+  while (eval > share && !fits(eval)) eval /= 2;
+  return std::max(share, eval);
 }
 
 // What a profile's real steps change, saved before and put back after: the weights and the

@@ -36,9 +36,13 @@ RunStart start_run(const TrainConfig& config, const TrainingData& data, const De
     CUDA_CHECK(cudaSetDevice(devices[size_t(r)]));
     size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    require_memory(training_bytes(plan_layers(start.spec), network_batch(start.batch, r, ranks)), free_bytes,
-                   "model '" + start.spec.name + "' at batch " + std::to_string(start.batch),
+    const std::vector<LayerPlan> plan = plan_layers(start.spec);
+    const int network =
+        network_batch(start.batch, r, ranks, [&](int b) { return training_bytes(plan, b) <= free_bytes; });
+    require_memory(training_bytes(plan, network), free_bytes,
+                   "model '" + course::shown(start.spec.name, 80) + "' at batch " + std::to_string(start.batch),
                    ranks == 1 ? std::string("the GPU") : "GPU " + std::to_string(devices[size_t(r)]));
+    start.network_batches.push_back(network);
   }
   CUDA_CHECK(cudaSetDevice(current));
   start.init = init_parameters(start.spec, config.seed);
@@ -56,7 +60,8 @@ void train_rank(const TrainConfig& config, const TrainingData& data, const Devic
   const ModelSpec& spec = start.spec;
   const int batch = start.batch, ranks = side.ranks;
   const bool lead = side.lead();
-  const std::shared_ptr<DeviceNetwork> owned = run.network(spec, start.init, network_batch(batch, side.rank, ranks));
+  const std::shared_ptr<DeviceNetwork> owned =
+      run.network(spec, start.init, start.network_batches.at(size_t(side.rank)));
   if (!owned) throw course::Error(run.program + ": no network was built for model '" + spec.name + "'");
   DeviceNetwork& net = *owned;
   const std::shared_ptr<DeviceUpdate> update = run.optimizer(net);

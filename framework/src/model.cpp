@@ -69,16 +69,18 @@ LayerSet first_set_with(LayerKind kind) {
 }
 
 std::string refusal(const std::string& who, size_t index, const LayerSpec& layer, LayerSet runs) {
-  static const char* const runs_text[] = {"conv, relu, pool and dense", "conv, relu, pool, dense, sigmoid, tanh and dropout",
-                                          "every kind"};
+  static const char* const runs_text[] = {"conv, relu, pool and dense",
+                                          "conv, relu, pool, dense, sigmoid, tanh and dropout", "every kind"};
   static const char* const trainer[] = {"train_mnist", "train_beyond", "train_deeper"};
-  return who + ": layer " + std::to_string(index + 1) + " '" + layer_text(layer) + "' is not a layer of this trainer (it runs " +
-         runs_text[int(runs)] + "); " + trainer[int(first_set_with(layer.kind))] + " trains it";
+  return who + ": layer " + std::to_string(index + 1) + " '" + layer_text(layer) +
+         "' is not a layer of this trainer (it runs " + runs_text[int(runs)] + "); " +
+         trainer[int(first_set_with(layer.kind))] + " trains it";
 }
 
 void require_layers(const ModelSpec& spec, LayerSet runs, const std::string& who) {
   for (size_t i = 0; i < spec.layers.size(); ++i)
-    if (int(first_set_with(spec.layers[i].kind)) > int(runs)) throw course::Error(refusal(who, i, spec.layers[i], runs));
+    if (int(first_set_with(spec.layers[i].kind)) > int(runs))
+      throw course::Error(refusal(who, i, spec.layers[i], runs));
 }
 
 ModelSpec small_cnn() {
@@ -141,11 +143,12 @@ class Planner {
   std::vector<LayerPlan> plan(const std::vector<LayerSpec>& layers, int64_t& c, int64_t& h, int64_t& w,
                               const std::string& where) {
     std::vector<LayerPlan> plans;
-    for (size_t i = 0; i < layers.size(); ++i) plans.push_back(plan_one(layers[i], c, h, w, where + std::to_string(i + 1)));
+    for (size_t i = 0; i < layers.size(); ++i)
+      plans.push_back(plan_one(layers[i], c, h, w, where + std::to_string(i + 1)));
     return plans;
   }
   [[noreturn]] void bad(const std::string& layer, const std::string& why) const {
-    throw course::Error("model '" + course::shown(spec_.name) + "', layer " + layer + ": " + why);
+    throw course::Error("model '" + course::shown(spec_.name, 80) + "', layer " + layer + ": " + why);
   }
   void fits(const std::string& layer, int64_t values, const char* what) const {
     if (values > kMaxTensorValues)
@@ -161,7 +164,8 @@ class Planner {
     switch (l.kind) {
       case LayerKind::conv:
         if (l.out <= 0 || l.kernel <= 0 || l.stride <= 0 || l.pad < 0) bad(at, "bad conv sizes");
-        if (h + 2 * int64_t(l.pad) < l.kernel || w + 2 * int64_t(l.pad) < l.kernel) bad(at, "kernel larger than its input");
+        if (h + 2 * int64_t(l.pad) < l.kernel || w + 2 * int64_t(l.pad) < l.kernel)
+          bad(at, "kernel larger than its input");
         fits(at, int64_t(l.out) * c * l.kernel * l.kernel, "its weight holds");
         h = (h + 2 * int64_t(l.pad) - l.kernel) / l.stride + 1, w = (w + 2 * int64_t(l.pad) - l.kernel) / l.stride + 1;
         c = l.out;
@@ -237,8 +241,8 @@ void add_layers(const std::vector<LayerPlan>& plan, std::vector<const LayerPlan*
 
 std::vector<LayerPlan> plan_layers(const ModelSpec& spec) {
   if (spec.in_channels <= 0 || spec.height <= 0 || spec.width <= 0 || spec.classes <= 0)
-    throw course::Error("model '" + spec.name + "': input sizes and classes must be positive");
-  if (spec.layers.empty()) throw course::Error("model '" + spec.name + "' has no layers");
+    throw course::Error("model '" + course::shown(spec.name, 80) + "': input sizes and classes must be positive");
+  if (spec.layers.empty()) throw course::Error("model '" + course::shown(spec.name, 80) + "' has no layers");
   // Sizes in 64 bits while they are worked out: a shape that does not fit the int the layers index
   // with is refused here, never wrapped.
   int64_t c = spec.in_channels, h = spec.height, w = spec.width;
@@ -353,12 +357,12 @@ std::vector<Parameter> init_parameters(const ModelSpec& spec, uint64_t seed) {
 void require_parameters_fit(const ModelSpec& spec, const std::vector<Parameter>& params) {
   const std::vector<Parameter> expected = init_parameters(spec, 0);
   if (params.size() != expected.size())
-    throw course::Error("model '" + spec.name + "' needs " + std::to_string(expected.size()) + " parameters, got " +
-                        std::to_string(params.size()));
+    throw course::Error("model '" + course::shown(spec.name, 80) + "' needs " + std::to_string(expected.size()) +
+                        " parameters, got " + std::to_string(params.size()));
   for (size_t i = 0; i < params.size(); ++i)
     if (params[i].shape != expected[i].shape || params[i].value.size() != expected[i].value.size())
-      throw course::Error("parameter " + std::to_string(i) + " ('" + params[i].name + "') of model '" + spec.name +
-                          "' has the wrong shape (expected '" + expected[i].name + "')");
+      throw course::Error("parameter " + std::to_string(i) + " ('" + params[i].name + "') of model '" +
+                          course::shown(spec.name, 80) + "' has the wrong shape (expected '" + expected[i].name + "')");
 }
 
 }  // namespace framework

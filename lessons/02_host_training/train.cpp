@@ -57,7 +57,7 @@ TrainSummary train(const TrainConfig& config, const TrainingData& data, const Tr
   const ModelSpec spec = model_for_data(config.model, data);
   // A network the machine cannot hold is refused before anything is allocated.
   require_memory(training_bytes(plan_layers(spec), std::min(config.batch, train_set.count())), available_host_bytes(),
-                 "model '" + spec.name + "' at batch " + std::to_string(config.batch), "this machine");
+                 "model '" + course::shown(spec.name, 80) + "' at batch " + std::to_string(config.batch), "this machine");
   std::unique_ptr<HostNetwork> network = make ? make(spec, init_parameters(spec, config.seed))
                                               : std::make_unique<HostNetwork>(spec, init_parameters(spec, config.seed));
   HostNetwork& net = *network;

@@ -13,7 +13,7 @@ namespace {
 using host_training::LayerKind;
 [[noreturn]] void unsupported(const host_training::ModelSpec& spec, const std::string& why) {
   throw course::Error("FastNetwork runs blocks conv -> relu -> maxpool, then dense layers with a relu between two; "
-                      "model '" + spec.name + "': " + why);
+                      "model '" + course::shown(spec.name, 80) + "': " + why);
 }
 }  // namespace
 

@@ -4,6 +4,7 @@
 #include "course/error.hpp"
 #include "course_test.hpp"
 #include "framework/train_config.hpp"
+#include "../../framework/src/device_run.hpp"  // network_batch (the framework's own header)
 
 using framework::OptimizerKind;
 
@@ -28,4 +29,16 @@ TEST_CASE("TrainConfig: the learning rate is the optimizer's default unless one 
   REQUIRE(c.learning_rate() == c.default_adadelta_lr);
   c.lr = 0.125f;
   REQUIRE(c.learning_rate() == 0.125f);
+}
+
+TEST_CASE("network_batch: the lead's network holds the evaluation's batch, halved until it fits the GPU",
+          "[train_config]") {
+  using framework::detail::network_batch;
+  const auto always = [](int) { return true; };
+  CHECK(network_batch(128, 0, 1, always) == framework::kEvalBatch);  // the test set in chunks of 1000
+  CHECK(network_batch(128, 1, 2, always) == 64);                      // another rank: its share only
+  CHECK(network_batch(4096, 0, 2, always) == 2048);                   // a share past 1000 is the batch
+  CHECK(network_batch(128, 0, 1, [](int b) { return b <= 300; }) == 250);  // 1000, 500 do not fit
+  // Even the share does not fit: the share, for require_memory to refuse with the batch's size.
+  CHECK(network_batch(128, 0, 1, [](int b) { return b <= 100; }) == 128);
 }
