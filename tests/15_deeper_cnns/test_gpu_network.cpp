@@ -5,7 +5,8 @@
 // gradient start as NaN. The networks reach every layer of deeper_gpu_layers.hpp: tiled, implicit
 // and strided convolutions (with and without their input gradient), identity and projection
 // blocks, batch norm, global average pooling, a max-pool of lesson 09's and one of lesson 08's
-// (inside a block too), on a stream and at a batch smaller than the largest.
+// (inside a block too), an implicit GEMM past 48 KiB of shared memory, on a stream and at a batch smaller
+// than the largest.
 #include <cmath>
 #include <functional>
 #include <string>
@@ -158,6 +159,9 @@ const Case kCases[] = {
     {"conv5x5x6,bn,pool2,relu,conv5x5x16,relu,pool2,dense10", 1, 20, 20, false},
     // lesson 08's max-pool inside a block, a stride-4 projection, a strided conv that is a dense product.
     {"conv3x3x4p1,res(conv3x3x6p1,bn,pool3,conv3x3x6p1s1,bn),relu,conv3x3x5s2,bn,globalavg,dense10", 2, 10, 9, false},
+    // an implicit GEMM whose table of 576 x 3 x 3 keys and tiles need more than 48 KiB of shared memory
+    // (ResNet-152's last stages have 512 x 3 x 3).
+    {"conv3x3x576p1,bn,relu,conv3x3x8p1s2,bn,relu,globalavg,dense10", 3, 6, 5, true},
 };
 
 }  // namespace
