@@ -38,7 +38,6 @@
 // depend on it, so another arithmetic plugs in without touching them.
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -114,8 +113,7 @@ struct FfmaMath {
 };
 
 template <class T, class G, class Math = FfmaMath<T>>
-__global__ void __launch_bounds__(T::kThreads)
-    implicit_gemm_kernel(G g, int M, int N, int K, int k_chunk, int m_base) {
+__global__ void __launch_bounds__(T::kThreads) implicit_gemm_kernel(G g, int M, int N, int K, int k_chunk) {
   constexpr int BM = T::BM, BN = T::BN, BK = T::BK, NT = T::kThreads;
   constexpr int LA = T::kLoadsA, LB = T::kLoadsB;
   __shared__ __align__(16) float As[2][BK][BM + Math::kPad];
@@ -126,7 +124,7 @@ __global__ void __launch_bounds__(T::kThreads)
     __syncthreads();
   }
   const int tid = threadIdx.x;
-  const int m0 = m_base + blockIdx.y * BM, n0 = blockIdx.x * BN;
+  const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
   const int k_begin = blockIdx.z * k_chunk, k_end = min(K, k_begin + k_chunk);
   const int k_lane = tid % BK;  // this thread's k inside a stage (A, and B along k)
   typename G::ACtx a_ctx[T::kAAlongK ? LA : 1];
@@ -229,18 +227,14 @@ void launch_implicit_gemm_with(const G& g, int M, int N, int K, int k_chunk, cud
       throw course::Error("implicit GEMM: K = " + std::to_string(K) + " keys do not fit this GPU's shared memory");
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(table_bytes)));
   }
-  // A grid holds at most 65535 blocks in y: taller products (a large batch of large images) go in
-  // launches of that many rows of tiles each, the rows' start passed as m_base.
-  constexpr unsigned kMaxRows = 65535;
-  const unsigned rows = blocks_of(M, T::BM), columns = blocks_of(N, T::BN), slices = blocks_of(K, k_chunk);
-  if (slices > kMaxRows)
-    throw course::Error("implicit GEMM: K = " + std::to_string(K) + " in chunks of " + std::to_string(k_chunk) +
-                        " needs more than 65535 slices");
-  for (unsigned first = 0; first < rows; first += kMaxRows) {
-    const dim3 grid(columns, std::min(kMaxRows, rows - first), slices);
-    kernel<<<grid, T::kThreads, table_bytes, stream>>>(g, M, N, K, k_chunk, int(first * T::BM));
-    CUDA_CHECK_LAUNCH();
-  }
+  // A grid holds at most 65535 blocks in y and z: a product past that is refused in one line.
+  const dim3 grid(blocks_of(N, T::BN), blocks_of(M, T::BM), blocks_of(K, k_chunk));
+  if (grid.y > 65535 || grid.z > 65535)
+    throw course::Error("implicit GEMM: " + std::to_string(M) + " rows in tiles of " + std::to_string(T::BM) +
+                        " and K = " + std::to_string(K) + " in chunks of " + std::to_string(k_chunk) +
+                        " need more than the 65535 blocks a grid holds in y or z");
+  kernel<<<grid, T::kThreads, table_bytes, stream>>>(g, M, N, K, k_chunk);
+  CUDA_CHECK_LAUNCH();
 }
 
 // Launches the engine over C[M x N] with K split into chunks of k_chunk (a multiple of T::BK;
