@@ -79,7 +79,8 @@ void train_rank(const TrainConfig& config, const TrainingData& data, const Devic
     std::string batch_text = std::to_string(batch);
     if (ranks > 1) batch_text += " (" + std::to_string(share_of_batch(batch, ranks)) + " a GPU)";
     std::printf("%s\n", side.device_line.c_str());
-    std::printf("model %s (%zu parameters), %s, %s, batch %s, %d epoch(s), seed %llu\n", spec.name.c_str(),
+    std::printf("model %s (%zu parameters), %s, %s, batch %s, %d epoch(s), seed %llu\n",
+                model_title(config.model, spec).c_str(),
                 net.parameters().parameter_count(), run.network_text ? run.network_text(net).c_str() : "GPU network",
                 run.optimizer_text.c_str(), batch_text.c_str(), config.epochs,
                 static_cast<unsigned long long>(config.seed));

@@ -129,7 +129,7 @@ void profile_layers(std::FILE* out, LayeredNetwork& net, DeviceUpdate& update, c
 
   snapshot.restore();
   CUDA_CHECK(cudaDeviceSynchronize());
-  print_pass_profile(out, profile, "model " + net.spec().name + ", " + what + ", batch " + std::to_string(batch),
+  print_pass_profile(out, profile, "model " + course::shown(net.spec().name, 100) + ", " + what + ", batch " + std::to_string(batch),
                      params.parameter_count());
 }
 

@@ -118,6 +118,15 @@ std::string model_in_folder(const std::string& name, const std::string& models_d
   return name.find_first_of("/@,.") == std::string::npos && std::ifstream(path).good() ? "@" + path : name;
 }
 
+std::string model_title(const std::string& flag, const ModelSpec& spec) {
+  if (!flag.empty() && flag[0] == '@') {
+    std::string file = flag.substr(flag.find_last_of('/') == std::string::npos ? 1 : flag.find_last_of('/') + 1);
+    if (file.size() > 4 && file.compare(file.size() - 4, 4, ".txt") == 0) file.resize(file.size() - 4);
+    if (!file.empty()) return course::shown(file, 100);
+  }
+  return course::shown(spec.name, 100);
+}
+
 ModelSpec model_by_name(const std::string& name) {
   if (name == "small") return small_cnn();
   if (name == "a") return model_a();

@@ -66,7 +66,8 @@ TrainSummary train(const TrainConfig& config, const TrainingData& data, const Tr
 
   size_t parameter_count = 0;
   for (const Parameter& p : net.parameters()) parameter_count += p.value.size();
-  std::printf("model %s (%zu parameters), %s lr %g%s, batch %d, %d epoch(s), seed %llu\n", spec.name.c_str(),
+  std::printf("model %s (%zu parameters), %s lr %g%s, batch %d, %d epoch(s), seed %llu\n",
+              framework::model_title(config.model, spec).c_str(),
               parameter_count, optimizer_name(opt_config.kind), double(opt_config.lr), momentum_text(opt_config).c_str(),
               config.batch, config.epochs, static_cast<unsigned long long>(config.seed));
   std::printf("layers: %s\n", host_training::plan_summary(spec).c_str());

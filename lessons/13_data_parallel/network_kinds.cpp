@@ -21,7 +21,7 @@ namespace {
 const host_training::ModelSpec& runs_on_streams(const host_training::ModelSpec& spec) {
   const std::string problem = beyond_mnist::stream_problem(spec);
   if (!problem.empty())
-    throw course::Error("model " + spec.name + ": every layer of a replica launches on its rank's stream; " + problem);
+    throw course::Error("model " + course::shown(spec.name, 80) + ": every layer of a replica launches on its rank's stream; " + problem);
   return spec;
 }
 

@@ -73,6 +73,10 @@ ModelSpec model_by_name(const std::string& name);
 // A trainer's --model as model_by_name reads it: a plain name ("mnist_cnn": no '/', '@', ',' or '.')
 // whose file <models_dir>/<name>.txt exists becomes "@<models_dir>/<name>.txt"; anything else stays.
 std::string model_in_folder(const std::string& name, const std::string& models_dir);
+// How the trainers' first line names the model of --model `flag`: a description file by its name
+// without the folder and ".txt" ("resnet20"); a layer list by its text, its first 100 characters
+// when longer (the "layers:" line shows every layer).
+std::string model_title(const std::string& flag, const ModelSpec& spec);
 
 // ---- models as text (model_text.cpp) ---------------------------------------------------------
 // A network written as its layers, separated by commas: conv<k>x<k>x<channels>[p<pad>][s<stride>],
