@@ -25,11 +25,10 @@ size_t span(const LayerPlan& p) {
   return n;
 }
 
-// The places of a list's layers when the list starts at `first`.
-std::vector<size_t> places(const std::vector<LayerPlan>& list, size_t first) {
-  std::vector<size_t> at;
-  for (const LayerPlan& p : list) at.push_back(first), first += span(p);
-  return at;
+// Where block `p` (at place `at`) has its shortcut's first layer: after itself and its body.
+size_t shortcut_place(const LayerPlan& p, size_t at) {
+  for (const LayerPlan& b : p.body) at += span(b);
+  return at + 1;
 }
 
 BatchNormShape norm_shape(const LayerPlan& p, int batch) { return {batch, p.out_c, p.out_h, p.out_w}; }
@@ -56,10 +55,10 @@ const std::vector<float>& DeeperHostNetwork::running_var(size_t k) const { retur
 
 const float* DeeperHostNetwork::forward_list(const std::vector<LayerPlan>& list, size_t first, const float* x,
                                              int batch, bool training) {
-  const std::vector<size_t> at = places(list, first);
-  for (size_t j = 0; j < list.size(); ++j) {
-    forward_layer(list[j], at[j], x, batch, training);
-    x = state_[at[j]].out.data();
+  for (const LayerPlan& p : list) {
+    forward_layer(p, first, x, batch, training);
+    x = state_[first].out.data();
+    first += span(p);
   }
   return x;
 }
@@ -107,9 +106,8 @@ void DeeperHostNetwork::forward_layer(const LayerPlan& p, size_t at, const float
     case LayerKind::global_avg_pool: global_avg_pool_forward(x, y, batch, p.in_c, p.in_h * p.in_w); return;
     case LayerKind::residual: {
       const float* main = forward_list(p.body, at + 1, x, batch, training);
-      size_t shortcut_at = at + 1;
-      for (const LayerPlan& b : p.body) shortcut_at += span(b);
-      const float* skip = p.shortcut.empty() ? x : forward_list(p.shortcut, shortcut_at, x, batch, training);
+      const float* skip =
+          p.shortcut.empty() ? x : forward_list(p.shortcut, shortcut_place(p, at), x, batch, training);
       for (size_t i = 0; i < n_out; ++i) y[i] = main[i] + skip[i];
       return;
     }
@@ -118,11 +116,13 @@ void DeeperHostNetwork::forward_layer(const LayerPlan& p, size_t at, const float
 
 const float* DeeperHostNetwork::backward_list(const std::vector<LayerPlan>& list, size_t first, const float* x,
                                               const float* dy, int batch, bool input_grad) {
-  const std::vector<size_t> at = places(list, first);
+  size_t at = first;  // past the list's last layer, then back layer by layer
+  for (const LayerPlan& p : list) at += span(p);
   for (size_t j = list.size(); j-- > 0;) {
-    const float* in = j == 0 ? x : state_[at[j - 1]].out.data();
-    backward_layer(list[j], at[j], in, dy, batch, input_grad || j > 0);
-    dy = state_[at[j]].din.data();
+    at -= span(list[j]);
+    const float* in = j == 0 ? x : state_[at - span(list[j - 1])].out.data();
+    backward_layer(list[j], at, in, dy, batch, input_grad || j > 0);
+    dy = state_[at].din.data();
   }
   return dy;
 }
@@ -166,10 +166,8 @@ void DeeperHostNetwork::backward_layer(const LayerPlan& p, size_t at, const floa
     case LayerKind::residual: {
       // x fed the body and the shortcut: its gradient is the sum of what comes back along each.
       const float* through_body = backward_list(p.body, at + 1, x, dy, batch, input_grad);
-      size_t shortcut_at = at + 1;
-      for (const LayerPlan& b : p.body) shortcut_at += span(b);
       const float* through_skip =
-          p.shortcut.empty() ? dy : backward_list(p.shortcut, shortcut_at, x, dy, batch, input_grad);
+          p.shortcut.empty() ? dy : backward_list(p.shortcut, shortcut_place(p, at), x, dy, batch, input_grad);
       if (input_grad)
         for (size_t i = 0; i < n_in; ++i) dx[i] = through_body[i] + through_skip[i];
       return;
