@@ -417,7 +417,7 @@ def build_network(layers, in_shape, seed):
                 add("avgpool", nn.AdaptiveAvgPool2d(1))
                 h, w = 1, 1
             elif layer.kind == "res":
-                body, after = build(layer.body, (c, h, w), counts)
+                body, after, _ = build(layer.body, (c, h, w), counts)
                 stride = shortcut_stride((c, h, w), after)
                 shortcut = None
                 if stride:  # the course's order: the body's parameters, then the shortcut's
@@ -428,11 +428,10 @@ def build_network(layers, in_shape, seed):
                 c, h, w = after
             else:
                 add(layer.kind, {"relu": nn.ReLU, "sigmoid": nn.Sigmoid, "tanh": nn.Tanh}[layer.kind]())
-        return nn.Sequential(modules), (c, h, w) if not flat else (c, 1, 1)
+        return nn.Sequential(modules), (c, h, w), flat
 
-    counts = collections.Counter()
-    net, (c, h, w) = build(layers, in_shape, counts)
-    if h != 1 or w != 1 or not isinstance(list(net.children())[-1], (nn.Linear, nn.Flatten)):
+    net, _, flat = build(layers, in_shape, collections.Counter())
+    if not flat:
         net.add_module("flatten", nn.Flatten(1))  # a network ending in 10 x 1 x 1 gives N x 10 logits
     return net
 

@@ -34,7 +34,7 @@ GpuNetwork::GpuNetwork(const host_training::ModelSpec& spec, const std::vector<h
   size_t workspace = 0;
   for (size_t index = 0; index < plan.size(); ++index) {
     const host_training::LayerPlan& p = plan[index];
-    if (extra_layers) made[index] = extra_layers(names[index], index, p, max_batch, param_view(p, 0), param_view(p, 1), lookup);
+    if (extra_layers) made[index] = extra_layers(names[index], index, p, max_batch, lookup);
     if (!made[index] && p.spec.kind == LayerKind::conv)
       workspace = std::max(workspace, ConvLayer::workspace_floats(p, max_batch, conv));
   }

@@ -26,16 +26,15 @@
 
 namespace mnist_gpu {
 
-// Where any layer's parameters are in the store: lookup(plan, 0) its weight, lookup(plan, 1) its
-// bias (for a layer a block holds, whose parameters the block's own views do not reach).
+// Where a layer's parameters are in the ParameterStore: lookup(plan, 0) its weight, lookup(plan, 1)
+// its bias (conv, dense and batch norm; a block's layers have their own plans).
 using ParamLookup = std::function<ParamView(const host_training::LayerPlan& plan, size_t offset)>;
 // Layers plugged in (other kinds, or faster conv and dense layers):
 // builds the layer from its name ("sigmoid1"), its index in the network (0 = the first layer),
-// plan, max_batch and, for conv and dense, its weight and bias in the ParameterStore; returns
-// nullptr to leave the layer to this lesson.
+// plan, max_batch and where its parameters are; returns nullptr to leave the layer to this lesson.
 using LayerMaker = std::function<std::unique_ptr<Layer>(const std::string& name, size_t index,
                                                         const host_training::LayerPlan& plan, int max_batch,
-                                                        ParamView weight, ParamView bias, const ParamLookup& lookup)>;
+                                                        const ParamLookup& lookup)>;
 
 // A loss plugged in (softmax-cross-entropy on a stream, or a fused kernel):
 // builds it for `classes` and max_batch; nullptr leaves this lesson's.

@@ -120,13 +120,13 @@ mnist_gpu::LayerMaker gpu_layer_maker(const host_training::ModelSpec& spec, uint
   // handed to the pool when the pool is made.
   auto thin_block = std::make_shared<std::shared_ptr<ThinBlock>>();
   const std::vector<LayerKernels> chosen = choices(plans, layers);
-  return [plans, seed, layers, last_folded, thin_block, chosen, other](const std::string& name, size_t index,
-                                                                       const host_training::LayerPlan& plan,
-                               int max_batch, mnist_gpu::ParamView weight, mnist_gpu::ParamView bias,
-                               const mnist_gpu::ParamLookup&) -> std::unique_ptr<mnist_gpu::Layer> {
+  return [plans, seed, layers, last_folded, thin_block, chosen, other](
+             const std::string& name, size_t index, const host_training::LayerPlan& plan, int max_batch,
+             const mnist_gpu::ParamLookup& lookup) -> std::unique_ptr<mnist_gpu::Layer> {
     if (index >= plans.size() || plans[index].spec.kind != plan.spec.kind)
       throw course::Error("gpu_layer_maker: layer " + name + " is not the maker's network's layer " +
                           std::to_string(index + 1));
+    const mnist_gpu::ParamView weight = lookup(plan, 0), bias = lookup(plan, 1);
     const bool input_grad = index > 0;  // the network's input: nobody reads its gradient
     const LayerKernels kernels = chosen[index];
     if (index == 0 && layers == GpuLayers::lesson09 && other.thin_first && thin_first(plans, max_batch)) {

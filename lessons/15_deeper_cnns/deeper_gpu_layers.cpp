@@ -303,7 +303,6 @@ mnist_gpu::LayerMaker gpu_layer_maker(const host_training::ModelSpec& spec, uint
   auto context = std::make_shared<MakeContext>();
   context->seed = seed;
   return [plans, context](const std::string& name, size_t index, const LayerPlan& plan, int max_batch,
-                          mnist_gpu::ParamView, mnist_gpu::ParamView,
                           const mnist_gpu::ParamLookup& lookup) -> std::unique_ptr<mnist_gpu::Layer> {
     if (index >= plans.size() || plans[index].spec.kind != plan.spec.kind)
       throw course::Error("deeper_cnns::gpu_layer_maker: layer " + name + " is not the maker's network's layer " +
