@@ -53,6 +53,17 @@ inline int network_batch(int batch, int rank, int ranks, const std::function<boo
   return std::max(share, eval);
 }
 
+// Enqueues steps first_step .. last_step - 1 of an epoch through `step`: step s takes the examples
+// [s * batch, s * batch + count) of `args.order` (count: batch, or what is left of n) and is numbered
+// number_base + s + 1; the rest of `args` is passed as it is. The trainers' one step loop.
+inline void enqueue_steps(const std::function<void(const StepArgs&)>& step, StepArgs args, int n, int batch,
+                          int first_step, int last_step, int number_base) {
+  for (int s = first_step; s < last_step; ++s) {
+    args.first = s * batch, args.count = std::min(batch, n - args.first), args.number = number_base + s + 1;
+    step(args);
+  }
+}
+
 // What a profile's real steps change, saved before and put back after: the weights and the
 // optimizer's state.
 class TrainingSnapshot {

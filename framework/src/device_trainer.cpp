@@ -103,11 +103,10 @@ void train_rank(const TrainConfig& config, const TrainingData& data, const Devic
   // The steps first .. last-1 of an epoch. The NaN flag gets the step's number within the epoch
   // (read_report adds the steps of the earlier epochs), so the same launches serve every epoch.
   auto enqueue_steps = [&](int first_step, int last_step) {
-    for (int step = first_step; step < last_step; ++step) {
-      const int first = step * batch, count = std::min(batch, n - first);
-      run.step(StepArgs{net, *update, train, order.data(), first, count, step + 1, x.data(), labels.data(),
-                        predictions.data(), counters, stream});
-    }
+    detail::enqueue_steps(run.step,
+                          StepArgs{net, *update, train, order.data(), 0, 0, 0, x.data(), labels.data(),
+                                   predictions.data(), counters, stream},
+                          n, batch, first_step, last_step, 0);
   };
 
   if (run.profile && run.profile_capture) {  // one GPU: train_on_ranks refuses --profile on several

@@ -1,6 +1,8 @@
 // The course framework: a training run timed as one interval on the GPU clock (timed_run.hpp).
 #include "framework/timed_run.hpp"
 
+#include "device_run.hpp"  // enqueue_steps
+
 #include <algorithm>
 #include <string>
 
@@ -38,12 +40,10 @@ TimedTraining time_training(DeviceNetwork& net, DeviceUpdate& update, const Devi
   EpochCounters counters;  // the NaN flag (and a loss sum nobody reads)
 
   auto enqueue_epoch = [&](int epoch) {
-    for (int step = 0; step < steps_per_epoch; ++step) {
-      const int first = step * batch, count = std::min(batch, n - first);
-      run.step(StepArgs{net, update, train, order.data() + size_t(epoch) * n, first, count,
-                        epoch * steps_per_epoch + step + 1, x.data(), labels.data(), predictions.data(), counters,
-                        stream});
-    }
+    detail::enqueue_steps(run.step,
+                          StepArgs{net, update, train, order.data() + size_t(epoch) * n, 0, 0, 0, x.data(),
+                                   labels.data(), predictions.data(), counters, stream},
+                          n, batch, 0, steps_per_epoch, epoch * steps_per_epoch);
   };
   net.set_training(true);
   std::vector<std::function<void()>> epochs;
