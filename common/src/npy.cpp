@@ -44,6 +44,9 @@ void write_npy_impl(const std::string& path, const T* data, const std::vector<si
 void write_npy(const std::string& path, const float* data, const std::vector<size_t>& shape) {
   write_npy_impl(path, data, shape, "<f4");
 }
+void write_npy(const std::string& path, const uint8_t* data, const std::vector<size_t>& shape) {
+  write_npy_impl(path, data, shape, "|u1");
+}
 void write_npy(const std::string& path, const int32_t* data, const std::vector<size_t>& shape) {
   write_npy_impl(path, data, shape, "<i4");
 }

@@ -48,10 +48,13 @@ RunStart start_run(const TrainConfig& config, const TrainingData& data, const De
   start.init = init_parameters(start.spec, config.seed);
   std::vector<std::string> out_files = {"metrics.csv"};
   out_files.insert(out_files.end(), run.network_pictures.begin(), run.network_pictures.end());
-  out_files.insert(out_files.end(), {"misclassified.png", "confusion.png"});
+  if (run.report_results)
+    out_files.insert(out_files.end(), run.result_pictures.begin(), run.result_pictures.end());
+  else
+    out_files.insert(out_files.end(), {"misclassified.png", "confusion.png"});
   // Every output is checked before any work: a bad --out or --save stops the run before it trains.
   start.files = std::make_unique<RunFiles>(config.out_dir, out_files, config.save_dir, npy_names(start.init));
-  start.log = std::make_unique<EpochLog>(start.files->out_path("metrics.csv"), config.epochs);
+  start.log = std::make_unique<EpochLog>(start.files->out_path("metrics.csv"), config.epochs, run.score);
   return start;
 }
 
@@ -177,7 +180,10 @@ void train_rank(const TrainConfig& config, const TrainingData& data, const Devic
 
   std::function<std::vector<std::string>()> draw_network;
   if (run.draw_network) draw_network = [&] { return run.draw_network(net, *start.files, data.test, *test); };
-  finish_run(*start.files, [&] { return net.parameters().download(); }, eval, data.test, classes, draw_network);
+  std::function<std::vector<std::string>()> report;
+  if (run.report_results) report = [&] { return run.report_results(eval, data.test, *start.files); };
+  finish_run(*start.files, [&] { return net.parameters().download(); }, eval, data.test, classes, draw_network,
+             report);
 }
 
 }  // namespace detail
@@ -235,7 +241,8 @@ DeviceEvaluation evaluate_on_device(DeviceNetwork& net, const DeviceDataset& dat
 
 void finish_run(const RunFiles& files, const std::function<std::vector<Parameter>()>& params,
                 const DeviceEvaluation& eval, const course::Dataset& test, int classes,
-                const std::function<std::vector<std::string>()>& draw_network) {
+                const std::function<std::vector<std::string>()>& draw_network,
+                const std::function<std::vector<std::string>()>& report_results) {
   std::vector<std::string> saved, written;
   if (files.has_save()) {
     const std::vector<Parameter> values = params();
@@ -249,10 +256,17 @@ void finish_run(const RunFiles& files, const std::function<std::vector<Parameter
       const std::vector<std::string> drawn = draw_network();
       written.insert(written.end(), drawn.begin(), drawn.end());
     }
-    write_misclassified_png(files.out_path("misclassified.png"), test, eval.predictions);
-    write_confusion_png(files.out_path("confusion.png"), eval.confusion, classes);
-    written.insert(written.end(), {"misclassified.png", "confusion.png"});
+    if (report_results) {
+      const std::vector<std::string> drawn = report_results();
+      written.insert(written.end(), drawn.begin(), drawn.end());
+    } else {
+      write_misclassified_png(files.out_path("misclassified.png"), test, eval.predictions);
+      write_confusion_png(files.out_path("confusion.png"), eval.confusion, classes);
+      written.insert(written.end(), {"misclassified.png", "confusion.png"});
+    }
     std::printf("wrote %s/{%s}\n", files.out_dir().c_str(), file_list(written).c_str());
+  } else if (report_results) {
+    report_results();  // its report, without pictures
   }
   files.finish(written, saved);
 }

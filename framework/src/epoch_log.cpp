@@ -15,7 +15,8 @@ namespace framework {
 // epoch: the rename is then the only step that changes metrics.csv, so an interrupted run or a full
 // disk leaves the last complete version (never a cut row), and a failed write throws naming the
 // file. A few hundred bytes per epoch make rewriting cheaper to reason about than appending.
-EpochLog::EpochLog(std::string csv_path, int epochs) : path_(std::move(csv_path)), epochs_(epochs) {
+EpochLog::EpochLog(std::string csv_path, int epochs, ScoreName score)
+    : path_(std::move(csv_path)), epochs_(epochs), score_(std::move(score)) {
   if (path_.empty()) return;
   // Checked now, written with the first epoch: a run that stops before it (a TODO, Ctrl-C) leaves
   // no metrics.csv without a row.
@@ -25,13 +26,15 @@ EpochLog::EpochLog(std::string csv_path, int epochs) : path_(std::move(csv_path)
   if (!folder.empty() && !std::filesystem::is_directory(folder, ec))
     throw course::Error(course::shown(path_) + ": cannot be written: the folder " + course::shown(folder.string()) +
                         " does not exist");
-  csv_ = "epoch,train_loss,train_accuracy,test_loss,test_accuracy,seconds\n";
+  csv_ = "epoch,train_loss,train_" + score_.column + ",test_loss,test_" + score_.column + ",seconds\n";
 }
 
 void EpochLog::add(const EpochResult& r) {
   const int epoch = static_cast<int>(summary_.epoch_seconds.size()) + 1;
-  std::printf("epoch %d/%d  train loss %.4f  train acc %.2f %%  test loss %.4f  test acc %.2f %%  %.3f s\n", epoch,
-              epochs_, r.train_loss, 100 * r.train_accuracy, r.test_loss, 100 * r.test_accuracy, r.seconds);
+  const char* brief = score_.brief.c_str();
+  std::printf("epoch %d/%d  train loss %.4f  train %s %.2f %%  test loss %.4f  test %s %.2f %%  %.3f s\n", epoch,
+              epochs_, r.train_loss, brief, 100 * r.train_accuracy, r.test_loss, brief, 100 * r.test_accuracy,
+              r.seconds);
   std::fflush(stdout);
   summary_.epoch_seconds.push_back(r.seconds);
   summary_.train_loss.push_back(r.train_loss);
@@ -46,15 +49,15 @@ void EpochLog::add(const EpochResult& r) {
   course::write_file_atomically(path_, csv_);
 }
 
-void print_summary(const TrainSummary& s, const std::string& where) {
+void print_summary(const TrainSummary& s, const std::string& where, const ScoreName& score) {
   if (s.epoch_seconds.empty()) return;
   const std::vector<double>& acc = s.test_accuracy;
   const size_t best = size_t(std::max_element(acc.begin(), acc.end()) - acc.begin());
   double total = 0;
   for (double t : s.epoch_seconds) total += t;
-  std::printf("summary (%s): %zu epoch(s), final test accuracy %.2f %%, best %.2f %% (epoch %zu), "
+  std::printf("summary (%s): %zu epoch(s), final %s %.2f %%, best %.2f %% (epoch %zu), "
               "training time %.3f s (median epoch %.3f s)\n",
-              where.c_str(), s.epoch_seconds.size(), 100 * acc.back(), 100 * acc[best], best + 1, total,
+              where.c_str(), s.epoch_seconds.size(), score.full.c_str(), 100 * acc.back(), 100 * acc[best], best + 1, total,
               course::median(s.epoch_seconds));
 }
 

@@ -27,6 +27,11 @@ std::string shape_text(int batch, const LayerPlan& p) {
          std::to_string(p.out_w) + "]";
 }
 
+// " LABEL 7" for a class of the network; "" for a label that is not one (a box regression's box).
+std::string label_text(int label, int classes) {
+  return label >= 0 && label < classes ? " LABEL " + std::to_string(label) : "";
+}
+
 }  // namespace
 
 bool write_filters_png(const std::string& path, LayeredNetwork& net) {
@@ -52,8 +57,8 @@ void write_feature_maps_png(const std::string& path, LayeredNetwork& net, const 
                                                        test.images.dim(1), h, w)
                                      .every(step)
                                      .scaled(step > 1 ? 1 : 4),
-                                 "TEST DIGIT " + std::to_string(example) + " LABEL " +
-                                     std::to_string(test.labels[size_t(example)])));
+                                 "TEST DIGIT " + std::to_string(example) + label_text(test.labels[size_t(example)],
+                                                                                       net.classes())));
   const size_t layers = net.layer_count();
   for (size_t i = 0; i < layers; ++i) {
     if (net.layer_plan(i).spec.kind != LayerKind::conv) continue;

@@ -74,6 +74,7 @@ ModelSpec model_for_data(const std::string& name, const TrainingData& data) {
   spec.in_channels = data.train.images.dim(1);
   spec.height = data.train.images.dim(2);
   spec.width = data.train.images.dim(3);
+  spec.classes = data.outputs;
   try {
     plan_layers(spec);  // throws when a layer does not fit the sizes before it
   } catch (const course::Error& e) {

@@ -14,9 +14,10 @@ namespace {
 using host_training::LayerKind;
 
 // The LossMaker's loss, or this lesson's where there is none (or it makes none).
-std::unique_ptr<SoftmaxCrossEntropy> make_loss(const LossMaker& extra_loss, int classes, int max_batch) {
-  std::unique_ptr<SoftmaxCrossEntropy> loss = extra_loss ? extra_loss(classes, max_batch) : nullptr;
-  return loss ? std::move(loss) : std::make_unique<SoftmaxCrossEntropy>(classes, max_batch);
+std::unique_ptr<framework::DeviceLoss> make_loss(const LossMaker& extra_loss, int classes, int max_batch) {
+  std::unique_ptr<framework::DeviceLoss> loss = extra_loss ? extra_loss(classes, max_batch) : nullptr;
+  if (!loss) loss = std::make_unique<SoftmaxCrossEntropy>(classes, max_batch);
+  return loss;
 }
 }  // namespace
 
@@ -24,7 +25,7 @@ GpuNetwork::GpuNetwork(const host_training::ModelSpec& spec, const std::vector<h
                        int max_batch, ConvAlgorithm conv, const LayerMaker& extra_layers,
                        const LossMaker& extra_loss)
     : LayerStack(spec, params, max_batch, make_loss(extra_loss, spec.classes, std::max(max_batch, 1))), conv_(conv),
-      loss_(static_cast<SoftmaxCrossEntropy&>(stack_loss())) {
+      loss_(stack_loss()) {
   const std::vector<host_training::LayerPlan> plan = host_training::plan_layers(spec_);
   const std::vector<std::string> names = layer_names(plan);
 

@@ -36,9 +36,9 @@ using LayerMaker = std::function<std::unique_ptr<Layer>(const std::string& name,
                                                         const host_training::LayerPlan& plan, int max_batch,
                                                         const ParamLookup& lookup)>;
 
-// A loss plugged in (softmax-cross-entropy on a stream, or a fused kernel):
-// builds it for `classes` and max_batch; nullptr leaves this lesson's.
-using LossMaker = std::function<std::unique_ptr<SoftmaxCrossEntropy>(int classes, int max_batch)>;
+// A loss plugged in (softmax-cross-entropy on a stream, a fused kernel, a regression's loss):
+// builds it for `classes` (the outputs of the last layer) and max_batch; nullptr leaves this lesson's.
+using LossMaker = std::function<std::unique_ptr<framework::DeviceLoss>(int classes, int max_batch)>;
 
 // A framework LayerStack (framework/layer_stack.hpp): the framework keeps the layers, the loss and the
 // parameters and answers what a trainer asks of a network; this lesson builds the layers and writes
@@ -65,13 +65,13 @@ class GpuNetwork : public framework::LayerStack {
   ConvAlgorithm conv_algorithm() const { return conv_; }  // as requested (may be automatic)
   // What each conv layer runs, e.g. "im2col" or "auto (conv1 direct, conv2 im2col)".
   std::string conv_summary() const;
-  SoftmaxCrossEntropy& loss() { return loss_; }
+  framework::DeviceLoss& loss() { return loss_; }
   std::string loss_name() const override { return SoftmaxCrossEntropy::name(); }
 
  private:
   ConvAlgorithm conv_;
   course::DeviceBuffer<float> workspace_;  // shared by the conv layers
-  SoftmaxCrossEntropy& loss_;  // the stack's loss: this lesson's, or the LossMaker's
+  framework::DeviceLoss& loss_;  // the stack's loss: this lesson's, or the LossMaker's
 };
 
 }  // namespace mnist_gpu

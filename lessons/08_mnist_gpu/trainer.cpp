@@ -72,12 +72,16 @@ framework::TrainSummary train_on_gpu(const GpuTrainConfig& config, const framewo
     s.net.forward_backward(s.x, s.labels, s.count);
     const cudaStream_t counting = extras.counters_stream ? extras.counters_stream() : s.stream;
     accumulate_loss(s.net.row_loss(), s.count, s.number, s.counters.loss_sum.data(), s.counters.bad_step(), counting);
-    predict_and_count(s.net.logits(), s.labels, s.count, s.net.classes(), s.predictions, s.counters.correct(),
-                      counting);
+    if (extras.count_correct)
+      extras.count_correct(s.net.logits(), s.labels, s.count, s.net.classes(), s.predictions, s.counters.correct(),
+                           counting);
+    else
+      predict_and_count(s.net.logits(), s.labels, s.count, s.net.classes(), s.predictions, s.counters.correct(),
+                        counting);
     s.update.step(s.stream);
     if (extras.after_update) extras.after_update();
   };
-  run.evaluate = evaluate_on_gpu;
+  if (!run.evaluate) run.evaluate = evaluate_on_gpu;
   return framework::train_on_device(config, data, run);
 }
 

@@ -49,6 +49,10 @@ std::string graph_problem(const course::ArgParser& args, const framework::TrainC
 void prepare_gpu_run(const course::ArgParser& args, mnist_gpu::GpuTrainerExtras& extras, cudaStream_t stream,
                      const std::string& problem) {
   if (args.given("--threads")) std::printf("note: --threads applies to the CPU only; ignored\n");
+  replay_steps(extras, stream, problem);
+}
+
+void replay_steps(mnist_gpu::GpuTrainerExtras& extras, cudaStream_t stream, const std::string& problem) {
   if (!problem.empty()) {
     extras.steps_text = "launched one by one (" + problem + ")";
     return;

@@ -35,5 +35,7 @@ std::string graph_problem(const course::ArgParser& args, const framework::TrainC
 // replayed from CUDA graphs (lesson 09), else launched one by one; the steps line says which.
 void prepare_gpu_run(const course::ArgParser& args, mnist_gpu::GpuTrainerExtras& extras, cudaStream_t stream,
                      const std::string& problem);
+// The same without the note, for a trainer that runs on the GPU only.
+void replay_steps(mnist_gpu::GpuTrainerExtras& extras, cudaStream_t stream, const std::string& problem);
 
 }  // namespace beyond_mnist

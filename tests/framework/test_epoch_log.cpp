@@ -49,3 +49,15 @@ TEST_CASE("EpochLog writes a CSV row per epoch as it ends and keeps the numbers"
   CHECK_THROWS_AS(framework::EpochLog(path + "/not_a_folder/metrics.csv", 1), course::Error);
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("EpochLog names another task's score in metrics.csv's header", "[epoch_log]") {
+  const auto dir = std::filesystem::temp_directory_path() / ("course_epoch_score_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "metrics.csv").string();
+  framework::EpochLog log(path, 1, framework::ScoreName{"IoU>=.5", "iou50", "share of boxes found"});
+  log.add({0.5, 0.25, 0.75, 0.125, 2});
+  REQUIRE(lines_of(path).size() == 2);
+  CHECK(lines_of(path)[0] == "epoch,train_loss,train_iou50,test_loss,test_iou50,seconds");
+  CHECK(lines_of(path)[1] == "1,0.500000,0.250000,0.750000,0.125000,2.0000");
+  std::filesystem::remove_all(dir);
+}

@@ -10,6 +10,7 @@ namespace course {
 
 void write_npy(const std::string& path, const float* data, const std::vector<size_t>& shape);
 void write_npy(const std::string& path, const int32_t* data, const std::vector<size_t>& shape);
+void write_npy(const std::string& path, const uint8_t* data, const std::vector<size_t>& shape);  // bytes ('|u1')
 
 // Reads a float32 .npy file (version 1.0, '<f4', C order), such as write_npy writes; for tests
 // and tools. The header dictionary is parsed key by key and the file's size is checked against

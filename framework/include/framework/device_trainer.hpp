@@ -122,6 +122,15 @@ struct DeviceRun {
   std::function<std::vector<std::string>(DeviceNetwork& net, const RunFiles& files, const course::Dataset& test,
                                          const DeviceDataset& test_on_device)>
       draw_network;
+  // A task whose outputs are not classes (a box regression): the name of its score, and what it
+  // does with the last evaluation instead of drawing misclassified.png and confusion.png: prints
+  // its report and, under --out, draws result_pictures (returns the names it wrote). Unset: a
+  // classifier's.
+  ScoreName score;
+  std::vector<std::string> result_pictures;
+  std::function<std::vector<std::string>(const DeviceEvaluation& eval, const course::Dataset& test,
+                                         const RunFiles& files)>
+      report_results;
 };
 
 constexpr int kEvalBatch = 1000;  // examples per forward pass when the test set is evaluated
@@ -130,9 +139,12 @@ constexpr int kEvalBatch = 1000;  // examples per forward pass when the test set
 // model): with --save, `params()` and the test logits as .npy files; with --out, beside metrics.csv
 // (written by the EpochLog), what draw_network draws (unset: nothing; it returns the names it
 // wrote), misclassified.png and confusion.png; then run.txt. Says on stdout what it wrote.
+// report_results (set): called instead of drawing misclassified.png and confusion.png, with or
+// without --out (DeviceRun::report_results).
 void finish_run(const RunFiles& files, const std::function<std::vector<Parameter>()>& params,
                 const DeviceEvaluation& eval, const course::Dataset& test, int classes,
-                const std::function<std::vector<std::string>()>& draw_network = nullptr);
+                const std::function<std::vector<std::string>()>& draw_network = nullptr,
+                const std::function<std::vector<std::string>()>& report_results = nullptr);
 
 // Trains on `data` (loaded and checked by load_training_data(config)) and evaluates after every
 // epoch; throws course::Error on bad input, out of device memory or a NaN loss.

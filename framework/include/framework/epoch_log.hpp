@@ -9,6 +9,14 @@
 
 namespace framework {
 
+// What a run scores besides its loss: the share of right answers. For a classifier that is its
+// accuracy; another task names its own share (a box regression: boxes that overlap enough).
+struct ScoreName {
+  std::string brief = "acc";           // the epoch line: "train acc 97.12 %"
+  std::string column = "accuracy";     // metrics.csv: train_<column>, test_<column>
+  std::string full = "test accuracy";  // the summary: "final test accuracy 97.12 %"
+};
+
 struct EpochResult {
   double train_loss = 0, train_accuracy = 0, test_loss = 0, test_accuracy = 0;
   double seconds = 0;  // the training part of the epoch only
@@ -16,11 +24,12 @@ struct EpochResult {
 
 class EpochLog {
  public:
-  // csv_path: metrics.csv (epoch,train_loss,train_accuracy,test_loss,test_accuracy,seconds), written
+  // csv_path: metrics.csv (epoch,train_loss,train_accuracy,test_loss,test_accuracy,seconds; the
+  // score's column in place of "accuracy"), written
   // with its header line when the first epoch ends (a run that stops before leaves no file without
   // a row); "" writes no file. The folder must exist and nothing but a regular file may be at the
   // path: else course::Error naming the file and the reason, at once.
-  EpochLog(std::string csv_path, int epochs);
+  EpochLog(std::string csv_path, int epochs, ScoreName score = {});
   // Prints "epoch E/N  train loss ...  test acc ... %  S s", puts the CSV row on disk before it
   // returns, so an interrupted run keeps what it measured, and keeps the numbers for summary().
   // The file under csv_path is always complete (header and whole rows): it is replaced all at once.
@@ -31,11 +40,13 @@ class EpochLog {
   std::string path_;
   std::string csv_;  // everything written so far: each epoch rewrites the whole file
   int epochs_;
+  ScoreName score_;
   TrainSummary summary_;
 };
 
 // One line for the end of a run: "summary (<where>): N epoch(s), final test accuracy ..., best
-// ... (epoch E), training time ... s (median epoch ... s)". Prints nothing for an empty summary.
-void print_summary(const TrainSummary& s, const std::string& where);
+// ... (epoch E), training time ... s (median epoch ... s)" (the score's full name in place of "test
+// accuracy"). Prints nothing for an empty summary.
+void print_summary(const TrainSummary& s, const std::string& where, const ScoreName& score = {});
 
 }  // namespace framework

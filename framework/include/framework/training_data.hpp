@@ -12,6 +12,9 @@ namespace framework {
 struct TrainingData {
   std::string dir;  // the folder the data came from
   course::Dataset train, test;
+  // What a network's last layer gives for an example: one logit a class (the course's sets have 10),
+  // or another task's numbers (a box regression's 4 corners, its labels then hold the boxes).
+  int outputs = 10;
 };
 
 // The one place a trainer's data folder is worked out and checked: config.data_dir, or when it is
@@ -23,7 +26,7 @@ struct TrainingData {
 // and the test images have the training images' shape. Throws course::Error naming the folder or file.
 TrainingData load_training_data(const TrainConfig& config);
 
-// The model `name` sized for these images. A model whose layers do not fit the images (e.g. 1x1
+// The model `name` sized for these images and data.outputs. A model whose layers do not fit the images (e.g. 1x1
 // images through a 2x2 pool) is refused with a message about the data, not about a layer.
 ModelSpec model_for_data(const std::string& name, const TrainingData& data);
 

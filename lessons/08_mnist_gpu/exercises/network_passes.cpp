@@ -1,6 +1,7 @@
 // Lesson 08, step 08.8: the network's passes, chaining the layers of steps 08.1-08.5 (network.hpp).
 // YOUR FILE: replace each course::todo line. The network has layers_ (a std::vector of
-// std::unique_ptr<Layer>, input to logits), loss_ (the SoftmaxCrossEntropy) and logits()
+// std::unique_ptr<Layer>, input to logits), loss_ (the loss: lesson 04's
+// softmax cross-entropy unless a later lesson plugs in another) and logits()
 // (the last layer's output()). README "08.8 hint" if you are stuck.
 #include "course/error.hpp"
 #include "network.hpp"
