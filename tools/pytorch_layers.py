@@ -346,14 +346,15 @@ def plan_list(layers, text, in_shape, shape, where=""):
     return shapes
 
 
-def plan(layers, text, in_shape):
+def plan(layers, text, in_shape, outputs=CLASSES):
     """The shape (C, H, W) after every layer; raises InputError when a layer does not fit, or the
-    last layer does not give the 10 classes (the course's plan_layers)."""
+    last layer does not give `outputs` values (the 10 classes; the course's plan_layers)."""
     shapes = plan_list(layers, text, in_shape, in_shape)
     c, h, w = shapes[-1]
-    if c * h * w != CLASSES:
-        raise InputError(f"network '{text}': the last layer '{layers[-1].text()}' gives {c * h * w} values, the data "
-                         f"set has {CLASSES} classes (end the network with dense{CLASSES})")
+    if c * h * w != outputs:
+        what = f"the data set has {CLASSES} classes" if outputs == CLASSES else f"the task needs {outputs} outputs"
+        raise InputError(f"network '{text}': the last layer '{layers[-1].text()}' gives {c * h * w} values, {what} "
+                         f"(end the network with dense{outputs})")
     return shapes
 
 

@@ -1,4 +1,5 @@
-// Lesson 15 (given): the quick look at your steps before train_deeper trains (your_steps_check.hpp).
+// Lesson 15 (given): the quick look at your steps before train_deeper or train_boxes trains
+// (your_steps_check.hpp).
 #include "your_steps_check.hpp"
 
 #include <string>
@@ -127,6 +128,30 @@ void check_kernels(const HostPasses& h) {
 void check_your_steps(bool gpu) {
   const HostPasses h = host_passes();
   if (gpu) check_kernels(h);
+}
+
+void check_your_regression_loss(RegressionLoss kind, float beta) {
+  const int batch = 37, outputs = 4;
+  const size_t n = size_t(batch) * outputs;
+  const std::vector<float> pred = course::random_uniform(n, 1505, -0.5f, 1.5f);
+  const std::vector<float> target = course::random_uniform(n, 1506, 0.0f, 1.0f);
+  std::vector<float> rows = course::unwritten_floats(size_t(batch)), dpred = course::unwritten_floats(n);
+  regression_loss<float>(kind, pred.data(), target.data(), batch, outputs, beta, rows.data(), dpred.data());
+  const char* host_file = "exercises/regression_loss.cpp";
+  course::expect_step_output({"15.4", "regression_loss", host_file, "row_loss"}, rows,
+                             std::vector<double>(rows.size(), 0.0), 1e30, 0);
+  course::expect_step_output({"15.4", "regression_loss", host_file, "dpred"}, dpred,
+                             std::vector<double>(dpred.size(), 0.0), 1e30, 0);
+
+  course::DeviceBuffer<float> p(pred), t(target), r(course::unwritten_floats(size_t(batch))),
+      d(course::unwritten_floats(n));
+  regression_loss_gpu(kind, p.data(), t.data(), batch, outputs, beta, r.data(), d.data());
+  const char* gpu_file = "exercises/regression_loss.cu";
+  const std::string host = "your host function (15.4) gives";
+  course::expect_step_output({"15.4", "regression_loss_gpu", gpu_file, "row_loss"}, r.to_host(), as_doubles(rows),
+                             1e-7, 1e-5, host);
+  course::expect_step_output({"15.4", "regression_loss_gpu", gpu_file, "dpred"}, d.to_host(), as_doubles(dpred), 1e-7,
+                             1e-5, host);
 }
 
 }  // namespace deeper_cnns

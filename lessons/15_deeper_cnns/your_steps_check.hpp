@@ -1,7 +1,9 @@
 #pragma once
-// Lesson 15 (given): before train_deeper trains, a quick look at the steps it is about to use, so
+// Lesson 15 (given): before train_deeper or train_boxes trains, a quick look at the steps it is about to use, so
 // that an unwritten or wrong step stops the run with one line instead of training a network that
 // silently learns nothing. Not a test: check_15 is the test.
+#include "deeper_cnns.hpp"
+
 namespace deeper_cnns {
 
 // Runs your batch norm (15.1) and global average pooling (15.5) on a small input (an unwritten one
@@ -9,5 +11,9 @@ namespace deeper_cnns {
 // against them: outputs poisoned with NaN first, then compared. Throws course::Error naming the
 // step, the function and the file.
 void check_your_steps(bool gpu);
+
+// The same for the regression head (15.4) before train_boxes trains: your host function on a small
+// batch (every output written), and your kernel against it.
+void check_your_regression_loss(RegressionLoss kind, float beta);
 
 }  // namespace deeper_cnns

@@ -11,7 +11,7 @@ Each program first runs once on a good generated data set, MNIST-like and CIFAR-
 reads CIFAR-10 (it must succeed), so a case cannot pass because the program fails on everything.
 
 Usage: bad_input_table.py --lesson02 PROG --train PROG --train-mnist PROG [--train-beyond PROG] [--train-speedrun PROG]
-                          [--train-deeper PROG]
+                          [--train-deeper PROG] [--train-boxes PROG]
                           [--markdown FILE]
   --markdown writes the table (program, case, exit status, message) for docs/.
 Exit status 0 when every case holds.
@@ -180,6 +180,14 @@ DEEPER_FLAG_CASES = [
      ["no strided 1x1 projection"]),
     ("--threads 2000", ["--threads", "2000"], ["--threads"]),
 ]
+# Only for lesson 15's train_boxes: its own flags.
+BOXES_FLAG_CASES = [
+    ("--model not ending in dense4", ["--model", "conv3x3x8p1,relu,pool2,dense10"], ["--model", "dense4"]),
+    ("--beta 0", ["--beta", "0"], ["--beta"]),
+    ("--loss huber", ["--loss", "huber"], ["--loss"]),
+    ("--write-canvases over earlier canvases", ["--write-canvases", "@OUT@"], ["train_canvases.npy", "there already"],
+     None, lambda d: open(os.path.join(d, "train_canvases.npy"), "w").close()),
+]
 # Only for lesson 14's train_speedrun: its own flags.
 SPEEDRUN_FLAG_CASES = [
     ("--shift 9", ["--shift", "9"], ["--shift"]),
@@ -192,9 +200,11 @@ class Program:
     """A trainer under test and what it takes: CIFAR-10, --save, the file its run writes, its own flags."""
 
     # skip: the names of cases that are not bad input for this program (its network takes 1x1 images).
-    def __init__(self, name, cmd, own_flags, cifar=True, save=True, writes="metrics.csv", skip=()):
+    # picture: a picture it draws after training.
+    def __init__(self, name, cmd, own_flags, cifar=True, save=True, writes="metrics.csv", skip=(),
+                 picture="confusion.png"):
         self.name, self.cmd, self.own_flags = name, cmd, own_flags
-        self.cifar, self.save, self.writes, self.skip = cifar, save, writes, set(skip)
+        self.cifar, self.save, self.writes, self.skip, self.picture = cifar, save, writes, set(skip), picture
 
 
 # ---- running one case ---------------------------------------------------------------------------
@@ -318,6 +328,7 @@ def main():
     ap.add_argument("--train-beyond", help="lesson 12's train_beyond (solutions build), when it is built")
     ap.add_argument("--train-speedrun", help="lesson 14's train_speedrun (solutions build; runs only with a GPU)")
     ap.add_argument("--train-deeper", help="lesson 15's train_deeper (solutions build), when it is built")
+    ap.add_argument("--train-boxes", help="lesson 15's train_boxes (solutions build; runs only with a GPU)")
     ap.add_argument("--markdown", help="write the table here")
     args = ap.parse_args()
 
@@ -348,8 +359,12 @@ def main():
             if args.train_speedrun:  # GPU only; MNIST-like data (no CIFAR-10), no --save, runs.csv
                 programs.append(Program("train_speedrun", [args.train_speedrun, "--seeds", "1", *quick],
                                         SPEEDRUN_FLAG_CASES, cifar=False, save=False, writes="runs.csv"))
-        gpu_note = "" if rc == 0 else ("train_mnist" + (" and train_speedrun" if args.train_speedrun else "")
-                                       + ": not run (no usable GPU here)")
+            if args.train_boxes:  # GPU only; draws MNIST-like digits on its canvases (no CIFAR-10)
+                programs.append(Program("train_boxes", [args.train_boxes, *quick], BOXES_FLAG_CASES, cifar=False,
+                                        picture="boxes.png"))
+        gpu_only = ["train_mnist"] + [name for name, given in (("train_speedrun", args.train_speedrun),
+                                                               ("train_boxes", args.train_boxes)) if given]
+        gpu_note = "" if rc == 0 else " and ".join(gpu_only) + ": not run (no usable GPU here)"
 
         rows, failures = [], 0
         for program in programs:
@@ -374,7 +389,7 @@ def main():
             if program.cifar:
                 cases += [(name, ["--dataset", "cifar10", "--data", folder], words, None, None)
                           for name, folder, words in cifar_cases(prog_root)]
-            cases += [(c[0], ["--data", good, *c[1]], c[2], c[3] if len(c) > 3 else None, None)
+            cases += [(c[0], ["--data", good, *c[1]], c[2], c[3] if len(c) > 3 else None, c[4] if len(c) > 4 else None)
                       for c in FLAG_CASES + program.own_flags if c[0] not in program.skip]
             blocker = os.path.join(root, "a_file")
             open(blocker, "w").close()
@@ -408,7 +423,8 @@ def main():
                     ("full disk (file size limit 64 KiB, --save)", ["--data", good, "--save", "@OUT@/npy"], [".npy"], 64,
                      None),
                     ("--save and a picture's name taken by a folder", ["--data", good, "--save", "@OUT@/npy"],
-                     ["confusion.png", "is a folder"], None, lambda d: os.mkdir(os.path.join(d, "confusion.png"))),
+                     [program.picture, "is a folder"], None,
+                     lambda d, p=program.picture: os.mkdir(os.path.join(d, p))),
                 ]
             for name, extra, words, limit, prepare in cases:
                 out_dir = os.path.join(root, "out_case")

@@ -1,0 +1,137 @@
+// Lesson 15's box task on the GPU (given code): the targets of a label, the boxes found counted as
+// the trainer counts right answers, and the loss at the end of the network (your 15.4 inside it)
+// against the formulas in double. Outputs poisoned, odd batch sizes.
+#include <cmath>
+#include <vector>
+
+#include "box_loss.hpp"
+#include "box_task.hpp"
+#include "course/check.hpp"
+#include "course/cuda_check.hpp"
+#include "course/device_buffer.hpp"
+#include "course/error.hpp"
+#include "course/rng.hpp"
+#include "course_test.hpp"
+#include "regression_reference.hpp"
+
+using deeper_cnns::Box;
+using deeper_cnns::kBoxOutputs;
+using deeper_cnns::kCanvas;
+
+namespace {
+
+std::vector<int> random_labels(int n, uint64_t seed) {
+  course::Rng rng(seed);
+  std::vector<int> labels(static_cast<size_t>(n));
+  for (int& label : labels) {
+    const int x0 = rng.uniform_int(kCanvas), y0 = rng.uniform_int(kCanvas);
+    label = deeper_cnns::pack_box({x0, y0, x0 + 1 + rng.uniform_int(kCanvas - x0), y0 + 1 + rng.uniform_int(kCanvas - y0)});
+  }
+  return labels;
+}
+
+// Predictions near their labels' boxes (some found, some not), a few covering nothing or NaN.
+std::vector<float> predictions_near(const std::vector<int>& labels, uint64_t seed) {
+  course::Rng rng(seed);
+  std::vector<float> p(labels.size() * kBoxOutputs);
+  for (size_t i = 0; i < labels.size(); ++i) {
+    deeper_cnns::box_targets(labels[i], p.data() + i * kBoxOutputs);
+    for (int k = 0; k < kBoxOutputs; ++k) p[i * kBoxOutputs + k] += rng.uniform(-0.15f, 0.15f);
+    if (i % 17 == 3) std::swap(p[i * kBoxOutputs], p[i * kBoxOutputs + 2]);
+    if (i % 29 == 5) p[i * kBoxOutputs + 1] = NAN;
+  }
+  return p;
+}
+
+int pixel_of(float v) { return v >= 0.0f ? std::min(int(std::lrint(std::fmin(v, 1.0f) * kCanvas)), kCanvas) : 0; }
+
+}  // namespace
+
+TEST_CASE("box_targets_gpu gives each label's corners as fractions of the canvas", "[15-box_task_gpu]") {
+  for (int batch : {1, 37, 70001}) {
+    CAPTURE(batch);
+    const std::vector<int> labels = random_labels(batch, 10 + uint64_t(batch));
+    course::DeviceBuffer<int> d_labels(labels);
+    course::DeviceBuffer<float> targets{size_t(batch) * kBoxOutputs + 3};
+    targets.poison();
+    deeper_cnns::box_targets_gpu(d_labels.data(), batch, targets.data(), nullptr);
+    const std::vector<float> got = targets.to_host();
+    for (int b = 0; b < batch; ++b) {
+      const Box box = deeper_cnns::unpack_box(labels[size_t(b)]);
+      const float want[4] = {box.x0 / 64.0f, box.y0 / 64.0f, box.x1 / 64.0f, box.y1 / 64.0f};
+      for (int k = 0; k < 4; ++k) REQUIRE(got[size_t(b) * 4 + k] == want[k]);
+    }
+    for (size_t i = size_t(batch) * 4; i < got.size(); ++i) REQUIRE(std::isnan(got[i]));  // nothing past the batch
+  }
+}
+
+TEST_CASE("count_box_hits_gpu counts IoU >= 0.5 and writes each predicted box in pixels", "[15-box_task_gpu]") {
+  for (int batch : {1, 37, 70001}) {
+    CAPTURE(batch);
+    const std::vector<int> labels = random_labels(batch, 20 + uint64_t(batch));
+    const std::vector<float> outputs = predictions_near(labels, 30 + uint64_t(batch));
+    course::DeviceBuffer<int> d_labels(labels), predictions{size_t(batch)}, hits(std::vector<int>{5});
+    course::DeviceBuffer<float> d_outputs(outputs);
+    predictions.upload(std::vector<int>(size_t(batch), -7));
+    deeper_cnns::count_box_hits_gpu(d_outputs.data(), d_labels.data(), batch, kBoxOutputs, predictions.data(),
+                                    hits.data(), nullptr);
+    int want_hits = 5;  // added to what is there
+    const std::vector<int> got = predictions.to_host();
+    for (int b = 0; b < batch; ++b) {
+      const float* p = outputs.data() + size_t(b) * 4;
+      want_hits += deeper_cnns::box_iou(p, labels[size_t(b)]) >= deeper_cnns::kIouHit;
+      const Box r{pixel_of(p[0]), pixel_of(p[1]), pixel_of(p[2]), pixel_of(p[3])};
+      REQUIRE(got[size_t(b)] == (r.x0 < r.x1 && r.y0 < r.y1 ? deeper_cnns::pack_box(r) : -1));
+    }
+    CHECK(hits.to_host()[0] == want_hits);
+    if (batch > 1) {  // the cases hold hits and misses
+      CHECK(want_hits - 5 > batch / 10);
+      CHECK(want_hits - 5 < batch);
+    }
+  }
+  course::DeviceBuffer<int> one{1};
+  CHECK_THROWS_AS(deeper_cnns::count_box_hits_gpu(nullptr, nullptr, 4, 10, one.data(), one.data(), nullptr),
+                  course::Error);  // ten outputs are not a box
+}
+
+TEST_CASE("BoxLoss: each example's mean cost and the gradient of the batch's mean, from the labels' boxes",
+          "[15-box_task_gpu]") {
+  using deeper_cnns::RegressionLoss;
+  const int max_batch = 300;
+  for (RegressionLoss kind : {RegressionLoss::squared, RegressionLoss::smooth_l1})
+    for (int batch : {1, 129, 300}) {
+      CAPTURE(int(kind), batch);
+      const double beta = 0.05;
+      const std::vector<int> labels = random_labels(batch, 40 + uint64_t(batch));
+      const std::vector<float> outputs = course::random_uniform(size_t(batch) * 4, 50 + uint64_t(batch), -0.2f, 1.2f);
+      deeper_cnns::BoxLoss loss(kind, float(beta), kBoxOutputs, max_batch);
+      course::DeviceBuffer<int> d_labels(labels);
+      course::DeviceBuffer<float> d_outputs(outputs);
+      CUDA_CHECK(cudaMemset(const_cast<float*>(loss.row_loss()), 0xff, max_batch * sizeof(float)));  // NaN
+      CUDA_CHECK(cudaMemset(loss.logits_grad(), 0xff, size_t(max_batch) * 4 * sizeof(float)));
+      loss.forward(d_outputs.data(), d_labels.data(), batch);
+      loss.backward(d_labels.data(), batch);
+      std::vector<float> rows(static_cast<size_t>(batch)), grad(static_cast<size_t>(batch) * 4);
+      CUDA_CHECK(cudaMemcpy(rows.data(), loss.row_loss(), rows.size() * sizeof(float), cudaMemcpyDeviceToHost));
+      CUDA_CHECK(cudaMemcpy(grad.data(), loss.logits_grad(), grad.size() * sizeof(float), cudaMemcpyDeviceToHost));
+      for (int b = 0; b < batch; ++b) {
+        float t[4];
+        deeper_cnns::box_targets(labels[size_t(b)], t);
+        double row = 0;
+        for (int k = 0; k < 4; ++k) {
+          const double d = double(outputs[size_t(b) * 4 + k]) - double(t[k]);
+          row += regression_test::cost(kind, d, beta) / 4;
+          const double want = (kind == RegressionLoss::squared ? 2 * d
+                               : std::fabs(d) < beta          ? d / beta
+                                                              : (d > 0 ? 1.0 : -1.0)) /
+                              (4.0 * batch);
+          REQUIRE(grad[size_t(b) * 4 + k] == Approx(want).epsilon(1e-4).margin(1e-9));
+        }
+        REQUIRE(rows[size_t(b)] == Approx(row).epsilon(1e-4).margin(1e-9));
+      }
+    }
+  CHECK_THROWS_AS(deeper_cnns::BoxLoss(RegressionLoss::squared, 0.05f, 10, 8), course::Error);  // not a box
+  CHECK_THROWS_AS(deeper_cnns::BoxLoss(RegressionLoss::smooth_l1, 0.0f, 4, 8), course::Error);  // beta 0
+  deeper_cnns::BoxLoss loss(RegressionLoss::squared, 0.05f, kBoxOutputs, 8);
+  CHECK_THROWS_AS(loss.forward(nullptr, nullptr, 9), course::Error);  // past max_batch
+}
