@@ -9,6 +9,7 @@
 //                              layers, which run lesson 09's kernels on the rank's stream. Lesson 08's
 //                              network has no gradient hook: LayerListNetwork adds one (below).
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -42,6 +43,12 @@ class LayerListNetwork : public mnist_gpu::GpuNetwork, private mnist_gpu::PassOb
   GradientReadiness readiness_;  // over this network's layers (the base class built them first)
   GradientHook hook_;
 };
+
+// A network a later lesson builds for a replica instead (its own layers): for `spec` and batches of
+// up to max_batch, every launch on `stream`; `seed` for whatever it draws (dropout's masks).
+using ReplicaNetworkMaker = std::function<std::unique_ptr<framework::DeviceNetwork>(
+    const host_training::ModelSpec& spec, const std::vector<host_training::Parameter>& init, int max_batch,
+    cudaStream_t stream, uint64_t seed)>;
 
 // The network `kind` builds for `spec`, for batches of up to max_batch, launching on `stream`.
 // `conv`: lesson 09's conv engine (fast_network); `seed`: dropout's masks (layer_list).

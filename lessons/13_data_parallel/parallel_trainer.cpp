@@ -33,6 +33,7 @@ framework::TrainSummary train_parallel(const ParallelTrainConfig& config, const 
       options.optimizer = opt, options.overlap = config.overlap;
       options.bucket_floats = config.bucket_floats, options.conv = config.conv;
       options.network = config.network, options.dropout_seed = config.seed;
+      options.make_network = config.make_network;
       options.eval_batch = max_batch;  // the lead also evaluates
       *replica = std::make_shared<Replica>(rank, spec, init, options);
       return std::shared_ptr<framework::DeviceNetwork>(*replica, &(*replica)->net());
@@ -55,6 +56,7 @@ framework::TrainSummary train_parallel(const ParallelTrainConfig& config, const 
     run.evaluate = mnist_gpu::evaluate_on_gpu;
     run.epoch_order = host_training::epoch_order;  // the same order on every rank
     run.network_text = [&](framework::DeviceNetwork&) {
+      if (!config.network_text.empty()) return config.network_text;
       return std::string(config.network == NetworkKind::fast_network ? "fast network (lesson 09)"
                                                                      : "lesson 12's layers");
     };

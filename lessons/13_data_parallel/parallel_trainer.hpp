@@ -6,6 +6,7 @@
 // of each batch; rank 0 also evaluates, prints and writes the files (the framework's run on several
 // ranks: framework/rank_trainer.hpp).
 #include <cstddef>
+#include <string>
 
 #include "fast_trainer.hpp"
 #include "host_training.hpp"
@@ -19,6 +20,10 @@ struct ParallelTrainConfig : fast_training::FastTrainConfig {
   int gpus = 0;                     // 0: every usable GPU
   bool overlap = true;              // 13.3: all-reduce bucket by bucket during the backward pass
   size_t bucket_floats = 1u << 20;  // gradients per bucket at most (whole layers)
+  // A later lesson's network in every replica instead of `network`'s, and its name on the first
+  // line (ReplicaOptions::make_network).
+  ReplicaNetworkMaker make_network;
+  std::string network_text;
 };
 
 framework::TrainSummary train_parallel(const ParallelTrainConfig& config, const framework::TrainingData& data);

@@ -14,8 +14,12 @@ Replica::Replica(const Rank& rank, const host_training::ModelSpec& spec,
     : rank_(rank), options_(options) {
   if (options.batch < 1) throw course::Error("Replica: batch must be >= 1");
   const int largest_shard = shard_of(options.batch, rank.ranks, 0).count;  // rank 0's is never smaller
-  net_ = make_replica_network(options.network, spec, init, std::max({largest_shard, options.eval_batch, 1}),
-                              stream_.get(), options.conv, options.dropout_seed + uint64_t(rank.rank));
+  const int max_batch = std::max({largest_shard, options.eval_batch, 1});
+  const uint64_t seed = options.dropout_seed + uint64_t(rank.rank);
+  net_ = options.make_network ? options.make_network(spec, init, max_batch, stream_.get(), seed)
+                              : make_replica_network(options.network, spec, init, max_batch, stream_.get(), options.conv,
+                                                     seed);
+  if (!net_) throw course::Error("Replica: no network was built for model '" + course::shown(spec.name, 80) + "'");
   optimizer_ = std::make_unique<mnist_gpu::DeviceOptimizer>(options.optimizer, net_->parameters());
   if (options.overlap) overlap_ = std::make_unique<OverlappedBackward>(net_->parameters(), options.bucket_floats);
   x_ = course::DeviceBuffer<float>(size_t(std::max(largest_shard, 1)) * net_->input_size());

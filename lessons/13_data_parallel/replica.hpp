@@ -28,6 +28,9 @@ struct ReplicaOptions {
   // its own (with one seed, row i of every shard would drop the same values); rank 0's are one GPU's.
   uint64_t dropout_seed = 1;
   int eval_batch = 0;                // the network also evaluates batches of up to this many
+  // Set: the network is this maker's, not `network`'s (a later lesson's layers). One without a
+  // gradient hook needs overlap off.
+  ReplicaNetworkMaker make_network;
 };
 
 class Replica {

@@ -4,7 +4,9 @@
 // network). Named networks are the description files in models/.
 #include <cstdio>
 #include <functional>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "beyond_gpu_layers.hpp"  // fused_loss_maker
 #include "course/cli.hpp"
@@ -17,6 +19,7 @@
 #include "framework/train_flags.hpp"
 #include "framework/training_data.hpp"
 #include "host_training.hpp"
+#include "parallel_trainer.hpp"  // lesson 13's data-parallel run
 #include "step_graph.hpp"
 #include "trainer.hpp"
 #include "your_steps_check.hpp"
@@ -43,6 +46,37 @@ struct DeeperConfig : mnist_gpu::GpuTrainConfig {
   }
 };
 
+// --gpus 2 and more: lesson 13's trainer with lesson 15's network in every replica. The gradients are
+// averaged once the backward pass has returned: a res block is one layer of many parameters, so the
+// network cannot say layer by layer when its gradients are final (lesson 13's overlap needs that).
+framework::TrainSummary train_data_parallel(const course::ArgParser& args, const DeeperConfig& config,
+                                            const framework::TrainingData& data, const host_training::ModelSpec& spec,
+                                            int gpus) {
+  if (args.flag("--profile"))
+    throw course::Error("--profile: a data-parallel step holds NCCL's kernels, which the profile cannot time one by "
+                        "one; --gpus 1 profiles the same network on one GPU");
+  const std::string problem = deeper_cnns::stream_problem(spec);
+  if (!problem.empty()) throw course::Error("--gpus " + std::to_string(gpus) + ": every layer of a replica launches "
+                                            "on its rank's stream; " + problem);
+  if (args.given("--threads")) std::printf("note: --threads applies to the CPU only; ignored\n");
+  data_parallel::ParallelTrainConfig parallel;
+  static_cast<mnist_gpu::GpuTrainConfig&>(parallel) = config;
+  parallel.gpus = gpus;
+  parallel.overlap = false;
+  parallel.graph = args.get_string("--graph") == "on";
+  parallel.network_text = "lesson 15's layers";
+  parallel.make_network = [](const host_training::ModelSpec& s, const std::vector<host_training::Parameter>& init,
+                             int max_batch, cudaStream_t stream,
+                             uint64_t seed) -> std::unique_ptr<framework::DeviceNetwork> {
+    auto net = std::make_unique<mnist_gpu::GpuNetwork>(s, init, max_batch, mnist_gpu::ConvAlgorithm::automatic,
+                                                       deeper_cnns::gpu_layer_maker(s, seed),
+                                                       beyond_mnist::fused_loss_maker());
+    net->set_stream(stream);
+    return net;
+  };
+  return data_parallel::train_parallel(parallel, data);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -62,6 +96,9 @@ int main(int argc, char** argv) {
     beyond_mnist::add_device_flags(args, "GPU: replay the training steps from CUDA graphs (lesson 09) when every "
                                          "layer runs on a stream of its own and the optimizer is not adam; off: "
                                          "launch them one by one");
+    args.add_int("--gpus", 1, 1, 64,
+                 "GPUs to train on: 2 or more run lesson 13's data parallelism (a rank a GPU, --batch per GPU, the "
+                 "gradients averaged by NCCL after each backward pass; batch norm's statistics per GPU)");
     if (!args.parse(argc, argv)) return 0;
 
     const bool gpu = beyond_mnist::use_gpu(args);
@@ -74,13 +111,19 @@ int main(int argc, char** argv) {
     deeper_cnns::check_your_steps(gpu);  // an unwritten step stops here, in one line
     if (!gpu) {
       const int threads = beyond_mnist::prepare_cpu_run(args, config, kCpuDefaultEpochs, "",
-                                                        {"--profile", "--profile-steps", "--graph"});
+                                                        {"--profile", "--profile-steps", "--graph", "--gpus"});
       const host_training::TrainerExtras extras{deeper_cnns::network_maker(threads, config.seed),
                                                 deeper_cnns::network_description(threads), nullptr};
       framework::print_summary(host_training::train(config, data, extras), "CPU");
       return 0;
     }
     const host_training::ModelSpec spec = framework::model_for_data(config.model, data);
+    const int gpus = int(args.get_int("--gpus"));
+    if (gpus > 1) {
+      framework::print_summary(train_data_parallel(args, config, data, spec, gpus),
+                               "GPU x" + std::to_string(gpus) + ", data parallel");
+      return 0;
+    }
     mnist_gpu::GpuTrainerExtras extras;
     extras.program = "train_deeper on the GPU";
     extras.layers = deeper_cnns::gpu_layer_maker(spec, config.seed);
