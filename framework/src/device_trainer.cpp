@@ -53,7 +53,9 @@ RunStart start_run(const TrainConfig& config, const TrainingData& data, const De
   else
     out_files.insert(out_files.end(), {"misclassified.png", "confusion.png"});
   // Every output is checked before any work: a bad --out or --save stops the run before it trains.
-  start.files = std::make_unique<RunFiles>(config.out_dir, out_files, config.save_dir, npy_names(start.init));
+  std::vector<Parameter> saved = start.init;
+  for (Parameter& p : running_statistics(start.spec)) saved.push_back(std::move(p));
+  start.files = std::make_unique<RunFiles>(config.out_dir, out_files, config.save_dir, npy_names(saved));
   start.log = std::make_unique<EpochLog>(start.files->out_path("metrics.csv"), config.epochs, run.score);
   return start;
 }
@@ -182,8 +184,13 @@ void train_rank(const TrainConfig& config, const TrainingData& data, const Devic
   if (run.draw_network) draw_network = [&] { return run.draw_network(net, *start.files, data.test, *test); };
   std::function<std::vector<std::string>()> report;
   if (run.report_results) report = [&] { return run.report_results(eval, data.test, *start.files); };
-  finish_run(*start.files, [&] { return net.parameters().download(); }, eval, data.test, classes, draw_network,
-             report);
+  // --save: the parameters, and batch norm's running statistics (what evaluation normalises with).
+  auto saved = [&] {
+    std::vector<Parameter> tensors = net.parameters().download();
+    for (Parameter& p : running_statistics(spec, net.download_buffers())) tensors.push_back(std::move(p));
+    return tensors;
+  };
+  finish_run(*start.files, saved, eval, data.test, classes, draw_network, report);
 }
 
 }  // namespace detail
@@ -248,7 +255,7 @@ void finish_run(const RunFiles& files, const std::function<std::vector<Parameter
     const std::vector<Parameter> values = params();
     save_npy(files.save_dir(), values, eval.logits, classes);
     saved = npy_names(values);
-    std::printf("saved %zu parameter tensors and test_logits.npy to %s\n", values.size(), files.save_dir().c_str());
+    std::printf("saved %s and test_logits.npy to %s\n", saved_tensors_text(values).c_str(), files.save_dir().c_str());
   }
   if (files.has_out()) {
     written.push_back("metrics.csv");

@@ -325,6 +325,35 @@ void require_memory(uint64_t bytes, uint64_t available, const std::string& what,
   throw course::Error(what + text + where + " has free; use a smaller --batch or a smaller network");
 }
 
+std::vector<Parameter> running_statistics(const ModelSpec& spec, const std::vector<float>& values) {
+  std::vector<Parameter> stats;
+  const std::vector<LayerPlan> plan = plan_layers(spec);
+  size_t total = 0;
+  int norms = 0;
+  for (const LayerPlan* layer : all_layers(plan)) {
+    if (layer->spec.kind != LayerKind::batch_norm) continue;
+    const std::string prefix = "bn" + std::to_string(++norms);
+    for (const bool mean : {true, false}) {
+      Parameter p;
+      p.name = prefix + (mean ? ".running_mean" : ".running_var");
+      p.shape = {layer->out_c};
+      p.value.assign(size_t(layer->out_c), mean ? 0.0f : 1.0f);
+      total += p.value.size();
+      stats.push_back(std::move(p));
+    }
+  }
+  if (values.empty()) return stats;
+  if (values.size() != total)
+    throw course::Error("model '" + course::shown(spec.name, 80) + "': its batch norms keep " + std::to_string(total) +
+                        " running statistics, the network gave " + std::to_string(values.size()));
+  size_t at = 0;
+  for (Parameter& p : stats) {
+    std::copy(values.begin() + long(at), values.begin() + long(at + p.value.size()), p.value.begin());
+    at += p.value.size();
+  }
+  return stats;
+}
+
 std::vector<Parameter> init_parameters(const ModelSpec& spec, uint64_t seed) {
   std::vector<Parameter> params;
   course::Rng rng(seed, 0);

@@ -82,6 +82,14 @@ std::vector<std::string> npy_names(const std::vector<Parameter>& params) {
   return names;
 }
 
+std::string saved_tensors_text(const std::vector<Parameter>& tensors) {
+  size_t statistics = 0;
+  for (const Parameter& p : tensors) statistics += p.name.find(".running_") != std::string::npos;
+  std::string text = std::to_string(tensors.size() - statistics) + " parameter tensors";
+  if (statistics > 0) text += ", " + std::to_string(statistics) + " running statistics";
+  return text;
+}
+
 void save_npy(const std::string& dir, const std::vector<Parameter>& params, const std::vector<float>& test_logits,
               int classes) {
   course::create_folder(dir, "for --save");

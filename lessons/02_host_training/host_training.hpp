@@ -79,6 +79,10 @@ class HostNetwork {
   // own may split them. Each element is computed alone, so the split changes no result.
   virtual void for_ranges(size_t count, const std::function<void(size_t begin, size_t end)>& body);
 
+  // What training changes beside the parameters, for --save (a later lesson's batch norm: its running
+  // statistics, framework::running_statistics); none here.
+  virtual std::vector<Parameter> running_tensors() const { return {}; }
+
  protected:  // a derived network reuses the buffers and the layer lookups
   // `accepted`: the layer kinds the constructor lets through (framework::LayerSet); a derived
   // network that runs more kinds of layers passes a larger set.

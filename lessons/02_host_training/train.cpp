@@ -75,8 +75,14 @@ TrainSummary train(const TrainConfig& config, const TrainingData& data, const Tr
   if (!what.empty()) std::printf("network: %s\n", what.c_str());
 
   // Every output is checked before the first step: a bad --out or --save stops the run before it trains.
+  // --save: the parameters and what training changes beside them (batch norm's running statistics).
+  auto saved_tensors = [&] {
+    std::vector<Parameter> tensors = net.parameters();
+    for (Parameter& p : net.running_tensors()) tensors.push_back(std::move(p));
+    return tensors;
+  };
   const RunFiles files(config.out_dir, {"metrics.csv", "filters.png", "misclassified.png", "confusion.png"},
-                       config.save_dir, npy_names(net.parameters()));
+                       config.save_dir, npy_names(saved_tensors()));
   EpochLog log(files.out_path("metrics.csv"), config.epochs);
 
   const int n = train_set.count(), classes = spec.classes;
@@ -123,9 +129,10 @@ TrainSummary train(const TrainConfig& config, const TrainingData& data, const Tr
   // The weights first: a picture that cannot be written then costs no trained model.
   std::vector<std::string> saved, written;
   if (files.has_save()) {
-    framework::save_npy(files.save_dir(), net.parameters(), logits_of(net, test_set), classes);
-    saved = npy_names(net.parameters());
-    std::printf("saved %zu parameter tensors and test_logits.npy to %s\n", net.parameters().size(),
+    const std::vector<Parameter> tensors = saved_tensors();
+    framework::save_npy(files.save_dir(), tensors, logits_of(net, test_set), classes);
+    saved = npy_names(tensors);
+    std::printf("saved %s and test_logits.npy to %s\n", framework::saved_tensors_text(tensors).c_str(),
                 files.save_dir().c_str());
   }
   if (files.has_out()) {

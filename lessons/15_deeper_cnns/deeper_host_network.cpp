@@ -193,6 +193,15 @@ float DeeperHostNetwork::forward_backward(const float* x, const int* labels, int
   return loss;
 }
 
+std::vector<host_training::Parameter> DeeperHostNetwork::running_tensors() const {
+  std::vector<float> values;
+  for (size_t k = 0; k < norms_.size(); ++k) {
+    values.insert(values.end(), running_mean(k).begin(), running_mean(k).end());
+    values.insert(values.end(), running_var(k).begin(), running_var(k).end());
+  }
+  return framework::running_statistics(spec(), values);
+}
+
 host_training::NetworkMaker network_maker(int threads, uint64_t seed) {
   return [threads, seed](const host_training::ModelSpec& spec, std::vector<host_training::Parameter> params) {
     return std::make_unique<DeeperHostNetwork>(spec, std::move(params), threads, seed);

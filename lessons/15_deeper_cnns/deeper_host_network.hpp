@@ -37,6 +37,8 @@ class DeeperHostNetwork : public host_training::HostNetwork {
   const std::vector<float>& running_mean(size_t k) const;
   const std::vector<float>& running_var(size_t k) const;
   size_t batch_norm_layers() const { return norms_.size(); }
+  // Every batch norm's running mean and variance, named for --save (framework::running_statistics).
+  std::vector<host_training::Parameter> running_tensors() const override;
 
  private:
   // What one layer (all_layers' order) keeps between its passes.

@@ -6,6 +6,7 @@
 
 #include "course_test.hpp"
 #include "framework/model.hpp"
+#include "framework/run_files.hpp"
 
 using namespace framework;
 
@@ -313,6 +314,32 @@ TEST_CASE("model_from_text: lesson 15's bn, globalavg and res(...) blocks; their
   ModelSpec plain = model_from_text("conv3x3x8p1,relu,globalavg,dense10");
   plain.in_channels = 3, plain.height = 9, plain.width = 7;
   CHECK(init_parameters(plain, 3)[0].value == params[0].value);
+
+  // Batch norm's running statistics for --save: numbered and ordered as its parameters, the mean
+  // first; PyTorch's start without values, the network's values in order with them.
+  const std::vector<Parameter> fresh = running_statistics(m);
+  REQUIRE(fresh.size() == 12);
+  CHECK(fresh[0].name == "bn1.running_mean");
+  CHECK(fresh[1].name == "bn1.running_var");
+  CHECK(fresh[11].name == "bn6.running_var");  // the projection's batch norm, last
+  CHECK(fresh[10].shape == std::vector<int>{16});
+  CHECK(fresh[0].value == std::vector<float>(8, 0.0f));
+  CHECK(fresh[1].value == std::vector<float>(8, 1.0f));
+  size_t total = 0;
+  for (const Parameter& p : fresh) total += p.value.size();
+  std::vector<float> values(total);
+  for (size_t i = 0; i < total; ++i) values[i] = 0.5f + float(i);
+  const std::vector<Parameter> filled = running_statistics(m, values);
+  CHECK(filled[0].value[0] == 0.5f);
+  CHECK(filled[1].value[0] == 8.5f);                     // after bn1's 8 means
+  CHECK(filled[11].value.back() == values.back());
+  values.pop_back();
+  CHECK_THROWS_AS(running_statistics(m, values), course::Error);  // one value short
+  CHECK(running_statistics(plain).empty());
+  CHECK(framework::saved_tensors_text(params) == "26 parameter tensors");
+  std::vector<Parameter> all = params;
+  all.insert(all.end(), filled.begin(), filled.end());
+  CHECK(framework::saved_tensors_text(all) == "26 parameter tensors, 12 running statistics");
 
   // Lesson 15's layers are refused by the trainers before it, naming the layer and who trains it.
   try {

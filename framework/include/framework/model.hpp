@@ -154,6 +154,13 @@ struct Parameter {
 // dense), biases 0, batch norm's gamma 1 and beta 0. Weights are drawn in parameter order, element by element, from ONE
 // course::Rng(seed, 0) with Rng::uniform(-b, b); biases draw nothing.
 std::vector<Parameter> init_parameters(const ModelSpec& spec, uint64_t seed);
+// What a training pass changes beside the parameters, as --save writes it: every batch norm's
+// running mean and variance, named as PyTorch names them ("bn1.running_mean", "bn1.running_var",
+// [channels] each, numbered as init_parameters numbers "bn1.weight"), in all_layers' order, the mean
+// first. `values`: the statistics in that order (mean then variance of each batch norm, as a
+// network's buffers hold them); empty: PyTorch's start, mean 0 and variance 1. Throws course::Error
+// when `values` is neither empty nor of their size. Empty for a network without batch norm.
+std::vector<Parameter> running_statistics(const ModelSpec& spec, const std::vector<float>& values = {});
 // Every network built from given parameters checks them here: throws course::Error naming the first
 // misfit unless `params` are the tensors init_parameters makes for `spec` (their number, order, shapes
 // and sizes; values aside).

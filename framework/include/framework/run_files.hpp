@@ -41,6 +41,9 @@ class RunFiles {
 
 // What --save writes for these parameters: "<name>.npy" for each, and test_logits.npy.
 std::vector<std::string> npy_names(const std::vector<Parameter>& params);
+// "6 parameter tensors", or with running statistics among them (running_statistics of model.hpp)
+// "24 parameter tensors, 8 running statistics": what a trainer says it saved.
+std::string saved_tensors_text(const std::vector<Parameter>& tensors);
 
 // --save: one <name>.npy per parameter in PyTorch's layouts (conv1.weight: O x I x kh x kw,
 // fc1.weight: out x in, biases [out]) and test_logits.npy (count x classes), each written atomically

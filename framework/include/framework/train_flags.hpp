@@ -33,7 +33,8 @@ struct TrainFlagWords {
   std::string seed_help = "seed of the weight init and the shuffling";
   std::string data_help = "folder with the data set's files: the four IDX files, or CIFAR-10's six .bin batches "
                           "(default: the data set's folder under data/)";
-  std::string save_help = "also write every parameter and the test logits as .npy files into this folder";
+  std::string save_help = "also write every parameter (with batch norm's running statistics) and the test logits as "
+                          ".npy files into this folder";
   bool save = true;  // false: no --save (a program that writes no weights)
   std::vector<std::string> datasets = {"mnist", "fashion", "cifar10"};
   std::string dataset_help = "data set: mnist, fashion (Fashion-MNIST) or cifar10 (CIFAR-10, 3x32x32 colour images)";
