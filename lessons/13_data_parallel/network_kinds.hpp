@@ -16,6 +16,7 @@
 
 #include "fast_network.hpp"
 #include "framework/device_network.hpp"
+#include "framework/ranks.hpp"
 #include "gradient_readiness.hpp"
 #include "host_training.hpp"
 #include "network.hpp"
@@ -45,10 +46,11 @@ class LayerListNetwork : public mnist_gpu::GpuNetwork, private mnist_gpu::PassOb
 };
 
 // A network a later lesson builds for a replica instead (its own layers): for `spec` and batches of
-// up to max_batch, every launch on `stream`; `seed` for whatever it draws (dropout's masks).
+// up to max_batch, every launch on `stream`; `seed` for whatever it draws (dropout's masks); `rank`:
+// whose replica it is (a layer whose work spans the GPUs talks to the others through its communicator).
 using ReplicaNetworkMaker = std::function<std::unique_ptr<framework::DeviceNetwork>(
     const host_training::ModelSpec& spec, const std::vector<host_training::Parameter>& init, int max_batch,
-    cudaStream_t stream, uint64_t seed)>;
+    cudaStream_t stream, uint64_t seed, const framework::Rank& rank)>;
 
 // The network `kind` builds for `spec`, for batches of up to max_batch, launching on `stream`.
 // `conv`: lesson 09's conv engine (fast_network); `seed`: dropout's masks (layer_list).

@@ -16,7 +16,7 @@ Replica::Replica(const Rank& rank, const host_training::ModelSpec& spec,
   const int largest_shard = shard_of(options.batch, rank.ranks, 0).count;  // rank 0's is never smaller
   const int max_batch = std::max({largest_shard, options.eval_batch, 1});
   const uint64_t seed = options.dropout_seed + uint64_t(rank.rank);
-  net_ = options.make_network ? options.make_network(spec, init, max_batch, stream_.get(), seed)
+  net_ = options.make_network ? options.make_network(spec, init, max_batch, stream_.get(), seed, rank_)
                               : make_replica_network(options.network, spec, init, max_batch, stream_.get(), options.conv,
                                                      seed);
   if (!net_) throw course::Error("Replica: no network was built for model '" + course::shown(spec.name, 80) + "'");

@@ -221,4 +221,25 @@ void batch_norm_backward_wide_gpu(const BatchNormShape& s, const float* x, const
                                   const float* gamma, const float* saved_mean, const float* saved_inv_std, float* dx,
                                   float* dgamma, float* dbeta, float* workspace, cudaStream_t stream = nullptr);
 
+// The same passes stage by stage (given, beside your kernels in batch_norm_wide.cu): each launches one
+// of your six kernels, nothing checked. The whole passes above are these in a row; batch norm over
+// several GPUs (synced_batch_norm.hpp) puts NCCL's collectives between them. The partials: forward
+// [channels][slices][3] (count, mean, squares), backward [channels][slices][2] (sum g, sum g * xhat).
+// A merge takes its counts from the partials (n = sum n_k), so it merges any `slices` entries a
+// channel: one GPU's slices, or every GPU's statistics.
+void batch_norm_slice_stats_gpu(const BatchNormShape& s, const float* x, float* workspace, cudaStream_t stream);
+void batch_norm_merge_stats_gpu(int channels, int slices, const float* partials, float eps, float momentum,
+                                float* saved_mean, float* saved_inv_std, float* running_mean, float* running_var,
+                                cudaStream_t stream);
+void batch_norm_normalize_gpu(const BatchNormShape& s, const float* x, const float* gamma, const float* beta,
+                              const float* mean, const float* inv_std, bool relu, float* y, cudaStream_t stream);
+void batch_norm_slice_grad_sums_gpu(const BatchNormShape& s, const float* x, const float* dy, const float* relu_y,
+                                    const float* mean, const float* inv_std, float* workspace, cudaStream_t stream);
+void batch_norm_merge_grad_sums_gpu(int channels, int slices, const float* partials, float* dgamma, float* dbeta,
+                                    cudaStream_t stream);
+// dx as 15.2 from dgamma and dbeta, the sums over the channel's M = N * H * W values of s.
+void batch_norm_dx_gpu(const BatchNormShape& s, const float* x, const float* dy, const float* relu_y,
+                       const float* gamma, const float* mean, const float* inv_std, const float* dgamma,
+                       const float* dbeta, float* dx, cudaStream_t stream);
+
 }  // namespace deeper_cnns

@@ -38,7 +38,11 @@ void BatchNormLayer::forward(const float* x, int batch) {
   check_batch(batch, "forward");
   const int C = plan_.out_c;
   float* y = relu_ ? relu_->output() : out_.data();
-  if (training_)
+  if (training_ && synced_)
+    synced_->forward(shape(batch), x, gamma_.value, beta_.value, kBatchNormEps, kBatchNormMomentum, relu_ != nullptr,
+                     y, stats_.data(), stats_.data() + C, stats_.data() + 2 * C, stats_.data() + 3 * C,
+                     workspace_.data(), stream_);
+  else if (training_)
     batch_norm_forward_train_wide_gpu(shape(batch), x, gamma_.value, beta_.value, kBatchNormEps, kBatchNormMomentum,
                                       relu_ != nullptr, y, stats_.data(), stats_.data() + C, stats_.data() + 2 * C,
                                       stats_.data() + 3 * C, workspace_.data(), stream_);
@@ -51,9 +55,18 @@ void BatchNormLayer::backward(const float* x, const float* dy, int batch) {
   check_batch(batch, "backward");
   const int C = plan_.out_c;
   if (relu_ && !relu_dy_) throw course::Error(name_ + " backward: its ReLU's backward pass did not run first");
-  batch_norm_backward_wide_gpu(shape(batch), x, relu_ ? relu_dy_ : dy, relu_ ? relu_->output() : nullptr, gamma_.value,
-                               stats_.data(), stats_.data() + C, din_.data(), gamma_.grad, beta_.grad,
-                               workspace_.data(), stream_);
+  const float* g = relu_ ? relu_dy_ : dy;
+  const float* relu_y = relu_ ? relu_->output() : nullptr;
+  if (synced_)
+    synced_->backward(shape(batch), x, g, relu_y, gamma_.value, stats_.data(), stats_.data() + C, din_.data(),
+                      gamma_.grad, beta_.grad, workspace_.data(), stream_);
+  else
+    batch_norm_backward_wide_gpu(shape(batch), x, g, relu_y, gamma_.value, stats_.data(), stats_.data() + C,
+                                 din_.data(), gamma_.grad, beta_.grad, workspace_.data(), stream_);
+}
+
+void BatchNormLayer::synchronize_over(const framework::Rank& rank) {
+  synced_ = std::make_unique<SyncedStatistics>(rank, plan_.out_c);
 }
 
 // ---- ReLU ----------------------------------------------------------------------------------------------------
@@ -218,6 +231,8 @@ namespace {
 
 struct MakeContext {
   uint64_t seed;
+  bool synced = false;
+  framework::Rank rank;  // with synced: whose GPUs the batch norms span
   int max_batch = 1;
   const mnist_gpu::ParamLookup* lookup = nullptr;
   int made = 0;                         // layers made so far: dropout's layer number
@@ -248,7 +263,11 @@ std::unique_ptr<mnist_gpu::Layer> make_layer(MakeContext& c, const std::string& 
   const int number = c.made++;
   const mnist_gpu::ParamView weight = (*c.lookup)(p, 0), bias = (*c.lookup)(p, 1);
   switch (p.spec.kind) {
-    case LayerKind::batch_norm: return std::make_unique<BatchNormLayer>(name, p, c.max_batch, weight, bias);
+    case LayerKind::batch_norm: {
+      auto norm = std::make_unique<BatchNormLayer>(name, p, c.max_batch, weight, bias);
+      if (c.synced) norm->synchronize_over(c.rank);
+      return norm;
+    }
     case LayerKind::global_avg_pool: return std::make_unique<GlobalAvgPoolLayer>(name, p, c.max_batch);
     case LayerKind::residual: {
       auto body = make_list(c, name, p.body, input_grad);
@@ -297,11 +316,13 @@ std::unique_ptr<mnist_gpu::Layer> make_layer(MakeContext& c, const std::string& 
 
 }  // namespace
 
-mnist_gpu::LayerMaker gpu_layer_maker(const host_training::ModelSpec& spec, uint64_t seed) {
+mnist_gpu::LayerMaker gpu_layer_maker(const host_training::ModelSpec& spec, uint64_t seed,
+                                      const framework::Rank* synced) {
   const std::vector<LayerPlan> plans = host_training::plan_layers(spec);
   // GpuNetwork asks for the layers in order; what one call leaves (the layer made last) the next reads.
   auto context = std::make_shared<MakeContext>();
   context->seed = seed;
+  if (synced) context->synced = true, context->rank = *synced;
   return [plans, context](const std::string& name, size_t index, const LayerPlan& plan, int max_batch,
                           const mnist_gpu::ParamLookup& lookup) -> std::unique_ptr<mnist_gpu::Layer> {
     if (index >= plans.size() || plans[index].spec.kind != plan.spec.kind)

@@ -14,6 +14,7 @@
 #include "fast_gpu_layers.hpp"  // lesson 12's layers on lesson 09's kernels
 #include "host_training.hpp"
 #include "network.hpp"          // lesson 08's GpuNetwork, Layer, LayerMaker
+#include "synced_batch_norm.hpp"
 
 namespace deeper_cnns {
 
@@ -29,7 +30,9 @@ class BatchNormLayer : public mnist_gpu::Layer {
   void forward(const float* x, int batch) override;
   void backward(const float* x, const float* dy, int batch) override;
   void set_training(bool training) override { training_ = training; }
-  std::string kernels() const override { return "batch norm across the GPU (15.6)"; }
+  std::string kernels() const override {
+    return synced_ ? "batch norm across the GPUs (15.6, synchronized)" : "batch norm across the GPU (15.6)";
+  }
   size_t own_bytes() const override { return (stats_.size() + workspace_.size()) * sizeof(float); }
   bool runs_on_stream() const override { return true; }
   // The running mean and variance (what a profile puts back).
@@ -42,6 +45,9 @@ class BatchNormLayer : public mnist_gpu::Layer {
   // the ReLU's output and the ReLU's dy coming straight back here.
   void fuse(ReluLayer* relu) { relu_ = relu; }
   void take_relu_gradient(const float* dy) { relu_dy_ = dy; }
+  // From now on the training passes take their statistics over every GPU of `rank`'s communicator
+  // (synced_batch_norm.hpp); evaluation stays on the running statistics.
+  void synchronize_over(const framework::Rank& rank);
 
  private:
   BatchNormShape shape(int batch) const { return {batch, plan_.out_c, plan_.out_h, plan_.out_w}; }
@@ -51,6 +57,7 @@ class BatchNormLayer : public mnist_gpu::Layer {
   const float* relu_dy_ = nullptr;
   course::DeviceBuffer<float> stats_;      // saved mean, saved inv_std, running mean, running var
   course::DeviceBuffer<float> workspace_;  // 15.6's slices' statistics
+  std::unique_ptr<SyncedStatistics> synced_;  // set: the statistics over several GPUs
 };
 
 // A ReLU on a stream. Backward from its own output: dx = dy where y > 0. After batch norm or a res block
@@ -147,7 +154,9 @@ void spread_by_stride_gpu(const float* dy, float* spread, int planes, int oh, in
 // strided convolutions as StridedConvLayer), sigmoid, tanh and dropout as lesson 12's (dropout
 // drawing from `seed`). Returns nullptr for a max-pool whose
 // input can be negative: lesson 08's MaxPoolLayer runs it (on the default stream).
-mnist_gpu::LayerMaker gpu_layer_maker(const host_training::ModelSpec& spec, uint64_t seed);
+// synced (not null): every batch norm takes its statistics over the GPUs of that rank's communicator.
+mnist_gpu::LayerMaker gpu_layer_maker(const host_training::ModelSpec& spec, uint64_t seed,
+                                      const framework::Rank* synced = nullptr);
 // "" when every layer gpu_layer_maker builds runs on a stream of its own (whole steps can be
 // captured into CUDA graphs), else which one does not: "layer 3 'pool2' (...)".
 std::string stream_problem(const host_training::ModelSpec& spec);

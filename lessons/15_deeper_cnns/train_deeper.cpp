@@ -2,6 +2,7 @@
 // by default) on Fashion-MNIST, MNIST or CIFAR-10, on the GPU (lesson 08's trainer with lesson 15's
 // layers, whole steps replayed from CUDA graphs) or on the CPU (lesson 02's trainer on the host
 // network). Named networks are the description files in models/.
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <memory>
@@ -64,12 +65,22 @@ framework::TrainSummary train_data_parallel(const course::ArgParser& args, const
   parallel.gpus = gpus;
   parallel.overlap = false;
   parallel.graph = args.get_string("--graph") == "on";
-  parallel.network_text = "lesson 15's layers";
-  parallel.make_network = [](const host_training::ModelSpec& s, const std::vector<host_training::Parameter>& init,
-                             int max_batch, cudaStream_t stream,
-                             uint64_t seed) -> std::unique_ptr<framework::DeviceNetwork> {
+  const bool synced = args.get_string("--batch-norm") == "synced";
+  if (synced) {
+    // Synchronized statistics need every GPU in every pass: no step may leave one without an image.
+    const int all = std::min(config.batch * gpus, data.train.count()), last = data.train.count() % all;
+    if (last != 0 && last < gpus)
+      throw course::Error("--batch-norm synced: the epoch's last step has " + std::to_string(last) +
+                          " image(s) for " + std::to_string(gpus) + " GPUs, and a GPU without one would leave the "
+                          "others waiting; change --batch or --train-limit");
+  }
+  parallel.network_text = synced ? "lesson 15's layers, batch norm synchronized over the GPUs"
+                                 : "lesson 15's layers, batch norm per GPU";
+  parallel.make_network = [synced](const host_training::ModelSpec& s, const std::vector<host_training::Parameter>& init,
+                                   int max_batch, cudaStream_t stream, uint64_t seed,
+                                   const framework::Rank& rank) -> std::unique_ptr<framework::DeviceNetwork> {
     auto net = std::make_unique<mnist_gpu::GpuNetwork>(s, init, max_batch, mnist_gpu::ConvAlgorithm::automatic,
-                                                       deeper_cnns::gpu_layer_maker(s, seed),
+                                                       deeper_cnns::gpu_layer_maker(s, seed, synced ? &rank : nullptr),
                                                        beyond_mnist::fused_loss_maker());
     net->set_stream(stream);
     return net;
@@ -98,7 +109,10 @@ int main(int argc, char** argv) {
                                          "launch them one by one");
     args.add_int("--gpus", 1, 1, 64,
                  "GPUs to train on: 2 or more run lesson 13's data parallelism (a rank a GPU, --batch per GPU, the "
-                 "gradients averaged by NCCL after each backward pass; batch norm's statistics per GPU)");
+                 "gradients averaged by NCCL after each backward pass)");
+    args.add_choice("--batch-norm", "per-gpu", {"per-gpu", "synced"},
+                    "with --gpus 2 and more: each GPU's batch norm takes its statistics from its share of the batch "
+                    "(per-gpu), or from the whole batch on every GPU (synced: NCCL between your 15.6 stages)");
     if (!args.parse(argc, argv)) return 0;
 
     const bool gpu = beyond_mnist::use_gpu(args);
@@ -111,7 +125,7 @@ int main(int argc, char** argv) {
     deeper_cnns::check_your_steps(gpu);  // an unwritten step stops here, in one line
     if (!gpu) {
       const int threads = beyond_mnist::prepare_cpu_run(args, config, kCpuDefaultEpochs, "",
-                                                        {"--profile", "--profile-steps", "--graph", "--gpus"});
+                                                        {"--profile", "--profile-steps", "--graph", "--gpus", "--batch-norm"});
       const host_training::TrainerExtras extras{deeper_cnns::network_maker(threads, config.seed),
                                                 deeper_cnns::network_description(threads), nullptr};
       framework::print_summary(host_training::train(config, data, extras), "CPU");
@@ -119,6 +133,8 @@ int main(int argc, char** argv) {
     }
     const host_training::ModelSpec spec = framework::model_for_data(config.model, data);
     const int gpus = int(args.get_int("--gpus"));
+    if (gpus == 1 && args.given("--batch-norm"))
+      std::printf("note: --batch-norm applies to several GPUs (--gpus 2 and more); ignored\n");
     if (gpus > 1) {
       framework::print_summary(train_data_parallel(args, config, data, spec, gpus),
                                "GPU x" + std::to_string(gpus) + ", data parallel");

@@ -36,7 +36,8 @@ __global__ void merge_stats_kernel(BatchNormShape s, int slices, const float* __
                                    float* __restrict__ running_mean, float* __restrict__ running_var) {
   // TODO(15.6): a thread a channel c < s.channels: merge its `slices` partials (count, mean, squares)
   // into the channel's mean and variance (deeper_cnns.hpp says how), then saved_mean, saved_inv_std
-  // and the running statistics as 15.1.
+  // and the running statistics as 15.1. The counts come from the partials, never from s: the same
+  // kernel merges the statistics of several GPUs.
   (void)s, (void)slices, (void)partials, (void)eps, (void)momentum, (void)saved_mean, (void)saved_inv_std,
       (void)running_mean, (void)running_var;
 }
@@ -74,36 +75,71 @@ __global__ void dx_kernel(BatchNormShape s, const float* __restrict__ x, const f
 
 }  // namespace
 
+// ---- the passes stage by stage (given): the whole passes below are these in a row; batch norm over
+// several GPUs (synced_batch_norm.hpp) runs them with NCCL's collectives between. ----------------------
+void batch_norm_slice_stats_gpu(const BatchNormShape& s, const float* x, float* workspace, cudaStream_t stream) {
+  const BatchNormSlices slices = batch_norm_slices(s);
+  slice_stats_kernel<<<dim3(s.channels, slices.count), kThreads, 0, stream>>>(s, slices.images, x, workspace);
+  CUDA_CHECK_LAUNCH();
+}
+
+void batch_norm_merge_stats_gpu(int channels, int slices, const float* partials, float eps, float momentum,
+                                float* saved_mean, float* saved_inv_std, float* running_mean, float* running_var,
+                                cudaStream_t stream) {
+  const BatchNormShape per_channel{1, channels, 1, 1};  // the merge reads only the channel count
+  merge_stats_kernel<<<(channels + 127) / 128, 128, 0, stream>>>(per_channel, slices, partials, eps, momentum,
+                                                                 saved_mean, saved_inv_std, running_mean, running_var);
+  CUDA_CHECK_LAUNCH();
+}
+
+void batch_norm_normalize_gpu(const BatchNormShape& s, const float* x, const float* gamma, const float* beta,
+                              const float* mean, const float* inv_std, bool relu, float* y, cudaStream_t stream) {
+  normalize_kernel<<<first_kernels::blocks_for(s.size()), first_kernels::kThreadsPerBlock, 0, stream>>>(
+      s, x, gamma, beta, mean, inv_std, relu, y);
+  CUDA_CHECK_LAUNCH();
+}
+
+void batch_norm_slice_grad_sums_gpu(const BatchNormShape& s, const float* x, const float* dy, const float* relu_y,
+                                    const float* mean, const float* inv_std, float* workspace, cudaStream_t stream) {
+  const BatchNormSlices slices = batch_norm_slices(s);
+  slice_grad_sums_kernel<<<dim3(s.channels, slices.count), kThreads, 0, stream>>>(s, slices.images, x, dy, relu_y,
+                                                                                  mean, inv_std, workspace);
+  CUDA_CHECK_LAUNCH();
+}
+
+void batch_norm_merge_grad_sums_gpu(int channels, int slices, const float* partials, float* dgamma, float* dbeta,
+                                    cudaStream_t stream) {
+  merge_grad_sums_kernel<<<(channels + 127) / 128, 128, 0, stream>>>(channels, slices, partials, dgamma, dbeta);
+  CUDA_CHECK_LAUNCH();
+}
+
+void batch_norm_dx_gpu(const BatchNormShape& s, const float* x, const float* dy, const float* relu_y,
+                       const float* gamma, const float* mean, const float* inv_std, const float* dgamma,
+                       const float* dbeta, float* dx, cudaStream_t stream) {
+  dx_kernel<<<first_kernels::blocks_for(s.size()), first_kernels::kThreadsPerBlock, 0, stream>>>(
+      s, x, dy, relu_y, gamma, mean, inv_std, dgamma, dbeta, dx);
+  CUDA_CHECK_LAUNCH();
+}
+
+// ---- the whole passes (given) --------------------------------------------------------------------------------
 void batch_norm_forward_train_wide_gpu(const BatchNormShape& s, const float* x, const float* gamma, const float* beta,
                                        float eps, float momentum, bool relu, float* y, float* saved_mean,
                                        float* saved_inv_std, float* running_mean, float* running_var,
                                        float* workspace, cudaStream_t stream) {
   check_batch_norm("batch_norm_forward_train_wide_gpu", s, eps, momentum, true);
-  const BatchNormSlices slices = batch_norm_slices(s);
-  slice_stats_kernel<<<dim3(s.channels, slices.count), kThreads, 0, stream>>>(s, slices.images, x, workspace);
-  CUDA_CHECK_LAUNCH();
-  merge_stats_kernel<<<(s.channels + 127) / 128, 128, 0, stream>>>(s, slices.count, workspace, eps, momentum,
-                                                                   saved_mean, saved_inv_std, running_mean, running_var);
-  CUDA_CHECK_LAUNCH();
-  normalize_kernel<<<first_kernels::blocks_for(s.size()), first_kernels::kThreadsPerBlock, 0, stream>>>(
-      s, x, gamma, beta, saved_mean, saved_inv_std, relu, y);
-  CUDA_CHECK_LAUNCH();
+  batch_norm_slice_stats_gpu(s, x, workspace, stream);
+  batch_norm_merge_stats_gpu(s.channels, batch_norm_slices(s).count, workspace, eps, momentum, saved_mean,
+                             saved_inv_std, running_mean, running_var, stream);
+  batch_norm_normalize_gpu(s, x, gamma, beta, saved_mean, saved_inv_std, relu, y, stream);
 }
 
 void batch_norm_backward_wide_gpu(const BatchNormShape& s, const float* x, const float* dy, const float* relu_y,
                                   const float* gamma, const float* saved_mean, const float* saved_inv_std, float* dx,
                                   float* dgamma, float* dbeta, float* workspace, cudaStream_t stream) {
   check_batch_norm_shape("batch_norm_backward_wide_gpu", s, true);
-  const BatchNormSlices slices = batch_norm_slices(s);
-  slice_grad_sums_kernel<<<dim3(s.channels, slices.count), kThreads, 0, stream>>>(
-      s, slices.images, x, dy, relu_y, saved_mean, saved_inv_std, workspace);
-  CUDA_CHECK_LAUNCH();
-  merge_grad_sums_kernel<<<(s.channels + 127) / 128, 128, 0, stream>>>(s.channels, slices.count, workspace, dgamma,
-                                                                       dbeta);
-  CUDA_CHECK_LAUNCH();
-  dx_kernel<<<first_kernels::blocks_for(s.size()), first_kernels::kThreadsPerBlock, 0, stream>>>(
-      s, x, dy, relu_y, gamma, saved_mean, saved_inv_std, dgamma, dbeta, dx);
-  CUDA_CHECK_LAUNCH();
+  batch_norm_slice_grad_sums_gpu(s, x, dy, relu_y, saved_mean, saved_inv_std, workspace, stream);
+  batch_norm_merge_grad_sums_gpu(s.channels, batch_norm_slices(s).count, workspace, dgamma, dbeta, stream);
+  batch_norm_dx_gpu(s, x, dy, relu_y, gamma, saved_mean, saved_inv_std, dgamma, dbeta, dx, stream);
 }
 
 }  // namespace deeper_cnns
