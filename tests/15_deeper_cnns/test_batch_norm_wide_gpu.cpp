@@ -89,3 +89,48 @@ TEST_CASE("the wide launchers refuse bad arguments before any launch", "[15.6]")
   for (float v : dx.to_host()) CHECK(std::isnan(v));
   for (float v : run.to_host()) CHECK(std::isnan(v));
 }
+
+TEST_CASE("the merge takes its counts from the entries: any number of them, of any counts (several GPUs')",
+          "[15.6]") {
+  // A channel's entries (count, mean, squares) as several GPUs leave them: counts far apart, one a
+  // single value; the merge sees only the entries (its launcher gives no shape to take counts from).
+  const int channels = 3, entries = 5;
+  const double counts[entries] = {7, 1, 300, 2, 50};
+  const std::vector<double> means = course::random_doubles(size_t(channels) * entries, 1561, -4.f, 6.f);
+  const std::vector<double> spreads = course::random_doubles(size_t(channels) * entries, 1562, 0.5f, 2.f);
+  std::vector<float> partials;
+  Vec want_mean(channels), want_inv(channels), want_run_mean(channels), want_run_var(channels);
+  const double eps = 1e-5, momentum = 0.1;
+  for (int c = 0; c < channels; ++c) {
+    double n = 0, weighted = 0;
+    for (int k = 0; k < entries; ++k) {
+      const size_t e = size_t(c) * entries + k;
+      const float squares = counts[k] > 1 ? float(spreads[e] * counts[k]) : 0.0f;
+      partials.insert(partials.end(), {float(counts[k]), float(means[e]), squares});
+      n += counts[k], weighted += counts[k] * double(float(means[e]));
+    }
+    const double mean = weighted / n;
+    double q = 0;
+    for (int k = 0; k < entries; ++k) {
+      const float* p = partials.data() + (size_t(c) * entries + k) * 3;
+      q += double(p[2]) + double(p[0]) * (double(p[1]) - mean) * (double(p[1]) - mean);
+    }
+    want_mean[size_t(c)] = mean, want_inv[size_t(c)] = 1 / std::sqrt(q / n + eps);
+    want_run_mean[size_t(c)] = 0.5 * (1 - momentum) + momentum * mean;  // from 0.5
+    want_run_var[size_t(c)] = 2.0 * (1 - momentum) + momentum * q / (n - 1);  // from 2
+  }
+  course::DeviceBuffer<float> d_partials(partials), mean{size_t(channels)}, inv{size_t(channels)},
+      run_mean(std::vector<float>(size_t(channels), 0.5f)), run_var(std::vector<float>(size_t(channels), 2.0f));
+  mean.poison(), inv.poison();
+  deeper_cnns::batch_norm_merge_stats_gpu(channels, entries, d_partials.data(), float(eps), float(momentum),
+                                          mean.data(), inv.data(), run_mean.data(), run_var.data(), nullptr);
+  const course::Shape shape{{"c", size_t(channels)}};
+  REQUIRE_NAMED_CLOSE("exercises/batch_norm_wide.cu: merge_stats_kernel's saved_mean", mean.to_host(), want_mean, shape,
+                      1e-5, 1e-5);
+  REQUIRE_NAMED_CLOSE("exercises/batch_norm_wide.cu: merge_stats_kernel's saved_inv_std", inv.to_host(), want_inv,
+                      shape, 1e-5, 1e-4);
+  REQUIRE_NAMED_CLOSE("exercises/batch_norm_wide.cu: merge_stats_kernel's running_mean", run_mean.to_host(),
+                      want_run_mean, shape, 1e-5, 1e-5);
+  REQUIRE_NAMED_CLOSE("exercises/batch_norm_wide.cu: merge_stats_kernel's running_var", run_var.to_host(), want_run_var,
+                      shape, 1e-5, 1e-4);
+}
