@@ -1,8 +1,7 @@
 // Lesson 15 (given): the box task's kernels (box_task.hpp): a label's targets, the rows' scale, and
-// the boxes found, counted as lesson 08's trainer counts right answers.
+// each row's box in whole pixels.
 #include "box_task.hpp"
 #include "course/cuda_check.hpp"
-#include "course/error.hpp"
 #include "first_kernels.hpp"  // lesson 03's grid
 
 namespace deeper_cnns {
@@ -21,16 +20,12 @@ __global__ void scale_rows_kernel(float* rows, int batch, float factor) {
 // Pixels of a fraction of the canvas, rounded and clamped to 0..kCanvas.
 __device__ int pixel_of(float v) { return v >= 0.0f ? min(int(lrintf(fminf(v, 1.0f) * kCanvas)), kCanvas) : 0; }
 
-__global__ void count_box_hits_kernel(const float* __restrict__ outputs, const int* __restrict__ labels, int batch,
-                                      int* __restrict__ predictions, int* __restrict__ hits) {
-  int found = 0;
+__global__ void predicted_boxes_kernel(const float* __restrict__ outputs, int batch, int* __restrict__ predictions) {
   for (int b = blockIdx.x * blockDim.x + threadIdx.x; b < batch; b += gridDim.x * blockDim.x) {
     const float* p = outputs + size_t(b) * kBoxOutputs;
-    found += box_iou(p, labels[b]) >= kIouHit;
     const Box r{pixel_of(p[0]), pixel_of(p[1]), pixel_of(p[2]), pixel_of(p[3])};
     predictions[b] = r.x0 < r.x1 && r.y0 < r.y1 ? pack_box(r) : -1;
   }
-  if (found) atomicAdd(hits, found);
 }
 
 }  // namespace
@@ -49,14 +44,10 @@ void scale_rows_gpu(float* rows, int batch, float factor, cudaStream_t stream) {
   CUDA_CHECK_LAUNCH();
 }
 
-void count_box_hits_gpu(const float* outputs, const int* labels, int batch, int outputs_per_example,
-                        int* predictions, int* hits, cudaStream_t stream) {
-  if (outputs_per_example != kBoxOutputs)
-    throw course::Error("count_box_hits_gpu: a box is " + std::to_string(kBoxOutputs) + " outputs, the network gives " +
-                        std::to_string(outputs_per_example));
+void predicted_boxes_gpu(const float* outputs, int batch, int* predictions, cudaStream_t stream) {
   if (batch < 1) return;
-  count_box_hits_kernel<<<first_kernels::blocks_for(size_t(batch)), first_kernels::kThreadsPerBlock, 0, stream>>>(
-      outputs, labels, batch, predictions, hits);
+  predicted_boxes_kernel<<<first_kernels::blocks_for(size_t(batch)), first_kernels::kThreadsPerBlock, 0, stream>>>(
+      outputs, batch, predictions);
   CUDA_CHECK_LAUNCH();
 }
 

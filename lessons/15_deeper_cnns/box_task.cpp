@@ -97,8 +97,10 @@ BoxReport box_report(const float* outputs, const std::vector<int>& labels) {
   if (r.count == 0) return r;
   for (size_t i = 0; i < labels.size(); ++i) {
     const float* p = outputs + i * kBoxOutputs;
-    const float iou = box_iou(p, labels[i]);
-    r.corner_error += corner_error(p, labels[i]);
+    float truth[kBoxOutputs];
+    box_targets(labels[i], truth);
+    const float iou = box_iou(p, truth);
+    r.corner_error += corner_error(p, truth, kCanvas);
     r.mean_iou += iou;
     r.hit_rate += iou >= kIouHit;
   }
@@ -121,7 +123,9 @@ void write_boxes_png(const std::string& path, const course::Dataset& set, const 
     };
     draw_frame(tile, at(p[0]), at(p[1]), at(p[2]) - 1, at(p[3]) - 1, kPredicted);
     char title[32];
-    std::snprintf(title, sizeof title, "IOU %.2f", double(box_iou(p, set.labels[size_t(i)])));
+    float truth[kBoxOutputs];
+    box_targets(set.labels[size_t(i)], truth);
+    std::snprintf(title, sizeof title, "IOU %.2f", double(box_iou(p, truth)));
     tiles.push_back(course::titled(tile, title));
   }
   course::write_png(path, course::titled(course::tile_grid(tiles, 6),

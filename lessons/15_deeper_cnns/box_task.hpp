@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "course/idx.hpp"
+#include "deeper_cnns.hpp"  // your 15.7: box_iou, corner_error
 
 #if defined(__CUDACC__)
 #define BOX_TASK_HOST_DEVICE __host__ __device__
@@ -48,28 +49,6 @@ BOX_TASK_HOST_DEVICE inline void box_targets(int label, float* target) {
   target[2] = float(b.x1) / kCanvas, target[3] = float(b.y1) / kCanvas;
 }
 
-// The area two boxes share over the area they cover together, for a predicted box (four outputs,
-// fractions of the canvas) and a true one (a label). A predicted box whose x1 <= x0 or y1 <= y0
-// covers nothing: its IoU is 0.
-BOX_TASK_HOST_DEVICE inline float box_iou(const float* pred, int label) {
-  float t[kBoxOutputs];
-  box_targets(label, t);
-  const float pw = pred[2] - pred[0], ph = pred[3] - pred[1];
-  if (!(pw > 0 && ph > 0)) return 0.0f;  // NaN too
-  const float iw = fminf(pred[2], t[2]) - fmaxf(pred[0], t[0]), ih = fminf(pred[3], t[3]) - fmaxf(pred[1], t[1]);
-  const float shared = iw > 0 && ih > 0 ? iw * ih : 0.0f;
-  return shared / (pw * ph + (t[2] - t[0]) * (t[3] - t[1]) - shared);
-}
-
-// How far, in pixels, the predicted corners (x0, y0) and (x1, y1) are from the true ones: the mean
-// of the two distances.
-BOX_TASK_HOST_DEVICE inline float corner_error(const float* pred, int label) {
-  float t[kBoxOutputs];
-  box_targets(label, t);
-  const float d0 = hypotf(pred[0] - t[0], pred[1] - t[1]), d1 = hypotf(pred[2] - t[2], pred[3] - t[3]);
-  return 0.5f * (d0 + d1) * kCanvas;
-}
-
 // The box task's canvases from a set of 1-channel digits (MNIST's, values in [0, 1]): digit i,
 // resized (bilinear) to a side drawn from kMinSide..kMaxSide and placed at a random spot, is canvas
 // i (1 x kCanvas x kCanvas); its label is the pack_box of the box around its pixels >= kInk (the
@@ -83,7 +62,7 @@ course::Dataset box_canvases(const course::Dataset& digits, uint64_t seed, uint6
 // <dir>/<split>_canvases.npy and <dir>/<split>_boxes.npy, each file all or nothing.
 void write_canvases_npy(const std::string& dir, const std::string& split, const course::Dataset& set);
 
-// What a set of predictions (count x 4 outputs) earned against its labels.
+// What a set of predictions (count x 4 outputs) earned against its labels (your 15.7 on each).
 struct BoxReport {
   int count = 0;
   double corner_error = 0;  // mean corner_error, pixels
@@ -93,7 +72,7 @@ struct BoxReport {
 BoxReport box_report(const float* outputs, const std::vector<int>& labels);
 
 // boxes.png: the first `shown` canvases of `set`, the true box in green and the predicted one in
-// red, each titled with its IoU.
+// red, each titled with its IoU (your box_iou).
 void write_boxes_png(const std::string& path, const course::Dataset& set, const float* outputs, int shown = 24);
 
 // ---- on the GPU (box_kernels.cu), every launch on `stream` ----------------------------------------
@@ -101,10 +80,9 @@ void write_boxes_png(const std::string& path, const course::Dataset& set, const 
 void box_targets_gpu(const int* labels, int batch, float* targets, cudaStream_t stream);
 // rows[b] *= factor for b < batch.
 void scale_rows_gpu(float* rows, int batch, float factor, cudaStream_t stream);
-// A box regression's right answers, as lesson 08's trainer counts them: *hits += the rows whose
-// box_iou >= kIouHit; predictions[b] = pack_box of the predicted box rounded to whole pixels and
-// clamped to the canvas (-1 where it covers nothing). outputs_per_example must be kBoxOutputs.
-void count_box_hits_gpu(const float* outputs, const int* labels, int batch, int outputs_per_example,
-                        int* predictions, int* hits, cudaStream_t stream);
+// predictions[b] = pack_box of row b's box rounded to whole pixels and clamped to the canvas (-1
+// where it covers nothing), for b < batch. (The boxes found are counted by your 15.7,
+// count_box_hits_gpu in deeper_cnns.hpp.)
+void predicted_boxes_gpu(const float* outputs, int batch, int* predictions, cudaStream_t stream);
 
 }  // namespace deeper_cnns

@@ -168,6 +168,28 @@ void global_avg_pool_forward_gpu(const float* x, float* y, int batch, int channe
 void global_avg_pool_backward_gpu(const float* dy, float* dx, int batch, int channels, int plane,
                                   cudaStream_t stream = nullptr);
 
+// ---- 15.7 scoring a box -----------------------------------------------------------------------------
+// A network that regresses a box (train_boxes: the box around a digit on a canvas) is scored by how
+// much its box overlaps the true one and how far its corners are from the true corners. A box is four
+// numbers (x0, y0, x1, y1): left, top, right, bottom, as fractions of the canvas (0 .. 1).
+//   IoU = the area the two boxes share / the area they cover together          (0 .. 1)
+//         shared = max(0, min(x1, x1') - max(x0, x0')) * max(0, min(y1, y1') - max(y0, y0'))
+//         together = area + area' - shared
+//   A predicted box with x1 <= x0 or y1 <= y0 covers nothing: its IoU is 0 (a NaN in it too).
+//   corner error = the mean of the distances from (x0, y0) to (x0', y0') and from (x1, y1) to
+//                  (x1', y1'), times `canvas` (so in pixels): 0.5 * (d_top_left + d_bottom_right) * canvas
+// `truth` is a box that covers something.
+float box_iou(const float* pred, const float* truth);
+float corner_error(const float* pred, const float* truth, int canvas);
+
+// Step 15.7 on the GPU, as lesson 08's trainer counts right answers (08.9's predict_and_count): *hits
+// += the rows b < batch of outputs [batch x 4] whose IoU with the box of labels[b] (a box packed in a
+// label: box_task.hpp's box_targets) is >= kIouHit (0.5); a thread a row, each thread adding its count
+// once. predictions[b] = the predicted box in whole pixels (given). outputs_per_example must be 4
+// (else course::Error, nothing launched); everything on `stream`.
+void count_box_hits_gpu(const float* outputs, const int* labels, int batch, int outputs_per_example,
+                        int* predictions, int* hits, cudaStream_t stream);
+
 // ---- 15.2 batch normalisation on the GPU ----------------------------------------------------------
 // 15.1's passes in float on the device, and a ReLU fused after y where `relu` is true:
 //   y = max(0, gamma * xhat + beta)

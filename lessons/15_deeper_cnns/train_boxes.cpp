@@ -131,6 +131,7 @@ int main(int argc, char** argv) {
     const host_training::ModelSpec spec = framework::model_for_data(config.model, data);
     deeper_cnns::check_your_steps(true);  // an unwritten step stops here, in one line
     deeper_cnns::check_your_regression_loss(loss, beta);
+    deeper_cnns::check_your_box_scores();
 
     mnist_gpu::GpuTrainerExtras extras;
     extras.program = "train_boxes on the GPU";

@@ -9,6 +9,7 @@
 #include "course/rng.hpp"
 #include "course/step_output.hpp"
 #include "deeper_cnns.hpp"
+#include "box_task.hpp"
 #include "deeper_host_network.hpp"  // kBatchNormEps, kBatchNormMomentum
 
 namespace deeper_cnns {
@@ -152,6 +153,41 @@ void check_your_regression_loss(RegressionLoss kind, float beta) {
                              1e-7, 1e-5, host);
   course::expect_step_output({"15.4", "regression_loss_gpu", gpu_file, "dpred"}, d.to_host(), as_doubles(dpred), 1e-7,
                              1e-5, host);
+}
+
+void check_your_box_scores() {
+  // Twice as wide as the truth: IoU 0.5; corners (0 and 16 pixels off): 8 pixels on a 64-pixel canvas.
+  const float truth[4] = {0.0f, 0.0f, 0.25f, 0.5f}, wide[4] = {0.0f, 0.0f, 0.5f, 0.5f};
+  const char* host_file = "exercises/box_scores.cpp";
+  course::expect_step_output({"15.7", "box_iou", host_file, "its IoU"}, {box_iou(wide, truth)}, {0.5}, 1e-6, 1e-5);
+  course::expect_step_output({"15.7", "corner_error", host_file, "its error"}, {corner_error(wide, truth, 64)}, {8.0},
+                             1e-5, 1e-5);
+  const float inside_out[4] = {0.25f, 0.5f, 0.0f, 0.0f};
+  course::expect_step_output({"15.7", "box_iou", host_file, "the IoU of a box that covers nothing"},
+                             {box_iou(inside_out, truth)}, {0.0}, 0, 0);
+
+  // Boxes near 37 labels' boxes: the kernel's count against your box_iou's.
+  const int batch = 37;
+  std::vector<int> labels;
+  std::vector<float> outputs;
+  const std::vector<float> jitter = course::random_uniform(size_t(batch) * 4, 1571, -0.12f, 0.12f);
+  int want = 0;
+  for (int b = 0; b < batch; ++b) {
+    const Box box{b % 20, b % 13, 30 + b % 30, 20 + b % 40};
+    labels.push_back(pack_box(box));
+    float t[4];
+    box_targets(labels.back(), t);
+    float p[4];
+    for (int k = 0; k < 4; ++k) p[k] = t[k] + jitter[size_t(b) * 4 + k];
+    outputs.insert(outputs.end(), p, p + 4);
+    want += box_iou(p, t) >= kIouHit;
+  }
+  course::DeviceBuffer<float> d_outputs(outputs);
+  course::DeviceBuffer<int> d_labels(labels), predictions{size_t(batch)}, hits(std::vector<int>{0});
+  count_box_hits_gpu(d_outputs.data(), d_labels.data(), batch, 4, predictions.data(), hits.data(), nullptr);
+  const int got = hits.to_host()[0];
+  course::expect_step_output({"15.7", "count_box_hits_gpu", "exercises/box_scores.cu", "the boxes found"},
+                             {float(got)}, {double(want)}, 0, 0, "your box_iou finds");
 }
 
 }  // namespace deeper_cnns

@@ -16,4 +16,8 @@ void check_your_steps(bool gpu);
 // batch (every output written), and your kernel against it.
 void check_your_regression_loss(RegressionLoss kind, float beta);
 
+// And its scores (15.7): your box_iou and corner_error on boxes worked out by hand, and your kernel's
+// count of boxes found against your box_iou.
+void check_your_box_scores();
+
 }  // namespace deeper_cnns
