@@ -33,7 +33,7 @@ std::vector<float> predictions_near(const std::vector<int>& labels, uint64_t see
   std::vector<float> p(labels.size() * kBoxOutputs);
   for (size_t i = 0; i < labels.size(); ++i) {
     deeper_cnns::box_targets(labels[i], p.data() + i * kBoxOutputs);
-    for (int k = 0; k < kBoxOutputs; ++k) p[i * kBoxOutputs + k] += rng.uniform(-0.15f, 0.15f);
+    for (int k = 0; k < kBoxOutputs; ++k) p[i * kBoxOutputs + k] += rng.uniform(-0.05f, 0.05f);
     if (i % 17 == 3) std::swap(p[i * kBoxOutputs], p[i * kBoxOutputs + 2]);
     if (i % 29 == 5) p[i * kBoxOutputs + 1] = NAN;
   }
