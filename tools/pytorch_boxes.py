@@ -12,7 +12,6 @@ IoU with the true box is >= 0.5, the mean corner error in pixels (the mean dista
 corners (x0, y0) and (x1, y1) from the true ones) and the mean IoU. --json FILE writes them. Bad
 input gives one line "error: ..." and exit status 2 (usage) or 1 (missing data, no GPU).
 """
-import json
 import os
 import sys
 import time
@@ -23,7 +22,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 
-from pytorch_layers import InputError, Parser, build_network, model_layers, number, plan  # noqa: E402
+from pytorch_layers import (InputError, Parser, build_network, main_of, model_layers, number, plan,  # noqa: E402
+                            write_json)
 
 CANVAS = 64
 OUTPUTS = 4
@@ -170,17 +170,8 @@ def run(argv):
         print(f"epoch {epoch}/{args.epochs}  train loss {train_loss:.5f}  test IoU>=.5 {100 * hits:.2f} %  "
               f"corner error {corner:.2f} pixels  mean IoU {mean_iou:.3f}  {seconds:.3f} s", flush=True)
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=1)
-
-
-def main():
-    try:
-        run(sys.argv[1:])
-    except InputError as e:
-        print(f"error: {e}", file=sys.stderr)
-        sys.exit(e.code)
+        write_json(args.json, results)
 
 
 if __name__ == "__main__":
-    main()
+    main_of(run)

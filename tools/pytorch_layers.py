@@ -725,19 +725,29 @@ def run(argv):
     run_epochs(model, run_step, x_test, y_test, n, args.batch, args.epochs, args.amp, loss_sum, results,
                synchronize)
     if args.json:
-        try:
-            with open(args.json, "w") as f:
-                json.dump(results, f, indent=1)
-        except OSError as e:
-            raise InputError(f"--json {args.json}: cannot be written ({e.strerror})", 1)
+        write_json(args.json, results)
 
 
-def main():
+def write_json(path, results):
+    """--json: the settings and results, or one line saying why the file cannot be written."""
     try:
-        run(sys.argv[1:])
+        with open(path, "w") as f:
+            json.dump(results, f, indent=1)
+    except OSError as e:
+        raise InputError(f"--json {path}: cannot be written ({e.strerror})", 1)
+
+
+def main_of(run_argv):
+    """A script's main: run_argv(the arguments); bad input ends it with one "error: ..." line."""
+    try:
+        run_argv(sys.argv[1:])
     except InputError as e:
         print(f"error: {e}", file=sys.stderr)
         sys.exit(e.code)
+
+
+def main():
+    main_of(run)
 
 
 if __name__ == "__main__":

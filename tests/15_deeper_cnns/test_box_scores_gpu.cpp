@@ -17,15 +17,6 @@ using deeper_cnns::kCanvas;
 
 namespace {
 
-std::vector<int> random_labels(int n, uint64_t seed) {
-  course::Rng rng(seed);
-  std::vector<int> labels(static_cast<size_t>(n));
-  for (int& label : labels) {
-    const int x0 = rng.uniform_int(kCanvas - 1), y0 = rng.uniform_int(kCanvas - 1);
-    label = deeper_cnns::pack_box({x0, y0, x0 + 1 + rng.uniform_int(kCanvas - x0), y0 + 1 + rng.uniform_int(kCanvas - y0)});
-  }
-  return labels;
-}
 
 // Predictions near their labels' boxes (some found, some not), some covering nothing, some NaN.
 std::vector<float> predictions_near(const std::vector<int>& labels, uint64_t seed) {
@@ -45,7 +36,7 @@ std::vector<float> predictions_near(const std::vector<int>& labels, uint64_t see
 TEST_CASE("count_box_hits_gpu counts the rows with IoU >= 0.5, each once", "[15.7]") {
   for (int batch : {1, 37, 300001}) {
     CAPTURE(batch);
-    const std::vector<int> labels = random_labels(batch, 20 + uint64_t(batch));
+    const std::vector<int> labels = box_test::random_labels(batch, 20 + uint64_t(batch));
     const std::vector<float> outputs = predictions_near(labels, 30 + uint64_t(batch));
     int want = 5;  // added to what is there
     for (int b = 0; b < batch; ++b) {

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "box_loss.hpp"
+#include "box_scores_reference.hpp"
 #include "box_task.hpp"
 #include "course/check.hpp"
 #include "course/cuda_check.hpp"
@@ -17,24 +18,10 @@ using deeper_cnns::Box;
 using deeper_cnns::kBoxOutputs;
 using deeper_cnns::kCanvas;
 
-namespace {
-
-std::vector<int> random_labels(int n, uint64_t seed) {
-  course::Rng rng(seed);
-  std::vector<int> labels(static_cast<size_t>(n));
-  for (int& label : labels) {
-    const int x0 = rng.uniform_int(kCanvas), y0 = rng.uniform_int(kCanvas);
-    label = deeper_cnns::pack_box({x0, y0, x0 + 1 + rng.uniform_int(kCanvas - x0), y0 + 1 + rng.uniform_int(kCanvas - y0)});
-  }
-  return labels;
-}
-
-}  // namespace
-
 TEST_CASE("box_targets_gpu gives each label's corners as fractions of the canvas", "[15-box_task_gpu]") {
   for (int batch : {1, 37, 70001}) {
     CAPTURE(batch);
-    const std::vector<int> labels = random_labels(batch, 10 + uint64_t(batch));
+    const std::vector<int> labels = box_test::random_labels(batch, 10 + uint64_t(batch));
     course::DeviceBuffer<int> d_labels(labels);
     course::DeviceBuffer<float> targets{size_t(batch) * kBoxOutputs + 3};
     targets.poison();
@@ -57,7 +44,7 @@ TEST_CASE("BoxLoss: each example's mean cost and the gradient of the batch's mea
     for (int batch : {1, 129, 300}) {
       CAPTURE(int(kind), batch);
       const double beta = 0.05;
-      const std::vector<int> labels = random_labels(batch, 40 + uint64_t(batch));
+      const std::vector<int> labels = box_test::random_labels(batch, 40 + uint64_t(batch));
       const std::vector<float> outputs = course::random_uniform(size_t(batch) * 4, 50 + uint64_t(batch), -0.2f, 1.2f);
       deeper_cnns::BoxLoss loss(kind, float(beta), kBoxOutputs, max_batch);
       course::DeviceBuffer<int> d_labels(labels);
