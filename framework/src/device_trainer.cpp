@@ -53,9 +53,8 @@ RunStart start_run(const TrainConfig& config, const TrainingData& data, const De
   else
     out_files.insert(out_files.end(), {"misclassified.png", "confusion.png"});
   // Every output is checked before any work: a bad --out or --save stops the run before it trains.
-  std::vector<Parameter> saved = start.init;
-  for (Parameter& p : running_statistics(start.spec)) saved.push_back(std::move(p));
-  start.files = std::make_unique<RunFiles>(config.out_dir, out_files, config.save_dir, npy_names(saved));
+  start.files = std::make_unique<RunFiles>(config.out_dir, out_files, config.save_dir,
+                                           npy_names(start.init, running_statistics(start.spec)));
   start.log = std::make_unique<EpochLog>(start.files->out_path("metrics.csv"), config.epochs, run.score);
   return start;
 }

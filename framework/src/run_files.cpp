@@ -75,9 +75,10 @@ void RunFiles::finish(const std::vector<std::string>& out_written, const std::ve
   if (has_out()) course::write_file_atomically(out_path(kManifest), manifest_text(out_dir_, out_written));
 }
 
-std::vector<std::string> npy_names(const std::vector<Parameter>& params) {
+std::vector<std::string> npy_names(const std::vector<Parameter>& params, const std::vector<Parameter>& more) {
   std::vector<std::string> names;
   for (const Parameter& p : params) names.push_back(p.name + ".npy");
+  for (const Parameter& p : more) names.push_back(p.name + ".npy");
   names.push_back("test_logits.npy");
   return names;
 }

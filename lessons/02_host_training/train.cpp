@@ -82,7 +82,7 @@ TrainSummary train(const TrainConfig& config, const TrainingData& data, const Tr
     return tensors;
   };
   const RunFiles files(config.out_dir, {"metrics.csv", "filters.png", "misclassified.png", "confusion.png"},
-                       config.save_dir, npy_names(saved_tensors()));
+                       config.save_dir, npy_names(net.parameters(), net.running_tensors()));
   EpochLog log(files.out_path("metrics.csv"), config.epochs);
 
   const int n = train_set.count(), classes = spec.classes;

@@ -39,8 +39,9 @@ class RunFiles {
   std::string out_dir_, save_dir_;
 };
 
-// What --save writes for these parameters: "<name>.npy" for each, and test_logits.npy.
-std::vector<std::string> npy_names(const std::vector<Parameter>& params);
+// What --save writes for these parameters: "<name>.npy" for each, and test_logits.npy; with `more`
+// (batch norm's running statistics), "<name>.npy" for each of them too.
+std::vector<std::string> npy_names(const std::vector<Parameter>& params, const std::vector<Parameter>& more = {});
 // "6 parameter tensors", or with running statistics among them (running_statistics of model.hpp)
 // "24 parameter tensors, 8 running statistics": what a trainer says it saved.
 std::string saved_tensors_text(const std::vector<Parameter>& tensors);
