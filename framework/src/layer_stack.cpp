@@ -39,7 +39,7 @@ ParamView LayerStack::param_view(const LayerPlan& plan, size_t offset) {
 void LayerStack::layers_added(size_t extra_bytes) {
   device_bytes_ = params_.total() * 2 * sizeof(float) + extra_bytes;
   for (const auto& layer : layers_)
-    device_bytes_ += size_t(max_batch_) * (layer->in_size() + layer->out_size()) * 4 + layer->own_bytes();
+    device_bytes_ += layer->buffer_bytes() + layer->own_bytes();
   device_bytes_ += size_t(max_batch_) * (2 * size_t(spec_.classes) + 1) * sizeof(float);
 }
 

@@ -215,7 +215,7 @@ std::string ResidualLayer::kernels() const {
 size_t ResidualLayer::own_bytes() const {
   size_t bytes = 0;
   each_layer(body_, shortcut_, [&](const mnist_gpu::Layer& l) {
-    bytes += size_t(l.max_batch()) * (l.in_size() + l.out_size()) * sizeof(float) + l.own_bytes();
+    bytes += l.buffer_bytes() + l.own_bytes();
   });
   return bytes;
 }

@@ -43,7 +43,8 @@ class BatchNormLayer : public mnist_gpu::Layer {
   const float* running_var() const { return stats_.data() + 3 * plan_.out_c; }
   // The ReLU right after it: the norm's passes do its work (15.2's fused ReLU), y going straight to
   // the ReLU's output and the ReLU's dy coming straight back here.
-  void fuse(ReluLayer* relu) { relu_ = relu; }
+  // Its own output buffer is then never written: it is given back (output() is null from then on).
+  void fuse(ReluLayer* relu) { relu_ = relu, out_ = course::DeviceBuffer<float>(); }
   void take_relu_gradient(const float* dy) { relu_dy_ = dy; }
   // From now on the training passes take their statistics over every GPU of `rank`'s communicator
   // (synced_batch_norm.hpp); evaluation stays on the running statistics.
@@ -70,7 +71,9 @@ class ReluLayer : public mnist_gpu::Layer {
   void backward(const float* x, const float* dy, int batch) override;
   std::string kernels() const override { return fed_ ? "fused into the layer before it" : "ReLU"; }
   bool runs_on_stream() const override { return true; }
-  void fed_by(BatchNormLayer* norm) { fed_ = true, norm_ = norm; }
+  // Fed by batch norm, its dy goes straight to the norm: its input-gradient buffer is given back
+  // (input_grad() is null from then on).
+  void fed_by(BatchNormLayer* norm) { fed_ = true, norm_ = norm, din_ = course::DeviceBuffer<float>(); }
   void fed_by_block() { fed_ = true; }
 
  private:
@@ -130,7 +133,8 @@ class ResidualLayer : public mnist_gpu::Layer, public beyond_mnist::BranchingLay
   const Layers& body() const { return body_; }
   const Layers& shortcut() const { return shortcut_; }
   // The ReLU right after the block: the add writes max(0, body + shortcut) straight to its output.
-  void fuse(ReluLayer* relu) { relu_ = relu; }
+  // The add writes the ReLU's output: the block's own output buffer is given back (output() null).
+  void fuse(ReluLayer* relu) { relu_ = relu, out_ = course::DeviceBuffer<float>(); }
 
  private:
   Layers body_, shortcut_;

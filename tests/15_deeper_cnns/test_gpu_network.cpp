@@ -44,8 +44,11 @@ void each_layer(mnist_gpu::GpuNetwork& net, const std::function<void(mnist_gpu::
 
 void poison(mnist_gpu::GpuNetwork& net) {
   each_layer(net, [](mnist_gpu::Layer& layer) {
-    CUDA_CHECK(cudaMemset(layer.output(), 0xFF, size_t(kMaxBatch) * layer.out_size() * sizeof(float)));
-    CUDA_CHECK(cudaMemset(layer.input_grad(), 0xFF, size_t(kMaxBatch) * layer.in_size() * sizeof(float)));
+    // A fused layer gave back a buffer its neighbour writes instead (null): nothing to poison there.
+    if (layer.output())
+      CUDA_CHECK(cudaMemset(layer.output(), 0xFF, size_t(kMaxBatch) * layer.out_size() * sizeof(float)));
+    if (layer.input_grad())
+      CUDA_CHECK(cudaMemset(layer.input_grad(), 0xFF, size_t(kMaxBatch) * layer.in_size() * sizeof(float)));
   });
   CUDA_CHECK(cudaMemset(net.parameters().grads(), 0xFF, net.parameters().total() * sizeof(float)));
 }

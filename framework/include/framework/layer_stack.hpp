@@ -44,6 +44,7 @@ class DeviceLayer {
   const std::string& name() const { return name_; }
   const LayerPlan& plan() const { return plan_; }
   int max_batch() const { return max_batch_; }
+  // Null for a buffer a fused neighbour made unneeded (a batch norm whose ReLU writes y for it).
   float* output() { return out_.data(); }
   const float* output() const { return out_.data(); }
   float* input_grad() { return din_.data(); }
@@ -55,6 +56,8 @@ class DeviceLayer {
   // Which kernels a layer runs (e.g. "tiled"), for the trainer's first lines; "" when its network
   // says it otherwise.
   virtual std::string kernels() const { return ""; }
+  // Device memory of its output and input-gradient buffers (less when a fusion gave one back).
+  size_t buffer_bytes() const { return (out_.size() + din_.size()) * sizeof(float); }
   // Device memory a layer holds besides its output and input-gradient buffers (its own workspace).
   virtual size_t own_bytes() const { return 0; }
   // Whether the layer's passes go to the stream set_stream gives it. A layer that launches on the
