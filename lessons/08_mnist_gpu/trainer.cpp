@@ -21,6 +21,10 @@ framework::TrainSummary train_on_gpu(const GpuTrainConfig& config, const framewo
                                      const GpuTrainerExtras& extras) {
   const host_training::OptimizerConfig opt_config = host_training::optimizer_config(config);
   framework::DeviceRun run = extras;  // what a later lesson plugs into the run, handed on
+  // This lesson's kernels, with what a later lesson counts as right: for the step, the evaluation
+  // and the profile alike.
+  framework::StepKernels kernels = step_kernels();
+  if (extras.count_correct) kernels.count_correct = extras.count_correct;
   if (!run.network) {
     // The hooks below get back the network made here: a GpuNetwork.
     auto layers = [](framework::DeviceNetwork& net) -> GpuNetwork& { return static_cast<GpuNetwork&>(net); };
@@ -40,7 +44,7 @@ framework::TrainSummary train_on_gpu(const GpuTrainConfig& config, const framewo
     };
     run.layer_profile = [=](framework::DeviceNetwork& net, framework::DeviceUpdate& update,
                             const framework::DeviceDataset& train, int batch, int steps) {
-      framework::profile_layers(stdout, layers(net), update, train, batch, steps, step_kernels(),
+      framework::profile_layers(stdout, layers(net), update, train, batch, steps, kernels,
                                 "conv " + layers(net).conv_summary());
     };
     run.network_pictures = {"filters.png", "feature_maps.png"};
@@ -72,16 +76,15 @@ framework::TrainSummary train_on_gpu(const GpuTrainConfig& config, const framewo
     s.net.forward_backward(s.x, s.labels, s.count);
     const cudaStream_t counting = extras.counters_stream ? extras.counters_stream() : s.stream;
     accumulate_loss(s.net.row_loss(), s.count, s.number, s.counters.loss_sum.data(), s.counters.bad_step(), counting);
-    if (extras.count_correct)
-      extras.count_correct(s.net.logits(), s.labels, s.count, s.net.classes(), s.predictions, s.counters.correct(),
-                           counting);
-    else
-      predict_and_count(s.net.logits(), s.labels, s.count, s.net.classes(), s.predictions, s.counters.correct(),
-                        counting);
+    kernels.count_correct(s.net.logits(), s.labels, s.count, s.net.classes(), s.predictions, s.counters.correct(),
+                          counting);
     s.update.step(s.stream);
     if (extras.after_update) extras.after_update();
   };
-  if (!run.evaluate) run.evaluate = evaluate_on_gpu;
+  if (!run.evaluate)
+    run.evaluate = [&](framework::DeviceNetwork& net, const framework::DeviceDataset& test) {
+      return framework::evaluate_on_device(net, test, kernels);
+    };
   return framework::train_on_device(config, data, run);
 }
 

@@ -63,10 +63,9 @@ struct GpuTrainerExtras : framework::DeviceRun {
   std::function<cudaStream_t()> counters_stream;
   std::function<void()> after_update;
   // What counts as a right answer, for a task whose outputs are not classes (a box regression):
-  // launched in the step in place of 08.9's argmax against the label. Unset: 08.9's.
-  std::function<void(const float* outputs, const int* labels, int count, int outputs_per_example, int* predictions,
-                     int* correct, cudaStream_t stream)>
-      count_correct;
+  // counted in the step, the evaluation and the profile in place of 08.9's argmax against the label.
+  // Unset: 08.9's.
+  decltype(framework::StepKernels::count_correct) count_correct;
 };
 framework::TrainSummary train_on_gpu(const GpuTrainConfig& config, const framework::TrainingData& data,
                                      const GpuTrainerExtras& extras = {});

@@ -6,19 +6,13 @@
 // corners are from the true ones and by how much its box overlaps the true one (IoU).
 #include <cuda_runtime.h>
 
-#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "course/idx.hpp"
-#include "deeper_cnns.hpp"  // your 15.7: box_iou, corner_error
+#include "deeper_cnns.hpp"  // your 15.7 (box_iou, corner_error); DEEPER_CNNS_HOST_DEVICE
 
-#if defined(__CUDACC__)
-#define BOX_TASK_HOST_DEVICE __host__ __device__
-#else
-#define BOX_TASK_HOST_DEVICE
-#endif
 
 namespace deeper_cnns {
 
@@ -35,15 +29,15 @@ constexpr int kBoxOutputs = 4;            // what the network answers: x0, y0, x
 struct Box {
   int x0 = 0, y0 = 0, x1 = 1, y1 = 1;
 };
-BOX_TASK_HOST_DEVICE inline int pack_box(Box b) { return b.x0 | b.y0 << 7 | b.x1 << 14 | b.y1 << 21; }
-BOX_TASK_HOST_DEVICE inline Box unpack_box(int label) {
+DEEPER_CNNS_HOST_DEVICE inline int pack_box(Box b) { return b.x0 | b.y0 << 7 | b.x1 << 14 | b.y1 << 21; }
+DEEPER_CNNS_HOST_DEVICE inline Box unpack_box(int label) {
   return {label & 127, label >> 7 & 127, label >> 14 & 127, label >> 21 & 127};
 }
 bool valid_box(Box b);  // 0 <= x0 < x1 <= kCanvas and the same for y
 
 // The network's four outputs are the corners as fractions of the canvas, (x0, y0, x1, y1) / kCanvas:
 // 0 is the left (top) edge, 1 the right (bottom) one. These are the targets of 15.4's loss.
-BOX_TASK_HOST_DEVICE inline void box_targets(int label, float* target) {
+DEEPER_CNNS_HOST_DEVICE inline void box_targets(int label, float* target) {
   const Box b = unpack_box(label);
   target[0] = float(b.x0) / kCanvas, target[1] = float(b.y0) / kCanvas;
   target[2] = float(b.x1) / kCanvas, target[3] = float(b.y1) / kCanvas;

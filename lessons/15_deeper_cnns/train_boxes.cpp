@@ -19,7 +19,6 @@
 #include "course/stream.hpp"
 #include "deeper_gpu_layers.hpp"
 #include "device_choice.hpp"  // lesson 12's graph_problem and replay_steps
-#include "evaluation.hpp"     // lesson 08's step kernels
 #include "framework/epoch_log.hpp"
 #include "framework/train_flags.hpp"
 #include "framework/training_data.hpp"
@@ -139,12 +138,7 @@ int main(int argc, char** argv) {
     extras.loss = [loss, beta](int outputs, int max_batch) {
       return std::make_unique<deeper_cnns::BoxLoss>(loss, beta, outputs, max_batch);
     };
-    extras.count_correct = deeper_cnns::count_box_hits_gpu;
-    extras.evaluate = [](framework::DeviceNetwork& net, const framework::DeviceDataset& test) {
-      framework::StepKernels kernels = mnist_gpu::step_kernels();
-      kernels.count_correct = deeper_cnns::count_box_hits_gpu;
-      return framework::evaluate_on_device(net, test, kernels);
-    };
+    extras.count_correct = deeper_cnns::count_box_hits_gpu;  // in the steps, the evaluation and the profile
     char task[160];
     std::snprintf(task, sizeof task, "task: the box around each picture on a %dx%d canvas, loss %s", deeper_cnns::kCanvas,
                   deeper_cnns::kCanvas, deeper_cnns::regression_loss_name(loss));
