@@ -144,16 +144,10 @@ void FastHostNetwork::forward_layers(const FastHostNetwork& weights, int batch, 
     const float* in = acts_[i].data();
     float* out = acts_[i + 1].data();
     switch (p.spec.kind) {
-      case LayerKind::conv: {
-        const host_layers::ConvShape s = conv_shape(i, batch);
-        if (conv_is_thin(s)) {  // 11.5: few taps per output, a poor GEMM
-          conv2d_direct_forward(s, in, weights.weight_of(i), weights.bias_of(i), out, threads_);
-          break;
-        }
-        workspace_.resize(std::max(workspace_.size(), conv_workspace_floats(s)));
-        conv2d_forward(s, in, weights.weight_of(i), weights.bias_of(i), out, workspace_.data(), threads_);
+      case LayerKind::conv:
+        conv_forward_on_cpu(conv_shape(i, batch), in, weights.weight_of(i), weights.bias_of(i), out, workspace_,
+                            threads_);
         break;
-      }
       case LayerKind::relu:
         if (relu_into_pool(i)) {  // acts_[i + 1], the ReLU's output, is skipped: nobody reads it
           const host_layers::PoolShape pool = pool_shape(i + 1, batch);
@@ -223,18 +217,10 @@ float FastHostNetwork::pass(const FastHostNetwork& weights, const float* x, cons
     const float* dout = grads_[i + 1].data();
     float* din = grads_[i].data();
     switch (p.spec.kind) {
-      case LayerKind::conv: {
-        const host_layers::ConvShape s = conv_shape(i, batch);
-        if (conv_is_thin(s)) {
-          conv2d_direct_backward(s, in, weights.weight_of(i), dout, din, weight_grad_of(i), bias_grad_of(i), threads_,
-                                 input_grad);
-          break;
-        }
-        workspace_.resize(std::max(workspace_.size(), conv_workspace_floats(s)));
-        conv2d_backward(s, in, weights.weight_of(i), dout, din, weight_grad_of(i), bias_grad_of(i), workspace_.data(),
-                        threads_, input_grad);
+      case LayerKind::conv:
+        conv_backward_on_cpu(conv_shape(i, batch), in, weights.weight_of(i), dout, din, weight_grad_of(i),
+                             bias_grad_of(i), workspace_, threads_, input_grad);
         break;
-      }
       case LayerKind::relu:
         if (input_grad) host_layers::relu_backward(in, dout, din, acts_[i].size());
         break;
@@ -329,6 +315,26 @@ int FastHostNetwork::training_shards(int batch) const {
 
 void FastHostNetwork::grow_shards(size_t count) {
   while (shards_.size() < count) shards_.push_back(std::make_unique<FastHostNetwork>(spec_, params_, 1));
+}
+
+void conv_forward_on_cpu(const host_layers::ConvShape& s, const float* x, const float* w, const float* b, float* y,
+                         std::vector<float>& workspace, int threads) {
+  if (conv_is_thin(s)) {  // 11.5: few taps per output, a poor GEMM
+    conv2d_direct_forward(s, x, w, b, y, threads);
+    return;
+  }
+  workspace.resize(std::max(workspace.size(), conv_workspace_floats(s)));
+  conv2d_forward(s, x, w, b, y, workspace.data(), threads);
+}
+
+void conv_backward_on_cpu(const host_layers::ConvShape& s, const float* x, const float* w, const float* dy, float* dx,
+                          float* dw, float* db, std::vector<float>& workspace, int threads, bool input_grad) {
+  if (conv_is_thin(s)) {
+    conv2d_direct_backward(s, x, w, dy, dx, dw, db, threads, input_grad);
+    return;
+  }
+  workspace.resize(std::max(workspace.size(), conv_workspace_floats(s)));
+  conv2d_backward(s, x, w, dy, dx, dw, db, workspace.data(), threads, input_grad);
 }
 
 int default_threads() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency())); }

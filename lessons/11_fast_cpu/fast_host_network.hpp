@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "host_layers.hpp"  // lesson 01's ConvShape
 #include "host_training.hpp"
 
 namespace fast_cpu {
@@ -70,6 +71,14 @@ class FastHostNetwork : public host_training::HostNetwork {
   std::vector<float> workspace_;   // the convolutions' im2col scratch, grown on demand
   std::vector<std::unique_ptr<FastHostNetwork>> shards_;  // one thread each, grown on demand
 };
+
+// A convolution as this lesson's networks run one: on 11.5's direct functions where it is thin
+// (conv_is_thin), else on 11.4's im2col + GEMM, `workspace` grown to fit: the one rule for every
+// host network built on this lesson's layers.
+void conv_forward_on_cpu(const host_layers::ConvShape& s, const float* x, const float* w, const float* b, float* y,
+                         std::vector<float>& workspace, int threads);
+void conv_backward_on_cpu(const host_layers::ConvShape& s, const float* x, const float* w, const float* dy, float* dx,
+                          float* dw, float* db, std::vector<float>& workspace, int threads, bool input_grad);
 
 // All the cores this machine reports (at least 1).
 int default_threads();

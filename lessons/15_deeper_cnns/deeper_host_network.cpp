@@ -8,6 +8,7 @@
 #include "deeper_cnns.hpp"
 #include "dropout_mask.hpp"
 #include "fast_cpu.hpp"
+#include "fast_host_network.hpp"  // lesson 11's rule for a convolution on the CPU
 #include "layer_shapes.hpp"
 
 namespace deeper_cnns {
@@ -69,16 +70,10 @@ void DeeperHostNetwork::forward_layer(const LayerPlan& p, size_t at, const float
   st.out.resize(n_out);
   float* y = st.out.data();
   switch (p.spec.kind) {
-    case LayerKind::conv: {
-      const host_layers::ConvShape s = host_training::conv_shape_of(p, batch);
-      if (fast_cpu::conv_is_thin(s)) {
-        fast_cpu::conv2d_direct_forward(s, x, param(p, 0), param(p, 1), y, threads_);
-      } else {
-        workspace_.resize(std::max(workspace_.size(), fast_cpu::conv_workspace_floats(s)));
-        fast_cpu::conv2d_forward(s, x, param(p, 0), param(p, 1), y, workspace_.data(), threads_);
-      }
+    case LayerKind::conv:
+      fast_cpu::conv_forward_on_cpu(host_training::conv_shape_of(p, batch), x, param(p, 0), param(p, 1), y, workspace_,
+                                    threads_);
       return;
-    }
     case LayerKind::dense:
       fast_cpu::dense_forward(x, param(p, 0), param(p, 1), y, batch, int(p.in_size()), p.out_c, threads_);
       return;
@@ -134,17 +129,10 @@ void DeeperHostNetwork::backward_layer(const LayerPlan& p, size_t at, const floa
   st.din.resize(n_in);
   float* dx = st.din.data();
   switch (p.spec.kind) {
-    case LayerKind::conv: {
-      const host_layers::ConvShape s = host_training::conv_shape_of(p, batch);
-      if (fast_cpu::conv_is_thin(s)) {
-        fast_cpu::conv2d_direct_backward(s, x, param(p, 0), dy, dx, grad(p, 0), grad(p, 1), threads_, input_grad);
-      } else {
-        workspace_.resize(std::max(workspace_.size(), fast_cpu::conv_workspace_floats(s)));
-        fast_cpu::conv2d_backward(s, x, param(p, 0), dy, dx, grad(p, 0), grad(p, 1), workspace_.data(), threads_,
-                                  input_grad);
-      }
+    case LayerKind::conv:
+      fast_cpu::conv_backward_on_cpu(host_training::conv_shape_of(p, batch), x, param(p, 0), dy, dx, grad(p, 0),
+                                     grad(p, 1), workspace_, threads_, input_grad);
       return;
-    }
     case LayerKind::dense:
       fast_cpu::dense_backward(x, param(p, 0), dy, dx, grad(p, 0), grad(p, 1), batch, int(p.in_size()), p.out_c,
                                threads_, input_grad);
