@@ -5,8 +5,11 @@
 //
 // One block: one image, kBlockO output channels, `rows` output rows (all of them for model A's
 // 14 x 14 conv2). Thread t computes kTileO output channels x kTileP neighbouring outputs of one
-// row. The input channels go through shared memory kChunkC at a time, in two buffers: the
-// registers fetch chunk c + 1 from global memory while chunk c is being multiplied.
+// row; with fewer than kBlockO output channels only the groups they fill compute, and the block
+// takes more rows instead (a 16-channel conv would otherwise spend half its multiply-adds on
+// zeros). A small image gets a block of 128 or 64 threads (tiled_plan). The input channels go
+// through shared memory kChunkC at a time, in two buffers: the registers fetch chunk c + 1 from
+// global memory while chunk c is being multiplied.
 //
 // Shared memory of one buffer:
 //   ws [kChunkC][k][k][kBlockO]   the chunk's weights of the block's output channels
@@ -26,7 +29,7 @@ constexpr int kGroupsO = 8;  // thread groups along the output channels
 constexpr int kBlockO = kTileO * kGroupsO;
 constexpr int kChunkC = 8;   // input channels per shared-memory buffer
 constexpr int kTiledThreads = 256;
-constexpr int kMaxStagedX = 12;  // input floats a thread may fetch per chunk (registers)
+constexpr int kMaxStagedX = 16;  // input floats a thread may fetch per chunk (registers)
 constexpr int kTiledBlocksPerSM = 1;  // __launch_bounds__' promise: caps the registers a thread gets
 
 // One direction of the convolution as the kernel sees it: a forward conv of `in` with weights
@@ -40,12 +43,14 @@ struct TiledConvArgs {
   int O, o_stride;    // output channels; wt's row length (O rounded up to 4)
   int pad, OH, OW;    // padding, output size
   int segs, rows;     // kTileP-wide segments per output row; output rows per block
+  int groups;         // thread groups along the output channels that compute (<= kGroupsO)
 };
 
 // How a shape is cut into blocks, and the shared memory it needs.
 struct TiledPlan {
   TiledConvArgs args;
   dim3 grid;
+  int threads = kTiledThreads;  // a block: 64, 128 or 256
   size_t smem_bytes = 0;
   int x_floats = 0, w_floats = 0;  // one chunk's xs and ws
 };
@@ -62,10 +67,10 @@ template <int KS>
 __device__ void accumulate_chunk(const float* ws, const float* xs, int sh, int sw, int oh, int ow0, int og,
                                  float (&acc)[kTileO][kTileP]);
 
-template <int KS>
-__global__ void __launch_bounds__(kTiledThreads, kTiledBlocksPerSM) conv_tiled_kernel(TiledConvArgs a) {
+template <int KS, int Threads>
+__global__ void __launch_bounds__(Threads, kTiledBlocksPerSM) conv_tiled_kernel(TiledConvArgs a) {
   constexpr int kWeightFloats = kChunkC * KS * KS * kBlockO;
-  constexpr int kStagedW = (kWeightFloats / 4 + kTiledThreads - 1) / kTiledThreads;  // float4 per thread
+  constexpr int kStagedW = (kWeightFloats / 4 + Threads - 1) / Threads;  // float4 per thread
   const int n = blockIdx.x, o0 = blockIdx.y * kBlockO, r0 = blockIdx.z * a.rows;
   const int rows = min(a.rows, a.OH - r0);
   const int sh = rows + KS - 1, sw = a.segs * kTileP + KS - 1;
@@ -76,7 +81,7 @@ __global__ void __launch_bounds__(kTiledThreads, kTiledBlocksPerSM) conv_tiled_k
   const int t = threadIdx.x, positions = rows * a.segs;
   const int og = t / positions, pos = t % positions;
   const int oh = pos / a.segs, ow0 = (pos % a.segs) * kTileP;
-  const bool computes = og < kGroupsO;  // the threads past the last group only fetch
+  const bool computes = og < a.groups;  // the threads past the last group only fetch
   const float* image = a.in + size_t(n) * a.C * a.H * a.W;
 
   // Which input floats this thread fetches is the same for every chunk: work it out once.
@@ -84,7 +89,7 @@ __global__ void __launch_bounds__(kTiledThreads, kTiledBlocksPerSM) conv_tiled_k
   int x_offset[kMaxStagedX];
 #pragma unroll
   for (int l = 0; l < kMaxStagedX; ++l) {
-    const int e = t + l * kTiledThreads;
+    const int e = t + l * Threads;
     const int s = e % sw, r = (e / sw) % sh, cc = e / (sw * sh);
     const int h = r0 + r - a.pad, w = s - a.pad;
     x_offset[l] = e >= x_floats ? -2 : (unsigned(h) < unsigned(a.H) && unsigned(w) < unsigned(a.W)) ? (cc * a.H + h) * a.W + w : -1;
@@ -95,12 +100,12 @@ __global__ void __launch_bounds__(kTiledThreads, kTiledBlocksPerSM) conv_tiled_k
     const int channels_left = a.C - c0;
 #pragma unroll
     for (int l = 0; l < kMaxStagedX; ++l) {
-      const int cc = (t + l * kTiledThreads) / (sw * sh);
+      const int cc = (t + l * Threads) / (sw * sh);
       x_next[l] = x_offset[l] >= 0 && cc < channels_left ? __ldg(image + size_t(c0) * a.H * a.W + x_offset[l]) : 0.0f;
     }
 #pragma unroll
     for (int l = 0; l < kStagedW; ++l) {
-      const int e = t + l * kTiledThreads;  // float4 number e of ws: row e / (kBlockO / 4), quad e % (kBlockO / 4)
+      const int e = t + l * Threads;  // float4 number e of ws: row e / (kBlockO / 4), quad e % (kBlockO / 4)
       const int row = e / (kBlockO / 4), quad = e % (kBlockO / 4);
       const bool inside = e < kWeightFloats / 4 && row / (KS * KS) < channels_left && o0 + 4 * quad < a.o_stride;
       w_next[l] = inside ? __ldg(reinterpret_cast<const float4*>(a.wt + (size_t(c0) * KS * KS + row) * a.o_stride + o0) + quad)
@@ -112,10 +117,10 @@ __global__ void __launch_bounds__(kTiledThreads, kTiledBlocksPerSM) conv_tiled_k
     float* xs = ws + kWeightFloats;
 #pragma unroll
     for (int l = 0; l < kStagedW; ++l)
-      if (t + l * kTiledThreads < kWeightFloats / 4) reinterpret_cast<float4*>(ws)[t + l * kTiledThreads] = w_next[l];
+      if (t + l * Threads < kWeightFloats / 4) reinterpret_cast<float4*>(ws)[t + l * Threads] = w_next[l];
 #pragma unroll
     for (int l = 0; l < kMaxStagedX; ++l)
-      if (x_offset[l] != -2) xs[t + l * kTiledThreads] = x_next[l];
+      if (x_offset[l] != -2) xs[t + l * Threads] = x_next[l];
   };
 
   float acc[kTileO][kTileP] = {};

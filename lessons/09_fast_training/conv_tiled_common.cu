@@ -16,14 +16,22 @@ namespace detail {
 
 TiledPlan tiled_plan(int N, int C, int H, int W, int O, int k, int pad, int OH, int OW) {
   TiledPlan p;
-  const int segs = (OW + kTileP - 1) / kTileP;
-  const int rows = std::max(1, std::min(OH, kTiledThreads / (kGroupsO * segs)));
-  const int sh = rows + k - 1, sw = segs * kTileP + k - 1;
-  p.x_floats = kChunkC * sh * sw;
+  const int segs = (OW + kTileP - 1) / kTileP, sw = segs * kTileP + k - 1;
+  // Only as many groups as the output channels fill (16 channels: 4 of the 8): the threads of the
+  // others take more rows instead, as many as the threads' fetch registers hold with their padding.
+  const int groups = std::min(kGroupsO, (O + kTileO - 1) / kTileO);
+  // A small image (14 x 14, 7 x 7) leaves most of 256 threads without an output: such an image
+  // gets a block of 128 or 64 threads instead, and the SM room for more blocks at once. (3x3 only:
+  // a smaller block stages more of a 5x5 kernel's weights per thread than its registers hold.)
+  const int row_threads = groups * segs, small = k == 3 && row_threads * OH < kTiledThreads;
+  p.threads = !small ? kTiledThreads : row_threads * OH <= 64 ? 64 : row_threads <= 128 ? 128 : kTiledThreads;
+  const int staged_rows = kMaxStagedX * p.threads / (kChunkC * sw) - (k - 1);
+  const int rows = std::max(1, std::min({OH, p.threads / row_threads, staged_rows}));
+  p.x_floats = kChunkC * (rows + k - 1) * sw;
   p.w_floats = kChunkC * k * k * kBlockO;
   p.smem_bytes = 2 * size_t(p.w_floats + course::round_up(p.x_floats, 4)) * sizeof(float);
   p.grid = dim3(unsigned(N), unsigned((O + kBlockO - 1) / kBlockO), unsigned((OH + rows - 1) / rows));
-  p.args = {nullptr, nullptr, nullptr, nullptr, C, H, W, O, course::round_up(O, 4), pad, OH, OW, segs, rows};
+  p.args = {nullptr, nullptr, nullptr, nullptr, C, H, W, O, course::round_up(O, 4), pad, OH, OW, segs, rows, groups};
   return p;
 }
 
@@ -39,7 +47,10 @@ TiledWeightPlan tiled_weight_plan(const ConvShape& s) {
     --rows;
   p.x_floats = kChunkC * (rows + k - 1) * (width + k - 1);
   p.dy_float4s = rows * width * (kBlockO / 4);
-  p.smem_bytes = 2 * size_t(course::round_up(p.x_floats, 4) + rows * width * kDyStride) * sizeof(float);
+  const int groups = std::min(kGroupsO, (s.out_channels + kTileO - 1) / kTileO);
+  // The buffers, or the parts' sums at the end where fewer groups than kGroupsO split the rows.
+  p.smem_bytes = std::max(2 * size_t(course::round_up(p.x_floats, 4) + rows * width * kDyStride),
+                          groups < kGroupsO ? size_t(kGroupsO) * kChunkC * k * kTileO * k : 0) * sizeof(float);
   const int o_blocks = (s.out_channels + kBlockO - 1) / kBlockO, c_blocks = (s.in_channels + kChunkC - 1) / kChunkC;
   // About kTiledWeightBlocks blocks: enough slices of the images to fill the GPU twice over.
   const int wanted = std::max(1, std::min(s.batch, kTiledWeightBlocks / (o_blocks * c_blocks)));
@@ -48,7 +59,7 @@ TiledWeightPlan tiled_weight_plan(const ConvShape& s) {
   p.grid = dim3(unsigned(p.slices), unsigned(o_blocks), unsigned(c_blocks));
   p.block = dim3(unsigned(threads));
   p.args = {nullptr, nullptr, nullptr, s.batch, s.in_channels, s.height, s.width, s.out_channels, s.pad, OH, OW,
-            segs, rows, rows > 0 ? (OH + rows - 1) / rows : 0, per_slice};
+            segs, rows, rows > 0 ? (OH + rows - 1) / rows : 0, per_slice, groups};
   return p;
 }
 
@@ -74,9 +85,9 @@ std::string direction_problem(const char* which, int C, int H, int W, int O, int
     return std::string(which) + " rows of " + std::to_string(OW) + " outputs: at most " +
            std::to_string(kTiledThreads / kGroupsO * kTileP) + " fit a block";
   const TiledPlan p = tiled_plan(1, C, H, W, O, k, pad, OH, OW);
-  if (p.x_floats > kMaxStagedX * kTiledThreads)
+  if (p.x_floats > kMaxStagedX * p.threads)
     return std::string(which) + " input rows of " + std::to_string(W) + " pixels: a chunk of " +
-           std::to_string(p.x_floats) + " floats, more than the block's " + std::to_string(kTiledThreads) +
+           std::to_string(p.x_floats) + " floats, more than the block's " + std::to_string(p.threads) +
            " threads fetch (" + std::to_string(kMaxStagedX) + " each)";
   return shared_memory_problem(which, p.smem_bytes);
 }

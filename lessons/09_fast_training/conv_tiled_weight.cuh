@@ -42,6 +42,7 @@ struct TiledWeightArgs {
   int segs, rows;      // as 09.10: kTileP-wide segments per output row; output rows per unit
   int bands;           // units per image: ceil(OH / rows)
   int images_per_slice;
+  int groups;          // groups the output channels fill (<= kGroupsO); kGroupsO / groups parts of the rows
 };
 
 struct TiledWeightPlan {
@@ -64,7 +65,10 @@ __device__ void accumulate_weight_unit(const float* xs, const float* dys, int sh
 template <int KS>
 __global__ void __launch_bounds__(tiled_weight_threads<KS>(), kTiledWeightBlocksPerSM) conv_tiled_weight_kernel(TiledWeightArgs a) {
   constexpr int kThreads = tiled_weight_threads<KS>();
-  const int t = threadIdx.x, og = t % kGroupsO, i = (t / kGroupsO) % KS, cc = t / (kGroupsO * KS);
+  // With fewer output channels than kBlockO (16: 4 of the 8 groups), the groups' threads split each
+  // unit's rows into `parts` instead of multiplying zeros; the parts' sums are added at the end.
+  const int t = threadIdx.x, slot = t % kGroupsO, i = (t / kGroupsO) % KS, cc = t / (kGroupsO * KS);
+  const int parts = kGroupsO / a.groups, og = slot % a.groups, part = slot / a.groups;
   const int slice = blockIdx.x, o0 = blockIdx.y * kBlockO, c0 = blockIdx.z * kChunkC;
   const int first = slice * a.images_per_slice;
   const int units = max(0, min(a.N - first, a.images_per_slice)) * a.bands;
@@ -136,7 +140,12 @@ __global__ void __launch_bounds__(tiled_weight_threads<KS>(), kTiledWeightBlocks
     const float* xs = smem + buffer * stage;
     const int rows = min(a.rows, a.OH - (unit % a.bands) * a.rows);
     const float* dys = xs + (x_floats + 3) / 4 * 4;
-    accumulate_weight_unit<KS>(xs, dys, sh, sw, rows, a.segs, cc, i, og, acc);
+    if (part < parts) {
+      // This part's rows [first_row, last_row) of the unit: the buffers seen from its first row.
+      const int first_row = rows * part / parts, last_row = rows * (part + 1) / parts;
+      accumulate_weight_unit<KS>(xs + first_row * sw, dys + first_row * width * kDyStride, sh, sw,
+                                 last_row - first_row, a.segs, cc, i, og, acc);
+    }
     if (adds_bias)
       for (int p = t / kBlockO; p < rows * width; p += kBiasGroups) bias_part += dys[p * kDyStride + t % kBlockO];
     if (more) store(buffer ^ 1);
@@ -155,7 +164,19 @@ __global__ void __launch_bounds__(tiled_weight_threads<KS>(), kTiledWeightBlocks
       a.partial[(size_t(slice) * a.O + o0 + t) * (Kc + 1) + Kc] = sum;
     }
   }
-  if (c0 + cc >= a.C) return;
+  if (parts > 1) {  // part 0 adds the other parts' sums, in order (the same bits on every run)
+    constexpr int kSums = kTileO * KS;
+    float* sums = smem + (((part * kChunkC + cc) * KS + i) * a.groups + og) * kSums;  // parts * groups <= kGroupsO
+    __syncthreads();  // dbias's reads of smem are done
+    if (part > 0 && part < parts)
+#pragma unroll
+      for (int e = 0; e < kSums; ++e) sums[e] = acc[e / KS][e % KS];
+    __syncthreads();
+    for (int q = 1; part == 0 && q < parts; ++q)
+#pragma unroll
+      for (int e = 0; e < kSums; ++e) acc[e / KS][e % KS] += sums[q * kChunkC * KS * a.groups * kSums + e];
+  }
+  if (part != 0 || c0 + cc >= a.C) return;
 #pragma unroll
   for (int o = 0; o < kTileO; ++o) {
     const int oc = o0 + og * kTileO + o;

@@ -43,6 +43,16 @@ std::vector<course::test::ConvCase> tiled_cases() {
       {"3 -> 70 channels, 3x3 pad 1, 32x32 images: rows in several blocks", {2, 3, 32, 32, 70, 3, 3, 1, 1}},
       {"9 -> 6 channels, 3x3 pad 0, 40x23 images", {3, 9, 40, 23, 6, 3, 3, 1, 0}},
       {"model A conv1 at 28x28, batch 2", {2, 1, 28, 28, 32, 5, 5, 1, 2}},
+      // Blocks of other sizes: 16 channels (half the groups) on 28 x 28 in 256 threads, a 14 x 14
+      // image in 128, a 7 x 7 one in 64, and 128 threads with the rows in two blocks.
+      {"16 -> 16 channels, 3x3 pad 1, 28x28 images", {3, 16, 28, 28, 16, 3, 3, 1, 1}},
+      {"32 -> 32 channels, 3x3 pad 1, 14x14 images", {3, 32, 14, 14, 32, 3, 3, 1, 1}},
+      {"64 -> 64 channels, 3x3 pad 1, 7x7 images", {3, 64, 7, 7, 64, 3, 3, 1, 1}},
+      {"12 -> 40 channels, 3x3 pad 1, 15x14 images", {2, 12, 15, 14, 40, 3, 3, 1, 1}},
+      // The weight gradient's groups split the rows: in 2 parts with 12 channels (2 of 8 slots idle),
+      // none with 20 (3 idle).
+      {"5 -> 12 channels, 3x3 pad 1, 11x9 images", {2, 5, 11, 9, 12, 3, 3, 1, 1}},
+      {"7 -> 20 channels, 3x3 pad 1, 9x10 images", {2, 7, 9, 10, 20, 3, 3, 1, 1}},
   };
   for (const auto& c : more) cases.push_back(c);
   return cases;

@@ -41,13 +41,20 @@ __device__ void accumulate_chunk(const float* ws, const float* xs, int sh, int s
 // ---- given: the launches ------------------------------------------------------------------------
 namespace {
 
+// The kernel for a plan's block size (tiled_plan picks 64, 128 or 256 threads).
+template <int KS>
+void (*tiled_kernel_for(int threads))(detail::TiledConvArgs) {
+  if (threads == 64) return detail::conv_tiled_kernel<KS, 64>;
+  return threads == 128 ? detail::conv_tiled_kernel<KS, 128> : detail::conv_tiled_kernel<KS, detail::kTiledThreads>;
+}
+
 void launch_tiled(detail::TiledPlan plan, int k, const float* in, const float* wt, const float* bias, float* out,
                   cudaStream_t stream) {
   plan.args.in = in, plan.args.wt = wt, plan.args.bias = bias, plan.args.out = out;
-  const auto kernel = k == 3 ? detail::conv_tiled_kernel<3> : detail::conv_tiled_kernel<5>;
+  const auto kernel = k == 3 ? tiled_kernel_for<3>(plan.threads) : tiled_kernel_for<5>(plan.threads);
   // Above 48 KiB a kernel must ask for its dynamic shared memory (conv_tiled_problem checked the GPU has it).
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(plan.smem_bytes)));
-  kernel<<<plan.grid, detail::kTiledThreads, plan.smem_bytes, stream>>>(plan.args);
+  kernel<<<plan.grid, plan.threads, plan.smem_bytes, stream>>>(plan.args);
   CUDA_CHECK_LAUNCH();
 }
 
