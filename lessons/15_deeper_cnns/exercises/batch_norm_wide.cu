@@ -1,34 +1,72 @@
 // Lesson 15, step 15.6: batch normalisation across the whole GPU. YOUR FILE: the six kernel bodies;
-// the slices (Slice, slice_of) and the launchers below are written for you.
+// where a value lives (Layout, Slice, slice_of) and the launchers below are written for you.
 #include "block_reduce.cuh"  // lesson 09's block_sum
 #include "course/cuda_check.hpp"
 #include "deeper_cnns.hpp"
+#include "fast_div.cuh"       // lesson 09's FastDiv
 #include "first_kernels.hpp"  // lesson 03's grid for the elementwise kernels
 
 namespace deeper_cnns {
 
-namespace {
+// Named (not anonymous): the helpers a kernel has not used yet draw no "never referenced" warnings.
+namespace wide_batch_norm {
+
+// Where a value of x lives. Splitting a flat index k into its image and channel takes divisions by
+// numbers known only at run time, and a 64-bit division costs dozens of instructions: done for
+// every value, that would be most of these kernels' work. While the tensor has fewer than 2^31
+// values, lesson 09's FastDiv does each division as a multiply and a shift.
+struct Layout {
+  fast_training::FastDiv by_plane, by_channels;
+  size_t plane;
+  int channels;
+  bool small;  // s.size() < 2^31: FastDiv applies
+  // The channel of value k of x (NCHW).
+  __device__ int channel(size_t k) const {
+    if (!small) return int(k / plane % size_t(channels));
+    const int p = by_plane.div(int(k));
+    return p - by_channels.div(p) * channels;
+  }
+};
+
+Layout layout_of(const BatchNormShape& s) {
+  const size_t plane = size_t(s.height) * s.width;
+  const bool small = s.size() < (size_t(1) << 31);
+  return Layout{fast_training::FastDiv(small ? int(plane) : 1), fast_training::FastDiv(s.channels), plane, s.channels,
+                small};
+}
 
 // Slice blockIdx.y of channel blockIdx.x: images [first, first + images), `values` values; where its
 // j-th value (0 <= j < values) is in x.
 struct Slice {
-  int first, channels;
-  size_t values, plane;
-  __device__ size_t at(size_t j) const { return (size_t(first + j / plane) * channels + blockIdx.x) * plane + j % plane; }
+  int first;
+  size_t values;
+  Layout layout;
+  __device__ size_t at(size_t j) const {
+    const size_t image = layout.small ? size_t(layout.by_plane.div(int(j))) : j / layout.plane;
+    return (size_t(first) + image) * layout.channels * layout.plane + blockIdx.x * layout.plane +
+           (j - image * layout.plane);
+  }
 };
 
-[[maybe_unused]] __device__ Slice slice_of(const BatchNormShape& s, int images) {
+}  // namespace wide_batch_norm
+using wide_batch_norm::Layout;
+using wide_batch_norm::layout_of;
+using wide_batch_norm::Slice;
+
+namespace {
+
+[[maybe_unused]] __device__ Slice slice_of(const BatchNormShape& s, int images, const Layout& layout) {
   const int first = blockIdx.y * images, last = min(s.batch, first + images);
-  const size_t plane = size_t(s.height) * s.width;
-  return Slice{first, s.channels, size_t(last - first) * plane, plane};
+  return Slice{first, size_t(last - first) * layout.plane, layout};
 }
 
 __global__ void __launch_bounds__(kThreads)
-    slice_stats_kernel(BatchNormShape s, int images, const float* __restrict__ x, float* __restrict__ partials) {
-  // TODO(15.6): slice blockIdx.y of channel blockIdx.x (slice_of): its count, its mean (block_sum of
+    slice_stats_kernel(BatchNormShape s, int images, Layout layout, const float* __restrict__ x,
+                       float* __restrict__ partials) {
+  // TODO(15.6): slice blockIdx.y of channel blockIdx.x (slice_of, slice.at): its count, its mean (block_sum of
   // the threads' shares) and the squares around that mean, into partials[3 * (c * slices + k) + 0, 1, 2]
   // (slices: gridDim.y).
-  (void)s, (void)images, (void)x, (void)partials;
+  (void)s, (void)images, (void)layout, (void)x, (void)partials;
 }
 
 __global__ void merge_stats_kernel(BatchNormShape s, int slices, const float* __restrict__ partials, float eps,
@@ -42,21 +80,23 @@ __global__ void merge_stats_kernel(BatchNormShape s, int slices, const float* __
       (void)running_mean, (void)running_var;
 }
 
-__global__ void normalize_kernel(BatchNormShape s, const float* __restrict__ x, const float* __restrict__ gamma,
+__global__ void normalize_kernel(BatchNormShape s, Layout layout, const float* __restrict__ x,
+                                 const float* __restrict__ gamma,
                                  const float* __restrict__ beta, const float* __restrict__ mean,
                                  const float* __restrict__ inv_std, bool relu, float* __restrict__ y) {
   // TODO(15.6): a value a thread (grid-stride over s.size()): y from the saved statistics, as 15.2
-  // (the ReLU where relu).
-  (void)s, (void)x, (void)gamma, (void)beta, (void)mean, (void)inv_std, (void)relu, (void)y;
+  // (the ReLU where relu); its channel: layout.channel(k).
+  (void)s, (void)layout, (void)x, (void)gamma, (void)beta, (void)mean, (void)inv_std, (void)relu, (void)y;
 }
 
 __global__ void __launch_bounds__(kThreads)
-    slice_grad_sums_kernel(BatchNormShape s, int images, const float* __restrict__ x, const float* __restrict__ dy,
+    slice_grad_sums_kernel(BatchNormShape s, int images, Layout layout, const float* __restrict__ x,
+                           const float* __restrict__ dy,
                            const float* __restrict__ relu_y, const float* __restrict__ mean,
                            const float* __restrict__ inv_std, float* __restrict__ partials) {
   // TODO(15.6): slice blockIdx.y of channel blockIdx.x: the sums of g and g * xhat over it (g: dy,
   // 0 where relu_y is given and not > 0), into partials[2 * (c * slices + k) + 0, 1].
-  (void)s, (void)images, (void)x, (void)dy, (void)relu_y, (void)mean, (void)inv_std, (void)partials;
+  (void)s, (void)images, (void)layout, (void)x, (void)dy, (void)relu_y, (void)mean, (void)inv_std, (void)partials;
 }
 
 __global__ void merge_grad_sums_kernel(int channels, int slices, const float* __restrict__ partials,
@@ -65,12 +105,13 @@ __global__ void merge_grad_sums_kernel(int channels, int slices, const float* __
   (void)channels, (void)slices, (void)partials, (void)dgamma, (void)dbeta;
 }
 
-__global__ void dx_kernel(BatchNormShape s, const float* __restrict__ x, const float* __restrict__ dy,
+__global__ void dx_kernel(BatchNormShape s, Layout layout, const float* __restrict__ x, const float* __restrict__ dy,
                           const float* __restrict__ relu_y, const float* __restrict__ gamma,
                           const float* __restrict__ mean, const float* __restrict__ inv_std,
                           const float* __restrict__ dgamma, const float* __restrict__ dbeta, float* __restrict__ dx) {
   // TODO(15.6): a value a thread (grid-stride): dx as 15.2, from dgamma and dbeta.
-  (void)s, (void)x, (void)dy, (void)relu_y, (void)gamma, (void)mean, (void)inv_std, (void)dgamma, (void)dbeta, (void)dx;
+  (void)s, (void)layout, (void)x, (void)dy, (void)relu_y, (void)gamma, (void)mean, (void)inv_std, (void)dgamma,
+      (void)dbeta, (void)dx;
 }
 
 }  // namespace
@@ -79,7 +120,8 @@ __global__ void dx_kernel(BatchNormShape s, const float* __restrict__ x, const f
 // several GPUs (synced_batch_norm.hpp) runs them with NCCL's collectives between. ----------------------
 void batch_norm_slice_stats_gpu(const BatchNormShape& s, const float* x, float* workspace, cudaStream_t stream) {
   const BatchNormSlices slices = batch_norm_slices(s);
-  slice_stats_kernel<<<dim3(s.channels, slices.count), kThreads, 0, stream>>>(s, slices.images, x, workspace);
+  slice_stats_kernel<<<dim3(s.channels, slices.count), kThreads, 0, stream>>>(s, slices.images, layout_of(s), x,
+                                                                                 workspace);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -95,15 +137,15 @@ void batch_norm_merge_stats_gpu(int channels, int slices, const float* partials,
 void batch_norm_normalize_gpu(const BatchNormShape& s, const float* x, const float* gamma, const float* beta,
                               const float* mean, const float* inv_std, bool relu, float* y, cudaStream_t stream) {
   normalize_kernel<<<first_kernels::blocks_for(s.size()), first_kernels::kThreadsPerBlock, 0, stream>>>(
-      s, x, gamma, beta, mean, inv_std, relu, y);
+      s, layout_of(s), x, gamma, beta, mean, inv_std, relu, y);
   CUDA_CHECK_LAUNCH();
 }
 
 void batch_norm_slice_grad_sums_gpu(const BatchNormShape& s, const float* x, const float* dy, const float* relu_y,
                                     const float* mean, const float* inv_std, float* workspace, cudaStream_t stream) {
   const BatchNormSlices slices = batch_norm_slices(s);
-  slice_grad_sums_kernel<<<dim3(s.channels, slices.count), kThreads, 0, stream>>>(s, slices.images, x, dy, relu_y,
-                                                                                  mean, inv_std, workspace);
+  slice_grad_sums_kernel<<<dim3(s.channels, slices.count), kThreads, 0, stream>>>(
+      s, slices.images, layout_of(s), x, dy, relu_y, mean, inv_std, workspace);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -117,7 +159,7 @@ void batch_norm_dx_gpu(const BatchNormShape& s, const float* x, const float* dy,
                        const float* gamma, const float* mean, const float* inv_std, const float* dgamma,
                        const float* dbeta, float* dx, cudaStream_t stream) {
   dx_kernel<<<first_kernels::blocks_for(s.size()), first_kernels::kThreadsPerBlock, 0, stream>>>(
-      s, x, dy, relu_y, gamma, mean, inv_std, dgamma, dbeta, dx);
+      s, layout_of(s), x, dy, relu_y, gamma, mean, inv_std, dgamma, dbeta, dx);
   CUDA_CHECK_LAUNCH();
 }
 
