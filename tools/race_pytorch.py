@@ -6,13 +6,14 @@ and the loss compiled together with max-autotune, a fused or compiled update, 50
 CUDA graph with the batch indices read on the device; tools/pytorch_mnist.py, pytorch_layers.py,
 pytorch_speedrun.py --mode expert), same network, recipe, batch, seed and data:
 
-Bars: lessons 09, 10 and 14 ask for a median ratio <= 0.9.
+Bars: lessons 09, 10 and 14 ask for a median ratio <= 0.9, lesson 15 (both rows) <= 1.0.
 
   09  train_fast (FP32)                     against the expert's strict FP32 (TF32 off), NCHW and channels_last
   10  train_mixed --precision bf16          against the expert's BF16 autocast, NCHW and channels_last
   12  train_beyond mnist_cnn (Adadelta)     against the expert's FP32 (Adadelta has no fused kernel: foreach)
   14  train_speedrun --precision bf16       against the expert's BF16 speedrun (the same recipe and seeds)
   15  train_deeper resnet20 (FP32)          ResNet-20 on Fashion-MNIST against the expert's strict FP32 (TF32 off)
+  15-bf16  train_deeper resnet20 --precision bf16   the same against the expert's BF16 autocast
 
 Round 1 runs the course and every PyTorch candidate (the memory formats, and for lesson 09 a row
 with TF32 allowed, PyTorch's own default for convolutions, shown beside the race, not raced); the
@@ -27,7 +28,7 @@ costs on both sides); lesson 14: the median training time over the seeds. Accura
 --formats known skips the memory format that earlier races found slower (channels_last for FP32
 rows, NCHW for BF16 rows): each compile with max-autotune takes minutes. Default: both.
 
-usage: tools/race_pytorch.py [--lessons 09,10,12,14,15] [--runs 3] [--epochs 3] [--seeds 10]
+usage: tools/race_pytorch.py [--lessons 09,10,12,14,15,15-bf16] [--runs 3] [--epochs 3] [--seeds 10]
                              [--formats both|known] [--build DIR] [--timeout S] [--out DIR]
 Outputs (every log, race.json, race.md) go to --out (default $OUT/race or out/race). Exit 0 when
 every run finished; 1 when one failed (its log's last lines are printed); 2 for bad arguments.
@@ -130,6 +131,14 @@ def lessons(args):
                "pytorch": [("expert FP32, NCHW", torch_resnet, True),
                            ("expert FP32, channels_last", torch_resnet + ["--channels-last"], True)],
                "read": pytorch_epochs, "unit": "s an epoch", "bar": 1.0},
+        "15-bf16": {"title": "ResNet-20 on Fashion-MNIST, BF16 (course: BF16 convolutions; PyTorch: BF16 autocast), "
+                             "batch 128, SGD momentum 0.9, lr 0.05",
+                    "course": ("train_deeper --model resnet20 --precision bf16",
+                               [os.path.join(bin_, "train_deeper"), "--device", "gpu", "--precision", "bf16"] + resnet,
+                               course_epochs),
+                    "pytorch": [("expert BF16, NCHW", torch_resnet + ["--amp", "bf16"], True),
+                                ("expert BF16, channels_last", torch_resnet + ["--amp", "bf16", "--channels-last"], True)],
+                    "read": pytorch_epochs, "unit": "s an epoch", "bar": 1.0},
     }
 
 

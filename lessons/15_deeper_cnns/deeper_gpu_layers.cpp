@@ -108,8 +108,8 @@ void GlobalAvgPoolLayer::backward(const float*, const float* dy, int batch) {
 
 // ---- strided convolution ---------------------------------------------------------------------------------
 StridedConvLayer::StridedConvLayer(std::string name, const LayerPlan& plan, int max_batch, mnist_gpu::ParamView weight,
-                                   mnist_gpu::ParamView bias)
-    : ImplicitConvLayer(std::move(name), plan, max_batch, weight, bias, false) {
+                                   mnist_gpu::ParamView bias, const fast_training::GemmProducts* products)
+    : ImplicitConvLayer(std::move(name), plan, max_batch, weight, bias, false, products) {
   const host_layers::ConvShape unit = unit_stride(max_batch);
   spread_ = course::DeviceBuffer<float>(size_t(max_batch) * unit.out_channels * unit.out_h() * unit.out_w());
   data_workspace_ = course::DeviceBuffer<float>(fast_training::conv_implicit_workspace_floats(unit));
@@ -237,6 +237,7 @@ struct MakeContext {
   const mnist_gpu::ParamLookup* lookup = nullptr;
   int made = 0;                         // layers made so far: dropout's layer number
   mnist_gpu::Layer* last = nullptr;     // the layer made last: a ReLU after it may be fused into it
+  beyond_mnist::OtherKernels other;     // Tensor Core convolutions, other products (or none)
 };
 
 std::unique_ptr<mnist_gpu::Layer> make_layer(MakeContext& c, const std::string& name, const std::vector<LayerPlan>& list,
@@ -294,19 +295,28 @@ std::unique_ptr<mnist_gpu::Layer> make_layer(MakeContext& c, const std::string& 
     case LayerKind::maxpool: break;
   }
   // Lesson 12's choice (12.4) for lesson 09's kernels; a strided convolution's input gradient here.
-  switch (beyond_mnist::choose_kernels(list, index, beyond_mnist::GpuLayers::lesson09)) {
+  const auto kernels = beyond_mnist::choose_kernels(list, index, beyond_mnist::GpuLayers::lesson09);
+  const fast_training::GemmProducts* products = c.other.products;
+  if ((kernels == beyond_mnist::LayerKernels::tiled_conv || kernels == beyond_mnist::LayerKernels::implicit_conv) &&
+      c.other.conv && c.other.conv->runs(host_training::conv_shape_of(p, c.max_batch)))
+    return std::make_unique<beyond_mnist::OtherConvLayer>(name, p, c.max_batch, weight, bias, input_grad, c.other.conv,
+                                                          products);
+  switch (kernels) {
     case beyond_mnist::LayerKernels::tiled_conv:
       return std::make_unique<beyond_mnist::FastConvLayer>(name, p, c.max_batch, weight, bias, input_grad);
     case beyond_mnist::LayerKernels::implicit_conv:
-      if (input_grad && p.spec.stride != 1) return std::make_unique<StridedConvLayer>(name, p, c.max_batch, weight, bias);
-      return std::make_unique<beyond_mnist::ImplicitConvLayer>(name, p, c.max_batch, weight, bias, input_grad);
+      if (input_grad && p.spec.stride != 1)
+        return std::make_unique<StridedConvLayer>(name, p, c.max_batch, weight, bias, products);
+      return std::make_unique<beyond_mnist::ImplicitConvLayer>(name, p, c.max_batch, weight, bias, input_grad,
+                                                               products);
     case beyond_mnist::LayerKernels::dense:
-      return std::make_unique<beyond_mnist::FastDenseLayer>(name, p, c.max_batch, weight, bias, input_grad);
+      return std::make_unique<beyond_mnist::FastDenseLayer>(name, p, c.max_batch, weight, bias, input_grad, products);
     case beyond_mnist::LayerKernels::relu_pool:
     case beyond_mnist::LayerKernels::folded_relu:
       return std::make_unique<beyond_mnist::ReluPoolLayer>(name, p, c.max_batch);
     case beyond_mnist::LayerKernels::lesson08:
-      if (p.spec.kind == LayerKind::conv) return std::make_unique<StridedConvLayer>(name, p, c.max_batch, weight, bias);
+      if (p.spec.kind == LayerKind::conv)
+        return std::make_unique<StridedConvLayer>(name, p, c.max_batch, weight, bias, products);
       return nullptr;  // a max-pool lesson 09's kernel does not run
     case beyond_mnist::LayerKernels::activation:
     case beyond_mnist::LayerKernels::dropout: break;
@@ -317,12 +327,13 @@ std::unique_ptr<mnist_gpu::Layer> make_layer(MakeContext& c, const std::string& 
 }  // namespace
 
 mnist_gpu::LayerMaker gpu_layer_maker(const host_training::ModelSpec& spec, uint64_t seed,
-                                      const framework::Rank* synced) {
+                                      const framework::Rank* synced, const beyond_mnist::OtherKernels& other) {
   const std::vector<LayerPlan> plans = host_training::plan_layers(spec);
   // GpuNetwork asks for the layers in order; what one call leaves (the layer made last) the next reads.
   auto context = std::make_shared<MakeContext>();
   context->seed = seed;
   if (synced) context->synced = true, context->rank = *synced;
+  context->other = other;
   return [plans, context](const std::string& name, size_t index, const LayerPlan& plan, int max_batch,
                           const mnist_gpu::ParamLookup& lookup) -> std::unique_ptr<mnist_gpu::Layer> {
     if (index >= plans.size() || plans[index].spec.kind != plan.spec.kind)

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "beyond_gpu_layers.hpp"  // lesson 12's OtherKernels
 #include "course/device_buffer.hpp"
 #include "deeper_cnns.hpp"
 #include "fast_gpu_layers.hpp"  // lesson 12's layers on lesson 09's kernels
@@ -97,8 +98,9 @@ class GlobalAvgPoolLayer : public mnist_gpu::Layer {
 // the spread dy. It does s*s times the work of a kernel written for the stride.
 class StridedConvLayer : public beyond_mnist::ImplicitConvLayer {
  public:
+  // products: the forward pass's and weight gradient's (null: lesson 09's FP32); dx stays FP32.
   StridedConvLayer(std::string name, const host_training::LayerPlan& plan, int max_batch, mnist_gpu::ParamView weight,
-                   mnist_gpu::ParamView bias);
+                   mnist_gpu::ParamView bias, const fast_training::GemmProducts* products = nullptr);
   void backward(const float* x, const float* dy, int batch) override;
   std::string kernels() const override { return "implicit GEMM (lesson 09), dx at stride 1 of dy spread out"; }
   size_t own_bytes() const override {
@@ -159,8 +161,11 @@ void spread_by_stride_gpu(const float* dy, float* spread, int planes, int oh, in
 // drawing from `seed`). Returns nullptr for a max-pool whose
 // input can be negative: lesson 08's MaxPoolLayer runs it (on the default stream).
 // synced (not null): every batch norm takes its statistics over the GPUs of that rank's communicator.
+// other: lesson 10's Tensor Core convolutions for every convolution they run (the stride-1 ones), and
+// other products for the implicit GEMMs and dense layers (lesson 12's OtherKernels; thin_first unused).
 mnist_gpu::LayerMaker gpu_layer_maker(const host_training::ModelSpec& spec, uint64_t seed,
-                                      const framework::Rank* synced = nullptr);
+                                      const framework::Rank* synced = nullptr,
+                                      const beyond_mnist::OtherKernels& other = {});
 // "" when every layer gpu_layer_maker builds runs on a stream of its own (whole steps can be
 // captured into CUDA graphs), else which one does not: "layer 3 'pool2' (...)".
 std::string stream_problem(const host_training::ModelSpec& spec);

@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "beyond_gpu_layers.hpp"  // fused_loss_maker
@@ -20,8 +21,12 @@
 #include "framework/train_flags.hpp"
 #include "framework/training_data.hpp"
 #include "host_training.hpp"
+#include "layer_shapes.hpp"  // conv_shape_of
 #include "parallel_trainer.hpp"  // lesson 13's data-parallel run
 #include "step_graph.hpp"
+#include "tensor_core_convs.hpp"  // lesson 10's Tensor Core convolutions (--precision bf16)
+#include "tensor_cores.hpp"
+#include "tf32_products.hpp"
 #include "trainer.hpp"
 #include "your_steps_check.hpp"
 
@@ -47,12 +52,41 @@ struct DeeperConfig : mnist_gpu::GpuTrainConfig {
   }
 };
 
+// Counts the convolutions of `plans` (res blocks' included) and those `kernels` run at `batch`.
+void count_convolutions(const std::vector<host_training::LayerPlan>& plans, const fast_training::ConvKernels& kernels,
+                        int batch, int& convs, int& theirs) {
+  for (const host_training::LayerPlan& p : plans) {
+    count_convolutions(p.body, kernels, batch, convs, theirs);
+    count_convolutions(p.shortcut, kernels, batch, convs, theirs);
+    if (p.spec.kind != host_training::LayerKind::conv) continue;
+    ++convs;
+    if (!beyond_mnist::conv_is_dense(p) && kernels.runs(host_training::conv_shape_of(p, batch))) ++theirs;
+  }
+}
+
+// --precision bf16: lesson 10's Tensor Core convolutions (BF16 products, FP32 sums) for the stride-1
+// convolutions, TF32 for the other products; fp32: none (lesson 09's FP32 kernels throughout).
+beyond_mnist::OtherKernels precision_kernels(const course::ArgParser& args, const host_training::ModelSpec& spec,
+                                             int batch) {
+  beyond_mnist::OtherKernels other;
+  if (args.get_string("--precision") == "fp32") return other;
+  const std::string why = tensor_cores::tensor_core_problem();
+  if (!why.empty()) throw course::Error("--precision bf16: " + why + "; use --precision fp32");
+  other.conv = std::make_shared<tensor_cores::TensorCoreConvs>();
+  other.products = &tensor_cores::tf32_products();
+  int convs = 0, theirs = 0;
+  count_convolutions(host_training::plan_layers(spec), *other.conv, batch, convs, theirs);
+  std::printf("precision: bf16: %d of %d convolutions on lesson 10's Tensor Cores (BF16 products, FP32 sums), the "
+              "other products in TF32\n", theirs, convs);
+  return other;
+}
+
 // --gpus 2 and more: lesson 13's trainer with lesson 15's network in every replica. The gradients are
 // averaged once the backward pass has returned: a res block is one layer of many parameters, so the
 // network cannot say layer by layer when its gradients are final (lesson 13's overlap needs that).
 framework::TrainSummary train_data_parallel(const course::ArgParser& args, const DeeperConfig& config,
                                             const framework::TrainingData& data, const host_training::ModelSpec& spec,
-                                            int gpus) {
+                                            int gpus, const beyond_mnist::OtherKernels& other) {
   if (args.flag("--profile"))
     throw course::Error("--profile: a data-parallel step holds NCCL's kernels, which the profile cannot time one by "
                         "one; --gpus 1 profiles the same network on one GPU");
@@ -76,12 +110,13 @@ framework::TrainSummary train_data_parallel(const course::ArgParser& args, const
   }
   parallel.network_text = synced ? "lesson 15's layers, batch norm synchronized over the GPUs"
                                  : "lesson 15's layers, batch norm per GPU";
-  parallel.make_network = [synced](const host_training::ModelSpec& s, const std::vector<host_training::Parameter>& init,
-                                   int max_batch, cudaStream_t stream, uint64_t seed,
-                                   const framework::Rank& rank) -> std::unique_ptr<framework::DeviceNetwork> {
+  parallel.make_network = [synced, other](const host_training::ModelSpec& s,
+                                          const std::vector<host_training::Parameter>& init, int max_batch,
+                                          cudaStream_t stream, uint64_t seed,
+                                          const framework::Rank& rank) -> std::unique_ptr<framework::DeviceNetwork> {
+    auto layers = deeper_cnns::gpu_layer_maker(s, seed, synced ? &rank : nullptr, other);
     auto net = std::make_unique<mnist_gpu::GpuNetwork>(s, init, max_batch, mnist_gpu::ConvAlgorithm::automatic,
-                                                       deeper_cnns::gpu_layer_maker(s, seed, synced ? &rank : nullptr),
-                                                       beyond_mnist::fused_loss_maker());
+                                                       std::move(layers), beyond_mnist::fused_loss_maker());
     net->set_stream(stream);
     return net;
   };
@@ -110,6 +145,9 @@ int main(int argc, char** argv) {
     args.add_int("--gpus", 1, 1, 64,
                  "GPUs to train on: 2 or more run lesson 13's data parallelism (a rank a GPU, --batch per GPU, the "
                  "gradients averaged by NCCL after each backward pass)");
+    args.add_choice("--precision", "fp32", {"fp32", "bf16"},
+                    "GPU: fp32 (lesson 09's kernels) or bf16 (the stride-1 convolutions on lesson 10's Tensor "
+                    "Cores, BF16 products and FP32 sums; the other products in TF32; batch norm and the rest FP32)");
     args.add_choice("--batch-norm", "per-gpu", {"per-gpu", "synced"},
                     "with --gpus 2 and more: each GPU's batch norm takes its statistics from its share of the batch "
                     "(per-gpu), or from the whole batch on every GPU (synced: NCCL between your 15.6 stages)");
@@ -125,7 +163,8 @@ int main(int argc, char** argv) {
     deeper_cnns::check_your_steps(gpu);  // an unwritten step stops here, in one line
     if (!gpu) {
       const int threads = beyond_mnist::prepare_cpu_run(args, config, kCpuDefaultEpochs, "",
-                                                        {"--profile", "--profile-steps", "--graph", "--gpus", "--batch-norm"});
+                                                        {"--profile", "--profile-steps", "--graph", "--gpus",
+                                                         "--batch-norm", "--precision"});
       const host_training::TrainerExtras extras{deeper_cnns::network_maker(threads, config.seed),
                                                 deeper_cnns::network_description(threads), nullptr};
       framework::print_summary(host_training::train(config, data, extras), "CPU");
@@ -133,22 +172,24 @@ int main(int argc, char** argv) {
     }
     const host_training::ModelSpec spec = framework::model_for_data(config.model, data);
     const int gpus = int(args.get_int("--gpus"));
+    const beyond_mnist::OtherKernels other = precision_kernels(args, spec, config.batch);
     if (gpus == 1 && args.given("--batch-norm"))
       std::printf("note: --batch-norm applies to several GPUs (--gpus 2 and more); ignored\n");
     if (gpus > 1) {
-      framework::print_summary(train_data_parallel(args, config, data, spec, gpus),
+      framework::print_summary(train_data_parallel(args, config, data, spec, gpus, other),
                                "GPU x" + std::to_string(gpus) + ", data parallel");
       return 0;
     }
     mnist_gpu::GpuTrainerExtras extras;
     extras.program = "train_deeper on the GPU";
-    extras.layers = deeper_cnns::gpu_layer_maker(spec, config.seed);
+    extras.layers = deeper_cnns::gpu_layer_maker(spec, config.seed, nullptr, other);
     extras.loss = beyond_mnist::fused_loss_maker();
     // Whole steps in CUDA graphs need every launch on one stream and every argument fixed at capture.
     fast_training::Stream stream;
     beyond_mnist::prepare_gpu_run(args, extras, stream.get(),
                                   beyond_mnist::graph_problem(args, config, deeper_cnns::stream_problem(spec)));
-    framework::print_summary(mnist_gpu::train_on_gpu(config, data, extras), "GPU");
+    framework::print_summary(mnist_gpu::train_on_gpu(config, data, extras),
+                             other.conv ? "GPU, BF16 convolutions" : "GPU");
     return 0;
   });
 }
