@@ -1,0 +1,136 @@
+// train_sine: an LSTM (your 16.1) with a dense head learns to predict the next value of sine waves at
+// random phases (PyTorch's time_sequence_prediction task), on the CPU. Each epoch is one Adam step
+// on the whole training set (every sequence, every step, backpropagated through all of its time);
+// after training the network continues the held-out waves on its own. Writes metrics.csv and
+// sine.png (the true wave, the one-step-ahead predictions and the continuation) to --out.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "course/atomic_file.hpp"
+#include "course/chart.hpp"
+#include "course/cli.hpp"
+#include "course/error.hpp"
+#include "course/main.hpp"
+#include "course/png.hpp"
+#include "course/timer.hpp"
+#include "framework/run_files.hpp"
+#include "sine_model.hpp"
+#include "sine_task.hpp"
+
+#ifndef COURSE_OUTPUT_DIR
+#define COURSE_OUTPUT_DIR "out"
+#endif
+
+namespace {
+
+using recurrent::SineSpec;
+
+// The first held-out sequence: the true wave over the data and the continuation, the network one
+// step ahead over the data, then on its own (every `stride`-th point: a chart of lines, not dots).
+course::Image wave_picture(const SineSpec& spec, int hidden, int offset, const std::vector<float>& ahead, int count,
+                           const std::vector<float>& future) {
+  const int steps = spec.length - 1, horizon = int(future.size()) / count, stride = std::max(1, spec.length / 250);
+  course::ChartSeries truth{"the true wave", {}, {}}, fitted{"the network, one step ahead", {}, {}},
+      alone{"the network on its own, fed its predictions", {}, {}};
+  for (long t = 0; t < spec.length + horizon; t += stride)
+    truth.x.push_back(double(t)), truth.y.push_back(recurrent::sine_value(spec, offset, t));
+  for (int t = 0; t < steps; t += stride) fitted.x.push_back(t + 1.0), fitted.y.push_back(ahead[size_t(t) * count]);
+  for (int k = 0; k < horizon; k += stride)
+    alone.x.push_back(double(spec.length + k)), alone.y.push_back(future[size_t(k) * count]);
+  course::ChartSpec chart;
+  chart.title = "An LSTM of " + std::to_string(hidden) + " units continues a sine wave (held-out sequence 1)";
+  chart.x_label = "time step";
+  chart.y_label = "value";
+  chart.series = {truth, fitted, alone};
+  chart.y_lines = {{double(0), ""}};
+  return course::line_chart(chart);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return course::run_main([&] {
+    course::ArgParser args("train_sine",
+                           "Lesson 16: an LSTM learns to predict sine waves one value ahead, on the CPU, then "
+                           "continues held-out waves on its own.");
+    args.add_int("--hidden", 51, 1, 4096, "LSTM units (PyTorch's example: 51; the source's network: 5)");
+    args.add_int("--epochs", 300, 1, 1000000, "Adam steps, each on the whole training set");
+    args.add_float("--lr", 0.01, 1e-8, 10, "Adam's learning rate");
+    args.add_int("--sequences", 100, 2, 100000, "sine waves, the first --test of them held out");
+    args.add_int("--test", 3, 1, 100000, "held-out waves (evaluated every epoch, continued at the end)");
+    args.add_int("--length", 1000, 3, 1000000, "values a wave (the network predicts the length - 1 after the first)");
+    args.add_int("--period", 20, 1, 1000000, "the waves are sin((t + offset) / period)");
+    args.add_int("--future", 1000, 0, 1000000, "values the network generates on its own after each held-out wave");
+    args.add_int("--seed", 1, 0, 1LL << 62, "seed of the phases and the weights");
+    args.add_string("--out", std::string(COURSE_OUTPUT_DIR) + "/lesson16", "metrics.csv and sine.png go here");
+    if (!args.parse(argc, argv)) return 0;
+
+    SineSpec spec;
+    spec.sequences = int(args.get_int("--sequences")), spec.test = int(args.get_int("--test"));
+    spec.length = int(args.get_int("--length")), spec.period = int(args.get_int("--period"));
+    spec.seed = uint64_t(args.get_int("--seed"));
+    const int hidden = int(args.get_int("--hidden")), epochs = int(args.get_int("--epochs"));
+    const int future = int(args.get_int("--future"));
+    const float lr = float(args.get_float("--lr"));
+    // What one epoch holds at most: the states and gates of every step of every training sequence.
+    const double floats = double(spec.sequences) * (spec.length - 1) * hidden * 6.0;
+    if (floats > 2e9)
+      throw course::Error("--sequences x --length x --hidden: " + std::to_string(long(floats / 1e9)) +
+                          " billion floats of states for one epoch; make one of them smaller");
+    const recurrent::SineData data = recurrent::make_sine_data(spec);
+    framework::RunFiles files(args.get_string("--out"), {"metrics.csv", "sine.png"}, "", {});
+
+    recurrent::SineNetwork net(hidden, spec.seed);
+    std::printf("train_sine on the CPU: an LSTM of %d units and a dense head (%zu parameters), Adam lr %g\n", hidden,
+                net.parameter_count(), double(lr));
+    std::printf("data: %d training and %d held-out sine waves of %d values, period %d; each epoch one step on "
+                "all of them, backpropagated through %d steps\n",
+                data.train.count, data.test.count, spec.length, spec.period, data.train.steps);
+    std::string csv = "epoch,train_loss,test_loss,seconds\n";
+    course::HostTimer whole;
+    double last_test = 0;
+    for (int epoch = 1; epoch <= epochs; ++epoch) {
+      course::HostTimer timer;
+      const double train_loss = net.loss(data.train, true);
+      if (!std::isfinite(train_loss))
+        throw course::Error("epoch " + std::to_string(epoch) + ": the training loss is " + std::to_string(train_loss) +
+                            "; try a smaller --lr");
+      net.update(lr, epoch);
+      const double seconds = timer.seconds();
+      last_test = net.loss(data.test, false);
+      csv += std::to_string(epoch) + "," + std::to_string(train_loss) + "," + std::to_string(last_test) + "," +
+             std::to_string(seconds) + "\n";
+      if (epoch == 1 || epoch == epochs || epoch % std::max(1, epochs / 20) == 0)
+        std::printf("epoch %d/%d  train loss %.6f  test loss %.6f  %.3f s\n", epoch, epochs, train_loss, last_test,
+                    seconds);
+    }
+    std::vector<float> ahead;
+    const std::vector<float> generated = net.predict(data.test, future, &ahead);
+    double error = 0;
+    for (int k = 0; k < future; ++k)
+      for (int b = 0; b < data.test.count; ++b) {
+        const double d = generated[size_t(k) * data.test.count + b] -
+                         recurrent::sine_value(spec, data.test.offsets[b], spec.length + k);
+        error += d * d;
+      }
+    std::printf("summary (CPU): %d epoch(s) in %.2f s, final test loss %.6f", epochs, whole.seconds(), last_test);
+    if (future > 0) std::printf("; the continuation's mean squared error over %d steps %.6f", future,
+                                error / (double(future) * data.test.count));
+    std::printf("\n");
+    if (files.has_out()) {
+      course::write_file_atomically(files.out_path("metrics.csv"), csv);
+      std::vector<std::string> written = {"metrics.csv"};
+      if (future > 0) {
+        course::write_png(files.out_path("sine.png"),
+                          wave_picture(spec, hidden, data.test.offsets[0], ahead, data.test.count, generated));
+        written.push_back("sine.png");
+      }
+      files.finish(written, {});
+      std::printf("wrote %s/{%s}\n", files.out_dir().c_str(), future > 0 ? "metrics.csv, sine.png" : "metrics.csv");
+    }
+    return 0;
+  });
+}
