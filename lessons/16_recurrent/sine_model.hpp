@@ -15,6 +15,8 @@ namespace recurrent {
 class SineNetwork {
  public:
   SineNetwork(int hidden, uint64_t seed);
+  SineNetwork(const SineNetwork&) = delete;  // `tensors` points at this object's own members
+  SineNetwork& operator=(const SineNetwork&) = delete;
   int hidden() const { return hidden_; }
   size_t parameter_count() const;
 
