@@ -4,6 +4,11 @@
 // prediction. The loss is the mean squared error of every step's prediction (lesson 15's 15.4),
 // minimised with Adam (lesson 02). Weights start as PyTorch's nn.LSTM and nn.Linear start them:
 // uniform in [-1/sqrt(hidden), 1/sqrt(hidden)].
+//
+// The sequences are independent until the gradients are summed: lesson 11's 11.6 cuts them into
+// kShards shards, each run through the whole network on a thread of its own with its own states and
+// gradients, and adds the shards' gradients in shard order. The shards are the same for any number
+// of threads: so are the results, bit for bit.
 #include <cstdint>
 #include <vector>
 
@@ -14,33 +19,35 @@ namespace recurrent {
 
 class SineNetwork {
  public:
-  SineNetwork(int hidden, uint64_t seed);
-  SineNetwork(const SineNetwork&) = delete;  // `tensors` points at this object's own members
-  SineNetwork& operator=(const SineNetwork&) = delete;
+  static constexpr int kShards = 16;  // or one a sequence, for fewer sequences
+
+  SineNetwork(int hidden, uint64_t seed, int threads);
   int hidden() const { return hidden_; }
-  size_t parameter_count() const;
+  size_t parameter_count() const { return params_.size(); }
 
   // The mean squared error of the set's next-value predictions; with `learn`, every gradient too.
   double loss(const SineSet& set, bool learn);
   // One Adam step (lesson 02) on the gradients of the last loss(set, true); step counts from 1.
   void update(float lr, int step);
   // For every sequence of the set: its one-step-ahead predictions (steps of them, time-major), then
-  // `future` more values, each from the network fed its own previous prediction.
-  std::vector<float> predict(const SineSet& set, int future, std::vector<float>* one_step_ahead);
+  // `future` more values, each from the network fed its own previous prediction (one thread).
+  std::vector<float> predict(const SineSet& set, int future, std::vector<float>* one_step_ahead) const;
 
  private:
-  struct Tensor {
-    std::vector<float> value, grad, m, v;
+  struct Pass {  // what one run of the network over some sequences holds
+    std::vector<float> h, c, gates, pred;
   };
-  LstmShape shape(int batch, int steps) const { return {batch, steps, 1, hidden_}; }
   LstmParams<float> lstm() const;
-  // The LSTM over `inputs` from (h0, c0); h, c and gates sized and written.
-  void run(const LstmShape& s, const float* inputs, const float* h0, const float* c0);
-  Tensor* tensors[6] = {&w_ih_, &w_hh_, &b_ih_, &b_hh_, &head_w_, &head_b_};
+  const float* head_w() const { return params_.data() + head_; }
+  // The LSTM and the head over `inputs` (steps x batch, time-major) from (h0, c0) into pass.
+  void run(Pass& pass, int batch, int steps, const float* inputs, const float* h0, const float* c0) const;
+  // One shard: its share of the loss (its rows' squared errors over all_rows) and, with grad, its
+  // gradients of that share (parameter_count() floats, overwritten).
+  double shard_loss(const SineSet& shard, int all_rows, float* grad) const;
 
-  int hidden_;
-  Tensor w_ih_, w_hh_, b_ih_, b_hh_, head_w_, head_b_;
-  std::vector<float> h_, c_, gates_, pred_;  // of the last run
+  int hidden_, threads_;
+  size_t w_hh_, b_ih_, b_hh_, head_, head_b_;  // where each tensor starts in params_ (w_ih at 0)
+  std::vector<float> params_, grad_, m_, v_;
 };
 
 }  // namespace recurrent

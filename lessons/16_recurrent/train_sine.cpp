@@ -1,5 +1,5 @@
 // train_sine: an LSTM (your 16.1) with a dense head learns to predict the next value of sine waves at
-// random phases (PyTorch's time_sequence_prediction task), on the CPU. Each epoch is one Adam step
+// random phases (PyTorch's time_sequence_prediction task), on the CPU (lesson 11's threads). Each epoch is one Adam step
 // on the whole training set (every sequence, every step, backpropagated through all of its time);
 // after training the network continues the held-out waves on its own. Writes metrics.csv and
 // sine.png (the true wave, the one-step-ahead predictions and the continuation) to --out.
@@ -16,6 +16,7 @@
 #include "course/main.hpp"
 #include "course/png.hpp"
 #include "course/timer.hpp"
+#include "fast_host_network.hpp"  // lesson 11's default_threads
 #include "framework/run_files.hpp"
 #include "sine_model.hpp"
 #include "sine_task.hpp"
@@ -65,6 +66,8 @@ int main(int argc, char** argv) {
     args.add_int("--period", 20, 1, 1000000, "the waves are sin((t + offset) / period)");
     args.add_int("--future", 1000, 0, 1000000, "values the network generates on its own after each held-out wave");
     args.add_int("--seed", 1, 0, 1LL << 62, "seed of the phases and the weights");
+    args.add_int("--threads", fast_cpu::default_threads(), 1, 1024,
+                 "threads (lesson 11's pool): the sequences' shards run side by side; the same results for any");
     args.add_string("--out", std::string(COURSE_OUTPUT_DIR) + "/lesson16", "metrics.csv and sine.png go here");
     if (!args.parse(argc, argv)) return 0;
 
@@ -83,9 +86,10 @@ int main(int argc, char** argv) {
     const recurrent::SineData data = recurrent::make_sine_data(spec);
     framework::RunFiles files(args.get_string("--out"), {"metrics.csv", "sine.png"}, "", {});
 
-    recurrent::SineNetwork net(hidden, spec.seed);
-    std::printf("train_sine on the CPU: an LSTM of %d units and a dense head (%zu parameters), Adam lr %g\n", hidden,
-                net.parameter_count(), double(lr));
+    const int threads = int(args.get_int("--threads"));
+    recurrent::SineNetwork net(hidden, spec.seed, threads);
+    std::printf("train_sine on the CPU (%d thread%s): an LSTM of %d units and a dense head (%zu parameters), Adam "
+                "lr %g\n", threads, threads == 1 ? "" : "s", hidden, net.parameter_count(), double(lr));
     std::printf("data: %d training and %d held-out sine waves of %d values, period %d; each epoch one step on "
                 "all of them, backpropagated through %d steps\n",
                 data.train.count, data.test.count, spec.length, spec.period, data.train.steps);
@@ -101,8 +105,9 @@ int main(int argc, char** argv) {
       net.update(lr, epoch);
       const double seconds = timer.seconds();
       last_test = net.loss(data.test, false);
-      csv += std::to_string(epoch) + "," + std::to_string(train_loss) + "," + std::to_string(last_test) + "," +
-             std::to_string(seconds) + "\n";
+      char row[96];  // the losses to float's last digit: runs that differ in one bit differ here
+      std::snprintf(row, sizeof row, "%d,%.9g,%.9g,%.6f\n", epoch, train_loss, last_test, seconds);
+      csv += row;
       if (epoch == 1 || epoch == epochs || epoch % std::max(1, epochs / 20) == 0)
         std::printf("epoch %d/%d  train loss %.6f  test loss %.6f  %.3f s\n", epoch, epochs, train_loss, last_test,
                     seconds);
