@@ -110,6 +110,24 @@ bool runs_thin_first(const host_training::ModelSpec& spec, int max_batch) {
   return thin_first(host_training::plan_layers(spec), max_batch);
 }
 
+std::unique_ptr<mnist_gpu::Layer> product_layer(LayerKernels kernels, const std::string& name,
+                                                const host_training::LayerPlan& plan, int max_batch,
+                                                mnist_gpu::ParamView weight, mnist_gpu::ParamView bias,
+                                                bool input_grad, const OtherKernels& other) {
+  // Other convolution kernels take every conv they run that lesson 09 would have run.
+  if ((kernels == LayerKernels::tiled_conv || kernels == LayerKernels::implicit_conv) && other.conv &&
+      other.conv->runs(host_training::conv_shape_of(plan, max_batch)))
+    return std::make_unique<OtherConvLayer>(name, plan, max_batch, weight, bias, input_grad, other.conv, other.products);
+  switch (kernels) {
+    case LayerKernels::tiled_conv: return std::make_unique<FastConvLayer>(name, plan, max_batch, weight, bias, input_grad);
+    case LayerKernels::implicit_conv:
+      return std::make_unique<ImplicitConvLayer>(name, plan, max_batch, weight, bias, input_grad, other.products);
+    case LayerKernels::dense:
+      return std::make_unique<FastDenseLayer>(name, plan, max_batch, weight, bias, input_grad, other.products);
+    default: return nullptr;
+  }
+}
+
 mnist_gpu::LayerMaker gpu_layer_maker(const host_training::ModelSpec& spec, uint64_t seed, GpuLayers layers,
                                       const OtherKernels& other) {
   const std::vector<host_training::LayerPlan> plans = host_training::plan_layers(spec);
@@ -137,17 +155,11 @@ mnist_gpu::LayerMaker gpu_layer_maker(const host_training::ModelSpec& spec, uint
       return std::make_unique<ThinConvLayer<ImplicitConvLayer>>(*thin_block, name, plan, max_batch, weight, bias,
                                                                 input_grad, other.products);
     }
-    // Other convolution kernels take every conv they run that lesson 09 would have run (a whole-input
-    // conv stays a dense product).
-    if ((kernels == LayerKernels::tiled_conv || kernels == LayerKernels::implicit_conv) && other.conv &&
-        other.conv->runs(host_training::conv_shape_of(plan, max_batch)))
-      return std::make_unique<OtherConvLayer>(name, plan, max_batch, weight, bias, input_grad, other.conv, other.products);
+    if (auto layer = product_layer(kernels, name, plan, max_batch, weight, bias, input_grad, other)) return layer;
     switch (kernels) {
-      case LayerKernels::tiled_conv: return std::make_unique<FastConvLayer>(name, plan, max_batch, weight, bias, input_grad);
+      case LayerKernels::tiled_conv:
       case LayerKernels::implicit_conv:
-        return std::make_unique<ImplicitConvLayer>(name, plan, max_batch, weight, bias, input_grad, other.products);
-      case LayerKernels::dense:
-        return std::make_unique<FastDenseLayer>(name, plan, max_batch, weight, bias, input_grad, other.products);
+      case LayerKernels::dense: break;  // product_layer's
       case LayerKernels::folded_relu: {
         if (index + 1 >= chosen.size() || chosen[index + 1] != LayerKernels::relu_pool)
           throw course::Error("gpu_layer_maker: choose_kernels folds " + name +

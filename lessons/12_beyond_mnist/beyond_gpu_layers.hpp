@@ -3,6 +3,7 @@
 // kernels of 12.1 and 12.2. gpu_layer_maker hands them to GpuNetwork (and so to lesson 08's
 // trainer) for the kinds lesson 08 does not build itself.
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "course/device_buffer.hpp"
@@ -61,6 +62,14 @@ struct OtherKernels {
 // Whether the first conv of `spec`, with the relu and max-pool right after it, runs on lesson 09's
 // thin kernels (09.13) when OtherKernels::thin_first asks for them.
 bool runs_thin_first(const host_training::ModelSpec& spec, int max_batch);
+
+// The layer for a conv or dense `plan` that choose_kernels gave to lesson 09's products (tiled_conv,
+// implicit_conv, dense): other.conv's where it runs the conv (a whole-input conv stays a dense
+// product), else lesson 09's, with other.products for the implicit GEMMs. nullptr for any other choice.
+std::unique_ptr<mnist_gpu::Layer> product_layer(LayerKernels kernels, const std::string& name,
+                                                const host_training::LayerPlan& plan, int max_batch,
+                                                mnist_gpu::ParamView weight, mnist_gpu::ParamView bias,
+                                                bool input_grad, const OtherKernels& other);
 
 // Builds the layers of `spec` that your choose_kernels (12.4) gives to this lesson's layers:
 // ActivationLayer, DropoutLayer drawing from `seed` and, with GpuLayers::lesson09, lesson 09's

@@ -294,32 +294,21 @@ std::unique_ptr<mnist_gpu::Layer> make_layer(MakeContext& c, const std::string& 
     case LayerKind::dense:
     case LayerKind::maxpool: break;
   }
-  // Lesson 12's choice (12.4) for lesson 09's kernels; a strided convolution's input gradient here.
+  // Lesson 12's choice (12.4) for lesson 09's kernels and lesson 12's layers for it; a strided
+  // convolution's input gradient here.
   const auto kernels = beyond_mnist::choose_kernels(list, index, beyond_mnist::GpuLayers::lesson09);
-  const fast_training::GemmProducts* products = c.other.products;
-  if ((kernels == beyond_mnist::LayerKernels::tiled_conv || kernels == beyond_mnist::LayerKernels::implicit_conv) &&
-      c.other.conv && c.other.conv->runs(host_training::conv_shape_of(p, c.max_batch)))
-    return std::make_unique<beyond_mnist::OtherConvLayer>(name, p, c.max_batch, weight, bias, input_grad, c.other.conv,
-                                                          products);
+  if (p.spec.kind == LayerKind::conv &&
+      ((kernels == beyond_mnist::LayerKernels::implicit_conv && input_grad && p.spec.stride != 1) ||
+       kernels == beyond_mnist::LayerKernels::lesson08))
+    return std::make_unique<StridedConvLayer>(name, p, c.max_batch, weight, bias, c.other.products);
+  if (auto layer = beyond_mnist::product_layer(kernels, name, p, c.max_batch, weight, bias, input_grad, c.other))
+    return layer;
   switch (kernels) {
-    case beyond_mnist::LayerKernels::tiled_conv:
-      return std::make_unique<beyond_mnist::FastConvLayer>(name, p, c.max_batch, weight, bias, input_grad);
-    case beyond_mnist::LayerKernels::implicit_conv:
-      if (input_grad && p.spec.stride != 1)
-        return std::make_unique<StridedConvLayer>(name, p, c.max_batch, weight, bias, products);
-      return std::make_unique<beyond_mnist::ImplicitConvLayer>(name, p, c.max_batch, weight, bias, input_grad,
-                                                               products);
-    case beyond_mnist::LayerKernels::dense:
-      return std::make_unique<beyond_mnist::FastDenseLayer>(name, p, c.max_batch, weight, bias, input_grad, products);
     case beyond_mnist::LayerKernels::relu_pool:
     case beyond_mnist::LayerKernels::folded_relu:
       return std::make_unique<beyond_mnist::ReluPoolLayer>(name, p, c.max_batch);
-    case beyond_mnist::LayerKernels::lesson08:
-      if (p.spec.kind == LayerKind::conv)
-        return std::make_unique<StridedConvLayer>(name, p, c.max_batch, weight, bias, products);
-      return nullptr;  // a max-pool lesson 09's kernel does not run
-    case beyond_mnist::LayerKernels::activation:
-    case beyond_mnist::LayerKernels::dropout: break;
+    case beyond_mnist::LayerKernels::lesson08: return nullptr;  // a max-pool lesson 09's kernel does not run
+    default: break;
   }
   throw course::Error("gpu_layer_maker: no layer for '" + host_training::layer_text(p.spec) + "'");
 }
