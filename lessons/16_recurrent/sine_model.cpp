@@ -16,9 +16,8 @@ namespace recurrent {
 
 namespace {
 
-// Sequences [begin, end) of a set, as a set of their own (time-major as well).
-SineSet slice(const SineSet& set, int begin, int end) {
-  SineSet part;
+// Sequences [begin, end) of a set into `part`, a set of their own (time-major as well).
+void slice(const SineSet& set, int begin, int end, SineSet& part) {
   part.count = end - begin, part.steps = set.steps;
   part.offsets.assign(set.offsets.begin() + begin, set.offsets.begin() + end);
   part.inputs.resize(size_t(part.steps) * part.count), part.targets.resize(part.inputs.size());
@@ -27,7 +26,6 @@ SineSet slice(const SineSet& set, int begin, int end) {
       part.inputs[size_t(t) * part.count + b] = set.inputs[size_t(t) * set.count + begin + b];
       part.targets[size_t(t) * part.count + b] = set.targets[size_t(t) * set.count + begin + b];
     }
-  return part;
 }
 
 }  // namespace
@@ -57,36 +55,42 @@ void SineNetwork::run(Pass& pass, int batch, int steps, const float* inputs, con
                                     steps * batch, hidden_, 1);
 }
 
-double SineNetwork::shard_loss(const SineSet& shard, int all_rows, float* grad) const {
-  Pass pass;
-  const std::vector<float> zeros(size_t(shard.count) * hidden_, 0.0f);
-  run(pass, shard.count, shard.steps, shard.inputs.data(), zeros.data(), zeros.data());
-  const int rows = shard.steps * shard.count;
-  std::vector<float> row_loss(static_cast<size_t>(rows)), dpred(static_cast<size_t>(rows));
-  const double mean = deeper_cnns::regression_loss<float>(deeper_cnns::RegressionLoss::squared, pass.pred.data(),
-                                                          shard.targets.data(), rows, 1, 1.0f, row_loss.data(),
-                                                          dpred.data());
+double SineNetwork::shard_loss(Shard& shard, int all_rows, bool learn) const {
+  const SineSet& set = shard.set;
+  shard.zeros.assign(size_t(set.count) * hidden_, 0.0f);
+  run(shard.pass, set.count, set.steps, set.inputs.data(), shard.zeros.data(), shard.zeros.data());
+  const int rows = set.steps * set.count;
+  shard.row_loss.resize(size_t(rows)), shard.dpred.resize(size_t(rows));
+  const double mean = deeper_cnns::regression_loss<float>(deeper_cnns::RegressionLoss::squared, shard.pass.pred.data(),
+                                                          set.targets.data(), rows, 1, 1.0f, shard.row_loss.data(),
+                                                          shard.dpred.data());
   const double share = double(rows) / all_rows;  // this shard's rows' part of the mean over all rows
-  if (!grad) return mean * share;
-  for (float& d : dpred) d = float(d * share);
-  std::vector<float> dh(pass.h.size()), dx(shard.inputs.size()), dh0(zeros.size()), dc0(zeros.size());
-  host_layers::dense_backward<float>(pass.h.data(), head_w(), dpred.data(), dh.data(), grad + head_, grad + head_b_,
-                                     rows, hidden_, 1);
-  lstm_backward<float>({shard.count, shard.steps, 1, hidden_}, lstm(), shard.inputs.data(), zeros.data(),
-                       zeros.data(), pass.h.data(), pass.c.data(), pass.gates.data(), dh.data(), nullptr, nullptr,
-                       dx.data(), dh0.data(), dc0.data(), {grad, grad + w_hh_, grad + b_ih_, grad + b_hh_});
+  if (!learn) return mean * share;
+  for (float& d : shard.dpred) d = float(d * share);
+  const Pass& pass = shard.pass;
+  shard.dh.resize(pass.h.size()), shard.dx.resize(set.inputs.size()), shard.grad.resize(params_.size());
+  shard.dh0.resize(shard.zeros.size()), shard.dc0.resize(shard.zeros.size());
+  float* grad = shard.grad.data();
+  host_layers::dense_backward<float>(pass.h.data(), head_w(), shard.dpred.data(), shard.dh.data(), grad + head_,
+                                     grad + head_b_, rows, hidden_, 1);
+  lstm_backward<float>({set.count, set.steps, 1, hidden_}, lstm(), set.inputs.data(), shard.zeros.data(),
+                       shard.zeros.data(), pass.h.data(), pass.c.data(), pass.gates.data(), shard.dh.data(), nullptr,
+                       nullptr, shard.dx.data(), shard.dh0.data(), shard.dc0.data(),
+                       {grad, grad + w_hh_, grad + b_ih_, grad + b_hh_});
   return mean * share;
 }
 
 double SineNetwork::loss(const SineSet& set, bool learn) {
-  const int shards = std::min(kShards, set.count), all_rows = set.steps * set.count;
-  std::vector<std::vector<float>> grads(learn ? size_t(shards) : 0, std::vector<float>(params_.size()));
-  const double loss = fast_cpu::run_shards(set.count, shards, threads_, [&](int k, int begin, int end) {
-    return shard_loss(slice(set, begin, end), all_rows, learn ? grads[size_t(k)].data() : nullptr);
+  const int count = std::min(kShards, set.count), all_rows = set.steps * set.count;
+  if (shards_.size() < size_t(count)) shards_.resize(size_t(count));  // never shrunk: the buffers stay
+  const double loss = fast_cpu::run_shards(set.count, count, threads_, [&](int k, int begin, int end) {
+    Shard& shard = shards_[size_t(k)];
+    slice(set, begin, end, shard.set);
+    return shard_loss(shard, all_rows, learn);
   });
   if (learn) {
     std::vector<const float*> parts;
-    for (const auto& g : grads) parts.push_back(g.data());
+    for (int k = 0; k < count; ++k) parts.push_back(shards_[size_t(k)].grad.data());
     fast_cpu::sum_in_order(parts, params_.size(), grad_.data(), threads_);
   }
   return loss;

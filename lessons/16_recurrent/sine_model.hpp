@@ -37,17 +37,23 @@ class SineNetwork {
   struct Pass {  // what one run of the network over some sequences holds
     std::vector<float> h, c, gates, pred;
   };
+  struct Shard {  // one shard's sequences, run and gradients: kept from epoch to epoch, reused
+    SineSet set;
+    Pass pass;
+    std::vector<float> zeros, row_loss, dpred, dh, dx, dh0, dc0, grad;
+  };
   LstmParams<float> lstm() const;
   const float* head_w() const { return params_.data() + head_; }
   // The LSTM and the head over `inputs` (steps x batch, time-major) from (h0, c0) into pass.
   void run(Pass& pass, int batch, int steps, const float* inputs, const float* h0, const float* c0) const;
-  // One shard: its share of the loss (its rows' squared errors over all_rows) and, with grad, its
-  // gradients of that share (parameter_count() floats, overwritten).
-  double shard_loss(const SineSet& shard, int all_rows, float* grad) const;
+  // One shard (its set filled): its share of the loss (its rows' squared errors over all_rows) and,
+  // with learn, its gradients of that share in shard.grad.
+  double shard_loss(Shard& shard, int all_rows, bool learn) const;
 
   int hidden_, threads_;
   size_t w_hh_, b_ih_, b_hh_, head_, head_b_;  // where each tensor starts in params_ (w_ih at 0)
   std::vector<float> params_, grad_, m_, v_;
+  std::vector<Shard> shards_;
 };
 
 }  // namespace recurrent
