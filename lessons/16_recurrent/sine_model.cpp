@@ -30,15 +30,32 @@ void slice(const SineSet& set, int begin, int end, SineSet& part) {
 
 }  // namespace
 
-SineNetwork::SineNetwork(int hidden, uint64_t seed, int threads) : hidden_(hidden), threads_(threads) {
-  if (hidden < 1) throw course::Error("SineNetwork: hidden must be >= 1, got " + std::to_string(hidden));
-  if (threads < 1) throw course::Error("SineNetwork: threads must be >= 1, got " + std::to_string(threads));
+SineLayout::SineLayout(int hidden) {
+  if (hidden < 1) throw course::Error("sine network: hidden must be >= 1, got " + std::to_string(hidden));
   const size_t G = 4 * size_t(hidden);
-  w_hh_ = G, b_ih_ = w_hh_ + G * hidden, b_hh_ = b_ih_ + G, head_ = b_hh_ + G, head_b_ = head_ + hidden;
-  params_.resize(head_b_ + 1);
+  w_hh = G, b_ih = w_hh + G * hidden, b_hh = b_ih + G, head = b_hh + G, head_b = head + hidden, total = head_b + 1;
+}
+
+std::vector<float> sine_start_parameters(int hidden, uint64_t seed) {
+  std::vector<float> params(SineLayout(hidden).total);
   course::Rng rng(seed, 160);
-  rng.fill_uniform(params_, -1.0f / std::sqrt(float(hidden)), 1.0f / std::sqrt(float(hidden)));
+  rng.fill_uniform(params, -1.0f / std::sqrt(float(hidden)), 1.0f / std::sqrt(float(hidden)));
+  return params;
+}
+
+SineNetwork::SineNetwork(int hidden, uint64_t seed, int threads) : hidden_(hidden), threads_(threads) {
+  if (threads < 1) throw course::Error("SineNetwork: threads must be >= 1, got " + std::to_string(threads));
+  const SineLayout at(hidden);
+  w_hh_ = at.w_hh, b_ih_ = at.b_ih, b_hh_ = at.b_hh, head_ = at.head, head_b_ = at.head_b;
+  params_ = sine_start_parameters(hidden, seed);
   grad_.assign(params_.size(), 0.0f), m_.assign(params_.size(), 0.0f), v_.assign(params_.size(), 0.0f);
+}
+
+void SineNetwork::set_parameters(const std::vector<float>& params) {
+  if (params.size() != params_.size())
+    throw course::Error("SineNetwork::set_parameters: " + std::to_string(params.size()) + " values for " +
+                        std::to_string(params_.size()) + " parameters");
+  params_ = params;
 }
 
 LstmParams<float> SineNetwork::lstm() const {

@@ -17,6 +17,15 @@
 
 namespace recurrent {
 
+// Where each tensor starts in the network's one array of parameters (w_ih at 0, [4H x 1]), and how
+// many there are: nn.LSTM's w_ih, w_hh, b_ih, b_hh, then nn.Linear's weight [1 x H] and bias.
+struct SineLayout {
+  size_t w_hh, b_ih, b_hh, head, head_b, total;
+  explicit SineLayout(int hidden);
+};
+// The starting weights: uniform in [-1/sqrt(hidden), 1/sqrt(hidden)], drawn from `seed`.
+std::vector<float> sine_start_parameters(int hidden, uint64_t seed);
+
 class SineNetwork {
  public:
   static constexpr int kShards = 16;  // or one a sequence, for fewer sequences
@@ -24,6 +33,9 @@ class SineNetwork {
   SineNetwork(int hidden, uint64_t seed, int threads);
   int hidden() const { return hidden_; }
   size_t parameter_count() const { return params_.size(); }
+  const std::vector<float>& parameters() const { return params_; }
+  // Weights trained elsewhere (the GPU's), in SineLayout's order; throws course::Error on a wrong size.
+  void set_parameters(const std::vector<float>& params);
 
   // The mean squared error of the set's next-value predictions; with `learn`, every gradient too.
   double loss(const SineSet& set, bool learn);

@@ -1,23 +1,30 @@
 // train_sine: an LSTM (your 16.1) with a dense head learns to predict the next value of sine waves at
-// random phases (PyTorch's time_sequence_prediction task), on the CPU (lesson 11's threads). Each epoch is one Adam step
-// on the whole training set (every sequence, every step, backpropagated through all of its time);
-// after training the network continues the held-out waves on its own. Writes metrics.csv and
-// sine.png (the true wave, the one-step-ahead predictions and the continuation) to --out.
+// random phases (PyTorch's time_sequence_prediction task), on the CPU (lesson 11's threads) or on the
+// GPU (--device gpu: your 16.2 or 16.3 recurrence, --recurrence steps|persistent). Each epoch is one
+// Adam step on the whole training set (every sequence, every step, backpropagated through all of its
+// time); after training the network continues the held-out waves on its own (on the CPU). Writes
+// metrics.csv, sine.png (the true wave, the one-step-ahead predictions and the continuation) and the
+// starting point (start_params.npy, offsets.npy: tools/pytorch_sine.py --start starts from them) to --out.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "course/atomic_file.hpp"
 #include "course/chart.hpp"
 #include "course/cli.hpp"
+#include "course/device_info.hpp"
 #include "course/error.hpp"
 #include "course/main.hpp"
+#include "course/npy.hpp"
 #include "course/png.hpp"
 #include "course/timer.hpp"
 #include "fast_host_network.hpp"  // lesson 11's default_threads
 #include "framework/run_files.hpp"
+#include "sine_gpu_model.hpp"
 #include "sine_model.hpp"
 #include "sine_task.hpp"
 
@@ -55,8 +62,8 @@ course::Image wave_picture(const SineSpec& spec, int hidden, int offset, const s
 int main(int argc, char** argv) {
   return course::run_main([&] {
     course::ArgParser args("train_sine",
-                           "Lesson 16: an LSTM learns to predict sine waves one value ahead, on the CPU, then "
-                           "continues held-out waves on its own.");
+                           "Lesson 16: an LSTM learns to predict sine waves one value ahead, on the CPU or the "
+                           "GPU, then continues held-out waves on its own.");
     args.add_int("--hidden", 51, 1, 4096, "LSTM units (PyTorch's example: 51; the source's network: 5)");
     args.add_int("--epochs", 300, 1, 1000000, "Adam steps, each on the whole training set");
     args.add_float("--lr", 0.01, 1e-8, 10, "Adam's learning rate");
@@ -68,6 +75,10 @@ int main(int argc, char** argv) {
     args.add_int("--seed", 1, 0, 1LL << 62, "seed of the phases and the weights");
     args.add_int("--threads", fast_cpu::default_threads(), 1, 1024,
                  "threads (lesson 11's pool): the sequences' shards run side by side; the same results for any");
+    args.add_choice("--device", "cpu", {"cpu", "gpu"}, "cpu: your 16.1 on lesson 11's threads; gpu: one GPU");
+    args.add_choice("--recurrence", "persistent", {"steps", "persistent"},
+                    "on the GPU: 16.2 (a product and a cell kernel a step) or 16.3 (one launch)");
+    args.add_choice("--graph", "on", {"on", "off"}, "on the GPU: each pass's launches as one CUDA graph (lesson 09)");
     args.add_string("--out", std::string(COURSE_OUTPUT_DIR) + "/lesson16", "metrics.csv and sine.png go here");
     if (!args.parse(argc, argv)) return 0;
 
@@ -84,27 +95,53 @@ int main(int argc, char** argv) {
       throw course::Error("--sequences x --length x --hidden: " + std::to_string(long(floats / 1e9)) +
                           " billion floats of states for one epoch; make one of them smaller");
     const recurrent::SineData data = recurrent::make_sine_data(spec);
-    framework::RunFiles files(args.get_string("--out"), {"metrics.csv", "sine.png"}, "", {});
+    framework::RunFiles files(args.get_string("--out"), {"metrics.csv", "sine.png", "start_params.npy", "offsets.npy"},
+                              "", {});
 
     const int threads = int(args.get_int("--threads"));
-    recurrent::SineNetwork net(hidden, spec.seed, threads);
-    std::printf("train_sine on the CPU (%d thread%s): an LSTM of %d units and a dense head (%zu parameters), Adam "
-                "lr %g\n", threads, threads == 1 ? "" : "s", hidden, net.parameter_count(), double(lr));
+    const bool gpu = args.get_string("--device") == "gpu";
+    if (gpu && !course::gpu_available())
+      throw course::Error("--device gpu: no usable CUDA GPU here (lesson 00 says why); use --device cpu");
+    const recurrent::Recurrence recurrence =
+        args.get_string("--recurrence") == "steps" ? recurrent::Recurrence::steps : recurrent::Recurrence::persistent;
+    recurrent::SineNetwork net(hidden, spec.seed, threads);  // the CPU's; on the GPU, it continues the waves
+    std::unique_ptr<recurrent::SineGpuNetwork> gpu_net;
+    std::string where;
+    if (gpu) {
+      gpu_net = std::make_unique<recurrent::SineGpuNetwork>(hidden, spec.seed, recurrence,
+                                                             args.get_string("--graph") == "on", data);
+      where = std::string("GPU, ") + recurrent::recurrence_name(recurrence) + " recurrence" +
+              (args.get_string("--graph") == "on" ? ", CUDA graphs" : "");
+      std::printf("train_sine on the GPU (%s): ", where.c_str());
+    } else {
+      where = "CPU, " + std::to_string(threads) + " thread" + (threads == 1 ? "" : "s");
+      std::printf("train_sine on the CPU (%d thread%s): ", threads, threads == 1 ? "" : "s");
+    }
+    std::printf("an LSTM of %d units and a dense head (%zu parameters), Adam lr %g\n", hidden, net.parameter_count(),
+                double(lr));
     std::printf("data: %d training and %d held-out sine waves of %d values, period %d; each epoch one step on "
                 "all of them, backpropagated through %d steps\n",
                 data.train.count, data.test.count, spec.length, spec.period, data.train.steps);
     std::string csv = "epoch,train_loss,test_loss,seconds\n";
+    std::vector<double> epoch_seconds;
     course::HostTimer whole;
     double last_test = 0;
     for (int epoch = 1; epoch <= epochs; ++epoch) {
       course::HostTimer timer;
-      const double train_loss = net.loss(data.train, true);
+      double train_loss;
+      if (gpu) {
+        train_loss = gpu_net->train_step(lr, epoch);
+        gpu_net->synchronize();
+      } else {
+        train_loss = net.loss(data.train, true);
+      }
       if (!std::isfinite(train_loss))
         throw course::Error("epoch " + std::to_string(epoch) + ": the training loss is " + std::to_string(train_loss) +
                             "; try a smaller --lr");
-      net.update(lr, epoch);
+      if (!gpu) net.update(lr, epoch);
       const double seconds = timer.seconds();
-      last_test = net.loss(data.test, false);
+      epoch_seconds.push_back(seconds);
+      last_test = gpu ? gpu_net->test_loss() : net.loss(data.test, false);
       char row[96];  // the losses to float's last digit: runs that differ in one bit differ here
       std::snprintf(row, sizeof row, "%d,%.9g,%.9g,%.6f\n", epoch, train_loss, last_test, seconds);
       csv += row;
@@ -112,6 +149,7 @@ int main(int argc, char** argv) {
         std::printf("epoch %d/%d  train loss %.6f  test loss %.6f  %.3f s\n", epoch, epochs, train_loss, last_test,
                     seconds);
     }
+    if (gpu) net.set_parameters(gpu_net->parameters());
     std::vector<float> ahead;
     const std::vector<float> generated = net.predict(data.test, future, &ahead);
     double error = 0;
@@ -121,20 +159,30 @@ int main(int argc, char** argv) {
                          recurrent::sine_value(spec, data.test.offsets[b], spec.length + k);
         error += d * d;
       }
-    std::printf("summary (CPU): %d epoch(s) in %.2f s, final test loss %.6f", epochs, whole.seconds(), last_test);
+    // The median epoch over those after the first (which holds the graphs' capture and first launches).
+    std::vector<double> timed(epoch_seconds.begin() + (epochs > 1 ? 1 : 0), epoch_seconds.end());
+    std::sort(timed.begin(), timed.end());
+    std::printf("summary (%s): %d epoch(s) in %.2f s, median epoch %.4f s, final test loss %.6f", where.c_str(), epochs,
+                whole.seconds(), timed[timed.size() / 2], last_test);
     if (future > 0) std::printf("; the continuation's mean squared error over %d steps %.6f", future,
                                 error / (double(future) * data.test.count));
     std::printf("\n");
     if (files.has_out()) {
       course::write_file_atomically(files.out_path("metrics.csv"), csv);
-      std::vector<std::string> written = {"metrics.csv"};
+      std::vector<std::string> written = {"metrics.csv", "start_params.npy", "offsets.npy"};
+      const std::vector<float> start = recurrent::sine_start_parameters(hidden, spec.seed);
+      course::write_npy(files.out_path("start_params.npy"), start.data(), {start.size()});
+      std::vector<int32_t> offsets(data.test.offsets.begin(), data.test.offsets.end());
+      offsets.insert(offsets.end(), data.train.offsets.begin(), data.train.offsets.end());
+      course::write_npy(files.out_path("offsets.npy"), offsets.data(), {offsets.size()});
       if (future > 0) {
         course::write_png(files.out_path("sine.png"),
                           wave_picture(spec, hidden, data.test.offsets[0], ahead, data.test.count, generated));
         written.push_back("sine.png");
       }
       files.finish(written, {});
-      std::printf("wrote %s/{%s}\n", files.out_dir().c_str(), future > 0 ? "metrics.csv, sine.png" : "metrics.csv");
+      std::printf("wrote %s/{%s, start_params.npy, offsets.npy}\n", files.out_dir().c_str(),
+                  future > 0 ? "metrics.csv, sine.png" : "metrics.csv");
     }
     return 0;
   });

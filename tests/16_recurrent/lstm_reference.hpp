@@ -90,6 +90,60 @@ inline double loss(const LstmShape& s, const Inputs& in, const LossWeights& w) {
   return sum;
 }
 
+// Backpropagation through time written out in double, one gate at a time: the reference of the GPU
+// steps (its agreement with finite_differences is checked by the tests that use it). da holds the
+// gradient of every step's four pre-activations [T][B][4H]; the rest as lstm_backward's outputs.
+struct Gradients {
+  Vec da, dx, dh0, dc0, w_ih, w_hh, b;  // b: the gradient of b_ih, and of b_hh (the same)
+};
+
+inline Gradients reference_backward(const LstmShape& s, const Inputs& in, const LossWeights& w) {
+  const Outputs out = reference_forward(s, in);
+  const size_t B = size_t(s.batch), I = size_t(s.inputs), H = size_t(s.hidden), G = s.gate_rows();
+  const size_t T = size_t(s.steps);
+  Gradients d{Vec(T * B * G), Vec(T * B * I, 0.0), Vec(B * H), Vec(B * H), Vec(G * I, 0.0), Vec(G * H, 0.0),
+              Vec(G, 0.0)};
+  Vec dh_carry = w.dh_next, dc_carry = w.dc_next;
+  for (size_t t = T; t-- > 0;) {
+    for (size_t b = 0; b < B; ++b)
+      for (size_t j = 0; j < H; ++j) {
+        const size_t n = (t * B + b) * H + j;
+        const double* g4 = &out.gates[(t * B + b) * G];
+        const double i = g4[j], f = g4[H + j], g = g4[2 * H + j], o = g4[3 * H + j];
+        const double tanh_c = std::tanh(out.c[n]);
+        const double c_prev = t == 0 ? in.c0[b * H + j] : out.c[n - B * H];
+        const double dh_t = w.dh[n] + dh_carry[b * H + j];
+        const double dc_t = dc_carry[b * H + j] + dh_t * o * (1 - tanh_c * tanh_c);
+        double* da = &d.da[(t * B + b) * G];
+        da[j] = dc_t * g * i * (1 - i);
+        da[H + j] = dc_t * c_prev * f * (1 - f);
+        da[2 * H + j] = dc_t * i * (1 - g * g);
+        da[3 * H + j] = dh_t * tanh_c * o * (1 - o);
+        dc_carry[b * H + j] = dc_t * f;
+      }
+    for (size_t b = 0; b < B; ++b) {
+      const double* da = &d.da[(t * B + b) * G];
+      for (size_t k = 0; k < H; ++k) {
+        double sum = 0;
+        for (size_t r = 0; r < G; ++r) sum += in.w_hh[r * H + k] * da[r];
+        dh_carry[b * H + k] = sum;
+      }
+      const double* h_prev = t == 0 ? &in.h0[b * H] : &out.h[((t - 1) * B + b) * H];
+      const double* x = &in.x[(t * B + b) * I];
+      for (size_t r = 0; r < G; ++r) {
+        d.b[r] += da[r];
+        for (size_t k = 0; k < I; ++k) {
+          d.w_ih[r * I + k] += da[r] * x[k];
+          d.dx[(t * B + b) * I + k] += in.w_ih[r * I + k] * da[r];
+        }
+        for (size_t k = 0; k < H; ++k) d.w_hh[r * H + k] += da[r] * h_prev[k];
+      }
+    }
+  }
+  d.dh0 = dh_carry, d.dc0 = dc_carry;
+  return d;
+}
+
 // Central differences of `loss` with respect to every element of in.*member (step 1e-6: the loss is
 // smooth and of order 1, so truncation ~1e-12 and rounding ~1e-10 leave ~1e-9 of accuracy).
 template <typename Loss>

@@ -1,0 +1,116 @@
+// Lesson 16 (given): the sine task's network on one GPU (sine_gpu_model.hpp).
+#include "sine_gpu_model.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "course/cuda_check.hpp"
+#include "course/error.hpp"
+#include "deeper_cnns.hpp"    // 15.4's regression_loss_gpu
+#include "fast_training.hpp"  // lesson 09's dense products
+#include "mnist_gpu.hpp"      // 08.6's adam_update
+#include "sine_model.hpp"     // the starting weights and their layout
+
+namespace recurrent {
+
+SineGpuNetwork::SineGpuNetwork(int hidden, uint64_t seed, Recurrence recurrence, bool graph, const SineData& data)
+    : hidden_(hidden), recurrence_(recurrence), use_graph_(graph) {
+  const SineLayout at(hidden);
+  w_hh_ = at.w_hh, b_ih_ = at.b_ih, b_hh_ = at.b_hh, head_ = at.head, head_b_ = at.head_b;
+  if (recurrence == Recurrence::persistent)  // refused here, before any allocation, when it cannot run
+    plan_persistent({std::max(data.train.count, data.test.count), data.train.steps, 1, hidden});
+  // What the two sets need on the device (h, c, the gates, dh, the passes' workspaces), against what
+  // is free: refused in one line rather than failing halfway.
+  double floats = 0;
+  for (const SineSet* set : {&data.train, &data.test}) {
+    const LstmShape s{set->count, set->steps, 1, hidden};
+    floats += 7.0 * set->count * set->steps * hidden + double(lstm_gpu_workspace_floats(s));
+  }
+  size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (floats * sizeof(float) > 0.9 * double(free_bytes))
+    throw course::Error("the GPU has " + std::to_string(free_bytes >> 20) + " MiB free; " +
+                        std::to_string(long(floats * sizeof(float)) >> 20) + " MiB of states and gradients are "
+                        "needed: use fewer --sequences, a shorter --length or fewer --hidden units");
+  params_ = course::DeviceBuffer<float>(sine_start_parameters(hidden, seed));
+  grad_ = course::DeviceBuffer<float>(at.total), m_ = course::DeviceBuffer<float>(at.total);
+  v_ = course::DeviceBuffer<float>(at.total);
+  m_.zero(), v_.zero();
+  const int rows = data.train.count * data.train.steps;
+  dense_space_ = course::DeviceBuffer<float>(std::max(fast_training::dense_fused_workspace_floats(rows, hidden, 1),
+                                                      size_t(1)));
+  upload(train_, data.train, true);
+  upload(test_, data.test, false);
+}
+
+void SineGpuNetwork::upload(Pass& pass, const SineSet& set, bool learn) {
+  pass.count = set.count, pass.steps = set.steps;
+  const LstmShape s{set.count, set.steps, 1, hidden_};
+  const size_t rows = size_t(set.count) * set.steps, states = rows * hidden_;
+  pass.inputs = course::DeviceBuffer<float>(set.inputs), pass.targets = course::DeviceBuffer<float>(set.targets);
+  pass.zeros = course::DeviceBuffer<float>(size_t(set.count) * hidden_);
+  pass.zeros.zero();
+  pass.h = course::DeviceBuffer<float>(states), pass.c = course::DeviceBuffer<float>(states);
+  pass.gates = course::DeviceBuffer<float>(states * 4), pass.pred = course::DeviceBuffer<float>(rows);
+  pass.row_loss = course::DeviceBuffer<float>(rows), pass.dpred = course::DeviceBuffer<float>(rows);
+  pass.workspace = course::DeviceBuffer<float>(lstm_gpu_workspace_floats(s));
+  if (learn) {
+    pass.dh = course::DeviceBuffer<float>(states), pass.dx = course::DeviceBuffer<float>(rows);
+    pass.dh0 = course::DeviceBuffer<float>(pass.zeros.size()), pass.dc0 = course::DeviceBuffer<float>(pass.zeros.size());
+  }
+  pass.loss_rows.resize(rows);
+}
+
+void SineGpuNetwork::enqueue(Pass& pass, bool learn) {
+  const LstmShape s{pass.count, pass.steps, 1, hidden_};
+  const int rows = pass.count * pass.steps;
+  cudaStream_t stream = stream_.get();
+  float* p = params_.data();
+  const LstmParams<float> lstm{p, p + w_hh_, p + b_ih_, p + b_hh_};
+  lstm_forward_gpu(recurrence_, s, lstm, pass.inputs.data(), pass.zeros.data(), pass.zeros.data(), pass.h.data(),
+                   pass.c.data(), pass.gates.data(), pass.workspace.data(), stream);
+  fast_training::dense_forward_fused(pass.h.data(), p + head_, p + head_b_, pass.pred.data(), rows, hidden_, 1, false,
+                                     dense_space_.data(), stream);
+  deeper_cnns::regression_loss_gpu(deeper_cnns::RegressionLoss::squared, pass.pred.data(), pass.targets.data(), rows,
+                                   1, 1.0f, pass.row_loss.data(), pass.dpred.data(), stream);
+  if (!learn) return;
+  float* g = grad_.data();
+  fast_training::dense_backward_data_fused(p + head_, pass.dpred.data(), nullptr, pass.dh.data(), rows, hidden_, 1,
+                                           dense_space_.data(), stream);
+  fast_training::dense_backward_weight_fused(pass.h.data(), pass.dpred.data(), g + head_, g + head_b_, rows, hidden_,
+                                             1, dense_space_.data(), stream);
+  lstm_backward_gpu(recurrence_, s, lstm, pass.inputs.data(), pass.zeros.data(), pass.zeros.data(), pass.h.data(),
+                    pass.c.data(), pass.gates.data(), pass.dh.data(), nullptr, nullptr, pass.dx.data(),
+                    pass.dh0.data(), pass.dc0.data(), {g, g + w_hh_, g + b_ih_, g + b_hh_}, pass.workspace.data(),
+                    stream);
+}
+
+double SineGpuNetwork::run(Pass& pass, bool learn) {
+  if (!use_graph_) {
+    enqueue(pass, learn);
+  } else {
+    if (pass.graph.empty())
+      pass.graph = fast_training::GraphExec(
+          fast_training::capture_graph(stream_.get(), [&] { enqueue(pass, learn); }));
+    pass.graph.launch(stream_.get());
+  }
+  CUDA_CHECK(cudaMemcpyAsync(pass.loss_rows.data(), pass.row_loss.data(), pass.row_loss.bytes(),
+                             cudaMemcpyDeviceToHost, stream_.get()));
+  CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
+  double sum = 0;  // 15.4's rows add up to the mean; in double, in order: the same loss every run
+  for (float v : pass.loss_rows) sum += v;
+  return sum;
+}
+
+double SineGpuNetwork::train_step(float lr, int step) {
+  const double loss = run(train_, true);
+  mnist_gpu::adam_update(params_.data(), grad_.data(), m_.data(), v_.data(), params_.size(), lr, 0.9f, 0.999f, 1e-8f,
+                         0.0f, step, stream_.get());
+  return loss;
+}
+
+double SineGpuNetwork::test_loss() { return run(test_, false); }
+
+void SineGpuNetwork::synchronize() const { CUDA_CHECK(cudaStreamSynchronize(stream_.get())); }
+
+}  // namespace recurrent

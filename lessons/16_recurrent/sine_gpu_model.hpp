@@ -1,0 +1,54 @@
+#pragma once
+// Lesson 16 (given): the sine task's network on one GPU: the same network, starting weights, loss and
+// Adam as SineNetwork (sine_model.hpp), with your recurrence (16.2 steps or 16.3 persistent) inside
+// recurrent_gpu.hpp's passes, lesson 09's dense products for the head, 15.4's squared error and
+// lesson 08's Adam. The whole training set runs as one batch; with `graph`, the forward and backward
+// passes are one CUDA graph (lesson 09), replayed every epoch.
+#include <cstdint>
+#include <vector>
+
+#include "course/device_buffer.hpp"
+#include "course/stream.hpp"
+#include "recurrent_gpu.hpp"
+#include "sine_task.hpp"
+#include "step_graph.hpp"  // lesson 09's graphs
+
+namespace recurrent {
+
+class SineGpuNetwork {
+ public:
+  // Uploads the training and held-out sets once. Throws course::Error (plan_persistent's) when the
+  // persistent recurrence cannot hold this many units on this GPU.
+  SineGpuNetwork(int hidden, uint64_t seed, Recurrence recurrence, bool graph, const SineData& data);
+  size_t parameter_count() const { return params_.size(); }
+
+  // The training set's mean squared error, its gradients, then one Adam step (step counts from 1).
+  double train_step(float lr, int step);
+  // The held-out set's mean squared error with the current weights.
+  double test_loss();
+  // Waits for the GPU (the epoch's time ends here).
+  void synchronize() const;
+  std::vector<float> parameters() const { return params_.to_host(); }
+
+ private:
+  struct Pass {  // one set on the device, its run and gradients
+    int count = 0, steps = 0;
+    course::DeviceBuffer<float> inputs, targets, zeros, h, c, gates, pred, row_loss, dpred, dh, dx, dh0, dc0;
+    course::DeviceBuffer<float> workspace;
+    std::vector<float> loss_rows;
+    fast_training::GraphExec graph;  // forward and (training set) backward, captured once
+  };
+  void upload(Pass& pass, const SineSet& set, bool learn);
+  void enqueue(Pass& pass, bool learn);  // the launches of one pass on stream_
+  double run(Pass& pass, bool learn);
+
+  int hidden_;
+  Recurrence recurrence_;
+  bool use_graph_;
+  size_t w_hh_, b_ih_, b_hh_, head_, head_b_;
+  course::DeviceBuffer<float> params_, grad_, m_, v_, dense_space_;
+  course::Stream stream_;
+  Pass train_, test_;
+};
+
+}  // namespace recurrent

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Lesson 16's timing table and loss-curve check, on a machine with a GPU (and PyTorch for its rows).
+
+For each --hidden size: train_sine on the CPU (lesson 11's threads), on one GPU with 16.2's steps and
+16.3's persistent recurrence (CUDA graphs), and tools/pytorch_sine.py (nn.LSTM on cuDNN, the whole
+step in a CUDA graph, fused Adam; strict FP32 and TF32 allowed) from the course's own starting
+weights: the median seconds of an epoch (one Adam step on all 97 training waves of 999 steps). Then
+the loss curves: train_sine (persistent) and PyTorch from the same weights for --curve-epochs epochs,
+the largest relative difference of the training loss, epoch by epoch.
+
+usage: tools/sine_table.py --build build/solutions --out DIR [--hidden 5,51,256,1024] [--epochs 20]
+       [--cpu-epochs 3] [--curve-epochs 300] [--no-pytorch]
+Writes DIR/sine_table.md and DIR/sine_table.csv; prints the table.
+"""
+import argparse
+import csv
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def run(cmd, log):
+    with open(log, "a") as f:
+        f.write("$ " + " ".join(cmd) + "\n")
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        f.write(p.stdout)
+    if p.returncode != 0:
+        sys.exit(f"error: {' '.join(cmd)} failed (exit {p.returncode}): {p.stdout.strip().splitlines()[-1:]}")
+    return p.stdout
+
+
+def median_of(text):
+    m = re.search(r"median epoch ([0-9.]+)", text)
+    if not m:
+        sys.exit("error: no 'median epoch' in the output:\n" + text[-400:])
+    return float(m.group(1))
+
+
+def losses(path):
+    with open(path) as f:
+        return [float(r["train_loss"]) for r in csv.DictReader(f)]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--hidden", default="5,51,256,1024")
+    ap.add_argument("--epochs", type=int, default=20)
+    ap.add_argument("--cpu-epochs", type=int, default=3)
+    ap.add_argument("--curve-epochs", type=int, default=300)
+    ap.add_argument("--threads", type=int, default=os.cpu_count())
+    ap.add_argument("--no-pytorch", action="store_true")
+    a = ap.parse_args()
+    sine = os.path.join(a.build, "bin", "train_sine")
+    if not os.access(sine, os.X_OK):
+        sys.exit(f"error: {sine} not found: build the solutions first")
+    os.makedirs(a.out, exist_ok=True)
+    log = os.path.join(a.out, "sine_table.log")
+    rows = []
+    for h in [int(v) for v in a.hidden.split(",")]:
+        start = os.path.join(a.out, f"start_{h}")
+        row = {"hidden": h}
+        common = ["--hidden", str(h), "--future", "0"]
+        out = run([sine, "--device", "cpu", "--threads", str(a.threads), "--epochs", str(a.cpu_epochs),
+                   "--out", start] + common, log)
+        row["cpu"] = median_of(out)
+        for rec in ("steps", "persistent"):
+            out = run([sine, "--device", "gpu", "--recurrence", rec, "--epochs", str(a.epochs), "--out",
+                       os.path.join(a.out, f"gpu_{rec}_{h}")] + common, log)
+            row[rec] = median_of(out)
+        if not a.no_pytorch:
+            for name, extra in (("pytorch_fp32", []), ("pytorch_tf32", ["--tf32"])):
+                out = run([sys.executable, os.path.join(HERE, "pytorch_sine.py"), "--start", start, "--hidden",
+                           str(h), "--epochs", str(max(a.epochs, 4)), "--mode", "graph", "--no-test"] + extra, log)
+                row[name] = median_of(out)
+        rows.append(row)
+        print(row, flush=True)
+    cols = ["hidden", "cpu", "steps", "persistent"] + ([] if a.no_pytorch else ["pytorch_fp32", "pytorch_tf32"])
+    with open(os.path.join(a.out, "sine_table.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=cols)
+        w.writeheader()
+        w.writerows(rows)
+    lines = ["| hidden | CPU (%d threads) | GPU 16.2 steps | GPU 16.3 persistent |" % a.threads +
+             ("" if a.no_pytorch else " PyTorch FP32 | PyTorch TF32 | persistent / PyTorch FP32 |"),
+             "|---:|---:|---:|---:|" + ("" if a.no_pytorch else "---:|---:|---:|")]
+    for r in rows:
+        line = f"| {r['hidden']} | {r['cpu'] * 1e3:.1f} ms | {r['steps'] * 1e3:.2f} ms | {r['persistent'] * 1e3:.2f} ms |"
+        if not a.no_pytorch:
+            line += (f" {r['pytorch_fp32'] * 1e3:.2f} ms | {r['pytorch_tf32'] * 1e3:.2f} ms |"
+                     f" {r['persistent'] / r['pytorch_fp32']:.2f} |")
+        lines.append(line)
+    if not a.no_pytorch and a.curve_epochs > 0:
+        h = 51
+        start = os.path.join(a.out, "curve_51")
+        run([sine, "--device", "gpu", "--hidden", str(h), "--epochs", str(a.curve_epochs), "--future", "0",
+             "--out", start], log)
+        ptcsv = os.path.join(a.out, "curve_51_pytorch.csv")
+        run([sys.executable, os.path.join(HERE, "pytorch_sine.py"), "--start", start, "--hidden", str(h),
+             "--epochs", str(a.curve_epochs), "--mode", "eager", "--csv", ptcsv], log)
+        ours, theirs = losses(os.path.join(start, "metrics.csv")), losses(ptcsv)
+        worst = max(range(len(ours)), key=lambda k: abs(ours[k] - theirs[k]) / abs(theirs[k]))
+        rel = abs(ours[worst] - theirs[worst]) / abs(theirs[worst])
+        lines.append("")
+        lines.append(f"Loss curves, {h} units, {a.curve_epochs} epochs from the same weights: the training loss "
+                     f"differs by at most {rel:.2e} (relative, epoch {worst + 1}: course {ours[worst]:.6g}, "
+                     f"PyTorch {theirs[worst]:.6g}); first {ours[0]:.6g} vs {theirs[0]:.6g}, last "
+                     f"{ours[-1]:.6g} vs {theirs[-1]:.6g}.")
+    text = "\n".join(lines) + "\n"
+    with open(os.path.join(a.out, "sine_table.md"), "w") as f:
+        f.write(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
