@@ -9,7 +9,9 @@ the loss curves: train_sine (persistent) and PyTorch from the same weights for -
 the largest relative difference of the training loss, epoch by epoch.
 
 usage: tools/sine_table.py --build build/solutions --out DIR [--hidden 5,51,256,1024] [--epochs 20]
-       [--cpu-epochs 3] [--curve-epochs 300] [--no-pytorch]
+       [--large-epochs 10] [--cpu-epochs 2] [--cpu-short-from 1024] [--curve-epochs 300] [--no-pytorch]
+Sizes of 256 units and more run --large-epochs epochs. The CPU at --cpu-short-from units and more runs
+waves of 100 values and its time is scaled by 999/99 (an epoch's work grows with the steps; marked *).
 Writes DIR/sine_table.md and DIR/sine_table.csv; prints the table.
 """
 import argparse
@@ -50,7 +52,9 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--hidden", default="5,51,256,1024")
     ap.add_argument("--epochs", type=int, default=20)
-    ap.add_argument("--cpu-epochs", type=int, default=3)
+    ap.add_argument("--large-epochs", type=int, default=10)
+    ap.add_argument("--cpu-epochs", type=int, default=2)
+    ap.add_argument("--cpu-short-from", type=int, default=1024)
     ap.add_argument("--curve-epochs", type=int, default=300)
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--no-pytorch", action="store_true")
@@ -65,21 +69,24 @@ def main():
         start = os.path.join(a.out, f"start_{h}")
         row = {"hidden": h}
         common = ["--hidden", str(h), "--future", "0"]
+        epochs = a.epochs if h < 256 else a.large_epochs
+        short = h >= a.cpu_short_from
         out = run([sine, "--device", "cpu", "--threads", str(a.threads), "--epochs", str(a.cpu_epochs),
-                   "--out", start] + common, log)
-        row["cpu"] = median_of(out)
+                   "--out", os.path.join(a.out, f"cpu_{h}")] + common + (["--length", "100"] if short else []), log)
+        row["cpu"] = median_of(out) * (999 / 99 if short else 1)
+        row["cpu_scaled"] = short
         for rec in ("steps", "persistent"):
-            out = run([sine, "--device", "gpu", "--recurrence", rec, "--epochs", str(a.epochs), "--out",
-                       os.path.join(a.out, f"gpu_{rec}_{h}")] + common, log)
+            out = run([sine, "--device", "gpu", "--recurrence", rec, "--epochs", str(epochs), "--out",
+                       start if rec == "persistent" else os.path.join(a.out, f"gpu_{rec}_{h}")] + common, log)
             row[rec] = median_of(out)
         if not a.no_pytorch:
             for name, extra in (("pytorch_fp32", []), ("pytorch_tf32", ["--tf32"])):
                 out = run([sys.executable, os.path.join(HERE, "pytorch_sine.py"), "--start", start, "--hidden",
-                           str(h), "--epochs", str(max(a.epochs, 4)), "--mode", "graph", "--no-test"] + extra, log)
+                           str(h), "--epochs", str(max(epochs, 5)), "--mode", "graph", "--no-test"] + extra, log)
                 row[name] = median_of(out)
         rows.append(row)
         print(row, flush=True)
-    cols = ["hidden", "cpu", "steps", "persistent"] + ([] if a.no_pytorch else ["pytorch_fp32", "pytorch_tf32"])
+    cols = ["hidden", "cpu", "cpu_scaled", "steps", "persistent"] + ([] if a.no_pytorch else ["pytorch_fp32", "pytorch_tf32"])
     with open(os.path.join(a.out, "sine_table.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=cols)
         w.writeheader()
@@ -88,7 +95,8 @@ def main():
              ("" if a.no_pytorch else " PyTorch FP32 | PyTorch TF32 | persistent / PyTorch FP32 |"),
              "|---:|---:|---:|---:|" + ("" if a.no_pytorch else "---:|---:|---:|")]
     for r in rows:
-        line = f"| {r['hidden']} | {r['cpu'] * 1e3:.1f} ms | {r['steps'] * 1e3:.2f} ms | {r['persistent'] * 1e3:.2f} ms |"
+        cpu = f"{r['cpu'] * 1e3:.1f} ms" + (" *" if r["cpu_scaled"] else "")
+        line = f"| {r['hidden']} | {cpu} | {r['steps'] * 1e3:.2f} ms | {r['persistent'] * 1e3:.2f} ms |"
         if not a.no_pytorch:
             line += (f" {r['pytorch_fp32'] * 1e3:.2f} ms | {r['pytorch_tf32'] * 1e3:.2f} ms |"
                      f" {r['persistent'] / r['pytorch_fp32']:.2f} |")

@@ -19,12 +19,16 @@ void require(bool all_given, const char* function) {
 size_t dense_workspace(const LstmShape& s) {  // every product below shares one
   const int rows = s.steps * s.batch, gates = int(s.gate_rows());
   return std::max({fast_training::dense_fused_workspace_floats(rows, s.inputs, gates),
-                   fast_training::dense_fused_workspace_floats(rows, s.hidden, gates),
+                   fast_training::dense_fused_workspace_floats(rows, s.inputs + s.hidden, gates),
                    fast_training::dense_fused_workspace_floats(s.batch, s.hidden, gates)});
 }
 
-void copy_async(float* to, const float* from, size_t floats, cudaStream_t stream) {
-  CUDA_CHECK(cudaMemcpyAsync(to, from, floats * sizeof(float), cudaMemcpyDeviceToDevice, stream));
+// `count` rows of `width` floats from rows `from_pitch` floats apart to rows `to_pitch` floats apart.
+void copy_rows(float* to, size_t to_pitch, const float* from, size_t from_pitch, size_t width, size_t count,
+               cudaStream_t stream) {
+  if (count == 0) return;
+  CUDA_CHECK(cudaMemcpy2DAsync(to, to_pitch * sizeof(float), from, from_pitch * sizeof(float), width * sizeof(float),
+                               count, cudaMemcpyDeviceToDevice, stream));
 }
 
 }  // namespace
@@ -41,18 +45,19 @@ size_t recurrence_workspace_floats(const LstmShape& s) {
 
 size_t lstm_gpu_workspace_floats(const LstmShape& s) {
   check_lstm("lstm_gpu_workspace_floats", s);
-  // The gates' gradients of every step, h_{t-1} of every step (h0, then h without its last step),
-  // the recurrence's part and the products'.
-  const size_t rows = size_t(s.steps) * s.batch;
-  return rows * s.gate_rows() + rows * s.hidden + recurrence_workspace_floats(s) + dense_workspace(s);
+  // The gates' gradients of every step; [x_t | h_{t-1}] of every step side by side and the gradient
+  // of [w_ih | w_hh]; the recurrence's part and the products'.
+  const size_t rows = size_t(s.steps) * s.batch, width = size_t(s.inputs) + s.hidden;
+  return rows * s.gate_rows() + rows * width + s.gate_rows() * width + recurrence_workspace_floats(s) +
+         dense_workspace(s);
 }
 
 void lstm_forward_gpu(Recurrence r, const LstmShape& s, const LstmParams<float>& p, const float* x, const float* h0,
                       const float* c0, float* h, float* c, float* gates, float* workspace, cudaStream_t stream) {
   check_lstm("lstm_forward_gpu", s);
   require(p.w_ih && p.w_hh && p.b_ih && p.b_hh && x && h0 && c0 && h && c && gates && workspace, "lstm_forward_gpu");
-  const size_t rows = size_t(s.steps) * s.batch;
-  float* recurrence_space = workspace + rows * s.gate_rows() + rows * s.hidden;
+  const size_t rows = size_t(s.steps) * s.batch, width = size_t(s.inputs) + s.hidden;
+  float* recurrence_space = workspace + rows * s.gate_rows() + rows * width + s.gate_rows() * width;
   float* dense_space = recurrence_space + recurrence_workspace_floats(s);
   // 1. Every step's input projection at once: gates = x w_ih^T + b_ih, (T*B) rows.
   fast_training::dense_forward_fused(x, p.w_ih, p.b_ih, gates, int(rows), s.inputs, int(s.gate_rows()), false,
@@ -69,14 +74,15 @@ void lstm_backward_gpu(Recurrence r, const LstmShape& s, const LstmParams<float>
                        const float* dh_next, const float* dc_next, float* dx, float* dh0, float* dc0,
                        const LstmGrads<float>& g, float* workspace, cudaStream_t stream) {
   check_lstm("lstm_backward_gpu", s);
-  require(p.w_ih && p.w_hh && p.b_ih && p.b_hh && x && h0 && c0 && h && c && gates && dh && dx && dh0 && dc0 &&
+  require(p.w_ih && p.w_hh && p.b_ih && p.b_hh && x && h0 && c0 && h && c && gates && dh && dh0 && dc0 &&
               g.w_ih && g.w_hh && g.b_ih && g.b_hh && workspace,
           "lstm_backward_gpu");
-  const int rows = s.steps * s.batch, G = int(s.gate_rows());
-  const size_t BH = size_t(s.batch) * s.hidden;
+  const int rows = s.steps * s.batch, G = int(s.gate_rows()), I = s.inputs, H = s.hidden;
+  const size_t width = size_t(I) + H;
   float* da = workspace;
-  float* h_prev = da + size_t(rows) * G;
-  float* recurrence_space = h_prev + size_t(rows) * s.hidden;
+  float* xh = da + size_t(rows) * G;        // [x_t | h_{t-1}], rows of I + H
+  float* dw = xh + size_t(rows) * width;    // the gradient of [w_ih | w_hh], 4H rows of I + H
+  float* recurrence_space = dw + size_t(G) * width;
   float* dense_space = recurrence_space + recurrence_workspace_floats(s);
   // 1. The recurrence, back through time: every step's gate gradients da, and dh0, dc0.
   if (r == Recurrence::steps)
@@ -84,13 +90,18 @@ void lstm_backward_gpu(Recurrence r, const LstmShape& s, const LstmParams<float>
   else
     recurrence_backward_persistent(s, plan_persistent(s), p.w_hh, c0, c, gates, dh, dh_next, dc_next, da, dh0, dc0,
                                    stream);
-  // 2. What no step waits for, over all (T*B) rows at once: dx = da w_ih; w_ih's and b_ih's gradients
-  // from x; w_hh's and b_hh's from h_{t-1} (b_ih and b_hh both add to the same sum: the same gradient).
-  fast_training::dense_backward_data_fused(p.w_ih, da, nullptr, dx, rows, s.inputs, G, dense_space, stream);
-  fast_training::dense_backward_weight_fused(x, da, g.w_ih, g.b_ih, rows, s.inputs, G, dense_space, stream);
-  copy_async(h_prev, h0, BH, stream);
-  if (s.steps > 1) copy_async(h_prev + BH, h, size_t(s.steps - 1) * BH, stream);
-  fast_training::dense_backward_weight_fused(h_prev, da, g.w_hh, g.b_hh, rows, s.hidden, G, dense_space, stream);
+  // 2. What no step waits for, over all (T*B) rows at once: dx = da w_ih (unless dx is null), and
+  // the weights' gradients: da^T [x_t | h_{t-1}] in one product, split into w_ih's and w_hh's; b_ih
+  // and b_hh both add to the same sum, so their gradients are the same.
+  if (dx) fast_training::dense_backward_data_fused(p.w_ih, da, nullptr, dx, rows, I, G, dense_space, stream);
+  const size_t B = size_t(s.batch);
+  copy_rows(xh, width, x, I, I, rows, stream);
+  copy_rows(xh + I, width, h0, H, H, B, stream);
+  copy_rows(xh + B * width + I, width, h, H, H, size_t(rows) - B, stream);
+  fast_training::dense_backward_weight_fused(xh, da, dw, g.b_ih, rows, int(width), G, dense_space, stream);
+  copy_rows(g.w_ih, I, dw, width, I, G, stream);
+  copy_rows(g.w_hh, H, dw + I, width, H, G, stream);
+  CUDA_CHECK(cudaMemcpyAsync(g.b_hh, g.b_ih, G * sizeof(float), cudaMemcpyDeviceToDevice, stream));
 }
 
 PersistentPlan plan_persistent(const LstmShape& s, int max_units) {
@@ -110,13 +121,26 @@ PersistentPlan plan_persistent(const LstmShape& s, int max_units) {
     p.batch_groups = std::min(B, sms / p.unit_groups);
     p.rows = (B + p.batch_groups - 1) / p.batch_groups;
     p.batch_groups = (B + p.rows - 1) / p.rows;
-    p.threads_per_unit = std::min(p.rows, kMaxPersistentThreads / units);
-    if (p.threads_per_unit < 1 || (p.rows + p.threads_per_unit - 1) / p.threads_per_unit > kMaxRowsPerThread) continue;
+    // A unit's threads: enough lanes of rows that none has more than kMaxRowsPerThread, then as many
+    // slices of each sum as the threads allow (a power of two, at most a warp), each slice with at
+    // least 4 of the forward pass's H terms (adding the slices up costs more than a few terms).
+    const int row_lanes = (p.rows + kMaxRowsPerThread - 1) / kMaxRowsPerThread;
+    const int per_unit = kMaxPersistentThreads / units;
+    if (per_unit < row_lanes) continue;
+    p.slices = 1;
+    while (p.slices < 32 && 2 * p.slices * row_lanes <= per_unit && 8 * p.slices <= H) p.slices *= 2;
+    p.threads_per_unit = p.slices * row_lanes;
     p.threads = (p.threads_per_unit * units + 31) / 32 * 32;
     // One unit group: the block makes all of h_t and da_t of its rows, and keeps them (4H a row).
     p.chunk = p.unit_groups == 1 ? 4 * H : 32;
-    p.shared_bytes = (size_t(4) * units * (H + 1) + size_t(p.chunk) * p.rows) * sizeof(float);
+    // The weights, then the vectors (twice in a block of every unit: a step reads one, writes the
+    // other), then the steps' inputs ahead of time where they fit (loads then never hold up a step).
+    const size_t vectors = size_t(p.unit_groups == 1 ? 2 : 1) * p.chunk * p.rows;
+    p.shared_bytes = (size_t(4) * units * (H + 1) + vectors) * sizeof(float);
     if (p.shared_bytes > size_t(shared_optin)) continue;
+    const size_t ring_bytes = size_t(kRingSteps) * units * p.rows * kRingSegments * sizeof(float);
+    p.ring = p.shared_bytes + ring_bytes <= size_t(shared_optin);
+    if (p.ring) p.shared_bytes += ring_bytes;
     return p;
   }
   throw course::Error("plan_persistent: " + std::to_string(H) + " hidden units (recurrent weights of " +

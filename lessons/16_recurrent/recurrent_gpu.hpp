@@ -26,7 +26,8 @@ const char* recurrence_name(Recurrence r);     // "steps", "persistent"
 // ---- given: a whole LSTM pass on the GPU (lstm_gpu.cu) ----------------------------------------------
 // lstm_forward_gpu / lstm_backward_gpu: lstm_forward / lstm_backward of recurrent.hpp, every pointer
 // on the device (inputs of one float each at most 2^31 - 1 elements, as check_lstm says), with the
-// recurrence of `r`. workspace: lstm_gpu_workspace_floats(s) floats; dh_next and dc_next may be null.
+// recurrence of `r`. workspace: lstm_gpu_workspace_floats(s) floats; dh_next and dc_next may be null,
+// and dx (the inputs' gradient: not wanted when they are data).
 size_t lstm_gpu_workspace_floats(const LstmShape& s);
 void lstm_forward_gpu(Recurrence r, const LstmShape& s, const LstmParams<float>& p, const float* x, const float* h0,
                       const float* c0, float* h, float* c, float* gates, float* workspace, cudaStream_t stream);
@@ -61,25 +62,35 @@ void recurrence_backward_steps(const LstmShape& s, const float* w_hh, const floa
 // blocks (blockIdx.x = q * unit_groups + u) owns hidden units [u * units, (u + 1) * units) of batch
 // rows [q * rows, (q + 1) * rows) (the last group of each may be short). It keeps those units' rows of
 // w_hh (4 x units rows of H: the i, f, g and o rows of each unit) in shared memory for the whole
-// sequence; its threads keep their own (b, j) cells' state in registers: thread k of the block has
-// unit k / threads_per_unit and rows k % threads_per_unit + m * threads_per_unit. Every block must be
-// resident at once (a cooperative launch). Step t reads every unit of h_{t-1} (backward: of da_t):
+// sequence. A unit has threads_per_unit threads: slices x row_lanes. Thread k of the block has unit
+// k / threads_per_unit; with l = k % threads_per_unit, it takes part l % slices of every sum (k's
+// l % slices, + slices, ...) for rows l / slices + m x row_lanes of the block (m < kMaxRowsPerThread),
+// the slices' parts added across neighbouring lanes; row m's cell (and its state, in registers) is
+// run by the slice m % slices. Every block must be resident at once (a cooperative launch). Step t
+// reads every unit of h_{t-1} (backward: of da_t):
 //   unit_groups > 1: other blocks made part of it: the grid waits between steps, and the vectors go
 //                    through global memory, chunk k's at a time through shared memory;
 //   unit_groups = 1: the block made all of it: only the block waits, and the vectors stay in shared
-//                    memory (chunk = 4H: room for a row's da_t).
+//                    memory (chunk = 4H: room for a row's da_t), in two buffers (a step reads one
+//                    and writes the other).
 struct PersistentPlan {
   int units = 1, unit_groups = 1;  // hidden units per block; blocks along the units
   int rows = 1, batch_groups = 1;  // batch rows per block; blocks along the batch
   int threads = 32;                // per block: threads_per_unit x units, rounded up to whole warps
-  int threads_per_unit = 1;        // a unit's threads share its batch rows
+  int threads_per_unit = 1;        // a unit's threads: slices x row_lanes
+  int slices = 1;                  // threads that share each sum: a power of two, at most 32
   int chunk = 32;                  // shared memory for the vectors: chunk x rows floats
+  bool ring = false;               // room for the steps' inputs ahead of time: kRingSteps slots of
+                                   // units x rows cells of kRingSegments floats
   size_t shared_bytes = 0;         // dynamic shared memory per block: 4 x units x (H + 1) floats for
-                                   // the weights (a spare float a row), then chunk x rows
-  int blocks() const { return unit_groups * batch_groups; }
+                                   // the weights (a spare float a row), the vectors, the ring
+  constexpr int blocks() const { return unit_groups * batch_groups; }
+  constexpr int row_lanes() const { return threads_per_unit / slices; }
 };
 constexpr int kMaxRowsPerThread = 4;        // the (b, j) cells a thread owns at most (registers)
 constexpr int kMaxPersistentThreads = 512;  // threads a block at most: 128 registers each
+constexpr int kRingSteps = 4;               // the ring's slots: inputs fetched 3 steps ahead
+constexpr int kRingSegments = 7;            // a cell's inputs of a step, at most: i f g o c c_prev dh
 // The plan for this shape on the current device, or throws course::Error when the weights cannot be
 // spread over blocks that are all resident at once (H too large for this GPU's shared memory).
 // max_units > 0 caps the units per block (the tests use it to split small layers over several blocks).

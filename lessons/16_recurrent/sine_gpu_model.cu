@@ -7,11 +7,66 @@
 #include "course/cuda_check.hpp"
 #include "course/error.hpp"
 #include "deeper_cnns.hpp"    // 15.4's regression_loss_gpu
-#include "fast_training.hpp"  // lesson 09's dense products
 #include "mnist_gpu.hpp"      // 08.6's adam_update
 #include "sine_model.hpp"     // the starting weights and their layout
 
 namespace recurrent {
+
+namespace {
+
+// The head (one output from H numbers) on every (t, b) row. Lesson 09's dense products are built for
+// wide outputs; a single one over 97,000 rows needs a reduction along the rows instead.
+constexpr int kHeadParts = 1024;  // blocks of the weight gradient's first pass (~95 rows each)
+
+// pred[r] = h[r] . w + b: a warp a row, its lanes along the row.
+__global__ void head_forward(const float* h, const float* w, const float* b, float* pred, int rows, int H) {
+  const int row = int((blockIdx.x * size_t(blockDim.x) + threadIdx.x) / 32), lane = threadIdx.x % 32;
+  if (row >= rows) return;  // whole warps leave together
+  float sum = 0;
+  for (int j = lane; j < H; j += 32) sum += h[size_t(row) * H + j] * w[j];
+  for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+  if (lane == 0) pred[row] = sum + b[0];
+}
+
+// dh = dpred w, every element; and block k's part (rows k * per ...) of the weight's gradient,
+// sum over r of dpred[r] h[r], and of the bias's, sum of dpred: parts[k][0 .. H].
+__global__ void head_backward_parts(const float* h, const float* w, const float* dpred, float* dh, float* parts,
+                                    int rows, int H) {
+  const int per = (rows + gridDim.x - 1) / gridDim.x, first = blockIdx.x * per, end = min(rows, first + per);
+  for (int j = threadIdx.x; j <= H; j += blockDim.x) {
+    const float wj = j < H ? w[j] : 0.0f;
+    float sum = 0;
+    for (int r = first; r < end; ++r) {
+      const float d = dpred[r];
+      if (j < H) {
+        sum += d * h[size_t(r) * H + j];
+        dh[size_t(r) * H + j] = d * wj;
+      } else {
+        sum += d;
+      }
+    }
+    parts[size_t(blockIdx.x) * (H + 1) + j] = sum;
+  }
+}
+
+// The parts added up, a block a column j (H of the weight, then the bias): each thread adds every
+// blockDim.x-th part, then the threads' sums are halved in a fixed order (the same sums every run).
+// grad[0 .. H-1] is the weight's gradient, grad[H] the bias's (neighbours in the parameters).
+constexpr int kSumThreads = 256;
+__global__ void head_backward_sum(const float* parts, int count, int H, float* grad) {
+  __shared__ float sums[kSumThreads];
+  const int j = blockIdx.x;
+  float sum = 0;
+  for (int k = threadIdx.x; k < count; k += kSumThreads) sum += parts[size_t(k) * (H + 1) + j];
+  sums[threadIdx.x] = sum;
+  for (int half = kSumThreads / 2; half > 0; half /= 2) {
+    __syncthreads();
+    if (threadIdx.x < half) sums[threadIdx.x] += sums[threadIdx.x + half];
+  }
+  if (threadIdx.x == 0) grad[j] = sums[0];
+}
+
+}  // namespace
 
 SineGpuNetwork::SineGpuNetwork(int hidden, uint64_t seed, Recurrence recurrence, bool graph, const SineData& data)
     : hidden_(hidden), recurrence_(recurrence), use_graph_(graph) {
@@ -36,9 +91,7 @@ SineGpuNetwork::SineGpuNetwork(int hidden, uint64_t seed, Recurrence recurrence,
   grad_ = course::DeviceBuffer<float>(at.total), m_ = course::DeviceBuffer<float>(at.total);
   v_ = course::DeviceBuffer<float>(at.total);
   m_.zero(), v_.zero();
-  const int rows = data.train.count * data.train.steps;
-  dense_space_ = course::DeviceBuffer<float>(std::max(fast_training::dense_fused_workspace_floats(rows, hidden, 1),
-                                                      size_t(1)));
+  head_parts_ = course::DeviceBuffer<float>(size_t(kHeadParts) * (hidden + 1));
   upload(train_, data.train, true);
   upload(test_, data.test, false);
 }
@@ -55,7 +108,7 @@ void SineGpuNetwork::upload(Pass& pass, const SineSet& set, bool learn) {
   pass.row_loss = course::DeviceBuffer<float>(rows), pass.dpred = course::DeviceBuffer<float>(rows);
   pass.workspace = course::DeviceBuffer<float>(lstm_gpu_workspace_floats(s));
   if (learn) {
-    pass.dh = course::DeviceBuffer<float>(states), pass.dx = course::DeviceBuffer<float>(rows);
+    pass.dh = course::DeviceBuffer<float>(states);
     pass.dh0 = course::DeviceBuffer<float>(pass.zeros.size()), pass.dc0 = course::DeviceBuffer<float>(pass.zeros.size());
   }
   pass.loss_rows.resize(rows);
@@ -69,18 +122,21 @@ void SineGpuNetwork::enqueue(Pass& pass, bool learn) {
   const LstmParams<float> lstm{p, p + w_hh_, p + b_ih_, p + b_hh_};
   lstm_forward_gpu(recurrence_, s, lstm, pass.inputs.data(), pass.zeros.data(), pass.zeros.data(), pass.h.data(),
                    pass.c.data(), pass.gates.data(), pass.workspace.data(), stream);
-  fast_training::dense_forward_fused(pass.h.data(), p + head_, p + head_b_, pass.pred.data(), rows, hidden_, 1, false,
-                                     dense_space_.data(), stream);
+  head_forward<<<(rows + 7) / 8, 256, 0, stream>>>(pass.h.data(), p + head_, p + head_b_, pass.pred.data(), rows,
+                                                    hidden_);
+  CUDA_CHECK_LAUNCH();
   deeper_cnns::regression_loss_gpu(deeper_cnns::RegressionLoss::squared, pass.pred.data(), pass.targets.data(), rows,
                                    1, 1.0f, pass.row_loss.data(), pass.dpred.data(), stream);
   if (!learn) return;
   float* g = grad_.data();
-  fast_training::dense_backward_data_fused(p + head_, pass.dpred.data(), nullptr, pass.dh.data(), rows, hidden_, 1,
-                                           dense_space_.data(), stream);
-  fast_training::dense_backward_weight_fused(pass.h.data(), pass.dpred.data(), g + head_, g + head_b_, rows, hidden_,
-                                             1, dense_space_.data(), stream);
+  head_backward_parts<<<kHeadParts, 128, 0, stream>>>(pass.h.data(), p + head_, pass.dpred.data(), pass.dh.data(),
+                                                       head_parts_.data(), rows, hidden_);
+  CUDA_CHECK_LAUNCH();
+  head_backward_sum<<<hidden_ + 1, kSumThreads, 0, stream>>>(head_parts_.data(), kHeadParts, hidden_, g + head_);
+  CUDA_CHECK_LAUNCH();
+  // The waves are data: no gradient for the inputs (dx null).
   lstm_backward_gpu(recurrence_, s, lstm, pass.inputs.data(), pass.zeros.data(), pass.zeros.data(), pass.h.data(),
-                    pass.c.data(), pass.gates.data(), pass.dh.data(), nullptr, nullptr, pass.dx.data(),
+                    pass.c.data(), pass.gates.data(), pass.dh.data(), nullptr, nullptr, nullptr,
                     pass.dh0.data(), pass.dc0.data(), {g, g + w_hh_, g + b_ih_, g + b_hh_}, pass.workspace.data(),
                     stream);
 }

@@ -1,8 +1,8 @@
 #pragma once
 // Lesson 16 (given): the sine task's network on one GPU: the same network, starting weights, loss and
 // Adam as SineNetwork (sine_model.hpp), with your recurrence (16.2 steps or 16.3 persistent) inside
-// recurrent_gpu.hpp's passes, lesson 09's dense products for the head, 15.4's squared error and
-// lesson 08's Adam. The whole training set runs as one batch; with `graph`, the forward and backward
+// recurrent_gpu.hpp's passes, a head of its own (one output from every step's h: a reduction over
+// the rows, not a product), 15.4's squared error and lesson 08's Adam. The whole training set runs as one batch; with `graph`, the forward and backward
 // passes are one CUDA graph (lesson 09), replayed every epoch.
 #include <cstdint>
 #include <vector>
@@ -33,7 +33,7 @@ class SineGpuNetwork {
  private:
   struct Pass {  // one set on the device, its run and gradients
     int count = 0, steps = 0;
-    course::DeviceBuffer<float> inputs, targets, zeros, h, c, gates, pred, row_loss, dpred, dh, dx, dh0, dc0;
+    course::DeviceBuffer<float> inputs, targets, zeros, h, c, gates, pred, row_loss, dpred, dh, dh0, dc0;
     course::DeviceBuffer<float> workspace;
     std::vector<float> loss_rows;
     fast_training::GraphExec graph;  // forward and (training set) backward, captured once
@@ -46,7 +46,7 @@ class SineGpuNetwork {
   Recurrence recurrence_;
   bool use_graph_;
   size_t w_hh_, b_ih_, b_hh_, head_, head_b_;
-  course::DeviceBuffer<float> params_, grad_, m_, v_, dense_space_;
+  course::DeviceBuffer<float> params_, grad_, m_, v_, head_parts_;
   course::Stream stream_;
   Pass train_, test_;
 };

@@ -100,8 +100,7 @@ int main(int argc, char** argv) {
 
     const int threads = int(args.get_int("--threads"));
     const bool gpu = args.get_string("--device") == "gpu";
-    if (gpu && !course::gpu_available())
-      throw course::Error("--device gpu: no usable CUDA GPU here (lesson 00 says why); use --device cpu");
+    if (gpu) course::require_gpu("train_sine --device gpu");
     const recurrent::Recurrence recurrence =
         args.get_string("--recurrence") == "steps" ? recurrent::Recurrence::steps : recurrent::Recurrence::persistent;
     recurrent::SineNetwork net(hidden, spec.seed, threads);  // the CPU's; on the GPU, it continues the waves

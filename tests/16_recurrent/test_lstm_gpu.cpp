@@ -98,6 +98,15 @@ void check_whole_pass(Recurrence r, const char* file, const LstmShape& s, uint64
                       tol);
   REQUIRE_NAMED_CLOSE(back + "db_ih", host(gb_ih), gref.b, ::course::Shape{}, tol, tol);
   REQUIRE_NAMED_CLOSE(back + "db_hh", host(gb_hh), gref.b, ::course::Shape{}, tol, tol);
+  // dx null (the inputs are data): the rest unchanged.
+  gw_hh.poison(), dh0.poison();
+  recurrent::lstm_backward_gpu(r, s, d.params(), d.x.data(), d.h0.data(), d.c0.data(), d.h.data(), d.c.data(),
+                               d.gates.data(), dh.data(), dh_next.data(), dc_next.data(), nullptr, dh0.data(),
+                               dc0.data(), {gw_ih.data(), gw_hh.data(), gb_ih.data(), gb_hh.data()},
+                               workspace.data(), nullptr);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  REQUIRE_NAMED_CLOSE(back + "dw_hh (dx null)", host(gw_hh), gref.w_hh, ::course::Shape{}, tol, tol);
+  REQUIRE_NAMED_CLOSE(back + "dh0 (dx null)", host(dh0), gref.dh0, ::course::Shape{}, tol, tol);
 }
 
 // The reference's backward pass against the finite differences of its loss: what the GPU steps are
@@ -120,21 +129,24 @@ void check_reference(const LstmShape& s, uint64_t seed) {
 }
 
 // A plan made by hand (recurrent_gpu.hpp's PersistentPlan), for shapes plan_persistent never picks.
-PersistentPlan hand_plan(const LstmShape& s, int units, int rows, int threads_per_unit, int chunk) {
+PersistentPlan hand_plan(const LstmShape& s, int units, int rows, int row_lanes, int slices, int chunk, bool ring) {
   PersistentPlan p;
   p.units = units, p.unit_groups = (s.hidden + units - 1) / units;
   p.rows = rows, p.batch_groups = (s.batch + rows - 1) / rows;
-  p.threads_per_unit = threads_per_unit, p.threads = (threads_per_unit * units + 31) / 32 * 32;
+  p.slices = slices, p.threads_per_unit = row_lanes * slices, p.threads = (p.threads_per_unit * units + 31) / 32 * 32;
   p.chunk = chunk;
-  p.shared_bytes = (size_t(4) * units * (s.hidden + 1) + size_t(chunk) * rows) * sizeof(float);
+  p.ring = ring;
+  const size_t vectors = size_t(p.unit_groups == 1 ? 2 : 1) * chunk * rows;
+  const size_t ring_floats = size_t(recurrent::kRingSteps) * units * rows * recurrent::kRingSegments;
+  p.shared_bytes = (size_t(4) * units * (s.hidden + 1) + vectors + (ring ? ring_floats : 0)) * sizeof(float);
   return p;
 }
 
 // The persistent recurrence alone with a given plan: the input projection made on the host, the
 // gates, h and c against the reference, then da, dh0 and dc0.
 void check_plan(const LstmShape& s, const PersistentPlan& p, uint64_t seed) {
-  CAPTURE(s.batch, s.steps, s.inputs, s.hidden, p.units, p.unit_groups, p.rows, p.batch_groups, p.threads_per_unit,
-          p.chunk);
+  CAPTURE(s.batch, s.steps, s.inputs, s.hidden, p.units, p.unit_groups, p.rows, p.batch_groups, p.slices,
+          p.row_lanes(), p.chunk, p.ring);
   COURSE_INPUT_SEED(seed);
   const Inputs in = random_inputs(s, seed);
   const LossWeights w = random_loss(s, seed + 10);
@@ -214,7 +226,8 @@ TEST_CASE("the double reference's backpropagation through time equals finite dif
 
 TEST_CASE("16.2 one step at a time: h, c, gates and every gradient against the LSTM in double", "[16.2]") {
   uint64_t seed = 16600;
-  for (const LstmShape& s : kShapes) check_whole_pass(Recurrence::steps, "exercises/recurrence_steps.cu", s, seed += 20);
+  for (const LstmShape& s : kShapes)
+    check_whole_pass(Recurrence::steps, "exercises/recurrence_steps.cu", s, seed += 20);
 }
 
 TEST_CASE("16.2 bad shapes and null tensors are refused before any launch", "[16.2]") {
@@ -230,15 +243,19 @@ TEST_CASE("16.3 one launch with the plan for the shape: h, c, gates and every gr
 
 TEST_CASE("16.3 plans made by hand: units over several blocks, several rows a thread, short chunks", "[16.3]") {
   uint64_t seed = 16800;
-  // 37 units in blocks of 8 (the last has 5): the blocks wait for each other between steps.
-  check_plan({6, 9, 2, 37}, hand_plan({6, 9, 2, 37}, 8, 6, 2, 32), seed += 20);
-  // 17 units in blocks of 4, 11 rows in groups of 7 (then 4), 3 threads a unit (3 rows for some),
-  // chunks of 5 of H: every loop has a short last round.
-  check_plan({11, 7, 1, 17}, hand_plan({11, 7, 1, 17}, 4, 7, 3, 5), seed += 20);
-  // One unit a block, one row a block.
-  check_plan({3, 5, 3, 6}, hand_plan({3, 5, 3, 6}, 1, 1, 1, 4), seed += 20);
-  // Every unit in one block (h and da kept in shared memory), 4 rows for some threads, two batch groups.
-  check_plan({13, 6, 2, 9}, hand_plan({13, 6, 2, 9}, 9, 10, 3, 4 * 9), seed += 20);
+  // 37 units in blocks of 8 (the last has 5): the blocks wait for each other between steps; each sum
+  // in 4 slices, 2 lanes of rows; the inputs read as each step needs them (no ring).
+  check_plan({6, 9, 2, 37}, hand_plan({6, 9, 2, 37}, 8, 6, 2, 4, 32, false), seed += 20);
+  // 17 units in blocks of 4, 11 rows in groups of 7 (then 4), 3 lanes of rows (3 rows for some),
+  // sums in 2 slices, chunks of 5 of H: every loop has a short last round; the inputs through the ring.
+  check_plan({11, 7, 1, 17}, hand_plan({11, 7, 1, 17}, 4, 7, 3, 2, 5, true), seed += 20);
+  // 20 units in blocks of 6 (the last has 2), 4 rows for every thread of 2 lanes, 2 slices.
+  check_plan({9, 5, 1, 20}, hand_plan({9, 5, 1, 20}, 6, 8, 2, 2, 32, true), seed += 20);
+  // One unit a block, one row a block, one thread a unit, no ring.
+  check_plan({3, 5, 3, 6}, hand_plan({3, 5, 3, 6}, 1, 1, 1, 1, 4, false), seed += 20);
+  // Every unit in one block (h and da kept in shared memory), 4 rows for some threads, two batch
+  // groups, sums in 8 slices (more slices than some sums have terms), the ring.
+  check_plan({13, 6, 2, 9}, hand_plan({13, 6, 2, 9}, 9, 10, 3, 8, 4 * 9, true), seed += 20);
   // plan_persistent with units capped: its own split of 51 units.
   const LstmShape s{9, 12, 1, 51};
   check_plan(s, recurrent::plan_persistent(s, 7), seed += 20);
