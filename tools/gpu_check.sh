@@ -17,6 +17,10 @@
 #             10, 12 and 14, three alternated runs each (not in the default list: its first compiles take
 #             minutes; RACE_LESSONS=09,10 picks lessons, RACE_RUNS=N the rounds, RACE_FORMATS=known
 #             only the memory format earlier races found faster)
+#   sine      lesson 16: tools/sine_table.py, an epoch of train_sine on the CPU, with 16.2 and with 16.3,
+#             against PyTorch's nn.LSTM from the same weights, at 5, 51, 256 and 1,024 units, then the
+#             loss curves (not in the default list: a few minutes; SINE_ARGS adds flags, e.g.
+#             SINE_ARGS='--hidden 5,51')
 #   two_gpus  lesson 13 on a machine with two GPUs (not in the default list): its tests (the two-rank ones
 #             included) under memcheck and racecheck, then train_parallel's table: 1 and 2 GPUs, model A
 #             and lesson 12's mnist_cnn (--network layers)
@@ -183,6 +187,14 @@ for stage in "${stages[@]}"; do
     tail -n 40 "$LOG/race.txt" | tee -a "$LOG/summary.txt"  # every run's line, then the table
     cp "$LOG/race/race.md" "$LOG/race.md" 2>/dev/null || true  # comes back beside the logs
     ;;
+  sine)
+    note "lesson 16: tools/sine_table.py (CPU, 16.2, 16.3, PyTorch's nn.LSTM)"
+    # shellcheck disable=SC2086  # SINE_ARGS is a list of flags
+    python3 tools/sine_table.py --build build/solutions --out "$LOG/sine" ${SINE_ARGS:-} > "$LOG/sine.txt" 2>&1 ||
+      status=1
+    tail -n 12 "$LOG/sine.txt" | tee -a "$LOG/summary.txt"
+    cp "$LOG/sine/sine_table.md" "$LOG/sine_table.md" 2>/dev/null || true  # comes back beside the logs
+    ;;
   two_gpus)
     note "lesson 13: the tests with every GPU here ($(nvidia-smi -L | wc -l) GPUs; two-rank tests need two)"
     ctest --test-dir build/solutions -R "^13" --output-on-failure > "$LOG/ctest_13.txt" 2>&1 || status=1
@@ -217,7 +229,7 @@ for stage in "${stages[@]}"; do
       cp "$LOG/scaling_$link/scaling.png" "$LOG/scaling_$link.png" 2>/dev/null || true  # comes back beside the logs
     done
     ;;
-  *) echo "unknown stage '$stage' (build test sanitize stubs bench train beyond speedrun race two_gpus scaling)"; exit 2 ;;
+  *) echo "unknown stage '$stage' (build test sanitize stubs bench train beyond speedrun race sine two_gpus scaling)"; exit 2 ;;
   esac
 done
 note "gpu_check finished, status $status"

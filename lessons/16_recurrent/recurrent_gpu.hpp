@@ -80,15 +80,17 @@ struct PersistentPlan {
   int threads_per_unit = 1;        // a unit's threads: slices x row_lanes
   int slices = 1;                  // threads that share each sum: a power of two, at most 32
   int chunk = 32;                  // shared memory for the vectors: chunk x rows floats
-  bool ring = false;               // room for the steps' inputs ahead of time: kRingSteps slots of
-                                   // units x rows cells of kRingSegments floats
+  bool ring = false;               // room after the vectors for the steps' inputs ahead of time:
+                                   // kRingSteps slots of units x rows cells of kRingSegments floats
+                                   // (an optimisation: a kernel may leave it unused)
   size_t shared_bytes = 0;         // dynamic shared memory per block: 4 x units x (H + 1) floats for
                                    // the weights (a spare float a row), the vectors, the ring
   constexpr int blocks() const { return unit_groups * batch_groups; }
   constexpr int row_lanes() const { return threads_per_unit / slices; }
 };
 constexpr int kMaxRowsPerThread = 4;        // the (b, j) cells a thread owns at most (registers)
-constexpr int kMaxPersistentThreads = 512;  // threads a block at most: 128 registers each
+constexpr int kMaxPersistentThreads = 512;  // threads a block at most: declare the kernels
+                                            // __launch_bounds__(kMaxPersistentThreads) (128 registers)
 constexpr int kRingSteps = 4;               // the ring's slots: inputs fetched 3 steps ahead
 constexpr int kRingSegments = 7;            // a cell's inputs of a step, at most: i f g o c c_prev dh
 // The plan for this shape on the current device, or throws course::Error when the weights cannot be

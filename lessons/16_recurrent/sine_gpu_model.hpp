@@ -2,8 +2,9 @@
 // Lesson 16 (given): the sine task's network on one GPU: the same network, starting weights, loss and
 // Adam as SineNetwork (sine_model.hpp), with your recurrence (16.2 steps or 16.3 persistent) inside
 // recurrent_gpu.hpp's passes, a head of its own (one output from every step's h: a reduction over
-// the rows, not a product), 15.4's squared error and lesson 08's Adam. The whole training set runs as one batch; with `graph`, the forward and backward
-// passes are one CUDA graph (lesson 09), replayed every epoch.
+// the rows, not a product), 15.4's squared error and lesson 08's Adam. The whole training set runs
+// as one batch; with `graph`, the forward and backward passes are one CUDA graph (lesson 09),
+// replayed every epoch.
 #include <cstdint>
 #include <vector>
 
