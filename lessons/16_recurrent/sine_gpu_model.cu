@@ -6,6 +6,7 @@
 
 #include "course/cuda_check.hpp"
 #include "course/error.hpp"
+#include "data_parallel.hpp"  // 13.2's allreduce_mean
 #include "deeper_cnns.hpp"    // 15.4's regression_loss_gpu
 #include "mnist_gpu.hpp"      // 08.6's adam_update
 #include "sine_model.hpp"     // the starting weights and their layout
@@ -68,8 +69,13 @@ __global__ void head_backward_sum(const float* parts, int count, int H, float* g
 
 }  // namespace
 
-SineGpuNetwork::SineGpuNetwork(int hidden, uint64_t seed, Recurrence recurrence, bool graph, const SineData& data)
-    : hidden_(hidden), recurrence_(recurrence), use_graph_(graph) {
+SineGpuNetwork::SineGpuNetwork(int hidden, uint64_t seed, Recurrence recurrence, bool graph, const SineData& data,
+                               const framework::Rank* rank, int train_waves)
+    : hidden_(hidden), rank_(rank && rank->ranks > 1 ? rank : nullptr),
+      train_waves_(rank_ ? train_waves : data.train.count), recurrence_(recurrence), use_graph_(graph) {
+  if (train_waves_ < data.train.count)
+    throw course::Error("SineGpuNetwork: a shard of " + std::to_string(data.train.count) + " waves out of " +
+                        std::to_string(train_waves_));
   const SineLayout at(hidden);
   w_hh_ = at.w_hh, b_ih_ = at.b_ih, b_hh_ = at.b_hh, head_ = at.head, head_b_ = at.head_b;
   if (recurrence == Recurrence::persistent)  // refused here, before any allocation, when it cannot run
@@ -160,6 +166,8 @@ double SineGpuNetwork::run(Pass& pass, bool learn) {
 
 double SineGpuNetwork::train_step(float lr, int step) {
   const double loss = run(train_, true);
+  if (rank_)  // the mean over every rank's rows: each shard's mean weighted by its rows
+    data_parallel::allreduce_mean(*rank_, grad_.data(), grad_.size(), train_.count, train_waves_, stream_.get());
   mnist_gpu::adam_update(params_.data(), grad_.data(), m_.data(), v_.data(), params_.size(), lr, 0.9f, 0.999f, 1e-8f,
                          0.0f, step, stream_.get());
   return loss;

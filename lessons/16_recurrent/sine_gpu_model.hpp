@@ -10,6 +10,7 @@
 
 #include "course/device_buffer.hpp"
 #include "course/stream.hpp"
+#include "framework/ranks.hpp"
 #include "recurrent_gpu.hpp"
 #include "sine_task.hpp"
 #include "step_graph.hpp"  // lesson 09's graphs
@@ -19,11 +20,16 @@ namespace recurrent {
 class SineGpuNetwork {
  public:
   // Uploads the training and held-out sets once. Throws course::Error (plan_persistent's) when the
-  // persistent recurrence cannot hold this many units on this GPU.
-  SineGpuNetwork(int hidden, uint64_t seed, Recurrence recurrence, bool graph, const SineData& data);
+  // persistent recurrence cannot hold this many units on this GPU, or when the sets do not fit.
+  // With `rank` (lesson 13's ranks: one GPU each), data.train is this rank's shard of `train_waves`
+  // training waves: after each backward pass the gradients are averaged over the ranks (13.2's
+  // allreduce_mean, each shard weighted by its size), and every rank takes the same Adam step.
+  SineGpuNetwork(int hidden, uint64_t seed, Recurrence recurrence, bool graph, const SineData& data,
+                 const framework::Rank* rank = nullptr, int train_waves = 0);
   size_t parameter_count() const { return params_.size(); }
 
-  // The training set's mean squared error, its gradients, then one Adam step (step counts from 1).
+  // The training set's mean squared error (with ranks: over this rank's shard), its gradients, then
+  // one Adam step (step counts from 1).
   double train_step(float lr, int step);
   // The held-out set's mean squared error with the current weights.
   double test_loss();
@@ -44,6 +50,8 @@ class SineGpuNetwork {
   double run(Pass& pass, bool learn);
 
   int hidden_;
+  const framework::Rank* rank_;
+  int train_waves_;
   Recurrence recurrence_;
   bool use_graph_;
   size_t w_hh_, b_ih_, b_hh_, head_, head_b_;

@@ -14,22 +14,6 @@
 
 namespace recurrent {
 
-namespace {
-
-// Sequences [begin, end) of a set into `part`, a set of their own (time-major as well).
-void slice(const SineSet& set, int begin, int end, SineSet& part) {
-  part.count = end - begin, part.steps = set.steps;
-  part.offsets.assign(set.offsets.begin() + begin, set.offsets.begin() + end);
-  part.inputs.resize(size_t(part.steps) * part.count), part.targets.resize(part.inputs.size());
-  for (int t = 0; t < set.steps; ++t)
-    for (int b = 0; b < part.count; ++b) {
-      part.inputs[size_t(t) * part.count + b] = set.inputs[size_t(t) * set.count + begin + b];
-      part.targets[size_t(t) * part.count + b] = set.targets[size_t(t) * set.count + begin + b];
-    }
-}
-
-}  // namespace
-
 SineLayout::SineLayout(int hidden) {
   if (hidden < 1) throw course::Error("sine network: hidden must be >= 1, got " + std::to_string(hidden));
   const size_t G = 4 * size_t(hidden);
@@ -102,7 +86,7 @@ double SineNetwork::loss(const SineSet& set, bool learn) {
   if (shards_.size() < size_t(count)) shards_.resize(size_t(count));  // never shrunk: the buffers stay
   const double loss = fast_cpu::run_shards(set.count, count, threads_, [&](int k, int begin, int end) {
     Shard& shard = shards_[size_t(k)];
-    slice(set, begin, end, shard.set);
+    slice_sequences(set, begin, end, shard.set);
     return shard_loss(shard, all_rows, learn);
   });
   if (learn) {

@@ -32,6 +32,17 @@ SineSet make_set(const SineSpec& spec, const std::vector<int>& offsets) {
 
 }  // namespace
 
+void slice_sequences(const SineSet& set, int begin, int end, SineSet& part) {
+  part.count = end - begin, part.steps = set.steps;
+  part.offsets.assign(set.offsets.begin() + begin, set.offsets.begin() + end);
+  part.inputs.resize(size_t(part.steps) * part.count), part.targets.resize(part.inputs.size());
+  for (int t = 0; t < set.steps; ++t)
+    for (int b = 0; b < part.count; ++b) {
+      part.inputs[size_t(t) * part.count + b] = set.inputs[size_t(t) * set.count + begin + b];
+      part.targets[size_t(t) * part.count + b] = set.targets[size_t(t) * set.count + begin + b];
+    }
+}
+
 SineData make_sine_data(const SineSpec& spec) {
   if (spec.test < 1 || spec.sequences <= spec.test)
     throw course::Error("sine data: " + std::to_string(spec.sequences) + " sequences with " +

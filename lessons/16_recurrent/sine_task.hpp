@@ -27,6 +27,9 @@ struct SineData {
   SineSet train, test;
 };
 
+// Sequences [begin, end) of a set as a set of their own (time-major as well), into `part`.
+void slice_sequences(const SineSet& set, int begin, int end, SineSet& part);
+
 // Throws course::Error unless sequences > test >= 1, length >= 3 and period >= 1.
 SineData make_sine_data(const SineSpec& spec);
 // The true wave of a sequence with this offset at time t (t may run past the data's length).

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <memory>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,7 +22,10 @@
 #include "course/npy.hpp"
 #include "course/png.hpp"
 #include "course/timer.hpp"
+#include "data_parallel.hpp"      // lesson 13's shards
 #include "fast_host_network.hpp"  // lesson 11's default_threads
+#include "framework/host_barrier.hpp"
+#include "framework/ranks.hpp"
 #include "framework/run_files.hpp"
 #include "sine_gpu_model.hpp"
 #include "sine_model.hpp"
@@ -57,6 +60,75 @@ course::Image wave_picture(const SineSpec& spec, int hidden, int offset, const s
   return course::line_chart(chart);
 }
 
+// What the epochs of a run leave: metrics.csv's rows, each epoch's seconds, the last held-out loss.
+struct EpochsRun {
+  std::string csv = "epoch,train_loss,test_loss,seconds\n";
+  std::vector<double> seconds;
+  double last_test = 0;
+};
+
+// The epochs: step(epoch) trains one (the GPU finished when it returns) and gives the training set's
+// loss before the update, test() the held-out loss after it. A rank other than the first runs the
+// same steps (they meet in every step) and neither evaluates nor prints (log false).
+EpochsRun run_epochs(int epochs, const std::function<double(int)>& step, const std::function<double()>& test,
+                     bool log) {
+  EpochsRun run;
+  for (int epoch = 1; epoch <= epochs; ++epoch) {
+    course::HostTimer timer;
+    const double train_loss = step(epoch);
+    if (!std::isfinite(train_loss))  // every rank sees the same loss: they stop together
+      throw course::Error("epoch " + std::to_string(epoch) + ": the training loss is " + std::to_string(train_loss) +
+                          "; try a smaller --lr");
+    const double seconds = timer.seconds();
+    run.seconds.push_back(seconds);
+    if (!log) continue;
+    run.last_test = test();
+    char row[96];  // the losses to float's last digit: runs that differ in one bit differ here
+    std::snprintf(row, sizeof row, "%d,%.9g,%.9g,%.6f\n", epoch, train_loss, run.last_test, seconds);
+    run.csv += row;
+    if (epoch == 1 || epoch == epochs || epoch % std::max(1, epochs / 20) == 0)
+      std::printf("epoch %d/%d  train loss %.6f  test loss %.6f  %.3f s\n", epoch, epochs, train_loss, run.last_test,
+                  seconds);
+  }
+  return run;
+}
+
+// Several GPUs: lesson 13's ranks, each with its shard of the training waves (13.1's shard_of) and
+// the whole network; their gradients averaged in every step (13.2's allreduce_mean inside
+// train_step). The training loss is each shard's mean weighted by its waves, added in rank order on
+// the host. Returns the first rank's epochs; `trained` gets its weights (every rank's are the same).
+EpochsRun train_on_ranks(int gpus, const recurrent::SineData& data, int hidden, uint64_t seed,
+                         recurrent::Recurrence recurrence, bool graph, float lr, int epochs,
+                         std::vector<float>& trained) {
+  const std::vector<int> devices = framework::first_devices(gpus);
+  if (data.train.count < gpus)
+    throw course::Error("--gpus " + std::to_string(gpus) + ": " + std::to_string(data.train.count) +
+                        " training waves leave a GPU without one; use more --sequences or fewer --gpus");
+  std::vector<double> parts(size_t(gpus), 0.0);
+  framework::HostBarrier meet(gpus);
+  EpochsRun first;
+  framework::run_ranks(devices, [&](const framework::Rank& rank) {
+    const data_parallel::Shard shard = data_parallel::shard_of(data.train.count, rank.ranks, rank.rank);
+    recurrent::SineData mine;
+    mine.spec = data.spec, mine.test = data.test;
+    recurrent::slice_sequences(data.train, shard.first, shard.first + shard.count, mine.train);
+    recurrent::SineGpuNetwork net(hidden, seed, recurrence, graph, mine, &rank, data.train.count);
+    const auto step = [&](int epoch) {
+      const double own = net.train_step(lr, epoch);
+      net.synchronize();
+      parts[size_t(rank.rank)] = own * shard.count / data.train.count;
+      meet.arrive_and_wait();
+      double all = 0;
+      for (double part : parts) all += part;  // rank order: the same sum on every rank
+      meet.arrive_and_wait();                 // read by all before the next step writes
+      return all;
+    };
+    EpochsRun run = run_epochs(epochs, step, [&] { return net.test_loss(); }, rank.rank == 0);
+    if (rank.rank == 0) first = std::move(run), trained = net.parameters();
+  });
+  return first;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -79,6 +151,8 @@ int main(int argc, char** argv) {
     args.add_choice("--recurrence", "persistent", {"steps", "persistent"},
                     "on the GPU: 16.2 (a product and a cell kernel a step) or 16.3 (one launch)");
     args.add_choice("--graph", "on", {"on", "off"}, "on the GPU: each pass's launches as one CUDA graph (lesson 09)");
+    args.add_int("--gpus", 1, 1, 64,
+                 "with --device gpu: GPUs, each with a shard of the training waves (lesson 13's data parallelism)");
     args.add_string("--out", std::string(COURSE_OUTPUT_DIR) + "/lesson16", "metrics.csv and sine.png go here");
     if (!args.parse(argc, argv)) return 0;
 
@@ -98,19 +172,17 @@ int main(int argc, char** argv) {
     framework::RunFiles files(args.get_string("--out"), {"metrics.csv", "sine.png", "start_params.npy", "offsets.npy"},
                               "", {});
 
-    const int threads = int(args.get_int("--threads"));
-    const bool gpu = args.get_string("--device") == "gpu";
+    const int threads = int(args.get_int("--threads")), gpus = int(args.get_int("--gpus"));
+    const bool gpu = args.get_string("--device") == "gpu", graph = args.get_string("--graph") == "on";
+    if (gpus > 1 && !gpu) throw course::Error("--gpus " + std::to_string(gpus) + " needs --device gpu");
     if (gpu) course::require_gpu("train_sine --device gpu");
     const recurrent::Recurrence recurrence =
         args.get_string("--recurrence") == "steps" ? recurrent::Recurrence::steps : recurrent::Recurrence::persistent;
-    recurrent::SineNetwork net(hidden, spec.seed, threads);  // the CPU's; on the GPU, it continues the waves
-    std::unique_ptr<recurrent::SineGpuNetwork> gpu_net;
+    recurrent::SineNetwork net(hidden, spec.seed, threads);  // the CPU's; after the GPU, it continues the waves
     std::string where;
     if (gpu) {
-      gpu_net = std::make_unique<recurrent::SineGpuNetwork>(hidden, spec.seed, recurrence,
-                                                             args.get_string("--graph") == "on", data);
-      where = std::string("GPU, ") + recurrent::recurrence_name(recurrence) + " recurrence" +
-              (args.get_string("--graph") == "on" ? ", CUDA graphs" : "");
+      where = std::string(gpus > 1 ? "GPU x" + std::to_string(gpus) + ", data parallel, " : "GPU, ") +
+              recurrent::recurrence_name(recurrence) + " recurrence" + (graph ? ", CUDA graphs" : "");
       std::printf("train_sine on the GPU (%s): ", where.c_str());
     } else {
       where = "CPU, " + std::to_string(threads) + " thread" + (threads == 1 ? "" : "s");
@@ -121,34 +193,29 @@ int main(int argc, char** argv) {
     std::printf("data: %d training and %d held-out sine waves of %d values, period %d; each epoch one step on "
                 "all of them, backpropagated through %d steps\n",
                 data.train.count, data.test.count, spec.length, spec.period, data.train.steps);
-    std::string csv = "epoch,train_loss,test_loss,seconds\n";
-    std::vector<double> epoch_seconds;
     course::HostTimer whole;
-    double last_test = 0;
-    for (int epoch = 1; epoch <= epochs; ++epoch) {
-      course::HostTimer timer;
-      double train_loss;
-      if (gpu) {
-        train_loss = gpu_net->train_step(lr, epoch);
-        gpu_net->synchronize();
-      } else {
-        train_loss = net.loss(data.train, true);
-      }
-      if (!std::isfinite(train_loss))
-        throw course::Error("epoch " + std::to_string(epoch) + ": the training loss is " + std::to_string(train_loss) +
-                            "; try a smaller --lr");
-      if (!gpu) net.update(lr, epoch);
-      const double seconds = timer.seconds();
-      epoch_seconds.push_back(seconds);
-      last_test = gpu ? gpu_net->test_loss() : net.loss(data.test, false);
-      char row[96];  // the losses to float's last digit: runs that differ in one bit differ here
-      std::snprintf(row, sizeof row, "%d,%.9g,%.9g,%.6f\n", epoch, train_loss, last_test, seconds);
-      csv += row;
-      if (epoch == 1 || epoch == epochs || epoch % std::max(1, epochs / 20) == 0)
-        std::printf("epoch %d/%d  train loss %.6f  test loss %.6f  %.3f s\n", epoch, epochs, train_loss, last_test,
-                    seconds);
+    EpochsRun run;
+    if (gpus > 1) {
+      std::vector<float> trained;
+      run = train_on_ranks(gpus, data, hidden, spec.seed, recurrence, graph, lr, epochs, trained);
+      net.set_parameters(trained);
+    } else if (gpu) {
+      recurrent::SineGpuNetwork gpu_net(hidden, spec.seed, recurrence, graph, data);
+      const auto step = [&](int epoch) {
+        const double loss = gpu_net.train_step(lr, epoch);
+        gpu_net.synchronize();  // the epoch's time ends with the update
+        return loss;
+      };
+      run = run_epochs(epochs, step, [&] { return gpu_net.test_loss(); }, true);
+      net.set_parameters(gpu_net.parameters());
+    } else {
+      const auto step = [&](int epoch) {
+        const double loss = net.loss(data.train, true);
+        if (std::isfinite(loss)) net.update(lr, epoch);
+        return loss;
+      };
+      run = run_epochs(epochs, step, [&] { return net.loss(data.test, false); }, true);
     }
-    if (gpu) net.set_parameters(gpu_net->parameters());
     std::vector<float> ahead;
     const std::vector<float> generated = net.predict(data.test, future, &ahead);
     double error = 0;
@@ -159,15 +226,15 @@ int main(int argc, char** argv) {
         error += d * d;
       }
     // The median epoch over those after the first (which holds the graphs' capture and first launches).
-    std::vector<double> timed(epoch_seconds.begin() + (epochs > 1 ? 1 : 0), epoch_seconds.end());
+    std::vector<double> timed(run.seconds.begin() + (epochs > 1 ? 1 : 0), run.seconds.end());
     std::sort(timed.begin(), timed.end());
     std::printf("summary (%s): %d epoch(s) in %.2f s, median epoch %.4f s, final test loss %.6f", where.c_str(), epochs,
-                whole.seconds(), timed[timed.size() / 2], last_test);
+                whole.seconds(), timed[timed.size() / 2], run.last_test);
     if (future > 0) std::printf("; the continuation's mean squared error over %d steps %.6f", future,
                                 error / (double(future) * data.test.count));
     std::printf("\n");
     if (files.has_out()) {
-      course::write_file_atomically(files.out_path("metrics.csv"), csv);
+      course::write_file_atomically(files.out_path("metrics.csv"), run.csv);
       std::vector<std::string> written = {"metrics.csv", "start_params.npy", "offsets.npy"};
       const std::vector<float> start = recurrent::sine_start_parameters(hidden, spec.seed);
       course::write_npy(files.out_path("start_params.npy"), start.data(), {start.size()});
