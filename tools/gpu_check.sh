@@ -22,7 +22,8 @@
 #             loss curves (not in the default list: a few minutes; SINE_ARGS adds flags, e.g.
 #             SINE_ARGS='--hidden 5,51')
 #   two_gpus  lesson 13 on a machine with two GPUs (not in the default list): its tests (the two-rank ones
-#             included) under memcheck and racecheck, then train_parallel's table: 1 and 2 GPUs, model A
+#             included) and the later lessons' two-GPU runs (15, 16), lessons 13's and 15's synchronized
+#             batch norm's test programs under memcheck and racecheck, then train_parallel's table: 1 and 2 GPUs, model A
 #             and lesson 12's mnist_cnn (--network layers)
 #   scaling   lesson 13: lesson13_data_parallel over NVLink and through host memory (NCCL_P2P_DISABLE=1),
 #             CSVs and pictures in $LOG/scaling_nvlink and $LOG/scaling_no_p2p (not in the default list;
@@ -197,11 +198,14 @@ for stage in "${stages[@]}"; do
     ;;
   two_gpus)
     note "lesson 13: the tests with every GPU here ($(nvidia-smi -L | wc -l) GPUs; two-rank tests need two)"
-    ctest --test-dir build/solutions -R "^13" --output-on-failure > "$LOG/ctest_13.txt" 2>&1 || status=1
+    # Lesson 13's tests, and the later lessons' runs on two GPUs (15's batch norm synchronized over
+    # them, ResNets and train_sine on two GPUs).
+    ctest --test-dir build/solutions -R "^13|15-synced|15-train_deeper_two|15-train_deeper_synced|16-train_sine_two" \
+      --output-on-failure > "$LOG/ctest_13.txt" 2>&1 || status=1
     grep -E "tests passed|Failed|Skipped" "$LOG/ctest_13.txt" | tee -a "$LOG/summary.txt"
     # One program at a time: nothing else shares the GPUs while the sanitizers or the timings run.
     for tool in memcheck racecheck; do
-      for exe in test_13_two_gpus test_13_data_parallel; do
+      for exe in test_13_two_gpus test_13_data_parallel test_15_synced_batch_norm; do
         compute-sanitizer --tool $tool --report-api-errors no --error-exitcode 99 --print-limit 20 \
           "build/solutions/bin/$exe" > "$LOG/san_${tool}_$exe.txt" 2>&1 || status=1
         echo "$tool $exe: $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' "$LOG/san_${tool}_$exe.txt" | head -1)" |
