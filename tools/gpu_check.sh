@@ -22,9 +22,9 @@
 #             loss curves (not in the default list: a few minutes; SINE_ARGS adds flags, e.g.
 #             SINE_ARGS='--hidden 5,51')
 #   two_gpus  lesson 13 on a machine with two GPUs (not in the default list): its tests (the two-rank ones
-#             included) and the later lessons' two-GPU runs (15, 16), lessons 13's and 15's synchronized
-#             batch norm's test programs under memcheck and racecheck, then train_parallel's table: 1 and 2 GPUs, model A
-#             and lesson 12's mnist_cnn (--network layers)
+#             included) and the later lessons' two-GPU runs (15, 16); lesson 13's test programs and 15's
+#             synchronized batch norm's under memcheck and racecheck; then train_parallel's table: 1 and
+#             2 GPUs, model A and lesson 12's mnist_cnn (--network layers)
 #   scaling   lesson 13: lesson13_data_parallel over NVLink and through host memory (NCCL_P2P_DISABLE=1),
 #             CSVs and pictures in $LOG/scaling_nvlink and $LOG/scaling_no_p2p (not in the default list;
 #             SCALING_LINKS=nvlink runs one link: each study takes a few minutes on two GPUs)
