@@ -6,6 +6,7 @@
 
 #include "course/cuda_check.hpp"
 #include "course/error.hpp"
+#include "block_reduce.cuh"   // lesson 09's warp_sum and block_sum
 #include "data_parallel.hpp"  // 13.2's allreduce_mean
 #include "deeper_cnns.hpp"    // 15.4's regression_loss_gpu
 #include "mnist_gpu.hpp"      // 08.6's adam_update
@@ -25,7 +26,7 @@ __global__ void head_forward(const float* h, const float* w, const float* b, flo
   if (row >= rows) return;  // whole warps leave together
   float sum = 0;
   for (int j = lane; j < H; j += 32) sum += h[size_t(row) * H + j] * w[j];
-  for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+  sum = fast_training::warp_sum(sum);
   if (lane == 0) pred[row] = sum + b[0];
 }
 
@@ -50,21 +51,16 @@ __global__ void head_backward_parts(const float* h, const float* w, const float*
   }
 }
 
-// The parts added up, a block a column j (H of the weight, then the bias): each thread adds every
-// blockDim.x-th part, then the threads' sums are halved in a fixed order (the same sums every run).
-// grad[0 .. H-1] is the weight's gradient, grad[H] the bias's (neighbours in the parameters).
+// Sums of `count` values `stride` apart, one a block: sums[blockIdx.x] = the sum of values[blockIdx.x +
+// k * stride] for k < count. Each thread adds every blockDim.x-th value, then lesson 09's block_sum:
+// the same order every run. The head's parts (a block a column: H of the weight, then the bias; they
+// are neighbours in the parameters) and the loss's rows (15.4's rows add up to the mean).
 constexpr int kSumThreads = 256;
-__global__ void head_backward_sum(const float* parts, int count, int H, float* grad) {
-  __shared__ float sums[kSumThreads];
-  const int j = blockIdx.x;
+__global__ void strided_sums(const float* values, int count, int stride, float* sums) {
   float sum = 0;
-  for (int k = threadIdx.x; k < count; k += kSumThreads) sum += parts[size_t(k) * (H + 1) + j];
-  sums[threadIdx.x] = sum;
-  for (int half = kSumThreads / 2; half > 0; half /= 2) {
-    __syncthreads();
-    if (threadIdx.x < half) sums[threadIdx.x] += sums[threadIdx.x + half];
-  }
-  if (threadIdx.x == 0) grad[j] = sums[0];
+  for (int k = threadIdx.x; k < count; k += kSumThreads) sum += values[size_t(k) * stride + blockIdx.x];
+  sum = fast_training::block_sum(sum);
+  if (threadIdx.x == 0) sums[blockIdx.x] = sum;
 }
 
 }  // namespace
@@ -117,7 +113,7 @@ void SineGpuNetwork::upload(Pass& pass, const SineSet& set, bool learn) {
     pass.dh = course::DeviceBuffer<float>(states);
     pass.dh0 = course::DeviceBuffer<float>(pass.zeros.size()), pass.dc0 = course::DeviceBuffer<float>(pass.zeros.size());
   }
-  pass.loss_rows.resize(rows);
+  pass.loss = course::DeviceBuffer<float>(1);
 }
 
 void SineGpuNetwork::enqueue(Pass& pass, bool learn) {
@@ -133,12 +129,14 @@ void SineGpuNetwork::enqueue(Pass& pass, bool learn) {
   CUDA_CHECK_LAUNCH();
   deeper_cnns::regression_loss_gpu(deeper_cnns::RegressionLoss::squared, pass.pred.data(), pass.targets.data(), rows,
                                    1, 1.0f, pass.row_loss.data(), pass.dpred.data(), stream);
+  strided_sums<<<1, kSumThreads, 0, stream>>>(pass.row_loss.data(), rows, 1, pass.loss.data());
+  CUDA_CHECK_LAUNCH();
   if (!learn) return;
   float* g = grad_.data();
   head_backward_parts<<<kHeadParts, 128, 0, stream>>>(pass.h.data(), p + head_, pass.dpred.data(), pass.dh.data(),
                                                        head_parts_.data(), rows, hidden_);
   CUDA_CHECK_LAUNCH();
-  head_backward_sum<<<hidden_ + 1, kSumThreads, 0, stream>>>(head_parts_.data(), kHeadParts, hidden_, g + head_);
+  strided_sums<<<hidden_ + 1, kSumThreads, 0, stream>>>(head_parts_.data(), kHeadParts, hidden_ + 1, g + head_);
   CUDA_CHECK_LAUNCH();
   // The waves are data: no gradient for the inputs (dx null).
   lstm_backward_gpu(recurrence_, s, lstm, pass.inputs.data(), pass.zeros.data(), pass.zeros.data(), pass.h.data(),
@@ -147,34 +145,32 @@ void SineGpuNetwork::enqueue(Pass& pass, bool learn) {
                     stream);
 }
 
-double SineGpuNetwork::run(Pass& pass, bool learn) {
-  if (!use_graph_) {
-    enqueue(pass, learn);
-  } else {
-    if (pass.graph.empty())
-      pass.graph = fast_training::GraphExec(
-          fast_training::capture_graph(stream_.get(), [&] { enqueue(pass, learn); }));
-    pass.graph.launch(stream_.get());
-  }
-  CUDA_CHECK(cudaMemcpyAsync(pass.loss_rows.data(), pass.row_loss.data(), pass.row_loss.bytes(),
-                             cudaMemcpyDeviceToHost, stream_.get()));
-  CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
-  double sum = 0;  // 15.4's rows add up to the mean; in double, in order: the same loss every run
-  for (float v : pass.loss_rows) sum += v;
-  return sum;
+void SineGpuNetwork::launch(Pass& pass, bool learn) {
+  if (!use_graph_) return enqueue(pass, learn);
+  if (pass.graph.empty())
+    pass.graph = fast_training::GraphExec(fast_training::capture_graph(stream_.get(), [&] { enqueue(pass, learn); }));
+  pass.graph.launch(stream_.get());
+}
+
+double SineGpuNetwork::finished_loss(const Pass& pass) {
+  float loss = 0;
+  CUDA_CHECK(cudaMemcpyAsync(&loss, pass.loss.data(), sizeof(float), cudaMemcpyDeviceToHost, stream_.get()));
+  CUDA_CHECK(cudaStreamSynchronize(stream_.get()));  // the one wait of a step: its work is done
+  return loss;
 }
 
 double SineGpuNetwork::train_step(float lr, int step) {
-  const double loss = run(train_, true);
+  launch(train_, true);
   if (rank_)  // the mean over every rank's rows: each shard's mean weighted by its rows
     data_parallel::allreduce_mean(*rank_, grad_.data(), grad_.size(), train_.count, train_waves_, stream_.get());
   mnist_gpu::adam_update(params_.data(), grad_.data(), m_.data(), v_.data(), params_.size(), lr, 0.9f, 0.999f, 1e-8f,
                          0.0f, step, stream_.get());
-  return loss;
+  return finished_loss(train_);
 }
 
-double SineGpuNetwork::test_loss() { return run(test_, false); }
-
-void SineGpuNetwork::synchronize() const { CUDA_CHECK(cudaStreamSynchronize(stream_.get())); }
+double SineGpuNetwork::test_loss() {
+  launch(test_, false);
+  return finished_loss(test_);
+}
 
 }  // namespace recurrent

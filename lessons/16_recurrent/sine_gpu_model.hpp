@@ -29,25 +29,23 @@ class SineGpuNetwork {
   size_t parameter_count() const { return params_.size(); }
 
   // The training set's mean squared error (with ranks: over this rank's shard), its gradients, then
-  // one Adam step (step counts from 1).
+  // one Adam step (step counts from 1). Returns once the GPU has done all of it.
   double train_step(float lr, int step);
   // The held-out set's mean squared error with the current weights.
   double test_loss();
-  // Waits for the GPU (the epoch's time ends here).
-  void synchronize() const;
   std::vector<float> parameters() const { return params_.to_host(); }
 
  private:
   struct Pass {  // one set on the device, its run and gradients
     int count = 0, steps = 0;
     course::DeviceBuffer<float> inputs, targets, zeros, h, c, gates, pred, row_loss, dpred, dh, dh0, dc0;
-    course::DeviceBuffer<float> workspace;
-    std::vector<float> loss_rows;
+    course::DeviceBuffer<float> workspace, loss;  // loss: the sum of row_loss, summed on the GPU
     fast_training::GraphExec graph;  // forward and (training set) backward, captured once
   };
   void upload(Pass& pass, const SineSet& set, bool learn);
   void enqueue(Pass& pass, bool learn);  // the launches of one pass on stream_
-  double run(Pass& pass, bool learn);
+  void launch(Pass& pass, bool learn);   // enqueue's launches, replayed from a graph with use_graph_
+  double finished_loss(const Pass& pass);  // waits for the stream, then reads pass.loss
 
   int hidden_;
   const framework::Rank* rank_;

@@ -115,7 +115,6 @@ EpochsRun train_on_ranks(int gpus, const recurrent::SineData& data, int hidden, 
     recurrent::SineGpuNetwork net(hidden, seed, recurrence, graph, mine, &rank, data.train.count);
     const auto step = [&](int epoch) {
       const double own = net.train_step(lr, epoch);
-      net.synchronize();
       parts[size_t(rank.rank)] = own * shard.count / data.train.count;
       meet.arrive_and_wait();
       double all = 0;
@@ -201,12 +200,8 @@ int main(int argc, char** argv) {
       net.set_parameters(trained);
     } else if (gpu) {
       recurrent::SineGpuNetwork gpu_net(hidden, spec.seed, recurrence, graph, data);
-      const auto step = [&](int epoch) {
-        const double loss = gpu_net.train_step(lr, epoch);
-        gpu_net.synchronize();  // the epoch's time ends with the update
-        return loss;
-      };
-      run = run_epochs(epochs, step, [&] { return gpu_net.test_loss(); }, true);
+      run = run_epochs(epochs, [&](int epoch) { return gpu_net.train_step(lr, epoch); },
+                       [&] { return gpu_net.test_loss(); }, true);
       net.set_parameters(gpu_net.parameters());
     } else {
       const auto step = [&](int epoch) {

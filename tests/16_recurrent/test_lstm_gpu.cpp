@@ -2,7 +2,6 @@
 // against the LSTM written out in double (lstm_reference.hpp: the forward pass, and backpropagation
 // through time, itself checked against finite differences). Every output starts as NaN.
 #include <cmath>
-#include <functional>
 #include <string>
 #include <vector>
 
