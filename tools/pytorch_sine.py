@@ -228,7 +228,7 @@ def train(args, model, offsets, device):
     measured = epoch_seconds[first - 1:]
     median = statistics.median(measured)
     print(f"summary (PyTorch {args.device} {args.mode} {precision}): {args.epochs} epoch(s), median epoch "
-          f"{median:.4f} s (min {min(measured):.4f}, max {max(measured):.4f} over epochs {first}..{args.epochs}), "
+          f"{median:.6f} s (min {min(measured):.6f}, max {max(measured):.6f} over epochs {first}..{args.epochs}), "
           f"final test loss {final_test:.6f}")
     if args.csv:
         try:

@@ -96,9 +96,9 @@ def main():
              "|---:|---:|---:|---:|" + ("" if a.no_pytorch else "---:|---:|---:|")]
     for r in rows:
         cpu = f"{r['cpu'] * 1e3:.1f} ms" + (" *" if r["cpu_scaled"] else "")
-        line = f"| {r['hidden']} | {cpu} | {r['steps'] * 1e3:.2f} ms | {r['persistent'] * 1e3:.2f} ms |"
+        line = f"| {r['hidden']} | {cpu} | {r['steps'] * 1e3:.3f} ms | {r['persistent'] * 1e3:.3f} ms |"
         if not a.no_pytorch:
-            line += (f" {r['pytorch_fp32'] * 1e3:.2f} ms | {r['pytorch_tf32'] * 1e3:.2f} ms |"
+            line += (f" {r['pytorch_fp32'] * 1e3:.3f} ms | {r['pytorch_tf32'] * 1e3:.3f} ms |"
                      f" {r['persistent'] / r['pytorch_fp32']:.2f} |")
         lines.append(line)
     if not a.no_pytorch and a.curve_epochs > 0:

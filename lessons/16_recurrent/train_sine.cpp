@@ -223,7 +223,7 @@ int main(int argc, char** argv) {
     // The median epoch over those after the first (which holds the graphs' capture and first launches).
     std::vector<double> timed(run.seconds.begin() + (epochs > 1 ? 1 : 0), run.seconds.end());
     std::sort(timed.begin(), timed.end());
-    std::printf("summary (%s): %d epoch(s) in %.2f s, median epoch %.4f s, final test loss %.6f", where.c_str(), epochs,
+    std::printf("summary (%s): %d epoch(s) in %.2f s, median epoch %.6f s, final test loss %.6f", where.c_str(), epochs,
                 whole.seconds(), timed[timed.size() / 2], run.last_test);
     if (future > 0) std::printf("; the continuation's mean squared error over %d steps %.6f", future,
                                 error / (double(future) * data.test.count));

@@ -255,6 +255,14 @@ TEST_CASE("16.3 plans made by hand: units over several blocks, several rows a th
   // Every unit in one block (h and da kept in shared memory), 4 rows for some threads, two batch
   // groups, sums in 8 slices (more slices than some sums have terms), the ring.
   check_plan({13, 6, 2, 9}, hand_plan({13, 6, 2, 9}, 9, 10, 3, 8, 4 * 9, true), seed += 20);
+  // Every unit in one block, 2 rows for some threads (3 lanes of 5 rows), 2 slices of 6 terms (12
+  // units): few enough terms a thread for the weights to fit in registers; the ring.
+  check_plan({10, 7, 1, 12}, hand_plan({10, 7, 1, 12}, 12, 5, 3, 2, 4 * 12, true), seed += 20);
+  // Every unit in one block, a row a thread, the ring: the sums in 4 slices of 10 terms (40 units,
+  // 5 batch groups, the last of one row), in 16 slices of 2 terms, in 32 slices (most without a term).
+  check_plan({13, 5, 2, 40}, hand_plan({13, 5, 2, 40}, 40, 3, 3, 4, 4 * 40, true), seed += 20);
+  check_plan({4, 6, 1, 20}, hand_plan({4, 6, 1, 20}, 20, 1, 1, 16, 4 * 20, true), seed += 20);
+  check_plan({3, 5, 1, 9}, hand_plan({3, 5, 1, 9}, 9, 1, 1, 32, 4 * 9, true), seed += 20);
   // plan_persistent with units capped: its own split of 51 units.
   const LstmShape s{9, 12, 1, 51};
   check_plan(s, recurrent::plan_persistent(s, 7), seed += 20);

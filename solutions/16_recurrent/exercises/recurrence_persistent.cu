@@ -4,8 +4,9 @@
 //
 // A step here is a few hundred instructions on a handful of warps: nothing hides their latency, so
 // the time of a step is the length of its instruction chain. Everything that can be settled before
-// the loop is: a thread's rows (a template parameter), its pointers (advanced a step at a time), its
-// flags; the inputs of a step arrive ahead of time by cp.async.
+// the loop is: a thread's rows and, when its share of each sum is short, its weights (in registers:
+// template parameters), its pointers (advanced a step at a time), its flags; the inputs of a step
+// arrive ahead of time by cp.async.
 #include <cooperative_groups.h>
 #include <cuda_pipeline.h>
 
@@ -21,10 +22,22 @@ namespace recurrent {
 
 namespace {
 
-// The cell's activations with the fast exponential and reciprocal (relative error ~1e-7, a few
-// instructions): every step of the chain waits for them. Clamped so that the exponential is finite.
-__device__ float sigmoid(float v) { return __fdividef(1.0f, 1.0f + __expf(-fminf(fmaxf(v, -80.0f), 80.0f))); }
-__device__ float fast_tanh(float v) { return 2.0f * sigmoid(2.0f * v) - 1.0f; }
+// The cell's activations from the hardware's approximate 2^x and 1/x (relative error ~1e-7, four or
+// five instructions; tiny results flushed to zero, which spares the checks for them): every step of
+// the chain waits for them. Large |v| need no clamp: 2^x goes to 0 or infinity and 1/x to 1 or 0.
+__device__ float exp2_approx(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+__device__ float reciprocal_approx(float x) {
+  float y;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+constexpr float kLog2e = 1.4426950408889634f;
+__device__ float sigmoid(float v) { return reciprocal_approx(1.0f + exp2_approx(-kLog2e * v)); }
+__device__ float fast_tanh(float v) { return fmaf(-2.0f, reciprocal_approx(1.0f + exp2_approx(2.0f * kLog2e * v)), 1.0f); }
 
 // Where a block and a thread sit in the plan (recurrent_gpu.hpp), and the thread's R rows.
 template <int R>
@@ -77,6 +90,20 @@ __device__ void dot_rows(const PersistentPlan& p, const Place<R>& at, const floa
   }
 }
 
+// The same for the block's own vectors (one unit group) in the four gates' sums of H terms each:
+// sums[m][q] += weight(q, k) * vec(q, k, m) over the thread's k = slice, slice + slices, ... < H.
+template <int R, typename Weight, typename Vector>
+__device__ void dot_gates(const PersistentPlan& p, const Place<R>& at, int H, Weight weight, Vector vec,
+                          float (&sums)[R][4]) {
+#pragma unroll 4
+  for (int k = at.slice; k < H; k += p.slices)
+#pragma unroll
+    for (int m = 0; m < R; ++m)
+      if (at.has[m])
+#pragma unroll
+        for (int q = 0; q < 4; ++q) sums[m][q] += weight(q, k) * vec(q, k, m);
+}
+
 // The slices' parts of each sum added up: every thread of a unit gets the whole sums. Every thread of
 // the warp takes part (spare threads with zeros): slices are neighbouring lanes, a power of two.
 template <int R, int Q>
@@ -113,7 +140,7 @@ struct Ring {
   float* base;
   int slot_floats, rows;
   __device__ float* at(int t, int unit, int row) const {
-    return base + (t % kRingSteps) * slot_floats + (unit * rows + row) * kRingSegments;
+    return base + (unsigned(t) % kRingSteps) * slot_floats + (unit * rows + row) * kRingSegments;
   }
   __device__ static void copy(float* to, const float* from) { __pipeline_memcpy_async(to, from, sizeof(float)); }
 };
@@ -182,7 +209,9 @@ __global__ void __launch_bounds__(kMaxPersistentThreads)
     float* h_next = part + ((t + 1) % 2) * part_floats;  // (local) where h_t goes
     if (local) {
       __syncthreads();  // h_{t-1} is complete; h_{t-2}'s buffer read by everyone
-      if (at.unit >= 0) dot_rows(p, at, part + (t % 2) * part_floats, H, weights, sums);
+      const float* h_prev = part + (t % 2) * part_floats;
+      const auto vec = [&](int, int k, int m) { return h_prev[k * at.rows + at.row[m]]; };
+      dot_gates(p, at, H, weights, vec, sums);
     } else {
       dot_rows_global(p, at, t > 0 ? h + size_t(t - 1) * state_step : h0, H, H, part, weights, sums);
     }
@@ -229,6 +258,7 @@ __global__ void __launch_bounds__(kMaxPersistentThreads)
     w[n] = w_hh[size_t(r) * H + at.u0 + unit];
   }
   const int unit = max(at.unit, 0), j = at.u0 + unit;
+
   float dh_carry[R], dc_carry[R];
   size_t gate_at[R], state_at[R];  // row m's offsets in the gates and in the states, at step T - 1
   size_t gate_ahead[R], state_ahead[R];  // the same for the ring's copies, kRingSteps - 1 steps ahead
@@ -297,7 +327,12 @@ __global__ void __launch_bounds__(kMaxPersistentThreads)
     float sums[R][1] = {};
     if (local) {
       __syncthreads();  // da_t of every unit is in; da_{t+2}'s buffer read by everyone
-      if (at.unit >= 0) dot_rows(p, at, da_here, G, weights, sums);
+      // A sum per gate (four short chains instead of one long one), added before the slices are.
+      float gate_sums[R][4] = {};
+      const auto vec = [&](int gate, int k, int m) { return da_here[(gate * H + k) * at.rows + at.row[m]]; };
+      dot_gates(p, at, H, [&](int gate, int k) { return weights(0, gate * H + k); }, vec, gate_sums);
+#pragma unroll
+      for (int m = 0; m < R; ++m) sums[m][0] = (gate_sums[m][0] + gate_sums[m][1]) + (gate_sums[m][2] + gate_sums[m][3]);
     } else {
       cg::this_grid().sync();  // every unit's da_t of these rows is written
       dot_rows_global(p, at, da + size_t(t) * gate_step, G, G, part, weights, sums);
@@ -313,6 +348,238 @@ __global__ void __launch_bounds__(kMaxPersistentThreads)
       const size_t n = size_t(at.b0 + at.row[m]) * H + j;
       dh0[n] = dh_carry[m], dc0[n] = dc_carry[m];
     }
+}
+
+
+// ---- one unit group, a row a thread: the short chain ---------------------------------------------
+// When a block has every unit of its rows (one unit group), every thread at most one row and the
+// ring is there, a step needs nothing from another block, and these kernels cut its chain down:
+// the slices S are a template parameter (S = 1, 2, 4, 8: the shared-memory offsets of a thread's
+// terms become constants), each thread keeps its share of the weights in registers (at most KW
+// terms of each sum), the vectors are kept a row at a time, a one-warp block waits with __syncwarp,
+// and (forward) the slices' four sums are split among the slices as they are added up
+// (reduce-scatter), so that each slice activates one gate (or two) and the cell's slice gathers
+// the other activations with one shuffle each.
+
+// A step's barrier: a block of one warp needs only the warp's.
+__device__ void step_barrier(const PersistentPlan& p) {
+  if (p.threads == 32)
+    __syncwarp();
+  else
+    __syncthreads();
+}
+
+// sums[q] += w[q][i] * vec[q][i * S] over the thread's terms i < terms (k = slice + i * S < H).
+template <int S, int KW>
+__device__ void dot_registers(int terms, const float (&w)[4][KW], const float* const (&vec)[4], float (&sums)[4]) {
+#pragma unroll
+  for (int i = 0; i < KW; ++i) {
+    if (i >= terms) break;
+#pragma unroll
+    for (int q = 0; q < 4; ++q) sums[q] = fmaf(w[q][i], vec[q][i * S], sums[q]);
+  }
+}
+
+// The gates a slice holds after reduce_scatter: 4 (S = 1), 2 (S = 2: i f, or g o) or 1 (S >= 4: the
+// slices' two highest bits name it).
+template <int S>
+constexpr int kHeld = S == 1 ? 4 : S == 2 ? 2 : 1;
+template <int S>
+__device__ int first_held(int slice) {
+  if (S == 1) return 0;
+  const int upper = (slice & (S / 2)) ? 2 : 0;
+  return S == 2 ? upper : upper + ((slice & (S / 4)) ? 1 : 0);
+}
+
+// The four sums added over the slices (neighbouring lanes): afterwards sums[0 .. kHeld<S>) are the
+// whole sums of the gates from first_held. Each halving hands half of the gates to each half of
+// the slices (each sends the other the sums it gives up); then one value is added up.
+template <int S>
+__device__ void reduce_scatter(int slice, float (&sums)[4]) {
+  if (S >= 2) {
+    const bool upper = slice & (S / 2);
+    const float keep0 = upper ? sums[2] : sums[0], keep1 = upper ? sums[3] : sums[1];
+    const float give0 = upper ? sums[0] : sums[2], give1 = upper ? sums[1] : sums[3];
+    sums[0] = keep0 + __shfl_xor_sync(0xffffffffu, give0, S / 2);
+    sums[1] = keep1 + __shfl_xor_sync(0xffffffffu, give1, S / 2);
+  }
+  if (S >= 4) {
+    const bool upper = slice & (S / 4);
+    const float keep = upper ? sums[1] : sums[0], give = upper ? sums[0] : sums[1];
+    sums[0] = keep + __shfl_xor_sync(0xffffffffu, give, S / 4);
+  }
+#pragma unroll
+  for (int offset = S / 8; offset > 0; offset /= 2) sums[0] += __shfl_xor_sync(0xffffffffu, sums[0], offset);
+}
+
+// Gate q's activation: the cell gate g (q = 2) is a tanh, the others sigmoids.
+__device__ float activation(int q, float v) { return q == 2 ? fast_tanh(v) : sigmoid(v); }
+
+template <int S, int KW>
+__global__ void __launch_bounds__(kMaxPersistentThreads)
+    forward_local(LstmShape s, PersistentPlan p, const float* w_hh, const float* b_hh, const float* h0,
+                  const float* c0, float* gates, float* h, float* c) {
+  constexpr int held = kHeld<S>;
+  extern __shared__ float shared[];
+  const Place<1> at = place_of<1>(s, p);
+  const int H = s.hidden, rows = at.rows, row = at.row[0], slice = at.slice;
+  const bool has = at.has[0], owns = at.owns[0];
+  // Offsets in the tensors: below 2^31 (check_lstm); unsigned, so that one step past the end wraps.
+  const unsigned gate_step = s.batch * 4 * H, state_step = s.batch * H;
+  float* part = shared + 4 * p.units * (H + 1);  // h_{t-1} and h_t, H a row (the weights' room unused)
+  const int part_floats = p.chunk * p.rows;
+  const Ring ring{part + 2 * part_floats, p.units * p.rows * kRingSegments, p.rows};
+  for (int n = threadIdx.x; n < H * rows; n += blockDim.x) part[n] = h0[size_t(at.b0) * H + n];
+  const int j = max(at.unit, 0);  // the thread's unit (every unit is in the block)
+  float w[4][KW];
+#pragma unroll
+  for (int q = 0; q < 4; ++q)
+#pragma unroll
+    for (int i = 0; i < KW; ++i) {
+      const int k = slice + i * S;
+      w[q][i] = at.unit >= 0 && k < H ? w_hh[size_t(q * H + j) * H + k] : 0.0f;
+    }
+  const int terms = (H - slice + S - 1) / S;
+  // The gates this slice holds; one slice of those holding them fetches their inputs, adds their
+  // biases and stores their activations. The cell's slice (owns) keeps c.
+  const int first = first_held<S>(slice);
+  const bool stores = has && (S < 4 || slice % (S < 4 ? 1 : S / 4) == 0);
+  float bias[held];
+#pragma unroll
+  for (int n = 0; n < held; ++n) bias[n] = at.unit >= 0 ? b_hh[(first + n) * H + j] : 0.0f;
+  const unsigned b = at.b0 + row, gate_first = b * 4 * H + first * H + j;
+  unsigned gate_at = gate_first, state_at = b * H + j;
+  float cell = owns ? c0[state_at] : 0.0f;
+  const auto fetch = [&](int t) {
+    if (stores && t < s.steps) {
+      float* to = ring.at(t, j, row) + first;
+      const float* from = gates + (t * gate_step + gate_first);
+#pragma unroll
+      for (int n = 0; n < held; ++n) Ring::copy(to + n, from + n * H);
+    }
+    __pipeline_commit();
+  };
+  for (int t = 0; t < kRingSteps - 1; ++t) fetch(t);
+  const int base = threadIdx.x % 32 - slice;  // the lane of slice 0 of this unit and row
+  for (int t = 0; t < s.steps; ++t) {
+    __pipeline_wait_prior(kRingSteps - 2);  // step t's inputs are in
+    fetch(t + kRingSteps - 1);
+    float in[held];  // the inputs and biases, added while the sums are made
+    const float* slot = ring.at(t, j, row) + first;
+#pragma unroll
+    for (int n = 0; n < held; ++n) in[n] = stores ? slot[n] + bias[n] : 0.0f;
+    step_barrier(p);  // h_{t-1} is complete; h_{t-2}'s buffer read by everyone
+    const float* h_prev = part + (t & 1) * part_floats + row * H + slice;
+    const float* const vec[4] = {h_prev, h_prev, h_prev, h_prev};
+    float sums[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    if (has) dot_registers<S, KW>(terms, w, vec, sums);
+    reduce_scatter<S>(slice, sums);
+    float act[4];
+    if (S == 1) {
+      act[0] = sigmoid(in[0] + sums[0]), act[1] = sigmoid(in[1] + sums[1]);
+      act[2] = fast_tanh(in[2 % held] + sums[2]), act[3] = sigmoid(in[3 % held] + sums[3]);
+    } else {
+#pragma unroll
+      for (int n = 0; n < held; ++n) act[n] = activation(first + n, in[n] + sums[n]);
+    }
+    if (stores)
+#pragma unroll
+      for (int n = 0; n < held; ++n) gates[gate_at + n * H] = act[n];
+    if (S == 2) {  // the other slice holds g and o
+      act[2] = __shfl_sync(0xffffffffu, act[0], base + 1);
+      act[3] = __shfl_sync(0xffffffffu, act[1 % held], base + 1);
+    } else if (S >= 4) {  // f, g and o: a quarter, a half and three quarters of the slices on
+      act[1] = __shfl_sync(0xffffffffu, act[0], base + S / 4);
+      act[2] = __shfl_sync(0xffffffffu, act[0], base + S / 2);
+      act[3] = __shfl_sync(0xffffffffu, act[0], base + 3 * S / 4);
+    }
+    if (owns) {
+      cell = fmaf(act[1], cell, act[0] * act[2]);
+      const float out = act[3] * fast_tanh(cell);
+      c[state_at] = cell;
+      h[state_at] = out;
+      part[((t + 1) & 1) * part_floats + row * H + j] = out;
+    }
+    gate_at += gate_step, state_at += state_step;
+  }
+  __pipeline_wait_prior(0);
+}
+
+template <int S, int KW>
+__global__ void __launch_bounds__(kMaxPersistentThreads)
+    backward_local(LstmShape s, PersistentPlan p, const float* w_hh, const float* c0, const float* c,
+                   const float* gates, const float* dh, const float* dh_next, const float* dc_next, float* da,
+                   float* dh0, float* dc0) {
+  extern __shared__ float shared[];
+  const Place<1> at = place_of<1>(s, p);
+  const int H = s.hidden, G = 4 * H, row = at.row[0], slice = at.slice;
+  const bool has = at.has[0], owns = at.owns[0];
+  // Offsets in the tensors: below 2^31 (check_lstm); unsigned, so that one step past the end wraps.
+  const unsigned gate_step = s.batch * G, state_step = s.batch * H;
+  float* part = shared + 4 * p.units * (H + 1);  // da_t, twice, 4H a row
+  const int part_floats = p.chunk * p.rows;
+  const Ring ring{part + 2 * part_floats, p.units * p.rows * kRingSegments, p.rows};
+  const int j = max(at.unit, 0);
+  float w[4][KW];  // w_hh[q * H + k][j]: unit j's column, a gate at a time
+#pragma unroll
+  for (int q = 0; q < 4; ++q)
+#pragma unroll
+    for (int i = 0; i < KW; ++i) {
+      const int k = slice + i * S;
+      w[q][i] = at.unit >= 0 && k < H ? w_hh[size_t(q * H + k) * H + j] : 0.0f;
+    }
+  const int terms = (H - slice + S - 1) / S;
+  const unsigned b = at.b0 + row, gate_first = b * G + j, state_first = b * H + j;
+  float dh_carry = owns && dh_next ? dh_next[state_first] : 0.0f;
+  float dc_carry = owns && dc_next ? dc_next[state_first] : 0.0f;
+  unsigned gate_at = (s.steps - 1) * gate_step + gate_first;  // step t's, from T - 1 down
+  const auto fetch = [&](int t) {  // i f g o, c_t, c_{t-1}, dh_t: none waits for the recurrence
+    if (owns && t >= 0) {
+      float* to = ring.at(t, j, row);
+      const unsigned state_t = t * state_step + state_first;
+      const float* from = gates + (t * gate_step + gate_first);
+#pragma unroll
+      for (int q = 0; q < 4; ++q) Ring::copy(to + q, from + q * H);
+      Ring::copy(to + 4, c + state_t);
+      Ring::copy(to + 5, t > 0 ? c + (state_t - state_step) : c0 + state_first);
+      Ring::copy(to + 6, dh + state_t);
+    }
+    __pipeline_commit();
+  };
+  for (int k = 0; k < kRingSteps - 1; ++k) fetch(s.steps - 1 - k);
+  for (int t = s.steps - 1; t >= 0; --t) {
+    __pipeline_wait_prior(kRingSteps - 2);
+    fetch(t - (kRingSteps - 1));
+    float* da_here = part + (t & 1) * part_floats + row * G;
+    if (owns) {
+      const float* in = ring.at(t, j, row);
+      const float i = in[0], f = in[1], g = in[2], o = in[3];
+      const float tanh_c = fast_tanh(in[4]);
+      const float dh_t = in[6] + dh_carry;
+      const float dc_t = fmaf(dh_t * o, fmaf(-tanh_c, tanh_c, 1.0f), dc_carry);
+      const float d[4] = {dc_t * g * i * (1.0f - i), dc_t * in[5] * f * (1.0f - f), dc_t * i * fmaf(-g, g, 1.0f),
+                          dh_t * tanh_c * o * (1.0f - o)};
+#pragma unroll
+      for (int q = 0; q < 4; ++q) {
+        da[gate_at + q * H] = d[q];
+        da_here[q * H + j] = d[q];
+      }
+      dc_carry = dc_t * f;
+    }
+    gate_at -= gate_step;
+    step_barrier(p);  // da_t of every unit is in; da_{t+2}'s buffer read by everyone
+    // To h_{t-1}: the sum over the gates q and units k of w_hh[q H + k][j] * da_t[q H + k].
+    const float* const vec[4] = {da_here + slice, da_here + H + slice, da_here + 2 * H + slice,
+                                 da_here + 3 * H + slice};
+    float sums[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    if (has) dot_registers<S, KW>(terms, w, vec, sums);
+    float total = (sums[0] + sums[1]) + (sums[2] + sums[3]);
+#pragma unroll
+    for (int offset = S / 2; offset > 0; offset /= 2) total += __shfl_xor_sync(0xffffffffu, total, offset);
+    dh_carry = total;
+  }
+  __pipeline_wait_prior(0);
+  if (owns) dh0[state_first] = dh_carry, dc0[state_first] = dc_carry;
 }
 
 void require(bool all_given, const char* function) {
@@ -332,6 +599,44 @@ int rows_per_thread(const PersistentPlan& p) {
   return (p.rows + lanes - 1) / lanes;
 }
 
+// The kernel for the plan: the short-chain kernels (1, 2, 4 or 8 slices, 8 or 16 terms of each sum
+// a thread) when the plan allows them, else the general kernel for its rows per thread.
+template <template <int, int> class Local, template <int> class General>
+auto pick_kernel(const LstmShape& s, const PersistentPlan& p) {
+  const int R = rows_per_thread(p), terms = (s.hidden + p.slices - 1) / p.slices;
+  if (p.unit_groups == 1 && p.ring && R == 1 && terms <= 16 && p.slices <= 8) {
+    const bool short_terms = terms <= 8;
+    switch (p.slices) {
+      case 1: return short_terms ? Local<1, 8>::kernel : Local<1, 16>::kernel;
+      case 2: return short_terms ? Local<2, 8>::kernel : Local<2, 16>::kernel;
+      case 4: return short_terms ? Local<4, 8>::kernel : Local<4, 16>::kernel;
+      default: return short_terms ? Local<8, 8>::kernel : Local<8, 16>::kernel;
+    }
+  }
+  switch (R) {
+    case 1: return General<1>::kernel;
+    case 2: return General<2>::kernel;
+    case 3: return General<3>::kernel;
+    default: return General<kMaxRowsPerThread>::kernel;
+  }
+}
+template <int S, int KW>
+struct ForwardLocal {
+  static constexpr auto kernel = forward_local<S, KW>;
+};
+template <int R>
+struct Forward {
+  static constexpr auto kernel = forward_kernel<R>;
+};
+template <int S, int KW>
+struct BackwardLocal {
+  static constexpr auto kernel = backward_local<S, KW>;
+};
+template <int R>
+struct Backward {
+  static constexpr auto kernel = backward_kernel<R>;
+};
+
 }  // namespace
 
 void recurrence_forward_persistent(const LstmShape& s, const PersistentPlan& plan, const float* w_hh,
@@ -342,12 +647,7 @@ void recurrence_forward_persistent(const LstmShape& s, const PersistentPlan& pla
   LstmShape shape = s;
   PersistentPlan p = plan;
   void* args[] = {&shape, &p, &w_hh, &b_hh, &h0, &c0, &gates, &h, &c};
-  switch (rows_per_thread(p)) {
-    case 1: return launch_cooperative(forward_kernel<1>, p, args, stream);
-    case 2: return launch_cooperative(forward_kernel<2>, p, args, stream);
-    case 3: return launch_cooperative(forward_kernel<3>, p, args, stream);
-    default: return launch_cooperative(forward_kernel<kMaxRowsPerThread>, p, args, stream);
-  }
+  launch_cooperative(pick_kernel<ForwardLocal, Forward>(s, p), p, args, stream);
 }
 
 void recurrence_backward_persistent(const LstmShape& s, const PersistentPlan& plan, const float* w_hh,
@@ -359,12 +659,7 @@ void recurrence_backward_persistent(const LstmShape& s, const PersistentPlan& pl
   LstmShape shape = s;
   PersistentPlan p = plan;
   void* args[] = {&shape, &p, &w_hh, &c0, &c, &gates, &dh, &dh_next, &dc_next, &da, &dh0, &dc0};
-  switch (rows_per_thread(p)) {
-    case 1: return launch_cooperative(backward_kernel<1>, p, args, stream);
-    case 2: return launch_cooperative(backward_kernel<2>, p, args, stream);
-    case 3: return launch_cooperative(backward_kernel<3>, p, args, stream);
-    default: return launch_cooperative(backward_kernel<kMaxRowsPerThread>, p, args, stream);
-  }
+  launch_cooperative(pick_kernel<BackwardLocal, Backward>(s, p), p, args, stream);
 }
 
 }  // namespace recurrent
