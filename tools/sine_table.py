@@ -2,7 +2,8 @@
 """Lesson 16's timing table and loss-curve check, on a machine with a GPU (and PyTorch for its rows).
 
 For each --hidden size: train_sine on the CPU (lesson 11's threads), on one GPU with 16.2's steps and
-16.3's persistent recurrence (CUDA graphs), and tools/pytorch_sine.py (nn.LSTM on cuDNN, the whole
+16.3's persistent recurrence (CUDA graphs), on two GPUs with 16.3 where the machine has two (lesson
+13's data parallelism over the waves: --gpus 2), and tools/pytorch_sine.py (nn.LSTM on cuDNN, the whole
 step in a CUDA graph, fused Adam; strict FP32 and TF32 allowed) from the course's own starting
 weights: the median seconds of an epoch (one Adam step on all 97 training waves of 999 steps). Then
 the loss curves: train_sine (persistent) and PyTorch from the same weights for --curve-epochs epochs,
@@ -10,6 +11,7 @@ the largest relative difference of the training loss, epoch by epoch.
 
 usage: tools/sine_table.py --build build/solutions --out DIR [--hidden 5,51,256,1024] [--epochs 20]
        [--large-epochs 10] [--cpu-epochs 2] [--cpu-short-from 1024] [--curve-epochs 300] [--no-pytorch]
+       [--two-gpus auto|on|off]
 Sizes of 256 units and more run --large-epochs epochs. The CPU at --cpu-short-from units and more runs
 waves of 100 values and its time is scaled by 999/99 (an epoch's work grows with the steps; marked *).
 Writes DIR/sine_table.md and DIR/sine_table.csv; prints the table.
@@ -32,6 +34,14 @@ def run(cmd, log):
     if p.returncode != 0:
         sys.exit(f"error: {' '.join(cmd)} failed (exit {p.returncode}): {p.stdout.strip().splitlines()[-1:]}")
     return p.stdout
+
+
+def gpu_count():
+    try:
+        out = subprocess.run(["nvidia-smi", "-L"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout
+    except OSError:
+        return 0
+    return sum(1 for line in out.splitlines() if line.startswith("GPU "))
 
 
 def median_of(text):
@@ -58,7 +68,10 @@ def main():
     ap.add_argument("--curve-epochs", type=int, default=300)
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--no-pytorch", action="store_true")
+    ap.add_argument("--two-gpus", choices=["auto", "on", "off"], default="auto",
+                    help="the two-GPU column: auto = where nvidia-smi lists two GPUs or more")
     a = ap.parse_args()
+    two = a.two_gpus == "on" or (a.two_gpus == "auto" and gpu_count() >= 2)
     sine = os.path.join(a.build, "bin", "train_sine")
     if not os.access(sine, os.X_OK):
         sys.exit(f"error: {sine} not found: build the solutions first")
@@ -79,6 +92,10 @@ def main():
             out = run([sine, "--device", "gpu", "--recurrence", rec, "--epochs", str(epochs), "--out",
                        start if rec == "persistent" else os.path.join(a.out, f"gpu_{rec}_{h}")] + common, log)
             row[rec] = median_of(out)
+        if two:
+            out = run([sine, "--device", "gpu", "--gpus", "2", "--epochs", str(epochs), "--out",
+                       os.path.join(a.out, f"gpus2_{h}")] + common, log)
+            row["two_gpus"] = median_of(out)
         if not a.no_pytorch:
             for name, extra in (("pytorch_fp32", []), ("pytorch_tf32", ["--tf32"])):
                 out = run([sys.executable, os.path.join(HERE, "pytorch_sine.py"), "--start", start, "--hidden",
@@ -86,17 +103,21 @@ def main():
                 row[name] = median_of(out)
         rows.append(row)
         print(row, flush=True)
-    cols = ["hidden", "cpu", "cpu_scaled", "steps", "persistent"] + ([] if a.no_pytorch else ["pytorch_fp32", "pytorch_tf32"])
+    cols = (["hidden", "cpu", "cpu_scaled", "steps", "persistent"] + (["two_gpus"] if two else []) +
+            ([] if a.no_pytorch else ["pytorch_fp32", "pytorch_tf32"]))
     with open(os.path.join(a.out, "sine_table.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=cols)
         w.writeheader()
         w.writerows(rows)
     lines = ["| hidden | CPU (%d threads) | GPU 16.2 steps | GPU 16.3 persistent |" % a.threads +
+             (" 2 GPUs, 16.3 |" if two else "") +
              ("" if a.no_pytorch else " PyTorch FP32 | PyTorch TF32 | persistent / PyTorch FP32 |"),
-             "|---:|---:|---:|---:|" + ("" if a.no_pytorch else "---:|---:|---:|")]
+             "|---:|---:|---:|---:|" + ("---:|" if two else "") + ("" if a.no_pytorch else "---:|---:|---:|")]
     for r in rows:
         cpu = f"{r['cpu'] * 1e3:.1f} ms" + (" *" if r["cpu_scaled"] else "")
         line = f"| {r['hidden']} | {cpu} | {r['steps'] * 1e3:.3f} ms | {r['persistent'] * 1e3:.3f} ms |"
+        if two:
+            line += f" {r['two_gpus'] * 1e3:.3f} ms |"
         if not a.no_pytorch:
             line += (f" {r['pytorch_fp32'] * 1e3:.3f} ms | {r['pytorch_tf32'] * 1e3:.3f} ms |"
                      f" {r['persistent'] / r['pytorch_fp32']:.2f} |")
