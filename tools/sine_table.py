@@ -11,8 +11,10 @@ the largest relative difference of the training loss, epoch by epoch.
 
 usage: tools/sine_table.py --build build/solutions --out DIR [--hidden 5,51,256,1024] [--epochs 20]
        [--large-epochs 10] [--cpu-epochs 2] [--cpu-short-from 1024] [--curve-epochs 300] [--no-pytorch]
-       [--two-gpus auto|on|off]
-Sizes of 256 units and more run --large-epochs epochs. The CPU at --cpu-short-from units and more runs
+       [--two-gpus auto|on|off] [--small-lr-from 1024] [--small-lr 0.001]
+Sizes of 256 units and more run --large-epochs epochs; from --small-lr-from units (default 1024) every
+run trains with Adam's lr --small-lr (default 0.001): at 0.01 the first step overshoots (the training
+loss jumps to about 86) and the runs diverge, each its own way. The CPU at --cpu-short-from units and more runs
 waves of 100 values and its time is scaled by 999/99 (an epoch's work grows with the steps; marked *).
 Writes DIR/sine_table.md and DIR/sine_table.csv; prints the table.
 """
@@ -68,6 +70,8 @@ def main():
     ap.add_argument("--curve-epochs", type=int, default=300)
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--no-pytorch", action="store_true")
+    ap.add_argument("--small-lr-from", type=int, default=1024)
+    ap.add_argument("--small-lr", type=float, default=0.001)
     ap.add_argument("--two-gpus", choices=["auto", "on", "off"], default="auto",
                     help="the two-GPU column: auto = where nvidia-smi lists two GPUs or more")
     a = ap.parse_args()
@@ -81,7 +85,8 @@ def main():
     for h in [int(v) for v in a.hidden.split(",")]:
         start = os.path.join(a.out, f"start_{h}")
         row = {"hidden": h}
-        common = ["--hidden", str(h), "--future", "0"]
+        lr = ["--lr", str(a.small_lr)] if h >= a.small_lr_from else []
+        common = ["--hidden", str(h), "--future", "0"] + lr
         epochs = a.epochs if h < 256 else a.large_epochs
         short = h >= a.cpu_short_from
         out = run([sine, "--device", "cpu", "--threads", str(a.threads), "--epochs", str(a.cpu_epochs),
@@ -99,7 +104,8 @@ def main():
         if not a.no_pytorch:
             for name, extra in (("pytorch_fp32", []), ("pytorch_tf32", ["--tf32"])):
                 out = run([sys.executable, os.path.join(HERE, "pytorch_sine.py"), "--start", start, "--hidden",
-                           str(h), "--epochs", str(max(epochs, 5)), "--mode", "graph", "--no-test"] + extra, log)
+                           str(h), "--epochs", str(max(epochs, 5)), "--mode", "graph", "--no-test"] + lr + extra,
+                          log)
                 row[name] = median_of(out)
         rows.append(row)
         print(row, flush=True)

@@ -211,6 +211,10 @@ int main(int argc, char** argv) {
       };
       run = run_epochs(epochs, step, [&] { return net.loss(data.test, false); }, true);
     }
+    // The last step's update is only seen here (an earlier one shows in the next training loss).
+    if (!std::isfinite(run.last_test))
+      throw course::Error("after epoch " + std::to_string(epochs) + " the held-out loss is " +
+                          std::to_string(run.last_test) + ": the last Adam step diverged; try a smaller --lr");
     std::vector<float> ahead;
     const std::vector<float> generated = net.predict(data.test, future, &ahead);
     double error = 0;
