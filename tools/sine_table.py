@@ -16,7 +16,8 @@ Sizes of 256 units and more run --large-epochs epochs; from --small-lr-from unit
 run trains with Adam's lr --small-lr (default 0.001): at 0.01 the first step overshoots (the training
 loss jumps to about 86) and the runs diverge, each its own way. The CPU at --cpu-short-from units and more runs
 waves of 100 values and its time is scaled by 999/99 (an epoch's work grows with the steps; marked *).
-Writes DIR/sine_table.md and DIR/sine_table.csv; prints the table.
+Writes DIR/sine_table.md and DIR/sine_table.csv, prints the table, and draws it in DIR/sine_table.png
+(programs/chart_csv, where it is built).
 """
 import argparse
 import csv
@@ -148,6 +149,25 @@ def main():
     with open(os.path.join(a.out, "sine_table.md"), "w") as f:
         f.write(text)
     print(text)
+    draw(a, cols, two)
+
+
+def draw(a, cols, two):
+    """sine_table.png: ms an epoch against the hidden size, log-log (programs/chart_csv)."""
+    chart = os.path.join(a.build, "bin", "chart_csv")
+    if not os.access(chart, os.X_OK):
+        print(f"no {chart}: sine_table.png not drawn (build the target chart_csv)")
+        return
+    names = {"cpu": f"CPU ({a.threads} threads)", "steps": "GPU 16.2 (a launch a step)",
+             "persistent": "GPU 16.3 (persistent)", "two_gpus": "2 GPUs (16.3)",
+             "pytorch_fp32": "PyTorch cuDNN FP32", "pytorch_tf32": "PyTorch cuDNN TF32"}
+    ys = [c for c in cols if c in names]
+    out = run([chart, "--csv", os.path.join(a.out, "sine_table.csv"), "--x", "hidden", "--y", ",".join(ys),
+               "--labels", ",".join(names[c] for c in ys), "--scale", "1000", "--log-x", "--log-y",
+               "--title", "LSTM on sine waves: an epoch (one Adam step on 97 waves of 999 steps)",
+               "--x-label", "hidden units", "--y-label", "ms an epoch",
+               "--out", os.path.join(a.out, "sine_table.png")], os.path.join(a.out, "sine_table.log"))
+    print(out.strip())
 
 
 if __name__ == "__main__":
