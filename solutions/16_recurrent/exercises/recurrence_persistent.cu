@@ -380,6 +380,19 @@ __device__ void dot_registers(int terms, const float (&w)[4][KW], const float* c
   }
 }
 
+// A thread's share of the weights: w[q][i] = weight(q, k) for its k = slice + i * S < H (zero past H
+// and for a spare thread).
+template <int S, int KW, typename Weight>
+__device__ void load_weights(const Place<1>& at, int H, Weight weight, float (&w)[4][KW]) {
+#pragma unroll
+  for (int q = 0; q < 4; ++q)
+#pragma unroll
+    for (int i = 0; i < KW; ++i) {
+      const int k = at.slice + i * S;
+      w[q][i] = at.unit >= 0 && k < H ? weight(q, k) : 0.0f;
+    }
+}
+
 // The gates a slice holds after reduce_scatter: 4 (S = 1), 2 (S = 2: i f, or g o) or 1 (S >= 4: the
 // slices' two highest bits name it).
 template <int S>
@@ -431,14 +444,8 @@ __global__ void __launch_bounds__(kMaxPersistentThreads)
   const Ring ring{part + 2 * part_floats, p.units * p.rows * kRingSegments, p.rows};
   for (int n = threadIdx.x; n < H * rows; n += blockDim.x) part[n] = h0[size_t(at.b0) * H + n];
   const int j = max(at.unit, 0);  // the thread's unit (every unit is in the block)
-  float w[4][KW];
-#pragma unroll
-  for (int q = 0; q < 4; ++q)
-#pragma unroll
-    for (int i = 0; i < KW; ++i) {
-      const int k = slice + i * S;
-      w[q][i] = at.unit >= 0 && k < H ? w_hh[size_t(q * H + j) * H + k] : 0.0f;
-    }
+  float w[4][KW];  // w_hh's rows of unit j, a gate at a time
+  load_weights<S>(at, H, [&](int q, int k) { return w_hh[size_t(q * H + j) * H + k]; }, w);
   const int terms = (H - slice + S - 1) / S;
   // The gates this slice holds; one slice of those holding them fetches their inputs, adds their
   // biases and stores their activations. The cell's slice (owns) keeps c.
@@ -521,13 +528,7 @@ __global__ void __launch_bounds__(kMaxPersistentThreads)
   const Ring ring{part + 2 * part_floats, p.units * p.rows * kRingSegments, p.rows};
   const int j = max(at.unit, 0);
   float w[4][KW];  // w_hh[q * H + k][j]: unit j's column, a gate at a time
-#pragma unroll
-  for (int q = 0; q < 4; ++q)
-#pragma unroll
-    for (int i = 0; i < KW; ++i) {
-      const int k = slice + i * S;
-      w[q][i] = at.unit >= 0 && k < H ? w_hh[size_t(q * H + k) * H + j] : 0.0f;
-    }
+  load_weights<S>(at, H, [&](int q, int k) { return w_hh[size_t(q * H + k) * H + j]; }, w);
   const int terms = (H - slice + S - 1) / S;
   const unsigned b = at.b0 + row, gate_first = b * G + j, state_first = b * H + j;
   float dh_carry = owns && dh_next ? dh_next[state_first] : 0.0f;
