@@ -350,7 +350,6 @@ __global__ void __launch_bounds__(kMaxPersistentThreads)
     }
 }
 
-
 // ---- one unit group, a row a thread: the short chain ---------------------------------------------
 // When a block has every unit of its rows (one unit group), every thread at most one row and the
 // ring is there, a step needs nothing from another block, and these kernels cut its chain down:
