@@ -194,7 +194,7 @@ for stage in "${stages[@]}"; do
     python3 tools/sine_table.py --build build/solutions --out "$LOG/sine" ${SINE_ARGS:-} > "$LOG/sine.txt" 2>&1 ||
       status=1
     tail -n 12 "$LOG/sine.txt" | tee -a "$LOG/summary.txt"
-    cp "$LOG/sine/sine_table.md" "$LOG/sine_table.md" 2>/dev/null || true  # comes back beside the logs
+    cp "$LOG/sine/sine_table.md" "$LOG/sine/sine_table.png" "$LOG/" 2>/dev/null || true  # beside the logs
     ;;
   two_gpus)
     note "lesson 13: the tests with every GPU here ($(nvidia-smi -L | wc -l) GPUs; two-rank tests need two)"
@@ -245,5 +245,5 @@ done
 note "gpu_check finished, status $status"
 # The device tool brings back few files: pack the detailed logs into one.
 ( cd "$LOG" && tar czf logs.tgz --exclude=summary.txt --exclude=logs.tgz -- * 2>/dev/null &&
-  find . -mindepth 1 -maxdepth 1 ! -name summary.txt ! -name logs.tgz ! -name '*.md' ! -name 'scaling_*.png' -exec rm -rf {} + )
+  find . -mindepth 1 -maxdepth 1 ! -name summary.txt ! -name logs.tgz ! -name '*.md' ! -name 'scaling_*.png' ! -name sine_table.png -exec rm -rf {} + )
 exit $status
