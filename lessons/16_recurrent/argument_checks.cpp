@@ -20,4 +20,8 @@ void check_lstm(const char* function, const LstmShape& s) {
                         " sequences x 4 x " + std::to_string(s.hidden) + " hidden has 2^31 elements or more");
 }
 
+void check_tensors(const char* function, bool all_given) {
+  if (!all_given) throw course::Error(std::string(function) + ": a tensor is null");
+}
+
 }  // namespace recurrent

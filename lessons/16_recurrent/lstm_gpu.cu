@@ -12,10 +12,6 @@ namespace recurrent {
 
 namespace {
 
-void require(bool all_given, const char* function) {
-  if (!all_given) throw course::Error(std::string(function) + ": a tensor is null");
-}
-
 size_t dense_workspace(const LstmShape& s) {  // every product below shares one
   const int rows = s.steps * s.batch, gates = int(s.gate_rows());
   return std::max({fast_training::dense_fused_workspace_floats(rows, s.inputs, gates),
@@ -55,7 +51,8 @@ size_t lstm_gpu_workspace_floats(const LstmShape& s) {
 void lstm_forward_gpu(Recurrence r, const LstmShape& s, const LstmParams<float>& p, const float* x, const float* h0,
                       const float* c0, float* h, float* c, float* gates, float* workspace, cudaStream_t stream) {
   check_lstm("lstm_forward_gpu", s);
-  require(p.w_ih && p.w_hh && p.b_ih && p.b_hh && x && h0 && c0 && h && c && gates && workspace, "lstm_forward_gpu");
+  check_tensors("lstm_forward_gpu",
+                p.w_ih && p.w_hh && p.b_ih && p.b_hh && x && h0 && c0 && h && c && gates && workspace);
   const size_t rows = size_t(s.steps) * s.batch, width = size_t(s.inputs) + s.hidden;
   float* recurrence_space = workspace + rows * s.gate_rows() + rows * width + s.gate_rows() * width;
   float* dense_space = recurrence_space + recurrence_workspace_floats(s);
@@ -74,9 +71,8 @@ void lstm_backward_gpu(Recurrence r, const LstmShape& s, const LstmParams<float>
                        const float* dh_next, const float* dc_next, float* dx, float* dh0, float* dc0,
                        const LstmGrads<float>& g, float* workspace, cudaStream_t stream) {
   check_lstm("lstm_backward_gpu", s);
-  require(p.w_ih && p.w_hh && p.b_ih && p.b_hh && x && h0 && c0 && h && c && gates && dh && dh0 && dc0 &&
-              g.w_ih && g.w_hh && g.b_ih && g.b_hh && workspace,
-          "lstm_backward_gpu");
+  check_tensors("lstm_backward_gpu", p.w_ih && p.w_hh && p.b_ih && p.b_hh && x && h0 && c0 && h && c && gates && dh &&
+                                         dh0 && dc0 && g.w_ih && g.w_hh && g.b_ih && g.b_hh && workspace);
   const int rows = s.steps * s.batch, G = int(s.gate_rows()), I = s.inputs, H = s.hidden;
   const size_t width = size_t(I) + H;
   float* da = workspace;

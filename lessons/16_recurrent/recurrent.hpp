@@ -32,6 +32,9 @@ struct LstmGrads {
 // Throws course::Error("<function>: ...") unless every size is >= 1 and every tensor of the shape
 // (the largest: the gates, steps x batch x 4H) has fewer than 2^31 elements.
 void check_lstm(const char* function, const LstmShape& s);
+// Throws course::Error("<function>: a tensor is null") unless all_given (every pointer the function
+// needs is non-null, e.g. check_tensors("lstm_forward", x && h0 && ...)).
+void check_tensors(const char* function, bool all_given);
 
 // ---- 16.1 the LSTM cell and backpropagation through time, on the CPU ------------------------------
 // Layouts, time-major (nn.LSTM's default): x [T][B][I]; h0, c0 [B][H]; h, c [T][B][H]; gates [T][B][4H].

@@ -12,7 +12,7 @@ namespace recurrent {
 template <typename T>
 void lstm_forward(const LstmShape& /*s*/, const LstmParams<T>& /*p*/, const T* /*x*/, const T* /*h0*/,
                   const T* /*c0*/, T* /*h*/, T* /*c*/, T* /*gates*/) {
-  // TODO(16.1): check_lstm and the pointers first; then step by step, sequence by sequence, the four
+  // TODO(16.1): check_lstm and check_tensors first; then step by step, sequence by sequence, the four
   // gates' pre-activations from x_t and h_{t-1}, their activations into gates, c_t and h_t.
   course::todo("16.1", "lstm_forward");
 }

@@ -14,9 +14,9 @@ namespace recurrent {
 void recurrence_forward_persistent(const LstmShape& /*s*/, const PersistentPlan& /*plan*/, const float* /*w_hh*/,
                                    const float* /*b_hh*/, const float* /*h0*/, const float* /*c0*/, float* /*gates*/,
                                    float* /*h*/, float* /*c*/, cudaStream_t /*stream*/) {
-  // TODO(16.3): check first; one cooperative launch of plan.blocks() blocks of plan.threads threads
-  // with plan.shared_bytes of shared memory, whose kernel loads its units' w_hh rows once and runs
-  // every step, waiting between steps as the plan says.
+  // TODO(16.3): check first (check_lstm, check_tensors); one cooperative launch of plan.blocks()
+  // blocks of plan.threads threads with plan.shared_bytes of shared memory, whose kernel loads its
+  // units' w_hh rows once and runs every step, waiting between steps as the plan says.
   course::todo("16.3", "recurrence_forward_persistent");
 }
 

@@ -13,9 +13,9 @@ namespace recurrent {
 void recurrence_forward_steps(const LstmShape& /*s*/, const float* /*w_hh*/, const float* /*b_hh*/,
                               const float* /*h0*/, const float* /*c0*/, float* /*gates*/, float* /*h*/, float* /*c*/,
                               float* /*workspace*/, cudaStream_t /*stream*/) {
-  // TODO(16.2): check first; then for each step, w_hh h_{t-1} + b_hh with lesson 09's dense forward
-  // into the workspace, and one kernel that adds it to the step's gates, applies the activations and
-  // writes c_t and h_t.
+  // TODO(16.2): check first (check_lstm, check_tensors); then for each step, w_hh h_{t-1} + b_hh with
+  // lesson 09's dense forward into the workspace, and one kernel that adds it to the step's gates,
+  // applies the activations and writes c_t and h_t.
   course::todo("16.2", "recurrence_forward_steps");
 }
 

@@ -17,17 +17,13 @@ T sigmoid(T v) {
   return T(1) / (T(1) + std::exp(-v));
 }
 
-void require(bool all_given, const char* function) {
-  if (!all_given) throw course::Error(std::string(function) + ": a tensor is null");
-}
-
 }  // namespace
 
 template <typename T>
 void lstm_forward(const LstmShape& s, const LstmParams<T>& p, const T* x, const T* h0, const T* c0, T* h, T* c,
                   T* gates) {
   check_lstm("lstm_forward", s);
-  require(p.w_ih && p.w_hh && p.b_ih && p.b_hh && x && h0 && c0 && h && c && gates, "lstm_forward");
+  check_tensors("lstm_forward", p.w_ih && p.w_hh && p.b_ih && p.b_hh && x && h0 && c0 && h && c && gates);
   const int B = s.batch, I = s.inputs, H = s.hidden;
   const size_t G = s.gate_rows();
   std::vector<T> a(G);
@@ -59,9 +55,8 @@ void lstm_backward(const LstmShape& s, const LstmParams<T>& p, const T* x, const
                    const T* c, const T* gates, const T* dh, const T* dh_next, const T* dc_next, T* dx, T* dh0,
                    T* dc0, const LstmGrads<T>& g) {
   check_lstm("lstm_backward", s);
-  require(p.w_ih && p.w_hh && p.b_ih && p.b_hh && x && h0 && c0 && h && c && gates && dh && dx && dh0 && dc0 &&
-              g.w_ih && g.w_hh && g.b_ih && g.b_hh,
-          "lstm_backward");
+  check_tensors("lstm_backward", p.w_ih && p.w_hh && p.b_ih && p.b_hh && x && h0 && c0 && h && c && gates && dh && dx &&
+                                     dh0 && dc0 && g.w_ih && g.w_hh && g.b_ih && g.b_hh);
   const int B = s.batch, I = s.inputs, H = s.hidden;
   const size_t G = s.gate_rows();
   std::fill(g.w_ih, g.w_ih + G * I, T(0));

@@ -37,7 +37,9 @@ __device__ float reciprocal_approx(float x) {
 }
 constexpr float kLog2e = 1.4426950408889634f;
 __device__ float sigmoid(float v) { return reciprocal_approx(1.0f + exp2_approx(-kLog2e * v)); }
-__device__ float fast_tanh(float v) { return fmaf(-2.0f, reciprocal_approx(1.0f + exp2_approx(2.0f * kLog2e * v)), 1.0f); }
+__device__ float fast_tanh(float v) {
+  return fmaf(-2.0f, reciprocal_approx(1.0f + exp2_approx(2.0f * kLog2e * v)), 1.0f);
+}
 
 // Where a block and a thread sit in the plan (recurrent_gpu.hpp), and the thread's R rows.
 template <int R>
@@ -332,7 +334,8 @@ __global__ void __launch_bounds__(kMaxPersistentThreads)
       const auto vec = [&](int gate, int k, int m) { return da_here[(gate * H + k) * at.rows + at.row[m]]; };
       dot_gates(p, at, H, [&](int gate, int k) { return weights(0, gate * H + k); }, vec, gate_sums);
 #pragma unroll
-      for (int m = 0; m < R; ++m) sums[m][0] = (gate_sums[m][0] + gate_sums[m][1]) + (gate_sums[m][2] + gate_sums[m][3]);
+      for (int m = 0; m < R; ++m)
+        sums[m][0] = (gate_sums[m][0] + gate_sums[m][1]) + (gate_sums[m][2] + gate_sums[m][3]);
     } else {
       cg::this_grid().sync();  // every unit's da_t of these rows is written
       dot_rows_global(p, at, da + size_t(t) * gate_step, G, G, part, weights, sums);
@@ -582,10 +585,6 @@ __global__ void __launch_bounds__(kMaxPersistentThreads)
   if (owns) dh0[state_first] = dh_carry, dc0[state_first] = dc_carry;
 }
 
-void require(bool all_given, const char* function) {
-  if (!all_given) throw course::Error(std::string(function) + ": a tensor is null");
-}
-
 template <typename Kernel>
 void launch_cooperative(Kernel kernel, const PersistentPlan& p, void** args, cudaStream_t stream) {
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(p.shared_bytes)));
@@ -643,7 +642,7 @@ void recurrence_forward_persistent(const LstmShape& s, const PersistentPlan& pla
                                    const float* b_hh, const float* h0, const float* c0, float* gates, float* h,
                                    float* c, cudaStream_t stream) {
   check_lstm("recurrence_forward_persistent", s);
-  require(w_hh && b_hh && h0 && c0 && gates && h && c, "recurrence_forward_persistent");
+  check_tensors("recurrence_forward_persistent", w_hh && b_hh && h0 && c0 && gates && h && c);
   LstmShape shape = s;
   PersistentPlan p = plan;
   void* args[] = {&shape, &p, &w_hh, &b_hh, &h0, &c0, &gates, &h, &c};
@@ -655,7 +654,7 @@ void recurrence_backward_persistent(const LstmShape& s, const PersistentPlan& pl
                                     const float* dh_next, const float* dc_next, float* da, float* dh0, float* dc0,
                                     cudaStream_t stream) {
   check_lstm("recurrence_backward_persistent", s);
-  require(w_hh && c0 && c && gates && dh && da && dh0 && dc0, "recurrence_backward_persistent");
+  check_tensors("recurrence_backward_persistent", w_hh && c0 && c && gates && dh && da && dh0 && dc0);
   LstmShape shape = s;
   PersistentPlan p = plan;
   void* args[] = {&shape, &p, &w_hh, &c0, &c, &gates, &dh, &dh_next, &dc_next, &da, &dh0, &dc0};

@@ -52,17 +52,13 @@ __global__ void cell_backward(int B, int H, const float* dh, const float* dh_car
   dc_carry[n] = dc_t * f;
 }
 
-void require(bool all_given, const char* function) {
-  if (!all_given) throw course::Error(std::string(function) + ": a tensor is null");
-}
-
 }  // namespace
 
 void recurrence_forward_steps(const LstmShape& s, const float* w_hh, const float* b_hh, const float* h0,
                               const float* c0, float* gates, float* h, float* c, float* workspace,
                               cudaStream_t stream) {
   check_lstm("recurrence_forward_steps", s);
-  require(w_hh && b_hh && h0 && c0 && gates && h && c && workspace, "recurrence_forward_steps");
+  check_tensors("recurrence_forward_steps", w_hh && b_hh && h0 && c0 && gates && h && c && workspace);
   const int B = s.batch, H = s.hidden, G = int(s.gate_rows());
   const size_t BH = size_t(B) * H;
   float* recurrent = workspace;                   // B x 4H
@@ -81,7 +77,7 @@ void recurrence_backward_steps(const LstmShape& s, const float* w_hh, const floa
                                const float* gates, const float* dh, const float* dh_next, const float* dc_next,
                                float* da, float* dh0, float* dc0, float* workspace, cudaStream_t stream) {
   check_lstm("recurrence_backward_steps", s);
-  require(w_hh && c0 && c && gates && dh && da && dh0 && dc0 && workspace, "recurrence_backward_steps");
+  check_tensors("recurrence_backward_steps", w_hh && c0 && c && gates && dh && da && dh0 && dc0 && workspace);
   const int B = s.batch, H = s.hidden, G = int(s.gate_rows());
   const size_t BH = size_t(B) * H;
   float* dh_carry = workspace + 4 * BH;  // what step t + 1 sent back to h_t, then c_t
