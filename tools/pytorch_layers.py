@@ -35,7 +35,8 @@ inside that graph, or the expert's configuration (the model and the loss compile
 max-autotune, the optimizer fused where PyTorch has a fused one (SGD, Adam; Adadelta foreach),
 --steps-per-graph steps in each CUDA graph, the batch indices read on the device); --channels-last
 puts the network and the images in channels_last; BF16 autocast for the forward pass and the loss.
---device cpu (eager only) is for quick checks without a GPU.
+--device cpu (eager only) is for quick checks without a GPU. --lr-drops (eager only: a captured
+step keeps its rate) is train_deeper's step decay: a tenth of the rate from each listed epoch on.
 
 Prints a line naming the network (its canonical layer list and parameter count), a line with the
 data and the recipe, then one line per epoch; --json FILE writes the settings and the per-epoch
@@ -560,6 +561,33 @@ def number(kind, check, what):
     return parse
 
 
+def parse_lr_drops(text, epochs):
+    """--lr-drops "6,9" as [6, 9]: epochs counted from 1, increasing, each in [2, epochs]; "" gives []."""
+    if not text:
+        return []
+    drops = []
+    for token in text.split(","):
+        if not token.isdigit() or len(token) > 9:
+            raise InputError(f"--lr-drops '{text[:80]}': '{token[:12]}' is not an epoch (expected epochs counted "
+                             "from 1, comma-separated and increasing, e.g. 6,9)")
+        epoch = int(token)
+        if not 2 <= epoch <= epochs:
+            raise InputError(f"--lr-drops '{text[:80]}': epoch {epoch} is outside [2, {epochs}] (--epochs {epochs}; "
+                             "epoch 1 trains at --lr)")
+        if drops and epoch <= drops[-1]:
+            raise InputError(f"--lr-drops '{text[:80]}': the epochs must increase")
+        drops.append(epoch)
+    return drops
+
+
+def learning_rate_in(lr, drops, epoch):
+    """The rate of epoch `epoch` (counted from 0): lr divided by 10 for each drop at or before it."""
+    for first in drops:
+        if epoch + 1 >= first:
+            lr /= 10
+    return lr
+
+
 def parse_args(argv):
     ap = Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False)
     ap.add_argument("--model", required=True,
@@ -602,6 +630,10 @@ def parse_args(argv):
     ap.add_argument("--cudnn-benchmark", action="store_true", help="let cuDNN pick algorithms by timing")
     ap.add_argument("--amp", choices=["off", "bf16"], default="off",
                     help="bf16: the forward pass and the loss under BF16 autocast (mixed precision)")
+    ap.add_argument("--lr-drops", metavar="E1,E2,...", default="",
+                    help="step decay (eager only): from the start of each of these epochs (counted from 1, "
+                         "increasing, e.g. 6,9) the learning rate is a tenth of the one before, as train_deeper's "
+                         "--lr-drops")
     ap.add_argument("--json", metavar="FILE", help="write the settings and results here")
     args = ap.parse_args(argv)
     if args.device == "cpu":
@@ -617,6 +649,10 @@ def parse_args(argv):
             raise InputError(f"--json {args.json}: the folder {parent} does not exist")
     if args.lr is None:
         args.lr = DEFAULT_LR[args.optimizer]
+    args.lr_drops = parse_lr_drops(args.lr_drops, args.epochs)
+    if args.lr_drops and args.mode != "eager":
+        raise InputError(f"--lr-drops needs --mode eager: a step captured in --mode {args.mode} keeps the learning "
+                         "rate it was captured with")
     if args.eps is None and args.optimizer in DEFAULT_EPS:
         args.eps = DEFAULT_EPS[args.optimizer]
     return args
@@ -722,8 +758,17 @@ def run(argv):
         results["setup_seconds"] = time.perf_counter() - setup
         print(f"pytorch {args.mode}: compiled, warmed up and captured in {results['setup_seconds']:.1f} s "
               f"(not timed)", flush=True)
+    def start_epoch(epoch):
+        rate = learning_rate_in(args.lr, args.lr_drops, epoch)
+        if rate != opt.param_groups[0]["lr"] or (epoch == 0 and args.lr_drops):
+            print(f"from epoch {epoch + 1}: learning rate {rate:g}", flush=True)
+        for group in opt.param_groups:
+            group["lr"] = rate
+
+    if args.lr_drops:
+        results["lr_drops"] = args.lr_drops
     run_epochs(model, run_step, x_test, y_test, n, args.batch, args.epochs, args.amp, loss_sum, results,
-               synchronize)
+               synchronize, start_epoch if args.lr_drops else None)
     if args.json:
         write_json(args.json, results)
 

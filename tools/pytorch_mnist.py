@@ -293,12 +293,15 @@ def expert_epoch(model, opt, x_train, y_train, loss_sum, n, batch, device, amp, 
 
 
 def run_epochs(model, run_step, x_test, y_test, n, batch, epochs, amp, loss_sum, results,
-               synchronize=torch.cuda.synchronize):
+               synchronize=torch.cuda.synchronize, start_epoch=None):
     """Each epoch: a new order of the n training examples, the training steps in batches (timed,
     synchronised before and after), then the test set in batches of 1000 (not timed). Prints one
-    line per epoch and appends its seconds, test accuracy and mean training loss to results."""
+    line per epoch and appends its seconds, test accuracy and mean training loss to results.
+    start_epoch(epoch), when given, runs before each epoch's clock starts (epoch counted from 0)."""
     device = loss_sum.device
     for epoch in range(epochs):
+        if start_epoch:
+            start_epoch(epoch)
         model.train()
         order = torch.randperm(n, device=device)
         loss_sum.zero_()

@@ -50,6 +50,11 @@ void DeviceOptimizer::step(cudaStream_t stream) {
   update_range(0, params_.total(), stream);
 }
 
+void DeviceOptimizer::set_learning_rate(float lr) {
+  if (!(lr > 0)) throw course::Error("DeviceOptimizer::set_learning_rate: the rate must be positive");
+  config_.lr = lr;
+}
+
 std::vector<float> DeviceOptimizer::download_state() const { return state_.to_host(); }
 
 void DeviceOptimizer::restore(const std::vector<float>& state, int steps) {

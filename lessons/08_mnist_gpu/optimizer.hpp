@@ -41,6 +41,7 @@ class DeviceOptimizer : public framework::DeviceUpdate {
   void update_range(size_t offset, size_t count, cudaStream_t stream = nullptr) override;
 
   int steps() const override { return steps_; }
+  void set_learning_rate(float lr) override;
   const host_training::OptimizerConfig& config() const { return config_; }
   // The state as one host vector, and back (the profile runs throw-away steps, then restores).
   std::vector<float> download_state() const override;

@@ -151,6 +151,9 @@ int main(int argc, char** argv) {
     args.add_choice("--batch-norm", "per-gpu", {"per-gpu", "synced"},
                     "with --gpus 2 and more: each GPU's batch norm takes its statistics from its share of the batch "
                     "(per-gpu), or from the whole batch on every GPU (synced: NCCL between your 15.6 stages)");
+    args.add_string("--lr-drops", "",
+                    "GPU: step decay, the ResNet paper's schedule: from the start of each of these epochs (e.g. 6,9) "
+                    "the learning rate is a tenth of the one before (default: --lr throughout)");
     if (!args.parse(argc, argv)) return 0;
 
     const bool gpu = beyond_mnist::use_gpu(args);
@@ -159,6 +162,10 @@ int main(int argc, char** argv) {
     options.layers = framework::LayerSet::lesson15;
     options.models_dir = COURSE_DEEPER_MODELS_DIR;
     framework::apply_given_flags(args, config, options);
+    config.lr_drops = framework::parse_lr_drops(args.get_string("--lr-drops"), config.epochs);
+    if (!gpu && !config.lr_drops.empty())
+      throw course::Error("--lr-drops: the CPU trainer keeps one learning rate; leave --lr-drops out or use --device "
+                          "gpu");
     const framework::TrainingData data = framework::load_training_data(config);
     deeper_cnns::check_your_steps(gpu);  // an unwritten step stops here, in one line
     if (!gpu) {

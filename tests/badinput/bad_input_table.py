@@ -179,6 +179,8 @@ DEEPER_FLAG_CASES = [
     ("--model with a block no shortcut matches", ["--model", "res(conv3x3x8),globalavg,dense10"],
      ["no strided 1x1 projection"]),
     ("--threads 2000", ["--threads", "2000"], ["--threads"]),
+    ("--lr-drops past the last epoch", ["--lr-drops", "2,5", "--epochs", "3"], ["--lr-drops", "outside [2, 3]"]),
+    ("--lr-drops not increasing", ["--lr-drops", "3,2", "--epochs", "3"], ["--lr-drops", "must increase"]),
 ]
 # Only for lesson 15's train_boxes: its own flags.
 BOXES_FLAG_CASES = [

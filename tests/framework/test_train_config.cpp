@@ -1,7 +1,10 @@
 // The course framework: the optimizers' names, and each trainer's default learning rate by optimizer.
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "course/error.hpp"
+#include "course/number_text.hpp"
 #include "course_test.hpp"
 #include "framework/train_config.hpp"
 #include "../../framework/src/device_run.hpp"  // network_batch (the framework's own header)
@@ -29,6 +32,50 @@ TEST_CASE("TrainConfig: the learning rate is the optimizer's default unless one 
   REQUIRE(c.learning_rate() == c.default_adadelta_lr);
   c.lr = 0.125f;
   REQUIRE(c.learning_rate() == 0.125f);
+}
+
+TEST_CASE("parse_lr_drops reads increasing epochs in [2, epochs] and refuses anything else in one line",
+          "[train_config]") {
+  REQUIRE(framework::parse_lr_drops("", 10).empty());
+  REQUIRE(framework::parse_lr_drops("6,9", 10) == std::vector<int>{6, 9});
+  REQUIRE(framework::parse_lr_drops("2", 2) == std::vector<int>{2});
+  REQUIRE(framework::parse_lr_drops("3,4,10", 10) == std::vector<int>{3, 4, 10});
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"1", "epoch 1 is outside [2, 10]"},       {"11", "epoch 11 is outside [2, 10]"},
+      {"6,6", "the epochs must increase"},       {"9,6", "the epochs must increase"},
+      {"6,", "'' is not an epoch"},              {",6", "'' is not an epoch"},
+      {"6;9", "'6;9' is not an epoch"},          {"-3", "'-3' is not an epoch"},
+      {"6, 9", "' 9' is not an epoch"},          {"99999999999", "is not an epoch"},
+      {"0x6", "'0x6' is not an epoch"},          {"6.5", "'6.5' is not an epoch"}};
+  for (const auto& [text, why] : bad) {
+    CAPTURE(text);
+    try {
+      framework::parse_lr_drops(text, 10);
+      FAIL("no error");
+    } catch (const course::Error& e) {
+      const std::string message = e.what();
+      CHECK(message.find("--lr-drops '" + text + "': ") == 0);
+      CHECK(message.find(why) != std::string::npos);
+      CHECK(message.find('\n') == std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("learning_rate_in: a tenth of the rate before from each drop's epoch on", "[train_config]") {
+  framework::TrainConfig c;
+  c.lr = 0.05f;
+  c.lr_drops = {3, 5};
+  // Epochs counted from 0 here: drops at epochs 3 and 5 counted from 1 start at indices 2 and 4.
+  const float expected[] = {0.05f, 0.05f, 0.005f, 0.005f, 0.0005f, 0.0005f};
+  for (int epoch = 0; epoch < 6; ++epoch) {
+    CAPTURE(epoch);
+    CHECK(c.learning_rate_in(epoch) == Approx(expected[epoch]).epsilon(1e-6));
+  }
+  // Each rate the float nearest its decimal (the epoch line prints it): 0.005, not 0.0050000004.
+  CHECK(course::shortest_text(c.learning_rate_in(2)) == "0.005");
+  CHECK(course::shortest_text(c.learning_rate_in(4)) == "0.0005");
+  c.lr_drops.clear();
+  CHECK(c.learning_rate_in(7) == 0.05f);
 }
 
 TEST_CASE("network_batch: the lead's network holds the evaluation's batch, halved until it fits the GPU",

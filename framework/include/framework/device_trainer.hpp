@@ -38,6 +38,9 @@ class DeviceUpdate {
   virtual std::vector<float> download_state() const = 0;
   virtual void restore(const std::vector<float>& state, int steps) = 0;
   virtual int steps() const = 0;
+  // The rate the steps enqueued from now on use (--lr-drops). A captured step keeps the rate it was
+  // captured with: the trainer captures one set of graphs a rate.
+  virtual void set_learning_rate(float lr) = 0;
 };
 
 // The test set through a network: loss, accuracy, every prediction and logit, the confusion matrix.

@@ -35,12 +35,23 @@ struct TrainConfig {
   int train_limit = 0, test_limit = 0;
   bool profile = false;     // a GPU trainer's --profile: its table before training
   int profile_steps = 200;  // the steps the profile averages over
+  // Step decay (--lr-drops): from the start of each of these epochs (counted from 1, increasing,
+  // each >= 2) the learning rate is a tenth of the one before. Empty: one rate for the whole run.
+  std::vector<int> lr_drops;
 
   float default_lr(OptimizerKind kind) const {
     return kind == OptimizerKind::adam ? default_adam_lr : kind == OptimizerKind::adadelta ? default_adadelta_lr : default_sgd_lr;
   }
   float learning_rate() const { return lr > 0.f ? lr : default_lr(optimizer); }
+  // The learning rate of epoch `epoch` (counted from 0): learning_rate() divided by 10 for each drop
+  // at or before it.
+  float learning_rate_in(int epoch) const;
 };
+
+// --lr-drops's text ("6,9") as TrainConfig::lr_drops for a run of `epochs` epochs; "" gives none.
+// Throws course::Error (one line) unless it is a comma-separated list of increasing epochs in
+// [2, epochs].
+std::vector<int> parse_lr_drops(const std::string& text, int epochs);
 struct TrainSummary {
   std::vector<double> epoch_seconds, train_loss, train_accuracy, test_loss, test_accuracy;
 };
