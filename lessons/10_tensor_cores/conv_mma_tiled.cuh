@@ -22,6 +22,11 @@
 // (row-major, 16 pixels a tile; rows past the last pixel read pixel 0 and are not stored) and all
 // the output channels (up to 64: 8 n8 tiles). The input gradient is the same kernel on 09.3's flipped
 // convolution, with the weights laid out flipped by conv_mma_tiled_weights.
+//
+// An image of more than 256 output pixels (16 tiles, what 8 warps own) is cut into bands of whole
+// output rows, each at most 256 pixels (tiled_band_rows; a band a block, blockIdx.z): the block
+// holds only the input rows its band reads (band_rows + k - 1 padded rows), and to the taps a band
+// is an image of its own.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -33,7 +38,7 @@ namespace tensor_cores::detail {
 
 constexpr int kTiledConvThreads = 256;  // 8 warps
 constexpr int kTiledConvMaxTilesN = 8;  // up to 64 output channels
-constexpr int kTiledConvMaxTilesM = 16;  // up to 256 output pixels an image: two m16 tiles a warp
+constexpr int kTiledConvMaxTilesM = 16;  // up to 256 output pixels a block: two m16 tiles a warp
 
 // One convolution as the kernel sees it (stride 1, square kernel k, `pad` may be 0 .. k - 1).
 struct TiledConv {
@@ -42,8 +47,19 @@ struct TiledConv {
   const float* bias;             // may be null
   float* out;                    // [N][O][OH][OW]
   int N, C, H, W, O, k, pad, OH, OW;
-  int Hp, Wp, ldc;               // the padded image in shared memory: Hp x Wp pixels of ldc channels
+  int Hp, Wp, ldc;               // the padded rows in shared memory: Hp x Wp pixels of ldc channels
+  int band_rows;                 // output rows a block (Hp = band_rows + k - 1); OH: the whole image
 };
+
+// The output rows of a block: all OH when the image has at most 256 output pixels, else bands of
+// equal height (the last may be shorter) of at most 256 pixels each; 0 when one row is longer.
+inline int tiled_band_rows(int out_h, int out_w) {
+  if (out_h < 1 || out_w < 1) return 0;
+  const int most = 16 * kTiledConvMaxTilesM / out_w;  // whole rows in 256 pixels
+  if (most < 1) return 0;
+  const int bands = (out_h + most - 1) / most;
+  return (out_h + bands - 1) / bands;
+}
 
 // The shared memory of one block: the padded image and every tap's weights of its O output channels.
 inline size_t tiled_smem_bytes(int Hp, int Wp, int ldc, int k, int O) {

@@ -11,7 +11,7 @@
 
 namespace tensor_cores {
 
-// The most parts (1, 2, 4, ..) whose grid of N x parts blocks still fits in one wave.
+// The most parts (1, 2, 4, ..) whose grid of N x bands x parts blocks still fits in one wave.
 int conv_mma_tiled_parts(const host_layers::ConvShape& s, bool backward_data) {
   const std::string why = conv_mma_tiled_problem(s);
   if (!why.empty()) throw course::Error("conv_mma_tiled_parts: " + why);
@@ -19,14 +19,16 @@ int conv_mma_tiled_parts(const host_layers::ConvShape& s, bool backward_data) {
   const int O = backward_data ? s.in_channels : s.out_channels;
   const int C = backward_data ? s.out_channels : s.in_channels;
   const int pad = backward_data ? s.kernel_h - 1 - s.pad : s.pad;
-  const int H = backward_data ? s.out_h() : s.height, W = backward_data ? s.out_w() : s.width;
+  const int W = backward_data ? s.out_w() : s.width;
+  const int out_h = backward_data ? s.height : s.out_h(), out_w = backward_data ? s.width : s.out_w();
+  const int band = detail::tiled_band_rows(out_h, out_w), bands = course::ceil_div(out_h, band);
   const cudaFuncAttributes kernel = detail::conv_mma_tiled_kernel_attributes();
   const SmLimits sm = sm_limits();
   int best = 1;
   for (int parts = 2; O % (8 * parts) == 0; parts *= 2) {
-    const size_t bytes = detail::tiled_smem_bytes(H + 2 * pad, W + 2 * pad, C + 8, s.kernel_h, O / parts);
+    const size_t bytes = detail::tiled_smem_bytes(band + s.kernel_h - 1, W + 2 * pad, C + 8, s.kernel_h, O / parts);
     const int per_sm = blocks_per_sm(sm, {detail::kTiledConvThreads, kernel.numRegs, bytes + kernel.sharedSizeBytes});
-    if (per_sm > 0 && s.batch * parts <= per_sm * sm.sms) best = parts;
+    if (per_sm > 0 && s.batch * bands * parts <= per_sm * sm.sms) best = parts;
   }
   return best;
 }

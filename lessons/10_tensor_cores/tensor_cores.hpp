@@ -107,10 +107,11 @@ void conv2d_backward_data_mma(const host_layers::ConvShape& s, const float* W, c
 // ---- 10.6 the image in shared memory, channels last ------------------------------------------------
 // The same two convolutions (same contract, same bound) by a block that holds one image, padded, in
 // shared memory as BF16 with its channels innermost, and every tap's weights: out = the sum over the
-// taps (i, j) of [pixels x C] x [C x O] products, 16 channels per mma.sync. Runs stride 1, square
-// kernels, pad <= kernel - 1, C and O multiples of 16 and at most 64, images of at most 256 pixels
-// (model A's conv2 forward and input gradient); conv_mma_tiled_problem says why not otherwise ("" when
-// it runs, both passes), and the functions throw course::Error with that text.
+// taps (i, j) of [pixels x C] x [C x O] products, 16 channels per mma.sync. An image of more than 256
+// output pixels is cut into bands of whole rows, a block a band. Runs stride 1, square kernels, pad
+// <= kernel - 1, C and O multiples of 16 and at most 64, output rows of at most 256 pixels (model A's
+// conv2 forward and input gradient); conv_mma_tiled_problem says why not otherwise ("" when it runs,
+// both passes), and the functions throw course::Error with that text.
 // The weights go in BF16 in the kernel's own layouts, both written by conv_mma_tiled_weights (one
 // launch, once per weight update): conv_mma_tiled_weights_size(s) 16-bit values.
 std::string conv_mma_tiled_problem(const host_layers::ConvShape& s);

@@ -55,10 +55,14 @@ TEST_CASE("Tensor Core convolutions refuse bad shapes before any work", "[10.5]"
 // 10.6 ----------------------------------------------------------------------------------------------
 // Shapes the image-in-shared-memory kernel runs (both passes): conv2; 16 channels in, 16 out, odd
 // sizes; 48 in with 32 out, no padding; 64 in, a 1 x 1 kernel on exactly 256 pixels; 16 in, 48 out,
-// pad = kernel - 1 (the input gradient's flipped convolution has no padding then).
+// pad = kernel - 1 (the input gradient's flipped convolution has no padding then). Then images of
+// more than 256 output pixels, in bands: 28 x 28 (four bands of 7 rows), 29 x 20 with a 5 x 5 kernel
+// (bands of 10, 10 and 9 rows: the last shorter), and 20 x 17 with pad = kernel - 1 (22 x 19 out:
+// two bands of 11; its input gradient's bands hold 20 rows in 2 of 10).
 std::vector<ConvShape> tiled_shapes() {
   return {shape(2, 32, 14, 14, 64, 5, 2, 1), shape(3, 16, 9, 7, 16, 3, 1, 1), shape(2, 48, 5, 6, 32, 3, 0, 1),
-          shape(1, 64, 16, 16, 32, 1, 0, 1), shape(2, 16, 13, 11, 48, 3, 2, 1)};
+          shape(1, 64, 16, 16, 32, 1, 0, 1), shape(2, 16, 13, 11, 48, 3, 2, 1), shape(3, 16, 28, 28, 16, 3, 1, 1),
+          shape(2, 32, 29, 20, 16, 5, 2, 1), shape(2, 16, 20, 17, 32, 3, 2, 1)};
 }
 
 // The kernel's own weight layouts, written by the given conv_mma_tiled_weights from W.
@@ -94,10 +98,11 @@ TEST_CASE("conv2d_backward_data_mma_tiled equals lesson 01's input gradient with
 
 TEST_CASE("conv_mma_tiled_problem names what the tiled kernel does not run; the functions refuse it", "[10.6]") {
   const ConvShape conv1 = shape(2, 1, 28, 28, 32, 5, 2, 1);    // one input channel
-  const ConvShape large = shape(2, 16, 28, 28, 16, 5, 2, 1);   // 784 pixels an image
+  const ConvShape long_row = shape(1, 16, 2, 258, 16, 3, 1, 1);  // an output row of 258 pixels
   const ConvShape wide = shape(2, 16, 8, 8, 80, 3, 1, 1);      // 80 output channels
   const ConvShape strided = shape(2, 16, 9, 9, 16, 3, 1, 2);
-  for (const ConvShape& s : {conv1, large, wide, strided}) {
+  CHECK(tensor_cores::conv_mma_tiled_problem(long_row) == "an output row of more than 256 pixels");
+  for (const ConvShape& s : {conv1, long_row, wide, strided}) {
     CAPTURE(s.in_channels, s.height, s.out_channels, s.stride);
     REQUIRE_FALSE(tensor_cores::conv_mma_tiled_problem(s).empty());
     REQUIRE_THROWS_AS(tensor_cores::conv2d_forward_mma_tiled(s, nullptr, nullptr, nullptr, nullptr), course::Error);

@@ -35,14 +35,20 @@ __global__ void __launch_bounds__(kTiledConvThreads) conv_mma_tiled_kernel(Tiled
   const int img_values = g.Hp * g.Wp * g.ldc;
   __nv_bfloat16* wts = img + img_values;  // img_values is a multiple of 8: 16-byte aligned
   const int tid = threadIdx.x, n = blockIdx.x;
+  // This block's band (blockIdx.z): output rows r0 .. r0 + band_rows - 1, which read the padded rows
+  // r0 .. r0 + band_rows + k - 2, staged as rows 0 .. of img. One band: the whole image.
+  const int r0 = blockIdx.z * g.band_rows, band_rows = min(g.band_rows, g.OH - r0);
 
-  // The image: zeros everywhere (the padding, and the 8 spare channels), then its values, BF16.
+  // The rows: zeros everywhere (the padding, and the 8 spare channels), then their values, BF16.
   for (int e = tid; e < img_values / 2; e += kTiledConvThreads) reinterpret_cast<uint32_t*>(img)[e] = 0u;
   __syncthreads();
   const float* x = g.in + size_t(n) * g.C * g.H * g.W;
-  for (int e = tid; e < g.C * g.H * g.W; e += kTiledConvThreads) {  // reads along w: coalesced
-    const int c = e / (g.H * g.W), r = e - c * g.H * g.W, h = r / g.W, w = r - h * g.W;
-    img[((h + g.pad) * g.Wp + w + g.pad) * g.ldc + c] = __float2bfloat16_rn(__ldg(x + e));
+  const int h_first = max(0, r0 - g.pad), h_end = min(g.H, r0 + band_rows + g.k - 1 - g.pad);
+  const int band_values = max(0, h_end - h_first) * g.W;
+  for (int e = tid; e < g.C * band_values; e += kTiledConvThreads) {  // reads along w: coalesced
+    const int c = e / band_values, r = e - c * band_values, h = h_first + r / g.W, w = r % g.W;
+    img[((h + g.pad - r0) * g.Wp + w + g.pad) * g.ldc + c] =
+        __float2bfloat16_rn(__ldg(x + (size_t(c) * g.H + h) * g.W + w));
   }
   // This block's output channels (10.9): part blockIdx.y of gridDim.y, o0 .. o0 + part.O - 1. To the
   // taps it is a convolution with part.O output channels, whose weights it stages alone.
@@ -60,7 +66,7 @@ __global__ void __launch_bounds__(kTiledConvThreads) conv_mma_tiled_kernel(Tiled
 
   // This warp's m16 tiles (w and w + 8), and where each of this lane's two rows of each tile starts.
   const int warp = tid / 32, lane = tid % 32, gq = lane / 4, t = lane % 4;
-  const int P = g.OH * g.OW, m_tiles = course::ceil_div(P, 16), n_tiles = part.O / 8;
+  const int P = band_rows * g.OW, m_tiles = course::ceil_div(P, 16), n_tiles = part.O / 8;  // the band's pixels
   const int tiles = (warp < m_tiles) + (warp + 8 < m_tiles);
   int pixel[2][2];
 #pragma unroll
@@ -68,15 +74,17 @@ __global__ void __launch_bounds__(kTiledConvThreads) conv_mma_tiled_kernel(Tiled
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       int p = (warp + 8 * mi) * 16 + gq + 8 * h;
-      if (p >= P) p = 0;  // a row past the image: computed from pixel 0, never stored
+      if (p >= P) p = 0;  // a row past the band: computed from pixel 0, never stored
       const int oh = p / g.OW, ow = p - oh * g.OW;
       pixel[mi][h] = (oh * g.Wp + ow) * g.ldc;
     }
   float acc[2][kTiledConvMaxTilesN][4] = {};
   accumulate_taps(part, img, wts, pixel, tiles, n_tiles, acc);
 
-  // out[n][o][p] (+ bias[o]): c0, c1 at row gq, c2, c3 at row gq + 8 of each tile.
-  float* out = g.out + size_t(n) * g.O * P;
+  // out[n][o][p] (+ bias[o]): c0, c1 at row gq, c2, c3 at row gq + 8 of each tile; the band's pixel
+  // p is the image's r0 OW + p.
+  const size_t image_pixels = size_t(g.OH) * g.OW;
+  float* out = g.out + size_t(n) * g.O * image_pixels + size_t(r0) * g.OW;
 #pragma unroll
   for (int mi = 0; mi < 2; ++mi) {
     if (mi >= tiles) break;
@@ -90,7 +98,7 @@ __global__ void __launch_bounds__(kTiledConvThreads) conv_mma_tiled_kernel(Tiled
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
           const int o = o0 + 8 * nt + 2 * t + e;
-          out[size_t(o) * P + p] = acc[mi][nt][2 * h + e] + (g.bias ? __ldg(g.bias + o) : 0.0f);
+          out[size_t(o) * image_pixels + p] = acc[mi][nt][2 * h + e] + (g.bias ? __ldg(g.bias + o) : 0.0f);
         }
       }
     }
@@ -122,15 +130,16 @@ namespace {
 
 constexpr size_t kTiledSmemLimit = 200 * 1024;  // below the 227 KiB a block may have on sm_90, 163 on sm_80
 
-// Why the kernel cannot run a pass with `in_c` input channels, `out_c` output channels, images of
-// in_h x in_w in, out_h x out_w out, padding pad ("" when it can).
-std::string pass_problem(int in_c, int out_c, int in_h, int in_w, int out_h, int out_w, int k, int pad) {
+// Why the kernel cannot run a pass with `in_c` input channels, `out_c` output channels, images
+// in_w wide in and out_h x out_w out, padding pad ("" when it can).
+std::string pass_problem(int in_c, int out_c, int in_w, int out_h, int out_w, int k, int pad) {
   if (in_c % 16 != 0) return std::to_string(in_c) + " input channels (needs a multiple of 16)";
   if (out_c % 8 != 0 || out_c > 8 * kTiledConvMaxTilesN)
     return std::to_string(out_c) + " output channels (needs a multiple of 8, at most 64)";
-  if (out_h * out_w > 16 * kTiledConvMaxTilesM) return "more than 256 output pixels an image";
-  if (tiled_smem_bytes(in_h + 2 * pad, in_w + 2 * pad, in_c + 8, k, out_c) > kTiledSmemLimit)
-    return "the image and the weights need more than 200 KiB of shared memory";
+  const int band = tiled_band_rows(out_h, out_w);
+  if (band < 1) return "an output row of more than 256 pixels";
+  if (tiled_smem_bytes(band + k - 1, in_w + 2 * pad, in_c + 8, k, out_c) > kTiledSmemLimit)
+    return "a band of the image and the weights need more than 200 KiB of shared memory";
   return "";
 }
 
@@ -140,7 +149,8 @@ void launch_tiled(const TiledConv& g, int parts, cudaStream_t stream) {
                         std::to_string(parts) + " parts of a multiple of 8");
   const size_t bytes = tiled_smem_bytes(g.Hp, g.Wp, g.ldc, g.k, g.O / parts);
   CUDA_CHECK(cudaFuncSetAttribute(conv_mma_tiled_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-  conv_mma_tiled_kernel<<<dim3(g.N, parts), kTiledConvThreads, bytes, stream>>>(g);
+  const int bands = course::ceil_div(g.OH, g.band_rows);
+  conv_mma_tiled_kernel<<<dim3(g.N, parts, bands), kTiledConvThreads, bytes, stream>>>(g);
   CUDA_CHECK(cudaGetLastError());
 }
 
@@ -165,8 +175,8 @@ std::string conv_mma_tiled_problem(const host_layers::ConvShape& s) {
   if (s.stride != 1 || s.kernel_h != s.kernel_w || s.pad < 0 || s.pad > s.kernel_h - 1)
     return "needs stride 1, a square kernel and 0 <= pad <= kernel - 1";
   const int k = s.kernel_h, OH = s.out_h(), OW = s.out_w();
-  std::string why = detail::pass_problem(s.in_channels, s.out_channels, s.height, s.width, OH, OW, k, s.pad);
-  if (why.empty()) why = detail::pass_problem(s.out_channels, s.in_channels, OH, OW, s.height, s.width, k, k - 1 - s.pad);
+  std::string why = detail::pass_problem(s.in_channels, s.out_channels, s.width, OH, OW, k, s.pad);
+  if (why.empty()) why = detail::pass_problem(s.out_channels, s.in_channels, OW, s.height, s.width, k, k - 1 - s.pad);
   return why;
 }
 
@@ -184,10 +194,10 @@ void conv_mma_tiled_weights(const host_layers::ConvShape& s, const float* W, uin
 void conv2d_forward_mma_tiled(const host_layers::ConvShape& s, const float* x, const uint16_t* tiled_weights,
                               const float* bias, float* y, cudaStream_t stream, int parts) {
   detail::require_tiled("conv2d_forward_mma_tiled", s);
-  const int k = s.kernel_h;
+  const int k = s.kernel_h, band = detail::tiled_band_rows(s.out_h(), s.out_w());
   const detail::TiledConv g{x, reinterpret_cast<const __nv_bfloat16*>(tiled_weights), bias, y, s.batch,
                             s.in_channels, s.height, s.width, s.out_channels, k, s.pad, s.out_h(), s.out_w(),
-                            s.height + 2 * s.pad, s.width + 2 * s.pad, s.in_channels + 8};
+                            band + k - 1, s.width + 2 * s.pad, s.in_channels + 8, band};
   detail::launch_tiled(g, parts, stream);
 }
 
@@ -195,9 +205,10 @@ void conv2d_backward_data_mma_tiled(const host_layers::ConvShape& s, const uint1
                                     float* dx, cudaStream_t stream, int parts) {
   detail::require_tiled("conv2d_backward_data_mma_tiled", s);
   const int k = s.kernel_h, pad = k - 1 - s.pad, OH = s.out_h(), OW = s.out_w();
+  const int band = detail::tiled_band_rows(s.height, s.width);
   const detail::TiledConv g{dy, reinterpret_cast<const __nv_bfloat16*>(tiled_weights) + s.weight_size(), nullptr, dx,
                             s.batch, s.out_channels, OH, OW, s.in_channels, k, pad, s.height, s.width,
-                            OH + 2 * pad, OW + 2 * pad, s.out_channels + 8};
+                            band + k - 1, OW + 2 * pad, s.out_channels + 8, band};
   detail::launch_tiled(g, parts, stream);
 }
 
