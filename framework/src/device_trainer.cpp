@@ -140,7 +140,7 @@ void train_rank(const TrainConfig& config, const TrainingData& data, const Devic
   net.set_training(true);
   course::HostTimer capture_timer;
   for (size_t p = 0; p < phases; ++p) {
-    if (phases > 1) update->set_learning_rate(config.learning_rate_in(p == 0 ? 0 : config.lr_drops[p - 1] - 1));
+    if (phases > 1) update->set_learning_rate(config.learning_rate_after(int(p)));
     for (const auto& [first, last] : report_stretches(steps_per_epoch)) {
       std::function<void()> enqueue = [&enqueue_steps, first = first, last = last] { enqueue_steps(first, last); };
       run_stretch[p].push_back(run.capture ? run.capture(enqueue) : enqueue);
@@ -162,12 +162,11 @@ void train_rank(const TrainConfig& config, const TrainingData& data, const Devic
     net.set_training(true);
     counters.new_epoch();
     if (phases > 1) {
-      const size_t now = size_t(std::count_if(config.lr_drops.begin(), config.lr_drops.end(),
-                                              [&](int first) { return epoch + 1 >= first; }));
-      update->set_learning_rate(config.learning_rate_in(epoch));  // for the steps enqueued, not replayed
+      const size_t now = size_t(config.lr_drops_by(epoch));
+      const float rate = config.learning_rate_after(int(now));
+      update->set_learning_rate(rate);  // for the steps enqueued, not replayed
       if (lead && (epoch == 0 || now != phase))
-        std::printf("from epoch %d: learning rate %s\n", epoch + 1,
-                    course::shortest_text(config.learning_rate_in(epoch)).c_str());
+        std::printf("from epoch %d: learning rate %s\n", epoch + 1, course::shortest_text(rate).c_str());
       phase = now;
     }
   };

@@ -23,33 +23,36 @@ OptimizerKind optimizer_kind(const std::string& name) {
   throw course::Error("unknown optimizer '" + name + "' (expected sgd, adam, adadelta or nesterov)");
 }
 
-float TrainConfig::learning_rate_in(int epoch) const {
+int TrainConfig::lr_drops_by(int epoch) const {
+  int drops = 0;
+  for (int first : lr_drops) drops += epoch + 1 >= first;
+  return drops;
+}
+
+float TrainConfig::learning_rate_after(int drops) const {
   // Divided in double, then rounded once: 0.05 drops to the float nearest 0.005, not to the one above.
   double rate = learning_rate();
-  for (int first : lr_drops)
-    if (epoch + 1 >= first) rate /= 10;
+  for (int d = 0; d < drops; ++d) rate /= 10;
   return float(rate);
 }
 
 std::vector<int> parse_lr_drops(const std::string& text, int epochs) {
   std::vector<int> drops;
   if (text.empty()) return drops;
-  auto fail = [&](const std::string& why) -> std::vector<int> {
-    throw course::Error("--lr-drops '" + text.substr(0, 80) + "': " + why);
-  };
+  auto error = [&](const std::string& why) { return course::Error("--lr-drops '" + text.substr(0, 80) + "': " + why); };
   const std::string expected = " (expected epochs counted from 1, comma-separated and increasing, e.g. 6,9)";
   size_t at = 0;
   while (true) {
     const size_t comma = text.find(',', at);
     const std::string token = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
-    if (token.empty() || token.size() > 9) return fail("'" + token.substr(0, 12) + "' is not an epoch" + expected);
+    if (token.empty() || token.size() > 9) throw error("'" + token.substr(0, 12) + "' is not an epoch" + expected);
     for (char c : token)
-      if (!std::isdigit(static_cast<unsigned char>(c))) return fail("'" + token + "' is not an epoch" + expected);
+      if (!std::isdigit(static_cast<unsigned char>(c))) throw error("'" + token + "' is not an epoch" + expected);
     const int epoch = std::stoi(token);
     if (epoch < 2 || epoch > epochs)
-      return fail("epoch " + token + " is outside [2, " + std::to_string(epochs) + "] (--epochs " +
+      throw error("epoch " + token + " is outside [2, " + std::to_string(epochs) + "] (--epochs " +
                   std::to_string(epochs) + "; epoch 1 trains at --lr)");
-    if (!drops.empty() && epoch <= drops.back()) return fail("the epochs must increase");
+    if (!drops.empty() && epoch <= drops.back()) throw error("the epochs must increase");
     drops.push_back(epoch);
     if (comma == std::string::npos) break;
     at = comma + 1;

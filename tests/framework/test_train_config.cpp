@@ -74,8 +74,16 @@ TEST_CASE("learning_rate_in: a tenth of the rate before from each drop's epoch o
   // Each rate the float nearest its decimal (the epoch line prints it): 0.005, not 0.0050000004.
   CHECK(course::shortest_text(c.learning_rate_in(2)) == "0.005");
   CHECK(course::shortest_text(c.learning_rate_in(4)) == "0.0005");
+  // The drops so far, and the rate after them (one set of graphs a rate).
+  const int drops[] = {0, 0, 1, 1, 2, 2};
+  for (int epoch = 0; epoch < 6; ++epoch) {
+    CAPTURE(epoch);
+    CHECK(c.lr_drops_by(epoch) == drops[epoch]);
+    CHECK(c.learning_rate_after(drops[epoch]) == c.learning_rate_in(epoch));
+  }
   c.lr_drops.clear();
   CHECK(c.learning_rate_in(7) == 0.05f);
+  CHECK(c.lr_drops_by(7) == 0);
 }
 
 TEST_CASE("network_batch: the lead's network holds the evaluation's batch, halved until it fits the GPU",

@@ -43,9 +43,11 @@ struct TrainConfig {
     return kind == OptimizerKind::adam ? default_adam_lr : kind == OptimizerKind::adadelta ? default_adadelta_lr : default_sgd_lr;
   }
   float learning_rate() const { return lr > 0.f ? lr : default_lr(optimizer); }
-  // The learning rate of epoch `epoch` (counted from 0): learning_rate() divided by 10 for each drop
-  // at or before it.
-  float learning_rate_in(int epoch) const;
+  // The drops at or before epoch `epoch` (counted from 0), and the rate after `drops` of them:
+  // learning_rate() divided by 10 that many times. learning_rate_in: the rate of epoch `epoch`.
+  int lr_drops_by(int epoch) const;
+  float learning_rate_after(int drops) const;
+  float learning_rate_in(int epoch) const { return learning_rate_after(lr_drops_by(epoch)); }
 };
 
 // --lr-drops's text ("6,9") as TrainConfig::lr_drops for a run of `epochs` epochs; "" gives none.
