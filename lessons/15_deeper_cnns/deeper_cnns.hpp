@@ -218,17 +218,17 @@ void batch_norm_backward_gpu(const BatchNormShape& s, const float* x, const floa
 // block a slice, and the slices' statistics are merged:
 //   forward  1. block (k, c) reads slice k of channel c: its count n_k, its mean m_k, and the squares
 //               around that mean q_k = sum (x - m_k)^2 (the mean first, as in 15.2), into workspace;
-//            2. a thread a channel merges its slices (Chan, Golub and LeVeque's parallel variance):
+//            2. a warp a channel merges its slices (Chan, Golub and LeVeque's parallel variance):
 //               n = sum n_k   mean = sum n_k m_k / n   q = sum (q_k + n_k (m_k - mean)^2)   var = q / n,
 //               then saved_mean, saved_inv_std and the running statistics as 15.1 (unbiased: q / (n - 1));
 //            3. a thread a value (grid-stride): y as 15.2, the ReLU fused where `relu`.
 //   backward 1. block (k, c): the slice's sums of g and g * xhat (g: dy, masked as 15.2 where relu_y);
-//            2. a thread a channel: dbeta and dgamma, the sums of its slices' sums;
+//            2. a warp a channel: dbeta and dgamma, the sums of its slices' sums;
 //            3. a thread a value: dx as 15.2.
 // Same arguments and outputs as 15.2, and `workspace` (batch_norm_wide_workspace_floats(s) floats on
 // the device, contents on entry ignored); every launch on `stream`; the launchers check first
 // (check_batch_norm) and launch nothing when the check throws.
-constexpr int kSliceValues = 4096;
+constexpr int kSliceValues = 1024;
 struct BatchNormSlices {
   int images = 1;  // images a slice: ceil(kSliceValues / (H * W)), at most the batch
   int count = 1;   // slices a channel: ceil(batch / images)

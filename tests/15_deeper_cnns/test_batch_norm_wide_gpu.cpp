@@ -17,11 +17,11 @@ using namespace bn_test;
 
 namespace {
 
-// ResNet-20's three stages at batch 128 (22, 6 and 2 slices a channel); 3 x 2000 values (images of
-// 2000 pixels: 3 images a slice, slices of 6000, 6000 and 2000 values); one image of 9100 pixels (one
-// slice, larger than kSliceValues); 2 x 1 x 1 x 2 (one slice of 4 values).
+// ResNet-20's three stages at batch 128 (64, 22 and 7 slices a channel, the last two with a short last
+// slice); 7 images of 400 pixels (3 images a slice: slices of 1200, 1200 and 400 values); one image of
+// 9100 pixels (one slice, larger than kSliceValues); 2 x 1 x 1 x 2 (one slice of 4 values).
 const BatchNormShape kWideShapes[] = {{128, 16, 28, 28}, {128, 32, 14, 14}, {128, 7, 7, 7},
-                                      {7, 3, 40, 50},    {1, 2, 130, 70},   {2, 1, 1, 2}};
+                                      {7, 3, 20, 20},    {1, 2, 130, 70},   {2, 1, 1, 2}};
 
 GpuPasses across_the_gpu(const BatchNormShape& s, course::DeviceBuffer<float>& workspace) {
   workspace = course::DeviceBuffer<float>(deeper_cnns::batch_norm_wide_workspace_floats(s));
@@ -44,7 +44,9 @@ GpuPasses across_the_gpu(const BatchNormShape& s, course::DeviceBuffer<float>& w
 
 TEST_CASE("batch_norm_slices: whole images, about kSliceValues values a slice, every image in one slice", "[15.6]") {
   const deeper_cnns::BatchNormSlices a = deeper_cnns::batch_norm_slices({128, 16, 28, 28});
-  CHECK((a.images == 6 && a.count == 22));  // 6 x 784 = 4704 values; 21 slices of 6 images and one of 2
+  CHECK((a.images == 2 && a.count == 64));  // 2 x 784 = 1568 values a slice
+  const deeper_cnns::BatchNormSlices d = deeper_cnns::batch_norm_slices({128, 64, 7, 7});
+  CHECK((d.images == 21 && d.count == 7));  // 21 x 49 = 1029 values; 6 slices of 21 images and one of 2
   const deeper_cnns::BatchNormSlices b = deeper_cnns::batch_norm_slices({1, 2, 130, 70});
   CHECK((b.images == 1 && b.count == 1));
   const deeper_cnns::BatchNormSlices c = deeper_cnns::batch_norm_slices({100000, 1, 64, 64});

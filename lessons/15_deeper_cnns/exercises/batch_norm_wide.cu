@@ -65,17 +65,20 @@ __global__ void __launch_bounds__(kThreads)
                        float* __restrict__ partials) {
   // TODO(15.6): slice blockIdx.y of channel blockIdx.x (slice_of, slice.at): its count, its mean (block_sum of
   // the threads' shares) and the squares around that mean, into partials[3 * (c * slices + k) + 0, 1, 2]
-  // (slices: gridDim.y).
+  // (slices: gridDim.y). A thread reads only a few values of its slice: keep several of its loads in
+  // flight at once (#pragma unroll 4 on the loop), or it spends its time waiting for each.
   (void)s, (void)images, (void)layout, (void)x, (void)partials;
 }
 
 __global__ void merge_stats_kernel(BatchNormShape s, int slices, const float* __restrict__ partials, float eps,
                                    float momentum, float* __restrict__ saved_mean, float* __restrict__ saved_inv_std,
                                    float* __restrict__ running_mean, float* __restrict__ running_var) {
-  // TODO(15.6): a thread a channel c < s.channels: merge its `slices` partials (count, mean, squares)
-  // into the channel's mean and variance (deeper_cnns.hpp says how), then saved_mean, saved_inv_std
-  // and the running statistics as 15.1. The counts come from the partials, never from s: the same
-  // kernel merges the statistics of several GPUs.
+  // TODO(15.6): a warp a channel c < s.channels (c: the thread's global index / 32; its lane:
+  // threadIdx.x % 32): the lanes share the channel's `slices` partials (count, mean, squares), warp_sum
+  // adds their shares (every lane of the warp takes part), and lane 0 writes. Merge them into the
+  // channel's mean and variance (deeper_cnns.hpp says how), then saved_mean, saved_inv_std and the
+  // running statistics as 15.1. The counts come from the partials, never from s: the same kernel
+  // merges the statistics of several GPUs.
   (void)s, (void)slices, (void)partials, (void)eps, (void)momentum, (void)saved_mean, (void)saved_inv_std,
       (void)running_mean, (void)running_var;
 }
@@ -101,7 +104,7 @@ __global__ void __launch_bounds__(kThreads)
 
 __global__ void merge_grad_sums_kernel(int channels, int slices, const float* __restrict__ partials,
                                        float* __restrict__ dgamma, float* __restrict__ dbeta) {
-  // TODO(15.6): a thread a channel: dbeta and dgamma, the sums of its slices' two sums.
+  // TODO(15.6): a warp a channel, as the merge above: dbeta and dgamma, the sums of its slices' two sums.
   (void)channels, (void)slices, (void)partials, (void)dgamma, (void)dbeta;
 }
 
@@ -114,6 +117,11 @@ __global__ void dx_kernel(BatchNormShape s, Layout layout, const float* __restri
       (void)dbeta, (void)dx;
 }
 
+}  // namespace
+
+namespace {
+// The merges: a warp a channel, four channels a block of 128 threads.
+int merge_blocks(int channels) { return (channels + 3) / 4; }
 }  // namespace
 
 // ---- the passes stage by stage (given): the whole passes below are these in a row; batch norm over
@@ -129,7 +137,7 @@ void batch_norm_merge_stats_gpu(int channels, int slices, const float* partials,
                                 float* saved_mean, float* saved_inv_std, float* running_mean, float* running_var,
                                 cudaStream_t stream) {
   const BatchNormShape per_channel{1, channels, 1, 1};  // the merge reads only the channel count
-  merge_stats_kernel<<<(channels + 127) / 128, 128, 0, stream>>>(per_channel, slices, partials, eps, momentum,
+  merge_stats_kernel<<<merge_blocks(channels), 128, 0, stream>>>(per_channel, slices, partials, eps, momentum,
                                                                  saved_mean, saved_inv_std, running_mean, running_var);
   CUDA_CHECK_LAUNCH();
 }
@@ -151,7 +159,7 @@ void batch_norm_slice_grad_sums_gpu(const BatchNormShape& s, const float* x, con
 
 void batch_norm_merge_grad_sums_gpu(int channels, int slices, const float* partials, float* dgamma, float* dbeta,
                                     cudaStream_t stream) {
-  merge_grad_sums_kernel<<<(channels + 127) / 128, 128, 0, stream>>>(channels, slices, partials, dgamma, dbeta);
+  merge_grad_sums_kernel<<<merge_blocks(channels), 128, 0, stream>>>(channels, slices, partials, dgamma, dbeta);
   CUDA_CHECK_LAUNCH();
 }
 

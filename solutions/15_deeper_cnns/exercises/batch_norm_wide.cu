@@ -65,9 +65,11 @@ __global__ void __launch_bounds__(kThreads)
                        float* __restrict__ partials) {
   const Slice slice = slice_of(s, images, layout);
   float sum = 0.0f;
+#pragma unroll 4  // four loads in flight a thread, not one: the wait for memory is most of this kernel's time
   for (size_t j = threadIdx.x; j < slice.values; j += blockDim.x) sum += x[slice.at(j)];
   const float mean = fast_training::block_sum(sum) / float(slice.values);
   float squares = 0.0f;
+#pragma unroll 4
   for (size_t j = threadIdx.x; j < slice.values; j += blockDim.x) {
     const float d = x[slice.at(j)] - mean;
     squares += d * d;
@@ -82,17 +84,20 @@ __global__ void __launch_bounds__(kThreads)
 __global__ void merge_stats_kernel(BatchNormShape s, int slices, const float* __restrict__ partials, float eps,
                                    float momentum, float* __restrict__ saved_mean, float* __restrict__ saved_inv_std,
                                    float* __restrict__ running_mean, float* __restrict__ running_var) {
-  const int c = blockIdx.x * blockDim.x + threadIdx.x;
-  if (c >= s.channels) return;
+  const int c = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
+  if (c >= s.channels) return;  // the warp's 32 lanes together: c is the same for all of them
   const float* p = partials + 3 * size_t(c) * slices;
   float n = 0.0f, weighted = 0.0f;
-  for (int k = 0; k < slices; ++k) n += p[3 * k], weighted += p[3 * k] * p[3 * k + 1];
-  const float mean = weighted / n;
+  for (int k = lane; k < slices; k += 32) n += p[3 * k], weighted += p[3 * k] * p[3 * k + 1];
+  n = fast_training::warp_sum(n);
+  const float mean = fast_training::warp_sum(weighted) / n;
   float q = 0.0f;
-  for (int k = 0; k < slices; ++k) {
+  for (int k = lane; k < slices; k += 32) {
     const float d = p[3 * k + 1] - mean;
     q += p[3 * k + 2] + p[3 * k] * d * d;
   }
+  q = fast_training::warp_sum(q);
+  if (lane != 0) return;
   saved_mean[c] = mean;
   saved_inv_std[c] = 1.0f / sqrtf(q / n + eps);
   running_mean[c] = (1.0f - momentum) * running_mean[c] + momentum * mean;
@@ -104,6 +109,7 @@ __global__ void normalize_kernel(BatchNormShape s, Layout layout, const float* _
                                  const float* __restrict__ beta, const float* __restrict__ mean,
                                  const float* __restrict__ inv_std, bool relu, float* __restrict__ y) {
   const size_t n = s.size();
+#pragma unroll 4
   for (size_t k = size_t(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += size_t(gridDim.x) * blockDim.x) {
     const int c = layout.channel(k);
     const float v = gamma[c] * ((x[k] - mean[c]) * inv_std[c]) + beta[c];
@@ -120,6 +126,7 @@ __global__ void __launch_bounds__(kThreads)
   const int c = blockIdx.x;
   const float m = mean[c], inv = inv_std[c];
   float sum_g = 0.0f, sum_g_xhat = 0.0f;
+#pragma unroll 4
   for (size_t j = threadIdx.x; j < slice.values; j += blockDim.x) {
     const size_t k = slice.at(j);
     const float g = relu_y && !(relu_y[k] > 0.0f) ? 0.0f : dy[k];
@@ -136,11 +143,14 @@ __global__ void __launch_bounds__(kThreads)
 
 __global__ void merge_grad_sums_kernel(int channels, int slices, const float* __restrict__ partials,
                                        float* __restrict__ dgamma, float* __restrict__ dbeta) {
-  const int c = blockIdx.x * blockDim.x + threadIdx.x;
+  const int c = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
   if (c >= channels) return;
   float sum_g = 0.0f, sum_g_xhat = 0.0f;
   const float* p = partials + 2 * size_t(c) * slices;
-  for (int k = 0; k < slices; ++k) sum_g += p[2 * k], sum_g_xhat += p[2 * k + 1];
+  for (int k = lane; k < slices; k += 32) sum_g += p[2 * k], sum_g_xhat += p[2 * k + 1];
+  sum_g = fast_training::warp_sum(sum_g);
+  sum_g_xhat = fast_training::warp_sum(sum_g_xhat);
+  if (lane != 0) return;
   dbeta[c] = sum_g;
   dgamma[c] = sum_g_xhat;
 }
@@ -151,6 +161,7 @@ __global__ void dx_kernel(BatchNormShape s, Layout layout, const float* __restri
                           const float* __restrict__ dgamma, const float* __restrict__ dbeta, float* __restrict__ dx) {
   const size_t n = s.size();
   const float M = float(s.per_channel());
+#pragma unroll 4
   for (size_t k = size_t(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += size_t(gridDim.x) * blockDim.x) {
     const int c = layout.channel(k);
     const float g = relu_y && !(relu_y[k] > 0.0f) ? 0.0f : dy[k];
@@ -159,6 +170,11 @@ __global__ void dx_kernel(BatchNormShape s, Layout layout, const float* __restri
   }
 }
 
+}  // namespace
+
+namespace {
+// The merges: a warp a channel, four channels a block of 128 threads.
+int merge_blocks(int channels) { return (channels + 3) / 4; }
 }  // namespace
 
 // ---- the passes stage by stage (given): the whole passes below are these in a row; batch norm over
@@ -174,7 +190,7 @@ void batch_norm_merge_stats_gpu(int channels, int slices, const float* partials,
                                 float* saved_mean, float* saved_inv_std, float* running_mean, float* running_var,
                                 cudaStream_t stream) {
   const BatchNormShape per_channel{1, channels, 1, 1};  // the merge reads only the channel count
-  merge_stats_kernel<<<(channels + 127) / 128, 128, 0, stream>>>(per_channel, slices, partials, eps, momentum,
+  merge_stats_kernel<<<merge_blocks(channels), 128, 0, stream>>>(per_channel, slices, partials, eps, momentum,
                                                                  saved_mean, saved_inv_std, running_mean, running_var);
   CUDA_CHECK_LAUNCH();
 }
@@ -196,7 +212,7 @@ void batch_norm_slice_grad_sums_gpu(const BatchNormShape& s, const float* x, con
 
 void batch_norm_merge_grad_sums_gpu(int channels, int slices, const float* partials, float* dgamma, float* dbeta,
                                     cudaStream_t stream) {
-  merge_grad_sums_kernel<<<(channels + 127) / 128, 128, 0, stream>>>(channels, slices, partials, dgamma, dbeta);
+  merge_grad_sums_kernel<<<merge_blocks(channels), 128, 0, stream>>>(channels, slices, partials, dgamma, dbeta);
   CUDA_CHECK_LAUNCH();
 }
 
