@@ -30,15 +30,19 @@ size_t TensorCoreConvs::weights_bytes(const host_layers::ConvShape& s) const {
   return tiled(s) ? conv_mma_tiled_weights_size(s) * sizeof(uint16_t) : 0;
 }
 
+void TensorCoreConvs::write_own_weights(const host_layers::ConvShape& s, const float* W, void* own_weights,
+                                        cudaStream_t stream) const {
+  if (tiled(s)) conv_mma_tiled_weights(s, W, static_cast<uint16_t*>(own_weights), stream);  // BF16, both layouts
+}
+
 void TensorCoreConvs::forward(const host_layers::ConvShape& s, const float* x, const float* W, const float* bias,
                               void* own_weights, float* y, cudaStream_t stream) const {
   if (!tiled(s)) {
     conv2d_forward_mma(s, x, W, bias, y, stream);
     return;
   }
-  uint16_t* w16 = static_cast<uint16_t*>(own_weights);
-  conv_mma_tiled_weights(s, W, w16, stream);  // the updated weights, in BF16, both layouts
-  conv2d_forward_mma_tiled(s, x, w16, bias, y, stream, parts(s, false));
+  write_own_weights(s, W, own_weights, stream);  // the updated weights
+  conv2d_forward_mma_tiled(s, x, static_cast<const uint16_t*>(own_weights), bias, y, stream, parts(s, false));
 }
 
 void TensorCoreConvs::backward_data(const host_layers::ConvShape& s, const float* W, const void* own_weights,

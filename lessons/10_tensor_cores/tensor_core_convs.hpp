@@ -20,6 +20,10 @@ class TensorCoreConvs : public fast_training::ConvKernels {
   // a GPU with BF16 Tensor Cores.
   bool runs(const host_layers::ConvShape& s) const override;
   size_t weights_bytes(const host_layers::ConvShape& s) const override;
+  // own_weights from W, as forward writes them first: for a backward_data whose forward ran on other
+  // kernels (the input gradient of a convolution run at stride 1 for a strided one, say).
+  void write_own_weights(const host_layers::ConvShape& s, const float* W, void* own_weights,
+                         cudaStream_t stream) const;
   void forward(const host_layers::ConvShape& s, const float* x, const float* W, const float* bias, void* own_weights,
                float* y, cudaStream_t stream) const override;
   void backward_data(const host_layers::ConvShape& s, const float* W, const void* own_weights, const float* dy,

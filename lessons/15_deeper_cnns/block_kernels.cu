@@ -1,6 +1,7 @@
 // Lesson 15 (given): the elementwise kernels of lesson 15's GPU layers (deeper_gpu_layers.hpp).
 #include "course/cuda_check.hpp"
 #include "deeper_gpu_layers.hpp"
+#include "fast_div.cuh"       // lesson 09's FastDiv
 #include "first_kernels.hpp"  // lesson 03's grid
 
 namespace deeper_cnns {
@@ -28,10 +29,25 @@ __global__ void relu_backward_kernel(const float* __restrict__ y, const float* _
 __global__ void spread_kernel(const float* __restrict__ dy, float* __restrict__ spread, size_t n, int oh, int ow,
                               int height, int width, int stride) {
   for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
-    const int col = int(i % width), row = int(i / width % height);
-    const size_t plane = i / (size_t(width) * height);
+    const size_t line = i / width, plane = line / height;  // line: the row among all planes' rows
+    const int col = int(i - line * width), row = int(line - plane * height);
     const bool on = row % stride == 0 && col % stride == 0 && row / stride < oh && col / stride < ow;
     spread[i] = on ? dy[(plane * oh + row / stride) * ow + col / stride] : 0.0f;
+  }
+}
+
+// The same below 2^31 values, where lesson 09's FastDiv does every division as a multiply and a shift
+// (a division by a number known only at run time costs dozens of instructions; this kernel is little else).
+__global__ void spread_small_kernel(const float* __restrict__ dy, float* __restrict__ spread, int n, int oh, int ow,
+                                    fast_training::FastDiv by_width, fast_training::FastDiv by_height,
+                                    fast_training::FastDiv by_stride) {
+  const int width = int(by_width.d), height = int(by_height.d), stride = int(by_stride.d);
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const int line = by_width.div(i), plane = by_height.div(line);
+    const int col = i - line * width, row = line - plane * height;
+    const int r = by_stride.div(row), c = by_stride.div(col);
+    const bool on = r * stride == row && c * stride == col && r < oh && c < ow;
+    spread[i] = on ? dy[(size_t(plane) * oh + r) * ow + c] : 0.0f;
   }
 }
 
@@ -61,8 +77,12 @@ void spread_by_stride_gpu(const float* dy, float* spread, int planes, int oh, in
     throw course::Error("spread_by_stride_gpu: " + std::to_string(oh) + "x" + std::to_string(ow) + " at stride " +
                         std::to_string(stride) + " does not fit " + std::to_string(height) + "x" + std::to_string(width));
   const size_t n = size_t(planes) * height * width;
-  spread_kernel<<<first_kernels::blocks_for(n), first_kernels::kThreadsPerBlock, 0, stream>>>(dy, spread, n, oh, ow,
-                                                                                              height, width, stride);
+  const int blocks = first_kernels::blocks_for(n), threads = first_kernels::kThreadsPerBlock;
+  if (n < (size_t(1) << 31) - size_t(blocks) * threads)  // i + the grid's stride stays an int
+    spread_small_kernel<<<blocks, threads, 0, stream>>>(dy, spread, int(n), oh, ow, fast_training::FastDiv(width),
+                                                        fast_training::FastDiv(height), fast_training::FastDiv(stride));
+  else
+    spread_kernel<<<blocks, threads, 0, stream>>>(dy, spread, n, oh, ow, height, width, stride);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -108,11 +108,17 @@ void GlobalAvgPoolLayer::backward(const float*, const float* dy, int batch) {
 
 // ---- strided convolution ---------------------------------------------------------------------------------
 StridedConvLayer::StridedConvLayer(std::string name, const LayerPlan& plan, int max_batch, mnist_gpu::ParamView weight,
-                                   mnist_gpu::ParamView bias, const fast_training::GemmProducts* products)
+                                   mnist_gpu::ParamView bias, const fast_training::GemmProducts* products,
+                                   std::shared_ptr<const tensor_cores::TensorCoreConvs> dx_kernels)
     : ImplicitConvLayer(std::move(name), plan, max_batch, weight, bias, false, products) {
   const host_layers::ConvShape unit = unit_stride(max_batch);
   spread_ = course::DeviceBuffer<float>(size_t(max_batch) * unit.out_channels * unit.out_h() * unit.out_w());
-  data_workspace_ = course::DeviceBuffer<float>(fast_training::conv_implicit_workspace_floats(unit));
+  if (dx_kernels && dx_kernels->runs(unit)) {
+    dx_kernels_ = std::move(dx_kernels);
+    dx_weights_ = course::DeviceBuffer<unsigned char>(dx_kernels_->weights_bytes(unit));
+  } else {
+    data_workspace_ = course::DeviceBuffer<float>(fast_training::conv_implicit_workspace_floats(unit));
+  }
 }
 
 host_layers::ConvShape StridedConvLayer::unit_stride(int batch) const {
@@ -126,6 +132,11 @@ void StridedConvLayer::backward(const float* x, const float* dy, int batch) {
   const host_layers::ConvShape unit = unit_stride(batch);
   spread_by_stride_gpu(dy, spread_.data(), batch * plan_.out_c, plan_.out_h, plan_.out_w, unit.out_h(), unit.out_w(),
                        plan_.spec.stride, stream_);
+  if (dx_kernels_) {
+    dx_kernels_->write_own_weights(unit, weight_.value, dx_weights_.data(), stream_);
+    dx_kernels_->backward_data(unit, weight_.value, dx_weights_.data(), spread_.data(), din_.data(), stream_);
+    return;
+  }
   fast_training::conv2d_backward_data_implicit(unit, weight_.value, spread_.data(), din_.data(), data_workspace_.data(),
                                                stream_);
 }
@@ -300,7 +311,8 @@ std::unique_ptr<mnist_gpu::Layer> make_layer(MakeContext& c, const std::string& 
   if (p.spec.kind == LayerKind::conv &&
       ((kernels == beyond_mnist::LayerKernels::implicit_conv && input_grad && p.spec.stride != 1) ||
        kernels == beyond_mnist::LayerKernels::lesson08))
-    return std::make_unique<StridedConvLayer>(name, p, c.max_batch, weight, bias, c.other.products);
+    return std::make_unique<StridedConvLayer>(name, p, c.max_batch, weight, bias, c.other.products,
+                                              std::dynamic_pointer_cast<const tensor_cores::TensorCoreConvs>(c.other.conv));
   if (auto layer = beyond_mnist::product_layer(kernels, name, p, c.max_batch, weight, bias, input_grad, c.other))
     return layer;
   switch (kernels) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "beyond_gpu_layers.hpp"  // lesson 12's OtherKernels
+#include "tensor_core_convs.hpp"  // lesson 10's Tensor Core convolutions
 #include "course/device_buffer.hpp"
 #include "deeper_cnns.hpp"
 #include "fast_gpu_layers.hpp"  // lesson 12's layers on lesson 09's kernels
@@ -98,18 +99,26 @@ class GlobalAvgPoolLayer : public mnist_gpu::Layer {
 // the spread dy. It does s*s times the work of a kernel written for the stride.
 class StridedConvLayer : public beyond_mnist::ImplicitConvLayer {
  public:
-  // products: the forward pass's and weight gradient's (null: lesson 09's FP32); dx stays FP32.
+  // products: the forward pass's and weight gradient's (null: lesson 09's FP32). dx_kernels: lesson
+  // 10's Tensor Cores for the stride-1 input gradient where they run it, else (or null) lesson 09's FP32.
   StridedConvLayer(std::string name, const host_training::LayerPlan& plan, int max_batch, mnist_gpu::ParamView weight,
-                   mnist_gpu::ParamView bias, const fast_training::GemmProducts* products = nullptr);
+                   mnist_gpu::ParamView bias, const fast_training::GemmProducts* products = nullptr,
+                   std::shared_ptr<const tensor_cores::TensorCoreConvs> dx_kernels = nullptr);
   void backward(const float* x, const float* dy, int batch) override;
-  std::string kernels() const override { return "implicit GEMM (lesson 09), dx at stride 1 of dy spread out"; }
+  std::string kernels() const override {
+    return "implicit GEMM (lesson 09), dx at stride 1 of dy spread out" +
+           (dx_kernels_ ? " on " + dx_kernels_->name() : std::string());
+  }
   size_t own_bytes() const override {
-    return ImplicitConvLayer::own_bytes() + (spread_.size() + data_workspace_.size()) * sizeof(float);
+    return ImplicitConvLayer::own_bytes() + (spread_.size() + data_workspace_.size()) * sizeof(float) +
+           dx_weights_.size();
   }
 
  private:
   host_layers::ConvShape unit_stride(int batch) const;  // the same convolution at stride 1
+  std::shared_ptr<const tensor_cores::TensorCoreConvs> dx_kernels_;  // null: lesson 09's FP32
   course::DeviceBuffer<float> spread_, data_workspace_;
+  course::DeviceBuffer<unsigned char> dx_weights_;  // dx_kernels_' own copy of the weights
 };
 
 // A res block: its body's layers and its shortcut's (none: the input itself), each list chained as

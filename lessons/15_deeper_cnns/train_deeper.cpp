@@ -65,7 +65,7 @@ void count_convolutions(const std::vector<host_training::LayerPlan>& plans, cons
 }
 
 // --precision bf16: lesson 10's Tensor Core convolutions (BF16 products, FP32 sums) for the stride-1
-// convolutions, TF32 for the other products; fp32: none (lesson 09's FP32 kernels throughout).
+// convolutions and the strided ones' input gradients (at stride 1), TF32 for the other products; fp32: none (lesson 09's FP32 kernels throughout).
 beyond_mnist::OtherKernels precision_kernels(const course::ArgParser& args, const host_training::ModelSpec& spec,
                                              int batch) {
   beyond_mnist::OtherKernels other;
@@ -76,8 +76,8 @@ beyond_mnist::OtherKernels precision_kernels(const course::ArgParser& args, cons
   other.products = &tensor_cores::tf32_products();
   int convs = 0, theirs = 0;
   count_convolutions(host_training::plan_layers(spec), *other.conv, batch, convs, theirs);
-  std::printf("precision: bf16: %d of %d convolutions on lesson 10's Tensor Cores (BF16 products, FP32 sums), the "
-              "other products in TF32\n", theirs, convs);
+  std::printf("precision: bf16: %d of %d convolutions on lesson 10's Tensor Cores (BF16 products, FP32 sums), and "
+              "the strided ones' input gradients; the other products in TF32\n", theirs, convs);
   return other;
 }
 
@@ -147,7 +147,8 @@ int main(int argc, char** argv) {
                  "gradients averaged by NCCL after each backward pass)");
     args.add_choice("--precision", "fp32", {"fp32", "bf16"},
                     "GPU: fp32 (lesson 09's kernels) or bf16 (the stride-1 convolutions on lesson 10's Tensor "
-                    "Cores, BF16 products and FP32 sums; the other products in TF32; batch norm and the rest FP32)");
+                    "Cores, BF16 products and FP32 sums, and the strided ones' input gradients; the other products in TF32; "
+                    "batch norm and the rest FP32)");
     args.add_choice("--batch-norm", "per-gpu", {"per-gpu", "synced"},
                     "with --gpus 2 and more: each GPU's batch norm takes its statistics from its share of the batch "
                     "(per-gpu), or from the whole batch on every GPU (synced: NCCL between your 15.6 stages)");

@@ -6,7 +6,8 @@
 // and strided convolutions (with and without their input gradient), identity and projection
 // blocks, batch norm, global average pooling, a max-pool of lesson 09's and one of lesson 08's
 // (inside a block too), an implicit GEMM past 48 KiB of shared memory, on a stream and at a batch smaller
-// than the largest.
+// than the largest. Then with --precision bf16's kernels (lesson 10's Tensor Cores, the strided
+// convolutions' input gradients on them too), within BF16's rounding of the same host network.
 #include <cmath>
 #include <functional>
 #include <string>
@@ -21,7 +22,11 @@
 #include "deeper_gpu_layers.hpp"
 #include "deeper_host_network.hpp"
 #include "network.hpp"
+#include "layer_shapes.hpp"  // conv_shape_of
 #include "network_compare.hpp"
+#include "tensor_core_convs.hpp"  // lesson 10's Tensor Core convolutions
+#include "tensor_cores.hpp"       // tensor_core_problem
+#include "tf32_products.hpp"
 
 namespace {
 
@@ -30,6 +35,16 @@ namespace {
 // tensors: |got - want| / |want| at most 1e-3. A path left out or a gradient not added is off by far more.
 constexpr double kAtol = 1e-4, kRtol = 1e-4, kGradNormwise = 1e-3;
 constexpr int kMaxBatch = 8;
+
+struct Tolerances {
+  double atol = kAtol, rtol = kRtol, grad_normwise = kGradNormwise;
+  double zero_rms = 1e-5;  // a gradient that is 0 up to rounding (expect_gradient)
+};
+// BF16 keeps 8 bits of each factor (0.4 % at most, FP32 sums). One layer's input gradient stays within
+// 1 % of FP32's; through a network of small batches, whose batch norms subtract near-equal sums, the
+// rounding grows to 5 - 15 % of the earliest gradients. A gradient left out or wrong is off by 100 %.
+constexpr Tolerances kBf16Network{0.1, 0.1, 0.25, 1e-4};
+constexpr double kBf16Layer = 1e-2;
 
 void each_layer(mnist_gpu::GpuNetwork& net, const std::function<void(mnist_gpu::Layer&)>& f) {
   std::function<void(mnist_gpu::Layer&)> visit = [&](mnist_gpu::Layer& layer) {
@@ -55,14 +70,16 @@ void poison(mnist_gpu::GpuNetwork& net) {
 
 std::vector<double> download(const float* device, size_t n) { return course::test::download_doubles(device, n); }
 
-void expect_close(const std::string& what, const std::vector<double>& got, const std::vector<double>& want) {
-  course::test::expect_values_close(what, got, want, kAtol, kRtol, "the host network");
+void expect_close(const std::string& what, const std::vector<double>& got, const std::vector<double>& want,
+                  const Tolerances& tol) {
+  course::test::expect_values_close(what, got, want, tol.atol, tol.rtol, "the host network");
 }
 
 // A conv bias right before batch norm has a gradient of 0 (the norm subtracts it again): both sides
-// give rounding noise there, so a whole tensor within 1e-5 (root mean square) of the host's passes too.
-void expect_gradient(const std::string& what, const std::vector<double>& got, const std::vector<double>& want) {
-  course::test::expect_tensor_close(what, got, want, kGradNormwise, "the host network", 1e-5);
+// give rounding noise there, so a whole tensor within zero_rms (root mean square) of the host's passes too.
+void expect_gradient(const std::string& what, const std::vector<double>& got, const std::vector<double>& want,
+                     const Tolerances& tol) {
+  course::test::expect_tensor_close(what, got, want, tol.grad_normwise, "the host network", tol.zero_rms);
 }
 
 struct Case {
@@ -71,7 +88,7 @@ struct Case {
   bool on_stream;  // every layer on lesson 09's kernels or lesson 15's: a stream of its own
 };
 
-void check_case(const Case& c, int batch) {
+void check_case(const Case& c, int batch, const beyond_mnist::OtherKernels& other = {}, const Tolerances& tol = {}) {
   host_training::ModelSpec spec = host_training::model_from_text(c.model);
   spec.in_channels = c.channels, spec.height = c.height, spec.width = c.width;
   const uint64_t seed = 1507;
@@ -90,7 +107,7 @@ void check_case(const Case& c, int batch) {
 
   deeper_cnns::DeeperHostNetwork want(spec, init, 2);
   mnist_gpu::GpuNetwork got(spec, init, kMaxBatch, mnist_gpu::ConvAlgorithm::automatic,
-                            deeper_cnns::gpu_layer_maker(spec, seed), beyond_mnist::fused_loss_maker());
+                            deeper_cnns::gpu_layer_maker(spec, seed, nullptr, other), beyond_mnist::fused_loss_maker());
   INFO(c.model << " on " << c.channels << "x" << c.height << "x" << c.width << ", batch " << batch);
   CHECK(got.runs_on_stream() == c.on_stream);
   CHECK(deeper_cnns::stream_problem(spec).empty() == c.on_stream);
@@ -105,11 +122,11 @@ void check_case(const Case& c, int batch) {
   CUDA_CHECK(cudaStreamSynchronize(stream.get()));
   double mean = 0;
   for (double row : download(got.loss().row_loss(), size_t(batch))) mean += row / batch;
-  expect_close("mean loss", {mean}, {loss});
+  expect_close("mean loss", {mean}, {loss}, tol);
   for (size_t t = 0; t < init.size(); ++t) {
     const std::vector<float>& g = want.parameters()[t].grad;
     expect_gradient("gradient of " + got.parameters().name(t), download(got.parameters().grad(t), got.parameters().size(t)),
-                    std::vector<double>(g.begin(), g.end()));
+                    std::vector<double>(g.begin(), g.end()), tol);
   }
   // Running statistics of every batch norm, in all_layers' order on both sides.
   size_t norm = 0;
@@ -119,9 +136,9 @@ void check_case(const Case& c, int batch) {
     const size_t C = size_t(layer.plan().out_c);
     const std::vector<float>& mean_want = want.running_mean(norm), &var_want = want.running_var(norm++);
     expect_close(layer.name() + " running mean", download(bn->running_mean(), C),
-                 std::vector<double>(mean_want.begin(), mean_want.end()));
+                 std::vector<double>(mean_want.begin(), mean_want.end()), tol);
     expect_close(layer.name() + " running variance", download(bn->running_var(), C),
-                 std::vector<double>(var_want.begin(), var_want.end()));
+                 std::vector<double>(var_want.begin(), var_want.end()), tol);
   });
   CHECK(norm == want.batch_norm_layers());
 
@@ -147,7 +164,7 @@ void check_case(const Case& c, int batch) {
   std::vector<float> want_logits(logits);
   want.forward(x_host.data(), batch, want_logits.data());
   expect_close("logits in evaluation", download(got.logits(), logits),
-               std::vector<double>(want_logits.begin(), want_logits.end()));
+               std::vector<double>(want_logits.begin(), want_logits.end()), tol);
   if (c.on_stream) got.set_stream(nullptr);
 }
 
@@ -193,4 +210,71 @@ TEST_CASE("spread_by_stride_gpu places dy's values stride apart and zeros betwee
       }
   CHECK_THROWS_AS(deeper_cnns::spread_by_stride_gpu(d_dy.data(), spread.data(), planes, oh, ow, 6, width, stride, nullptr),
                   course::Error);
+}
+
+TEST_CASE("with lesson 10's Tensor Core convolutions the GPU network stays within BF16's rounding of the host "
+          "network; the strided convolutions' input gradients run on them too",
+          "[15-gpu_network_bf16]") {
+  INFO(tensor_cores::tensor_core_problem());  // its program asks for compute capability 8.0 (MIN_CC 80)
+  REQUIRE(tensor_cores::tensor_core_problem().empty());
+  beyond_mnist::OtherKernels other;
+  other.conv = std::make_shared<tensor_cores::TensorCoreConvs>();
+  other.products = &tensor_cores::tf32_products();
+  // 16 and 32 channels: 10.6 runs the stride-1 convolutions, the strided 3 x 3 and 1 x 1 ones' input
+  // gradients at stride 1 (9 x 10, odd sizes) and the identity block; the first conv (3 channels) runs on 10.5.
+  const Case c{"conv3x3x16p1,bn,relu,res(conv3x3x16p1,bn,relu,conv3x3x16p1,bn),relu,"
+               "res(conv3x3x32p1s2,bn,relu,conv3x3x32p1,bn),relu,globalavg,dense10",
+               3, 9, 10, true};
+  {  // The strided layers say which kernels run their input gradient.
+    host_training::ModelSpec spec = host_training::model_from_text(c.model);
+    spec.in_channels = c.channels, spec.height = c.height, spec.width = c.width;
+    const mnist_gpu::GpuNetwork net(spec, host_training::init_parameters(spec, 1), kMaxBatch,
+                                    mnist_gpu::ConvAlgorithm::automatic,
+                                    deeper_cnns::gpu_layer_maker(spec, 1, nullptr, other), beyond_mnist::fused_loss_maker());
+    int strided = 0;
+    each_layer(const_cast<mnist_gpu::GpuNetwork&>(net), [&](mnist_gpu::Layer& layer) {
+      if (!dynamic_cast<deeper_cnns::StridedConvLayer*>(&layer)) return;
+      ++strided;
+      CHECK(layer.kernels().find("Tensor Cores") != std::string::npos);
+    });
+    CHECK(strided == 2);
+  }
+  for (int batch : {kMaxBatch, 3}) check_case(c, batch, other, kBf16Network);
+}
+
+TEST_CASE("a strided convolution's input gradient on lesson 10's Tensor Cores equals lesson 09's FP32 one within "
+          "BF16's rounding",
+          "[15-gpu_network_bf16]") {
+  INFO(tensor_cores::tensor_core_problem());
+  REQUIRE(tensor_cores::tensor_core_problem().empty());
+  const auto tensor_cores = std::make_shared<tensor_cores::TensorCoreConvs>();
+  // 16 -> 32 channels from 9 x 10 (odd: the spread dy's last row stays zero): 3 x 3 (10.6) and 1 x 1.
+  for (const char* conv : {"conv3x3x32p1s2", "conv1x1x32s2"}) {
+    host_training::ModelSpec spec = host_training::model_from_text(std::string(conv) + ",globalavg,dense10");
+    spec.in_channels = 16, spec.height = 9, spec.width = 10;
+    const host_training::LayerPlan plan = host_training::plan_layers(spec)[0];
+    const int batch = 5;
+    const host_layers::ConvShape s = host_training::conv_shape_of(plan, batch);
+    INFO(conv << ", batch " << batch);
+    course::DeviceBuffer<float> W(course::test::random_vector(s.weight_size(), 41, -0.3f, 0.3f)),
+        bias(course::test::random_vector(size_t(s.out_channels), 42)),
+        x(course::test::random_vector(size_t(batch) * plan.in_size(), 43)),
+        dy(course::test::random_vector(size_t(batch) * plan.out_size(), 44)), grads_fp32(s.weight_size() + 64),
+        grads_bf16(s.weight_size() + 64);
+    const mnist_gpu::ParamView w32{W.data(), grads_fp32.data()}, b32{bias.data(), grads_fp32.data() + s.weight_size()};
+    const mnist_gpu::ParamView w16{W.data(), grads_bf16.data()}, b16{bias.data(), grads_bf16.data() + s.weight_size()};
+    deeper_cnns::StridedConvLayer fp32("conv1", plan, batch, w32, b32);
+    deeper_cnns::StridedConvLayer bf16("conv1", plan, batch, w16, b16, nullptr, tensor_cores);
+    CHECK(fp32.kernels().find("Tensor Cores") == std::string::npos);
+    CHECK(bf16.kernels().find("Tensor Cores") != std::string::npos);
+    std::vector<std::vector<double>> dx;
+    for (deeper_cnns::StridedConvLayer* layer : {&fp32, &bf16}) {
+      layer->forward(x.data(), batch);
+      CUDA_CHECK(cudaMemset(layer->input_grad(), 0xFF, size_t(batch) * plan.in_size() * sizeof(float)));
+      layer->backward(x.data(), dy.data(), batch);
+      CUDA_CHECK(cudaDeviceSynchronize());
+      dx.push_back(download(layer->input_grad(), size_t(batch) * plan.in_size()));
+    }
+    course::test::expect_tensor_close("dx on the Tensor Cores", dx[1], dx[0], kBf16Layer, "lesson 09's FP32 kernels");
+  }
 }
