@@ -12,8 +12,14 @@
 //   img [H + 2 pad][W + 2 pad][C + 8]     10.6's layout: channels innermost (B, by ldmatrix .trans)
 //   dys [O][P16 + 8]                       dy with the pixels innermost, zeros past the last pixel (A)
 //
-// Warp w owns output channels o0 = 16 (w % (O/16)) .. + 15 and input channels c0 = 16 (w / (O/16))
-// .. + 15 of every tap of the row: acc[j][nt] is the m16 x n8 tile (o0.., c0 + 8 nt..) of tap (i, j).
+// A warp owns one 16 x 16 tile of (o, c) for every tap of one row i of the kernel: output channels
+// o0 = 16 (t % (O/16)) .. + 15 and input channels c0 = 16 (t / (O/16)) .. + 15 of tile t; acc[j][nt]
+// is the m16 x n8 tile (o0.., c0 + 8 nt..) of tap (i, j). The tiles x k rows go to the block's 8
+// warps, and to more blocks where there are more (blockIdx.z, 8 each: every block stages the image).
+// Where tiles x k leaves warps free (16 channels), the output rows are cut into bands (DwPlan): a warp
+// takes a tile and row over one band, seeing the band as an image of its own (dy staged band after
+// band, each padded with zeros to 16 pixels), and the warps of a tile and row add their sums in band
+// order at the end (the same bits every run).
 // Each 16 pixels: one A fragment of dy (reused by every tap) and, per tap, the B fragments of its 16
 // channels by one ldmatrix.x4.trans: lane l gives the address of row l % 16 (pixel k0 + l % 16, moved
 // by the tap) at channel c0 + 8 (l / 16) (10.4's pattern for B stored row by row of K).
@@ -23,6 +29,7 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "course/arithmetic.hpp"
@@ -30,9 +37,30 @@
 
 namespace tensor_cores::detail {
 
-constexpr int kDwThreads = 256;     // 8 warps: (O / 16) x (C / 16) <= 8 of them own a 16 x 16 tile
-constexpr int kDwMaxKernel = 7;     // taps in a row of the kernel
-constexpr int kDwMaxChannels = 128;  // output channels (O / 16 <= 8)
+constexpr int kDwWarps = 8, kDwThreads = 32 * kDwWarps;  // a warp a 16 x 16 tile (and band)
+constexpr int kDwMaxKernel = 7;      // taps in a row of the kernel
+constexpr int kDwMaxChannels = 128;  // output channels (dbias's sums in shared memory)
+constexpr int kDwMaxPixels = 256;  // output pixels an image, unless cut into bands
+
+// How the warps share the work: tiles of (o, c) x the kernel's k rows x bands of output rows, 8 a block.
+struct DwPlan {
+  int tiles = 1;      // (O / 16) (C / 16)
+  int band_rows = 1;  // output rows a band (the last band may have fewer)
+  int bands = 1;      // bands an image: more than 1 only while tiles x k x bands <= 8 (one block)
+  int band16 = 16;    // a band's pixels rounded up to 16: its share of dy's row in shared memory
+  int sets = 1;       // blocks a group of images (blockIdx.z): ceil(tiles x k x bands / 8)
+};
+inline DwPlan dw_plan(int O, int C, int k, int OH, int OW) {
+  DwPlan d;
+  d.tiles = (O / 16) * (C / 16);
+  const int per_band = std::max(d.tiles * k, 1);
+  const int most_bands = per_band < kDwWarps ? std::max(1, std::min(OH, kDwWarps / per_band)) : 1;
+  d.band_rows = std::max(1, course::ceil_div(OH, most_bands));
+  d.bands = course::ceil_div(OH, d.band_rows);
+  d.band16 = course::round_up(d.band_rows * OW, 16);
+  d.sets = course::ceil_div(per_band * d.bands, kDwWarps);
+  return d;
+}
 
 struct TiledWeightGrad {
   const float* x;   // [N][C][H][W]
@@ -41,14 +69,17 @@ struct TiledWeightGrad {
   float* bias_partial;  // [groups][O]: each group's share of dbias (row o by the block of tap row o % k)
   int N, C, H, W, O, k, pad, OH, OW;
   int Hp, Wp, ldc;  // the padded image in shared memory (channels innermost, ldc = C + 8)
-  int P16, ldp;     // pixels rounded up to 16; dy's row length in shared memory (P16 + 8)
+  int P16, ldp;     // a band's pixels rounded up to 16; dy's row length in shared memory (bands x P16 + 8)
   int images_per_block;  // the images a block sums (10.9)
+  int band_rows, bands;  // DwPlan's
 };
 
-// The shared memory of one block: the padded image (C + 8 channels a pixel) and dy (P16 + 8 a row).
-inline size_t dw_smem_bytes(int H, int W, int pad, int C, int O, int P) {
-  const int P16 = course::round_up(P, 16);
-  return (size_t(H + 2 * pad) * (W + 2 * pad) * (C + 8) + size_t(O) * (P16 + 8)) * sizeof(__nv_bfloat16);
+// The shared memory of one block: the padded image (C + 8 channels a pixel), dy (a row: every band's
+// pixels, each rounded up to 16, + 8) and, with bands, every warp's sums for the fixed-order add.
+inline size_t dw_smem_bytes(int H, int W, int pad, int C, int O, int k, const DwPlan& d) {
+  const size_t bf16s = size_t(H + 2 * pad) * (W + 2 * pad) * (C + 8) + size_t(O) * (d.bands * d.band16 + 8);
+  const size_t sums = d.bands > 1 ? size_t(kDwThreads) * k * 8 : 0;  // acc[j][2][4] of every lane
+  return course::round_up(bf16s * sizeof(__nv_bfloat16), size_t(16)) + sums * sizeof(float);
 }
 // What the compiler gave the kernel (its registers, for 10.9's count).
 cudaFuncAttributes conv_mma_dw_kernel_attributes();

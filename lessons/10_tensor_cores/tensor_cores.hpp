@@ -131,7 +131,8 @@ void conv2d_backward_data_mma_tiled(const host_layers::ConvShape& s, const uint1
 // the shifted image over the pixels, BF16 products and FP32 sums, on 10.6's image in shared memory;
 // each block sums `images_per_block` images (10.9; 2 unless told) into a slice of `workspace`, and the
 // slices are added in a fixed order (the same bits every run). Runs stride 1, square kernels up to 7 x 7, pad <= kernel - 1, C and O
-// multiples of 16 with (C / 16) (O / 16) <= 8, images of at most 256 output pixels (model A's conv2);
+// multiples of 16 with O <= 128, and at most 256 output pixels an image unless (C / 16) (O / 16) k < 8
+// leaves warps free to cut it into bands (model A's conv2; 28 x 28 at 16 channels, 3 x 3);
 // conv_mma_weight_problem says why not otherwise, and the function throws course::Error with it.
 std::string conv_mma_weight_problem(const host_layers::ConvShape& s);
 size_t conv_mma_weight_workspace_floats(const host_layers::ConvShape& s, int images_per_block = 2);

@@ -65,14 +65,26 @@ __global__ void __launch_bounds__(kDwThreads) conv_mma_dw_kernel(TiledWeightGrad
   const int img_values = g.Hp * g.Wp * g.ldc, dy_values = g.O * g.ldp;
   __nv_bfloat16* dys = img + img_values;
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, gq = lane / 4, t = lane % 4;
-  const int i = blockIdx.x, group = blockIdx.y, P = g.OH * g.OW;
-  const int o_tiles = g.O / 16, active = warp < o_tiles * (g.C / 16);
-  const int o0 = 16 * (warp % o_tiles), c0 = 16 * (warp / o_tiles);
+  const int group = blockIdx.y, P = g.OH * g.OW;
+  // This warp's work (DwPlan): tile `tile` of tap row i over band `band`; the block of set z takes
+  // items 8z .. 8z + 7 of tiles x k rows x bands.
+  const int o_tiles = g.O / 16, tiles = o_tiles * (g.C / 16), per_band = tiles * g.k;
+  const int item = blockIdx.z * kDwWarps + warp, band = item / per_band, i = item % per_band / tiles;
+  const int tile = item % tiles;
+  const bool active = item < per_band * g.bands;
+  const int o0 = 16 * (tile % o_tiles), c0 = 16 * (tile / o_tiles);
+  // The band as an image of its own: its rows of the padded image, its pixels of dy's rows.
+  const int band_pixels = g.band_rows * g.OW;
+  TiledWeightGrad gb = g;
+  gb.OH = max(0, min(g.band_rows, g.OH - band * g.band_rows));
+  gb.P16 = course::round_up(gb.OH * g.OW, 16);
+  const __nv_bfloat16* band_img = img + band * g.band_rows * g.Wp * g.ldc;
+  const __nv_bfloat16* band_dys = dys + band * g.P16;
 
-  // Zeros once: the image's padding and dy's columns past the last pixel stay zero.
+  // Zeros once: the image's padding and dy's columns past each band's last pixel stay zero.
   for (int e = tid; e < (img_values + dy_values) / 2; e += kDwThreads) reinterpret_cast<uint32_t*>(img)[e] = 0u;
   float acc[kDwMaxKernel][2][4] = {};
-  __shared__ float bias_sum[kDwMaxChannels];  // this block's share of dbias (its rows o = i, i + k, ..)
+  __shared__ float bias_sum[kDwMaxChannels];  // this block's share of dbias (its rows o = z, z + sets, ..)
   for (int o = tid; o < g.O; o += kDwThreads) bias_sum[o] = 0.0f;
   const int first = group * g.images_per_block, last = min(g.N, first + g.images_per_block);
   for (int n = first; n < last; ++n) {
@@ -84,25 +96,47 @@ __global__ void __launch_bounds__(kDwThreads) conv_mma_dw_kernel(TiledWeightGrad
     }
     const float* dy = g.dy + size_t(n) * g.O * P;
     for (int e = tid; e < g.O * P; e += kDwThreads) {
-      const int o = e / P, p = e - o * P;
-      dys[o * g.ldp + p] = __float2bfloat16_rn(__ldg(dy + e));
+      const int o = e / P, p = e - o * P, b = g.bands > 1 ? p / band_pixels : 0;  // band b's pixels from b P16
+      dys[o * g.ldp + b * g.P16 + p - b * band_pixels] = __float2bfloat16_rn(__ldg(dy + e));
     }
-    {
-      // dbias's share of this image, from dy's FP32 values, spread over the k blocks of the group: the
-      // block of tap row i takes the rows o = i, i + k, ..; its warps take every 8th of them (lanes over
-      // the pixels, then a fixed tree across the lanes); added to the block's sum in image order.
-      for (int o = i + g.k * warp; o < g.O; o += g.k * (kDwThreads / 32)) {
-        float sum = 0.0f;
-        for (int p = lane; p < P; p += 32) sum += __ldg(dy + size_t(o) * P + p);
-        for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
-        if (lane == 0) bias_sum[o] += sum;
-      }
+    // dbias's share of this image, from dy's FP32 values, spread over the group's blocks: the block of
+    // set z takes the rows o = z, z + sets, ..; its warps take every 8th of them (lanes over the
+    // pixels, then a fixed tree across the lanes); added to the block's sum in image order.
+    for (int o = blockIdx.z + gridDim.z * warp; o < g.O; o += gridDim.z * kDwWarps) {
+      float sum = 0.0f;
+      for (int p = lane; p < P; p += 32) sum += __ldg(dy + size_t(o) * P + p);
+      for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+      if (lane == 0) bias_sum[o] += sum;
     }
     __syncthreads();
-    if (active) accumulate_image(g, img, dys, i, o0, c0, acc);
+    if (active) accumulate_image(gb, band_img, band_dys, i, o0, c0, acc);
   }
   __syncthreads();
-  for (int o = i + g.k * tid; o < g.O; o += g.k * kDwThreads) g.bias_partial[group * g.O + o] = bias_sum[o];
+  for (int o = blockIdx.z + gridDim.z * tid; o < g.O; o += gridDim.z * kDwThreads)
+    g.bias_partial[group * g.O + o] = bias_sum[o];
+  if (g.bands > 1) {
+    // The warps of a tile and tap row add their bands' sums in band order (band 0's warp writes).
+    float* sums = reinterpret_cast<float*>(dw_smem + course::round_up(size_t(img_values + dy_values) * 2, size_t(16)));
+    const auto at = [&](int w, int j, int r) { return sums + ((size_t(w) * g.k + j) * 8 + r) * 32 + lane; };
+#pragma unroll
+    for (int j = 0; j < kDwMaxKernel; ++j) {  // unrolled: acc stays in registers
+      if (j >= g.k) break;
+#pragma unroll
+      for (int r = 0; r < 8; ++r) *at(warp, j, r) = acc[j][r / 4][r % 4];
+    }
+    __syncthreads();
+    if (!active || band != 0) return;
+#pragma unroll
+    for (int j = 0; j < kDwMaxKernel; ++j) {
+      if (j >= g.k) break;
+#pragma unroll
+      for (int r = 0; r < 8; ++r) {
+        float sum = 0.0f;
+        for (int b = 0; b < g.bands; ++b) sum += *at(warp + b * per_band, j, r);
+        acc[j][r / 4][r % 4] = sum;
+      }
+    }
+  }
   if (!active) return;
   // This block's slice: partial[group][i k + j][o][c].
 #pragma unroll
@@ -131,10 +165,12 @@ __global__ void sum_dw_slices_kernel(const float* __restrict__ partial, const fl
     float sum = 0.0f;
     if (e >= weights) {
       const int o = e - weights;
+#pragma unroll 8  // eight loads in flight, added in the same order
       for (int z = 0; z < groups; ++z) sum += bias_partial[z * O + o];
       if (dbias) dbias[o] = sum;
       continue;
     }
+#pragma unroll 8
     for (int z = 0; z < groups; ++z) sum += partial[size_t(z) * weights + e];
     const int tap = e / (O * C), r = e - tap * O * C, o = r / C, c = r - o * C;
     dW[(size_t(o) * C + c) * k * k + tap] = sum;
@@ -147,8 +183,12 @@ int dw_groups(const host_layers::ConvShape& s, int images_per_block) {
   return course::ceil_div(s.batch, images_per_block);
 }
 
+DwPlan dw_plan_of(const host_layers::ConvShape& s) {
+  return dw_plan(s.out_channels, s.in_channels, s.kernel_h, s.out_h(), s.out_w());
+}
+
 size_t dw_block_bytes(const host_layers::ConvShape& s) {
-  return dw_smem_bytes(s.height, s.width, s.pad, s.in_channels, s.out_channels, s.out_h() * s.out_w());
+  return dw_smem_bytes(s.height, s.width, s.pad, s.in_channels, s.out_channels, s.kernel_h, dw_plan_of(s));
 }
 
 }  // namespace
@@ -166,9 +206,10 @@ std::string conv_mma_weight_problem(const host_layers::ConvShape& s) {
   if (s.stride != 1 || s.kernel_h != s.kernel_w || s.kernel_h > detail::kDwMaxKernel || s.pad < 0 ||
       s.pad > s.kernel_h - 1)
     return "needs stride 1, a square kernel of at most 7 x 7 and 0 <= pad <= kernel - 1";
-  if (s.in_channels % 16 != 0 || s.out_channels % 16 != 0 || (s.in_channels / 16) * (s.out_channels / 16) > 8)
-    return "needs input and output channels in multiples of 16, (C / 16) (O / 16) <= 8";
-  if (s.out_h() * s.out_w() > 256) return "more than 256 output pixels an image";
+  if (s.in_channels % 16 != 0 || s.out_channels % 16 != 0 || s.out_channels > detail::kDwMaxChannels)
+    return "needs input and output channels in multiples of 16, at most 128 output channels";
+  if (s.out_h() * s.out_w() > detail::kDwMaxPixels && detail::dw_plan_of(s).bands == 1)
+    return "more than 256 output pixels an image, and no warps free to cut it into bands ((O / 16) (C / 16) k >= 8)";
   if (detail::dw_block_bytes(s) > 200 * 1024) return "the image and dy need more than 200 KiB of shared memory";
   return "";
 }
@@ -188,13 +229,15 @@ void conv2d_backward_weight_mma(const host_layers::ConvShape& s, const float* x,
   if (images_per_block < 1)
     throw course::Error("conv2d_backward_weight_mma: images_per_block must be at least 1, got " +
                         std::to_string(images_per_block));
-  const int OH = s.out_h(), OW = s.out_w(), P16 = course::round_up(OH * OW, 16), groups = detail::dw_groups(s, images_per_block);
+  const int OH = s.out_h(), OW = s.out_w(), groups = detail::dw_groups(s, images_per_block);
+  const detail::DwPlan d = detail::dw_plan_of(s);
   const detail::TiledWeightGrad g{x, dy, workspace, workspace + size_t(groups) * s.weight_size(), s.batch, s.in_channels, s.height, s.width, s.out_channels,
                                   s.kernel_h, s.pad, OH, OW, s.height + 2 * s.pad, s.width + 2 * s.pad,
-                                  s.in_channels + 8, P16, P16 + 8, images_per_block};
+                                  s.in_channels + 8, d.band16, d.bands * d.band16 + 8, images_per_block,
+                                  d.band_rows, d.bands};
   const size_t bytes = detail::dw_block_bytes(s);
   CUDA_CHECK(cudaFuncSetAttribute(detail::conv_mma_dw_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-  detail::conv_mma_dw_kernel<<<dim3(s.kernel_h, groups), detail::kDwThreads, bytes, stream>>>(g);
+  detail::conv_mma_dw_kernel<<<dim3(1, groups, d.sets), detail::kDwThreads, bytes, stream>>>(g);
   CUDA_CHECK(cudaGetLastError());
   const int total = int(s.weight_size()) + s.out_channels;
   detail::sum_dw_slices_kernel<<<(total + 255) / 256, 256, 0, stream>>>(
