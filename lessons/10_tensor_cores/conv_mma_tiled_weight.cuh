@@ -5,12 +5,13 @@
 //   dW[o][c][i][j] = sum over images n and output pixels p of  dy[n][o][p] * x[n][c][p shifted by (i, j)]
 //
 // For one tap (i, j) that is a GEMM with M = O, N = C and the k running over the pixels of every
-// image: A = dy (row o, k = pixel), B = the image shifted by the tap (k = pixel, column c). A block
-// takes one ROW i of the kernel's taps (j = 0 .. k-1) and a group of images; for each image it
-// stages, as BF16,
+// image: A = dy (row o, k = pixel), B = the image shifted by the tap (k = pixel, column c). A warp
+// takes one ROW i of the kernel's taps (j = 0 .. k-1), a block 8 warps and a group of images; for
+// each image the block stages, as BF16,
 //
 //   img [H + 2 pad][W + 2 pad][C + 8]     10.6's layout: channels innermost (B, by ldmatrix .trans)
-//   dys [O][P16 + 8]                       dy with the pixels innermost, zeros past the last pixel (A)
+//   dys [O][bands x P16 + 8]               dy with the pixels innermost, band after band, each band's
+//                                          pixels padded with zeros to P16 (one band: the image) (A)
 //
 // A warp owns one 16 x 16 tile of (o, c) for every tap of one row i of the kernel: output channels
 // o0 = 16 (t % (O/16)) .. + 15 and input channels c0 = 16 (t / (O/16)) .. + 15 of tile t; acc[j][nt]
@@ -66,7 +67,7 @@ struct TiledWeightGrad {
   const float* x;   // [N][C][H][W]
   const float* dy;  // [N][O][OH][OW]
   float* partial;   // [groups][k k][O][C]
-  float* bias_partial;  // [groups][O]: each group's share of dbias (row o by the block of tap row o % k)
+  float* bias_partial;  // [groups][O]: each group's share of dbias (row o by the group's block of set o % sets)
   int N, C, H, W, O, k, pad, OH, OW;
   int Hp, Wp, ldc;  // the padded image in shared memory (channels innermost, ldc = C + 8)
   int P16, ldp;     // a band's pixels rounded up to 16; dy's row length in shared memory (bands x P16 + 8)

@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "beyond_gpu_layers.hpp"  // lesson 12's OtherKernels
-#include "tensor_core_convs.hpp"  // lesson 10's Tensor Core convolutions
 #include "course/device_buffer.hpp"
 #include "deeper_cnns.hpp"
-#include "fast_gpu_layers.hpp"  // lesson 12's layers on lesson 09's kernels
+#include "fast_gpu_layers.hpp"    // lesson 12's layers on lesson 09's kernels
+#include "tensor_core_convs.hpp"  // lesson 10's Tensor Core convolutions
 #include "host_training.hpp"
 #include "network.hpp"          // lesson 08's GpuNetwork, Layer, LayerMaker
 #include "synced_batch_norm.hpp"

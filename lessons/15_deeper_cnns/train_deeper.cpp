@@ -65,7 +65,8 @@ void count_convolutions(const std::vector<host_training::LayerPlan>& plans, cons
 }
 
 // --precision bf16: lesson 10's Tensor Core convolutions (BF16 products, FP32 sums) for the stride-1
-// convolutions and the strided ones' input gradients (at stride 1), TF32 for the other products; fp32: none (lesson 09's FP32 kernels throughout).
+// convolutions and the strided ones' input gradients (at stride 1), TF32 for the other products;
+// fp32: none (lesson 09's FP32 kernels throughout).
 beyond_mnist::OtherKernels precision_kernels(const course::ArgParser& args, const host_training::ModelSpec& spec,
                                              int batch) {
   beyond_mnist::OtherKernels other;

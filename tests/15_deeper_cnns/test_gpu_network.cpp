@@ -228,11 +228,11 @@ TEST_CASE("with lesson 10's Tensor Core convolutions the GPU network stays withi
   {  // The strided layers say which kernels run their input gradient.
     host_training::ModelSpec spec = host_training::model_from_text(c.model);
     spec.in_channels = c.channels, spec.height = c.height, spec.width = c.width;
-    const mnist_gpu::GpuNetwork net(spec, host_training::init_parameters(spec, 1), kMaxBatch,
+    mnist_gpu::GpuNetwork net(spec, host_training::init_parameters(spec, 1), kMaxBatch,
                                     mnist_gpu::ConvAlgorithm::automatic,
                                     deeper_cnns::gpu_layer_maker(spec, 1, nullptr, other), beyond_mnist::fused_loss_maker());
     int strided = 0;
-    each_layer(const_cast<mnist_gpu::GpuNetwork&>(net), [&](mnist_gpu::Layer& layer) {
+    each_layer(net, [&](mnist_gpu::Layer& layer) {
       if (!dynamic_cast<deeper_cnns::StridedConvLayer*>(&layer)) return;
       ++strided;
       CHECK(layer.kernels().find("Tensor Cores") != std::string::npos);

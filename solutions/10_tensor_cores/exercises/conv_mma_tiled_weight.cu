@@ -165,12 +165,10 @@ __global__ void sum_dw_slices_kernel(const float* __restrict__ partial, const fl
     float sum = 0.0f;
     if (e >= weights) {
       const int o = e - weights;
-#pragma unroll 8  // eight loads in flight, added in the same order
       for (int z = 0; z < groups; ++z) sum += bias_partial[z * O + o];
       if (dbias) dbias[o] = sum;
       continue;
     }
-#pragma unroll 8
     for (int z = 0; z < groups; ++z) sum += partial[size_t(z) * weights + e];
     const int tap = e / (O * C), r = e - tap * O * C, o = r / C, c = r - o * C;
     dW[(size_t(o) * C + c) * k * k + tap] = sum;
