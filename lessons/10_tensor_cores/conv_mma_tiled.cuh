@@ -65,8 +65,44 @@ inline int tiled_band_rows(int out_h, int out_w) {
 inline size_t tiled_smem_bytes(int Hp, int Wp, int ldc, int k, int O) {
   return (size_t(Hp) * Wp * ldc + size_t(k) * k * O * ldc) * sizeof(__nv_bfloat16);
 }
-// What the compiler gave the kernel (its registers, for 10.9's count).
-cudaFuncAttributes conv_mma_tiled_kernel_attributes();
+// What the compiler gave the kernel of n_tiles n8 tiles (its registers, for 10.9's count). The
+// kernel is compiled once for each count (1 .. 8), so a pass with few output channels keeps only the
+// accumulators it uses: fewer registers, more blocks on an SM.
+cudaFuncAttributes conv_mma_tiled_kernel_attributes(int n_tiles);
+
+// The staging's walk: a flat index over [A][B][C] (row-major), moved by the block's thread count at
+// each step. Its digits (a, b, c) are kept by adds and a compare each; dividing for them at every
+// step would cost tens of instructions a value, more than moving the value.
+struct StagingWalk {
+  int a, b, c;     // the digits now (a >= A: the walk is over)
+  int da, db, dc;  // the step's digits
+  int nb, nc;      // B, C
+  __device__ StagingWalk(int start, int step, int B, int C) : nb(B), nc(C) {
+    a = start / (B * C), b = start / C % B, c = start % C;
+    da = step / (B * C), db = step / C % B, dc = step % C;
+  }
+  __device__ void next() {
+    a += da, b += db, c += dc;
+    if (c >= nc) c -= nc, ++b;  // each digit at most one over: one subtraction
+    if (b >= nb) b -= nb, ++a;
+  }
+};
+
+// Stages the values of a walk over [A][..][..] in rounds of kRound steps: a round's loads first, then
+// its stores. A thread that stores each value before it loads the next waits for memory at every value.
+// fetch(at, v) loads the values at `at` into v and returns where they go; put(to, v) stores them.
+template <int kRound, class V, class Fetch, class Put>
+__device__ void stage_in_rounds(StagingWalk at, int A, Fetch fetch, Put put) {
+  while (at.a < A) {
+    V v[kRound];
+    int to[kRound];
+#pragma unroll
+    for (int u = 0; u < kRound; ++u, at.next()) to[u] = at.a < A ? fetch(at, v[u]) : -1;
+#pragma unroll
+    for (int u = 0; u < kRound; ++u)
+      if (to[u] >= 0) put(to[u], v[u]);
+  }
+}
 
 #if COURSE_WMMA
 // YOUR PART (exercises/conv_mma_tiled.cu): for every tap (i, j) of the k x k kernel and every 16

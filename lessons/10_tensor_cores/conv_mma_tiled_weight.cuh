@@ -33,6 +33,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "conv_mma_tiled.cuh"  // 10.6's StagingWalk
 #include "course/arithmetic.hpp"
 #include "mma_gemm.cuh"
 

@@ -22,10 +22,10 @@ int conv_mma_tiled_parts(const host_layers::ConvShape& s, bool backward_data) {
   const int W = backward_data ? s.out_w() : s.width;
   const int out_h = backward_data ? s.height : s.out_h(), out_w = backward_data ? s.width : s.out_w();
   const int band = detail::tiled_band_rows(out_h, out_w), bands = course::ceil_div(out_h, band);
-  const cudaFuncAttributes kernel = detail::conv_mma_tiled_kernel_attributes();
   const SmLimits sm = sm_limits();
   int best = 1;
   for (int parts = 2; O % (8 * parts) == 0; parts *= 2) {
+    const cudaFuncAttributes kernel = detail::conv_mma_tiled_kernel_attributes(O / parts / 8);
     const size_t bytes = detail::tiled_smem_bytes(band + s.kernel_h - 1, W + 2 * pad, C + 8, s.kernel_h, O / parts);
     const int per_sm = blocks_per_sm(sm, {detail::kTiledConvThreads, kernel.numRegs, bytes + kernel.sharedSizeBytes});
     if (per_sm > 0 && s.batch * bands * parts <= per_sm * sm.sms) best = parts;

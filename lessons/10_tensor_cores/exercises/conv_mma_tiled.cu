@@ -28,6 +28,8 @@ __device__ void accumulate_taps(const TiledConv& g, const __nv_bfloat16* img, co
 #endif
 
 // ---- given: the kernel ---------------------------------------------------------------------------
+// kNTiles: the n8 tiles of output channels a block computes (part.O / 8), known to the compiler.
+template <int kNTiles>
 __global__ void __launch_bounds__(kTiledConvThreads) conv_mma_tiled_kernel(TiledConv g) {
 #if COURSE_WMMA
   extern __shared__ __align__(16) unsigned char tiled_smem[];
@@ -44,12 +46,18 @@ __global__ void __launch_bounds__(kTiledConvThreads) conv_mma_tiled_kernel(Tiled
   __syncthreads();
   const float* x = g.in + size_t(n) * g.C * g.H * g.W;
   const int h_first = max(0, r0 - g.pad), h_end = min(g.H, r0 + band_rows + g.k - 1 - g.pad);
-  const int band_values = max(0, h_end - h_first) * g.W;
-  for (int e = tid; e < g.C * band_values; e += kTiledConvThreads) {  // reads along w: coalesced
-    const int c = e / band_values, r = e - c * band_values, h = h_first + r / g.W, w = r % g.W;
-    img[((h + g.pad - r0) * g.Wp + w + g.pad) * g.ldc + c] =
-        __float2bfloat16_rn(__ldg(x + (size_t(c) * g.H + h) * g.W + w));
-  }
+  // A thread a pair of channels of one pixel (both read along w: coalesced), one 32-bit store; the
+  // walk over [C / 2][the band's input rows][W].
+  if (h_end > h_first)
+    stage_in_rounds<4, float2>(
+        StagingWalk(tid, kTiledConvThreads, h_end - h_first, g.W), g.C / 2,
+        [&](const StagingWalk& at, float2& v) {
+          const int h = h_first + at.b;
+          const float* from = x + (size_t(2 * at.a) * g.H + h) * g.W + at.c;
+          v = make_float2(__ldg(from), __ldg(from + g.H * g.W));
+          return ((h + g.pad - r0) * g.Wp + at.c + g.pad) * g.ldc + 2 * at.a;
+        },
+        [&](int to, float2 v) { *reinterpret_cast<__nv_bfloat162*>(img + to) = __floats2bfloat162_rn(v.x, v.y); });
   // This block's output channels (10.9): part blockIdx.y of gridDim.y, o0 .. o0 + part.O - 1. To the
   // taps it is a convolution with part.O output channels, whose weights it stages alone.
   TiledConv part = g;
@@ -66,7 +74,7 @@ __global__ void __launch_bounds__(kTiledConvThreads) conv_mma_tiled_kernel(Tiled
 
   // This warp's m16 tiles (w and w + 8), and where each of this lane's two rows of each tile starts.
   const int warp = tid / 32, lane = tid % 32, gq = lane / 4, t = lane % 4;
-  const int P = band_rows * g.OW, m_tiles = course::ceil_div(P, 16), n_tiles = part.O / 8;  // the band's pixels
+  const int P = band_rows * g.OW, m_tiles = course::ceil_div(P, 16), n_tiles = kNTiles;  // the band's pixels
   const int tiles = (warp < m_tiles) + (warp + 8 < m_tiles);
   int pixel[2][2];
 #pragma unroll
@@ -143,14 +151,28 @@ std::string pass_problem(int in_c, int out_c, int in_w, int out_h, int out_w, in
   return "";
 }
 
+// The kernel compiled for n_tiles n8 tiles (1 .. 8).
+using TiledKernel = void (*)(TiledConv);
+TiledKernel tiled_kernel(int n_tiles) {
+  static const TiledKernel kernels[kTiledConvMaxTilesN] = {conv_mma_tiled_kernel<1>, conv_mma_tiled_kernel<2>,
+                                                        conv_mma_tiled_kernel<3>, conv_mma_tiled_kernel<4>,
+                                                        conv_mma_tiled_kernel<5>, conv_mma_tiled_kernel<6>,
+                                                        conv_mma_tiled_kernel<7>, conv_mma_tiled_kernel<8>};
+  if (n_tiles < 1 || n_tiles > kTiledConvMaxTilesN)
+    throw course::Error("the tiled convolution: " + std::to_string(8 * n_tiles) +
+                        " output channels a block (needs 8 .. 64)");
+  return kernels[n_tiles - 1];
+}
+
 void launch_tiled(const TiledConv& g, int parts, cudaStream_t stream) {
   if (parts < 1 || g.O % (8 * parts) != 0)
     throw course::Error("the tiled convolution: " + std::to_string(g.O) + " output channels do not split into " +
                         std::to_string(parts) + " parts of a multiple of 8");
   const size_t bytes = tiled_smem_bytes(g.Hp, g.Wp, g.ldc, g.k, g.O / parts);
-  CUDA_CHECK(cudaFuncSetAttribute(conv_mma_tiled_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+  const auto kernel = tiled_kernel(g.O / parts / 8);
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
   const int bands = course::ceil_div(g.OH, g.band_rows);
-  conv_mma_tiled_kernel<<<dim3(g.N, parts, bands), kTiledConvThreads, bytes, stream>>>(g);
+  kernel<<<dim3(g.N, parts, bands), kTiledConvThreads, bytes, stream>>>(g);
   CUDA_CHECK(cudaGetLastError());
 }
 
@@ -162,9 +184,9 @@ void require_tiled(const char* what, const host_layers::ConvShape& s) {
 
 }  // namespace
 
-cudaFuncAttributes conv_mma_tiled_kernel_attributes() {
+cudaFuncAttributes conv_mma_tiled_kernel_attributes(int n_tiles) {
   cudaFuncAttributes attributes{};
-  CUDA_CHECK(cudaFuncGetAttributes(&attributes, conv_mma_tiled_kernel));
+  CUDA_CHECK(cudaFuncGetAttributes(&attributes, tiled_kernel(n_tiles)));
   return attributes;
 }
 

@@ -27,7 +27,9 @@ __device__ void accumulate_image(const TiledWeightGrad& g, const __nv_bfloat16* 
 #endif
 
 // ---- given: the kernels --------------------------------------------------------------------------
-__global__ void __launch_bounds__(kDwThreads) conv_mma_dw_kernel(TiledWeightGrad g) {
+// Two blocks an SM at most 128 registers a thread: left free, the staging's rounds (loaded while acc
+// is live) take the kernel to 162 and one block an SM.
+__global__ void __launch_bounds__(kDwThreads, 2) conv_mma_dw_kernel(TiledWeightGrad g) {
 #if COURSE_WMMA
   extern __shared__ __align__(16) unsigned char dw_smem[];
   __nv_bfloat16* img = reinterpret_cast<__nv_bfloat16*>(dw_smem);
@@ -58,16 +60,28 @@ __global__ void __launch_bounds__(kDwThreads) conv_mma_dw_kernel(TiledWeightGrad
   const int first = group * g.images_per_block, last = min(g.N, first + g.images_per_block);
   for (int n = first; n < last; ++n) {
     __syncthreads();  // the zeros, or the previous image's multiplies, are done
+    // As 10.6 stages: a thread a pair of channels of one pixel (a walk over [C / 2][H][W]).
     const float* x = g.x + size_t(n) * g.C * g.H * g.W;
-    for (int e = tid; e < g.C * g.H * g.W; e += kDwThreads) {
-      const int c = e / (g.H * g.W), r = e - c * g.H * g.W, h = r / g.W, w = r - h * g.W;
-      img[((h + g.pad) * g.Wp + w + g.pad) * g.ldc + c] = __float2bfloat16_rn(__ldg(x + e));
-    }
+    stage_in_rounds<4, float2>(
+        StagingWalk(tid, kDwThreads, g.H, g.W), g.C / 2,
+        [&](const StagingWalk& at, float2& v) {
+          const float* from = x + (size_t(2 * at.a) * g.H + at.b) * g.W + at.c;
+          v = make_float2(__ldg(from), __ldg(from + g.H * g.W));
+          return ((at.b + g.pad) * g.Wp + at.c + g.pad) * g.ldc + 2 * at.a;
+        },
+        [&](int to, float2 v) { *reinterpret_cast<__nv_bfloat162*>(img + to) = __floats2bfloat162_rn(v.x, v.y); });
+    // dy's pixel q of band b (a walk over [O][bands][band_pixels]) is pixel b band_pixels + q, staged
+    // from b P16 on; the last band may be shorter.
     const float* dy = g.dy + size_t(n) * g.O * P;
-    for (int e = tid; e < g.O * P; e += kDwThreads) {
-      const int o = e / P, p = e - o * P, b = g.bands > 1 ? p / band_pixels : 0;  // band b's pixels from b P16
-      dys[o * g.ldp + b * g.P16 + p - b * band_pixels] = __float2bfloat16_rn(__ldg(dy + e));
-    }
+    stage_in_rounds<8, float>(
+        StagingWalk(tid, kDwThreads, g.bands, band_pixels), g.O,
+        [&](const StagingWalk& at, float& v) {
+          const int p = at.b * band_pixels + at.c;
+          if (p >= P) return -1;
+          v = __ldg(dy + size_t(at.a) * P + p);
+          return at.a * g.ldp + at.b * g.P16 + at.c;
+        },
+        [&](int to, float v) { dys[to] = __float2bfloat16_rn(v); });
     // dbias's share of this image, from dy's FP32 values, spread over the group's blocks: the block of
     // set z takes the rows o = z, z + sets, ..; its warps take every 8th of them (lanes over the
     // pixels, then a fixed tree across the lanes); added to the block's sum in image order.
