@@ -16,7 +16,7 @@
 // A warp owns one 16 x 16 tile of (o, c) for every tap of one row i of the kernel: output channels
 // o0 = 16 (t % (O/16)) .. + 15 and input channels c0 = 16 (t / (O/16)) .. + 15 of tile t; acc[j][nt]
 // is the m16 x n8 tile (o0.., c0 + 8 nt..) of tap (i, j). The tiles x k rows go to the block's 8
-// warps, and to more blocks where there are more (blockIdx.z, 8 each: every block stages the image).
+// warps, and to more blocks where there are more (blockIdx.y, 8 each: every block stages the image).
 // Where tiles x k leaves warps free (16 channels), the output rows are cut into bands (DwPlan): a warp
 // takes a tile and row over one band, seeing the band as an image of its own (dy staged band after
 // band, each padded with zeros to 16 pixels), and the warps of a tile and row add their sums in band
@@ -50,7 +50,7 @@ struct DwPlan {
   int band_rows = 1;  // output rows a band (the last band may have fewer)
   int bands = 1;      // bands an image: more than 1 only while tiles x k x bands <= 8 (one block)
   int band16 = 16;    // a band's pixels rounded up to 16: its share of dy's row in shared memory
-  int sets = 1;       // blocks a group of images (blockIdx.z): ceil(tiles x k x bands / 8)
+  int sets = 1;       // blocks a group of images (blockIdx.y; the group: blockIdx.x): ceil(tiles x k x bands / 8)
 };
 inline DwPlan dw_plan(int O, int C, int k, int OH, int OW) {
   DwPlan d;

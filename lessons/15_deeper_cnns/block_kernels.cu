@@ -25,27 +25,22 @@ __global__ void relu_backward_kernel(const float* __restrict__ y, const float* _
     dx[i] = y[i] > 0.0f ? dy[i] : 0.0f;
 }
 
-// A thread a value of `spread`: dy's value where both coordinates fall on the stride, else 0.
-__global__ void spread_kernel(const float* __restrict__ dy, float* __restrict__ spread, size_t n, int oh, int ow,
-                              int height, int width, int stride) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
-    const size_t line = i / width, plane = line / height;  // line: the row among all planes' rows
-    const int col = int(i - line * width), row = int(line - plane * height);
-    const bool on = row % stride == 0 && col % stride == 0 && row / stride < oh && col / stride < ow;
-    spread[i] = on ? dy[(plane * oh + row / stride) * ow + col / stride] : 0.0f;
-  }
-}
+// Divides by d with the hardware's division: for tensors of 2^31 values and more.
+struct WideDiv {
+  size_t d;
+  __device__ size_t div(size_t n) const { return n / d; }
+};
 
-// The same below 2^31 values, where lesson 09's FastDiv does every division as a multiply and a shift
-// (a division by a number known only at run time costs dozens of instructions; this kernel is little else).
-__global__ void spread_small_kernel(const float* __restrict__ dy, float* __restrict__ spread, int n, int oh, int ow,
-                                    fast_training::FastDiv by_width, fast_training::FastDiv by_height,
-                                    fast_training::FastDiv by_stride) {
-  const int width = int(by_width.d), height = int(by_height.d), stride = int(by_stride.d);
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    const int line = by_width.div(i), plane = by_height.div(line);
-    const int col = i - line * width, row = line - plane * height;
-    const int r = by_stride.div(row), c = by_stride.div(col);
+// A thread a value of `spread`: dy's value where both coordinates fall on the stride, else 0. Index and
+// Div: int and lesson 09's FastDiv below 2^31 values (a division by a number known only at run time
+// costs dozens of instructions; this kernel is little else), size_t and WideDiv above.
+template <class Index, class Div>
+__global__ void spread_kernel(const float* __restrict__ dy, float* __restrict__ spread, Index n, int oh, int ow,
+                              int width, int height, int stride, Div by_width, Div by_height, Div by_stride) {
+  for (Index i = blockIdx.x * Index(blockDim.x) + threadIdx.x; i < n; i += Index(gridDim.x) * blockDim.x) {
+    const Index line = by_width.div(i), plane = by_height.div(line);  // line: the row among all planes' rows
+    const int col = int(i - line * width), row = int(line - plane * height);
+    const int r = int(by_stride.div(row)), c = int(by_stride.div(col));
     const bool on = r * stride == row && c * stride == col && r < oh && c < ow;
     spread[i] = on ? dy[(size_t(plane) * oh + r) * ow + c] : 0.0f;
   }
@@ -79,10 +74,12 @@ void spread_by_stride_gpu(const float* dy, float* spread, int planes, int oh, in
   const size_t n = size_t(planes) * height * width;
   const int blocks = first_kernels::blocks_for(n), threads = first_kernels::kThreadsPerBlock;
   if (n < (size_t(1) << 31) - size_t(blocks) * threads)  // i + the grid's stride stays an int
-    spread_small_kernel<<<blocks, threads, 0, stream>>>(dy, spread, int(n), oh, ow, fast_training::FastDiv(width),
-                                                        fast_training::FastDiv(height), fast_training::FastDiv(stride));
+    spread_kernel<<<blocks, threads, 0, stream>>>(dy, spread, int(n), oh, ow, width, height, stride,
+                                                  fast_training::FastDiv(width), fast_training::FastDiv(height),
+                                                  fast_training::FastDiv(stride));
   else
-    spread_kernel<<<blocks, threads, 0, stream>>>(dy, spread, n, oh, ow, height, width, stride);
+    spread_kernel<<<blocks, threads, 0, stream>>>(dy, spread, n, oh, ow, width, height, stride, WideDiv{size_t(width)},
+                                                  WideDiv{size_t(height)}, WideDiv{size_t(stride)});
   CUDA_CHECK_LAUNCH();
 }
 

@@ -175,6 +175,10 @@ const Case kCases[] = {
     {"conv3x3x8p1,bn,relu,res(conv3x3x8p1,bn,relu,conv3x3x8p1,bn),relu,res(conv3x3x16p1s2,bn,relu,conv3x3x16p1,bn),"
      "relu,globalavg,dense10",
      3, 12, 11, true},
+    // a block whose body ends in a conv (no norm after its last product), and a block of one conv and
+    // its norm.
+    {"conv3x3x8p1,bn,relu,res(conv3x3x8p1,bn,relu,conv3x3x8p1),relu,res(conv3x3x8p1,bn),relu,globalavg,dense10", 2, 9,
+     7, true},
     // a max-pool after a relu (lesson 09's) and one after batch norm (lesson 08's, default stream).
     {"conv5x5x6,bn,pool2,relu,conv5x5x16,relu,pool2,dense10", 1, 20, 20, false},
     // lesson 08's max-pool inside a block, a stride-4 projection, a strided conv that is a dense product.

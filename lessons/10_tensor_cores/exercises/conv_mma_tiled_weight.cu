@@ -36,11 +36,11 @@ __global__ void __launch_bounds__(kDwThreads, 2) conv_mma_dw_kernel(TiledWeightG
   const int img_values = g.Hp * g.Wp * g.ldc, dy_values = g.O * g.ldp;
   __nv_bfloat16* dys = img + img_values;
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, gq = lane / 4, t = lane % 4;
-  const int group = blockIdx.y, P = g.OH * g.OW;
-  // This warp's work (DwPlan): tile `tile` of tap row i over band `band`; the block of set z takes
-  // items 8z .. 8z + 7 of tiles x k rows x bands.
+  const int group = blockIdx.x, P = g.OH * g.OW;
+  // This warp's work (DwPlan): tile `tile` of tap row i over band `band`; the block of set s
+  // (blockIdx.y) takes items 8s .. 8s + 7 of tiles x k rows x bands.
   const int o_tiles = g.O / 16, tiles = o_tiles * (g.C / 16), per_band = tiles * g.k;
-  const int item = blockIdx.z * kDwWarps + warp, band = item / per_band, i = item % per_band / tiles;
+  const int item = blockIdx.y * kDwWarps + warp, band = item / per_band, i = item % per_band / tiles;
   const int tile = item % tiles;
   const bool active = item < per_band * g.bands;
   const int o0 = 16 * (tile % o_tiles), c0 = 16 * (tile / o_tiles);
@@ -55,7 +55,7 @@ __global__ void __launch_bounds__(kDwThreads, 2) conv_mma_dw_kernel(TiledWeightG
   // Zeros once: the image's padding and dy's columns past each band's last pixel stay zero.
   for (int e = tid; e < (img_values + dy_values) / 2; e += kDwThreads) reinterpret_cast<uint32_t*>(img)[e] = 0u;
   float acc[kDwMaxKernel][2][4] = {};
-  __shared__ float bias_sum[kDwMaxChannels];  // this block's share of dbias (its rows o = z, z + sets, ..)
+  __shared__ float bias_sum[kDwMaxChannels];  // this block's share of dbias (its rows o = s, s + sets, ..)
   for (int o = tid; o < g.O; o += kDwThreads) bias_sum[o] = 0.0f;
   const int first = group * g.images_per_block, last = min(g.N, first + g.images_per_block);
   for (int n = first; n < last; ++n) {
@@ -83,9 +83,9 @@ __global__ void __launch_bounds__(kDwThreads, 2) conv_mma_dw_kernel(TiledWeightG
         },
         [&](int to, float v) { dys[to] = __float2bfloat16_rn(v); });
     // dbias's share of this image, from dy's FP32 values, spread over the group's blocks: the block of
-    // set z takes the rows o = z, z + sets, ..; its warps take every 8th of them (lanes over the
+    // set s takes the rows o = s, s + sets, ..; its warps take every 8th of them (lanes over the
     // pixels, then a fixed tree across the lanes); added to the block's sum in image order.
-    for (int o = blockIdx.z + gridDim.z * warp; o < g.O; o += gridDim.z * kDwWarps) {
+    for (int o = blockIdx.y + gridDim.y * warp; o < g.O; o += gridDim.y * kDwWarps) {
       float sum = 0.0f;
       for (int p = lane; p < P; p += 32) sum += __ldg(dy + size_t(o) * P + p);
       for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
@@ -95,7 +95,7 @@ __global__ void __launch_bounds__(kDwThreads, 2) conv_mma_dw_kernel(TiledWeightG
     if (active) accumulate_image(gb, band_img, band_dys, i, o0, c0, acc);
   }
   __syncthreads();
-  for (int o = blockIdx.z + gridDim.z * tid; o < g.O; o += gridDim.z * kDwThreads)
+  for (int o = blockIdx.y + gridDim.y * tid; o < g.O; o += gridDim.y * kDwThreads)
     g.bias_partial[group * g.O + o] = bias_sum[o];
   if (g.bands > 1) {
     // The warps of a tile and tap row add their bands' sums in band order (band 0's warp writes).
@@ -218,7 +218,7 @@ void conv2d_backward_weight_mma(const host_layers::ConvShape& s, const float* x,
                                   d.band_rows, d.bands};
   const size_t bytes = detail::dw_block_bytes(s);
   CUDA_CHECK(cudaFuncSetAttribute(detail::conv_mma_dw_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-  detail::conv_mma_dw_kernel<<<dim3(1, groups, d.sets), detail::kDwThreads, bytes, stream>>>(g);
+  detail::conv_mma_dw_kernel<<<dim3(groups, d.sets), detail::kDwThreads, bytes, stream>>>(g);
   CUDA_CHECK(cudaGetLastError());
   const int total = int(s.weight_size()) + s.out_channels;
   detail::sum_dw_slices_kernel<<<(total + 255) / 256, 256, 0, stream>>>(
