@@ -90,7 +90,8 @@ struct StagingWalk {
 
 // Stages the values of a walk over [A][..][..] in rounds of kRound steps: a round's loads first, then
 // its stores. A thread that stores each value before it loads the next waits for memory at every value.
-// fetch(at, v) loads the values at `at` into v and returns where they go; put(to, v) stores them.
+// fetch(at, v) loads the values at `at` into v and returns where they go (-1: nowhere); put(to, v)
+// stores them.
 template <int kRound, class V, class Fetch, class Put>
 __device__ void stage_in_rounds(StagingWalk at, int A, Fetch fetch, Put put) {
   while (at.a < A) {
