@@ -36,7 +36,8 @@ struct WideDiv {
 // costs dozens of instructions; this kernel is little else), size_t and WideDiv above.
 template <class Index, class Div>
 __global__ void spread_kernel(const float* __restrict__ dy, float* __restrict__ spread, Index n, int oh, int ow,
-                              int width, int height, int stride, Div by_width, Div by_height, Div by_stride) {
+                              Div by_width, Div by_height, Div by_stride) {
+  const int width = int(by_width.d), height = int(by_height.d), stride = int(by_stride.d);
   for (Index i = blockIdx.x * Index(blockDim.x) + threadIdx.x; i < n; i += Index(gridDim.x) * blockDim.x) {
     const Index line = by_width.div(i), plane = by_height.div(line);  // line: the row among all planes' rows
     const int col = int(i - line * width), row = int(line - plane * height);
@@ -74,11 +75,10 @@ void spread_by_stride_gpu(const float* dy, float* spread, int planes, int oh, in
   const size_t n = size_t(planes) * height * width;
   const int blocks = first_kernels::blocks_for(n), threads = first_kernels::kThreadsPerBlock;
   if (n < (size_t(1) << 31) - size_t(blocks) * threads)  // i + the grid's stride stays an int
-    spread_kernel<<<blocks, threads, 0, stream>>>(dy, spread, int(n), oh, ow, width, height, stride,
-                                                  fast_training::FastDiv(width), fast_training::FastDiv(height),
-                                                  fast_training::FastDiv(stride));
+    spread_kernel<<<blocks, threads, 0, stream>>>(dy, spread, int(n), oh, ow, fast_training::FastDiv(width),
+                                                  fast_training::FastDiv(height), fast_training::FastDiv(stride));
   else
-    spread_kernel<<<blocks, threads, 0, stream>>>(dy, spread, n, oh, ow, width, height, stride, WideDiv{size_t(width)},
+    spread_kernel<<<blocks, threads, 0, stream>>>(dy, spread, n, oh, ow, WideDiv{size_t(width)},
                                                   WideDiv{size_t(height)}, WideDiv{size_t(stride)});
   CUDA_CHECK_LAUNCH();
 }

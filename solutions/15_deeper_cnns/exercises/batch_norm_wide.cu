@@ -170,11 +170,9 @@ __global__ void dx_kernel(BatchNormShape s, Layout layout, const float* __restri
   }
 }
 
-}  // namespace
-
-namespace {
 // The merges: a warp a channel, four channels a block of 128 threads.
 int merge_blocks(int channels) { return (channels + 3) / 4; }
+
 }  // namespace
 
 // ---- the passes stage by stage (given): the whole passes below are these in a row; batch norm over
