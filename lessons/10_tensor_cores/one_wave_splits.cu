@@ -33,16 +33,16 @@ int conv_mma_tiled_parts(const host_layers::ConvShape& s, bool backward_data) {
   return best;
 }
 
-// The fewest images a block such that ceil(N / images) groups x sets of blocks fit in one wave.
+// The fewest images a block such that ceil(N / images) groups x pieces x sets of blocks fit in one wave.
 int conv_mma_weight_images_per_block(const host_layers::ConvShape& s) {
   const std::string why = conv_mma_weight_problem(s);
   if (!why.empty()) throw course::Error("conv_mma_weight_images_per_block: " + why);
   const cudaFuncAttributes kernel = detail::conv_mma_dw_kernel_attributes();
   const SmLimits sm = sm_limits();
   const detail::DwPlan d = detail::dw_plan(s.out_channels, s.in_channels, s.kernel_h, s.out_h(), s.out_w());
-  const size_t bytes = detail::dw_smem_bytes(s.height, s.width, s.pad, s.in_channels, s.out_channels, s.kernel_h, d);
+  const size_t bytes = detail::dw_smem_bytes(s.width, s.pad, s.in_channels, s.out_channels, s.kernel_h, d);
   const int per_sm = blocks_per_sm(sm, {detail::kDwThreads, kernel.numRegs, bytes + kernel.sharedSizeBytes});
-  const int groups_at_once = std::max(1, std::max(per_sm, 1) * sm.sms / d.sets);
+  const int groups_at_once = std::max(1, std::max(per_sm, 1) * sm.sms / (d.pieces * d.sets));
   return std::max(1, course::ceil_div(s.batch, groups_at_once));
 }
 

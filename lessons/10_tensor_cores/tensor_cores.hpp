@@ -129,8 +129,9 @@ void conv2d_backward_data_mma_tiled(const host_layers::ConvShape& s, const uint1
 // dW[o][c][i][j] = sum over n, p of dy[n][o][p] x[n][c][p moved by (i, j)] and dbias[o] = sum over
 // n, p of dy[n][o][p] (dbias may be null: not computed), both overwritten: per tap a GEMM of dy and
 // the shifted image over the pixels, BF16 products and FP32 sums, on 10.6's image in shared memory;
-// each block sums `images_per_block` images (10.9; 2 unless told) into a slice of `workspace`, and the
-// slices are added in a fixed order (the same bits every run). Runs stride 1, square kernels up to 7 x 7, pad <= kernel - 1, C and O
+// each block sums `images_per_block` images (10.9; 2 unless told; with bands, each block the rows of
+// one piece of them) into a slice of `workspace`, and the slices are added in a fixed order (the same
+// bits every run). Runs stride 1, square kernels up to 7 x 7, pad <= kernel - 1, C and O
 // multiples of 16 with O <= 128, and at most 256 output pixels an image unless (C / 16) (O / 16) k < 8
 // leaves warps free to cut it into bands (model A's conv2; 28 x 28 at 16 channels, 3 x 3);
 // conv_mma_weight_problem says why not otherwise, and the function throws course::Error with it.
@@ -190,8 +191,8 @@ int blocks_per_sm(const SmLimits& sm, const BlockNeeds& block);
 //   conv_mma_tiled_parts: the most parts (1, 2, 4, ..: O / 8 divisible by them) whose grid (N parts
 //     blocks) still runs in one wave; 1 when even that is more than a wave. `backward_data`: the
 //     input gradient's pass (its O is the layer's input channels).
-//   conv_mma_weight_images_per_block: the fewest images a block whose grid (k rows x N / images
-//     groups) runs in one wave.
+//   conv_mma_weight_images_per_block: the fewest images a block whose grid (N / images groups x
+//     pieces x sets) runs in one wave.
 int conv_mma_tiled_parts(const host_layers::ConvShape& s, bool backward_data);
 int conv_mma_weight_images_per_block(const host_layers::ConvShape& s);
 

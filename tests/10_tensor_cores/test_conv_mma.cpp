@@ -115,15 +115,19 @@ TEST_CASE("conv_mma_tiled_problem names what the tiled kernel does not run; the 
 // pixels; the slices add in FP32 too), and dbias (FP32 sums of FP32 values) within 2 K 2^-24 sum |dy|.
 // Shapes: conv2 with 5 images (an odd last group), 16 channels in and 16 out with odd sizes, 48 in
 // and 32 out with no padding, a 1 x 1 kernel on 256 pixels, and a 7 x 7 kernel; 64 in and 64 out (16
-// tiles x 3 rows: six blocks of 8 warps); bands of rows at 16 channels: 28 x 28 (2 bands of 14 rows),
-// 13 x 11 (rows 7 and 6), a 1 x 1 kernel on 30 x 9 (8 bands, the last of 2 rows).
+// tiles x 3 rows: six blocks of 8 warps); bands of rows at 16 channels: 28 x 28 (2 pieces of 14 rows,
+// each 2 bands of 7), 13 x 11 (one piece: rows 7 and 6), a 1 x 1 kernel on 30 x 9 (8 bands, the last
+// of 2 rows); pieces with a shorter last one: 40 x 30 (pieces of 14, 14 and 12 rows, bands of 7 and
+// 5), 36 x 20 with no padding (34 x 18 out: 2 pieces of 17 rows, each reading 19 input rows, the
+// second up to the image's last row), a 1 x 1 kernel on 64 x 40 (2 pieces of 8 bands).
 TEST_CASE("conv2d_backward_weight_mma equals lesson 01's weight gradient within BF16's bound", "[10.7]") {
   uint64_t seed = 1100;
   for (const ConvShape& s : {shape(5, 32, 14, 14, 64, 5, 2, 1), shape(3, 16, 9, 7, 16, 3, 1, 1),
                              shape(2, 48, 5, 6, 32, 3, 0, 1), shape(1, 64, 16, 16, 32, 1, 0, 1),
                              shape(2, 16, 11, 10, 16, 7, 3, 1), shape(3, 64, 7, 7, 64, 3, 1, 1),
                              shape(2, 16, 28, 28, 16, 3, 1, 1), shape(3, 16, 13, 11, 16, 3, 1, 1),
-                             shape(2, 16, 30, 9, 16, 1, 0, 1)}) {
+                             shape(2, 16, 30, 9, 16, 1, 0, 1), shape(2, 16, 40, 30, 16, 3, 1, 1),
+                             shape(2, 16, 36, 20, 16, 3, 0, 1), shape(1, 16, 64, 40, 16, 1, 0, 1)}) {
     REQUIRE(tensor_cores::conv_mma_weight_problem(s).empty());
     DeviceBuffer<float> work(tensor_cores::conv_mma_weight_workspace_floats(s));
     CUDA_CHECK(cudaMemset(work.data(), 0xff, work.size() * sizeof(float)));

@@ -36,7 +36,10 @@ __global__ void __launch_bounds__(kDwThreads, 2) conv_mma_dw_kernel(TiledWeightG
   const int img_values = g.Hp * g.Wp * g.ldc, dy_values = g.O * g.ldp;
   __nv_bfloat16* dys = img + img_values;
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, gq = lane / 4, t = lane % 4;
-  const int group = blockIdx.x, P = g.OH * g.OW;
+  // blockIdx.x: piece `piece` (output rows r0 .. r0 + rows - 1) of the images of group `group`; the
+  // block's sums go to slice blockIdx.x.
+  const int group = blockIdx.x / g.pieces, piece = blockIdx.x % g.pieces, P = g.OH * g.OW;
+  const int r0 = piece * g.piece_rows, rows = min(g.piece_rows, g.OH - r0);
   // This warp's work (DwPlan): tile `tile` of tap row i over band `band`; the block of set s
   // (blockIdx.y) takes items 8s .. 8s + 7 of tiles x k rows x bands.
   const int o_tiles = g.O / 16, tiles = o_tiles * (g.C / 16), per_band = tiles * g.k;
@@ -47,12 +50,13 @@ __global__ void __launch_bounds__(kDwThreads, 2) conv_mma_dw_kernel(TiledWeightG
   // The band as an image of its own: its rows of the padded image, its pixels of dy's rows.
   const int band_pixels = g.band_rows * g.OW;
   TiledWeightGrad gb = g;
-  gb.OH = max(0, min(g.band_rows, g.OH - band * g.band_rows));
+  gb.OH = max(0, min(g.band_rows, rows - band * g.band_rows));
   gb.P16 = course::round_up(gb.OH * g.OW, 16);
   const __nv_bfloat16* band_img = img + band * g.band_rows * g.Wp * g.ldc;
   const __nv_bfloat16* band_dys = dys + band * g.P16;
 
-  // Zeros once: the image's padding and dy's columns past each band's last pixel stay zero.
+  // Zeros once: the image's padding (the rows of the piece outside the image too) and dy's columns
+  // past each band's last pixel stay zero.
   for (int e = tid; e < (img_values + dy_values) / 2; e += kDwThreads) reinterpret_cast<uint32_t*>(img)[e] = 0u;
   float acc[kDwMaxKernel][2][4] = {};
   __shared__ float bias_sum[kDwMaxChannels];  // this block's share of dbias (its rows o = s, s + sets, ..)
@@ -60,34 +64,36 @@ __global__ void __launch_bounds__(kDwThreads, 2) conv_mma_dw_kernel(TiledWeightG
   const int first = group * g.images_per_block, last = min(g.N, first + g.images_per_block);
   for (int n = first; n < last; ++n) {
     __syncthreads();  // the zeros, or the previous image's multiplies, are done
-    // As 10.6 stages: a thread a pair of channels of one pixel (a walk over [C / 2][H][W]).
+    // As 10.6 stages: a thread a pair of channels of one pixel (a walk over [C / 2][the input rows
+    // h0 .. h1 - 1 the piece reads][W]); padded row h + pad is the piece's row h + pad - r0.
     const float* x = g.x + size_t(n) * g.C * g.H * g.W;
+    const int h0 = max(0, r0 - g.pad), h1 = min(g.H, r0 - g.pad + g.Hp);
     stage_in_rounds<4, float2>(
-        StagingWalk(tid, kDwThreads, g.H, g.W), g.C / 2,
+        StagingWalk(tid, kDwThreads, h1 - h0, g.W), g.C / 2,
         [&](const StagingWalk& at, float2& v) {
-          const float* from = x + (size_t(2 * at.a) * g.H + at.b) * g.W + at.c;
+          const float* from = x + (size_t(2 * at.a) * g.H + h0 + at.b) * g.W + at.c;
           v = make_float2(__ldg(from), __ldg(from + g.H * g.W));
-          return ((at.b + g.pad) * g.Wp + at.c + g.pad) * g.ldc + 2 * at.a;
+          return ((h0 + at.b + g.pad - r0) * g.Wp + at.c + g.pad) * g.ldc + 2 * at.a;
         },
         [&](int to, float2 v) { *reinterpret_cast<__nv_bfloat162*>(img + to) = __floats2bfloat162_rn(v.x, v.y); });
-    // dy's pixel q of band b (a walk over [O][bands][band_pixels]) is pixel b band_pixels + q, staged
-    // from b P16 on; the last band may be shorter.
-    const float* dy = g.dy + size_t(n) * g.O * P;
+    // dy's pixel q of band b (a walk over [O][bands][band_pixels]) is the piece's pixel b band_pixels
+    // + q, staged from b P16 on; the last band may be shorter.
+    const float* dy = g.dy + size_t(n) * g.O * P + size_t(r0) * g.OW;
     stage_in_rounds<8, float>(
         StagingWalk(tid, kDwThreads, g.bands, band_pixels), g.O,
         [&](const StagingWalk& at, float& v) {
           const int p = at.b * band_pixels + at.c;
-          if (p >= P) return -1;
+          if (p >= rows * g.OW) return -1;
           v = __ldg(dy + size_t(at.a) * P + p);
           return at.a * g.ldp + at.b * g.P16 + at.c;
         },
         [&](int to, float v) { dys[to] = __float2bfloat16_rn(v); });
-    // dbias's share of this image, from dy's FP32 values, spread over the group's blocks: the block of
-    // set s takes the rows o = s, s + sets, ..; its warps take every 8th of them (lanes over the
-    // pixels, then a fixed tree across the lanes); added to the block's sum in image order.
+    // dbias's share of this image's piece, from dy's FP32 values, spread over the blocks of the piece:
+    // the block of set s takes the rows o = s, s + sets, ..; its warps take every 8th of them (lanes
+    // over the pixels, then a fixed tree across the lanes); added to the block's sum in image order.
     for (int o = blockIdx.y + gridDim.y * warp; o < g.O; o += gridDim.y * kDwWarps) {
       float sum = 0.0f;
-      for (int p = lane; p < P; p += 32) sum += __ldg(dy + size_t(o) * P + p);
+      for (int p = lane; p < rows * g.OW; p += 32) sum += __ldg(dy + size_t(o) * P + p);
       for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
       if (lane == 0) bias_sum[o] += sum;
     }
@@ -96,7 +102,7 @@ __global__ void __launch_bounds__(kDwThreads, 2) conv_mma_dw_kernel(TiledWeightG
   }
   __syncthreads();
   for (int o = blockIdx.y + gridDim.y * tid; o < g.O; o += gridDim.y * kDwThreads)
-    g.bias_partial[group * g.O + o] = bias_sum[o];
+    g.bias_partial[blockIdx.x * g.O + o] = bias_sum[o];
   if (g.bands > 1) {
     // The warps of a tile and tap row add their bands' sums in band order (band 0's warp writes).
     float* sums = reinterpret_cast<float*>(dw_smem + course::round_up(size_t(img_values + dy_values) * 2, size_t(16)));
@@ -121,11 +127,11 @@ __global__ void __launch_bounds__(kDwThreads, 2) conv_mma_dw_kernel(TiledWeightG
     }
   }
   if (!active) return;
-  // This block's slice: partial[group][i k + j][o][c].
+  // This block's slice: partial[blockIdx.x][i k + j][o][c].
 #pragma unroll
   for (int j = 0; j < kDwMaxKernel; ++j) {
     if (j >= g.k) break;
-    float* slice = g.partial + (size_t(group) * g.k * g.k + i * g.k + j) * g.O * g.C;
+    float* slice = g.partial + (size_t(blockIdx.x) * g.k * g.k + i * g.k + j) * g.O * g.C;
 #pragma unroll
     for (int nt = 0; nt < 2; ++nt)
 #pragma unroll
@@ -138,30 +144,44 @@ __global__ void __launch_bounds__(kDwThreads, 2) conv_mma_dw_kernel(TiledWeightG
 #endif
 }
 
-// dW[o][c][i][j] = the slices of every group added in the order 0, 1, ... (the same bits every run);
-// e runs in the slices' order (tap, o, c), so neighbouring threads read neighbouring floats. The
-// threads past the weights add up dbias's slices the same way.
-__global__ void sum_dw_slices_kernel(const float* __restrict__ partial, const float* __restrict__ bias_partial,
-                                     int groups, int O, int C, int k, float* __restrict__ dW, float* __restrict__ dbias) {
-  const int weights = O * C * k * k;
-  for (int e = blockIdx.x * blockDim.x + threadIdx.x; e < weights + O; e += gridDim.x * blockDim.x) {
-    float sum = 0.0f;
-    if (e >= weights) {
-      const int o = e - weights;
-      for (int z = 0; z < groups; ++z) sum += bias_partial[z * O + o];
-      if (dbias) dbias[o] = sum;
-      continue;
-    }
-    for (int z = 0; z < groups; ++z) sum += partial[size_t(z) * weights + e];
-    const int tap = e / (O * C), r = e - tap * O * C, o = r / C, c = r - o * C;
-    dW[(size_t(o) * C + c) * k * k + tap] = sum;
+// dW[o][c][i][j] = the blocks' slices added in a fixed order (the same bits every run). A block takes
+// 32 neighbouring entries e of the slices (tap, o, c order: a warp reads 128 contiguous bytes a
+// slice) and kSumParts warps: warp p adds the slices p, p + kSumParts, ..., then warp 0 adds the
+// parts in order. One thread an entry adding all the slices in a row kept one load in flight and
+// used 10 of the 132 SMs for a 16-channel layer. The entries past the weights are dbias's.
+constexpr int kSumParts = 8;
+__global__ void __launch_bounds__(32 * kSumParts)
+    sum_dw_slices_kernel(const float* __restrict__ partial, const float* __restrict__ bias_partial, int slices, int O,
+                         int C, int k, float* __restrict__ dW, float* __restrict__ dbias) {
+  __shared__ float parts[kSumParts][32];
+  const int weights = O * C * k * k, lane = threadIdx.x % 32, part = threadIdx.x / 32;
+  const int e = blockIdx.x * 32 + lane;
+  float sum = 0.0f;
+  if (e < weights) {
+#pragma unroll 4
+    for (int z = part; z < slices; z += kSumParts) sum += partial[size_t(z) * weights + e];
+  } else if (e < weights + O) {
+    for (int z = part; z < slices; z += kSumParts) sum += bias_partial[z * O + (e - weights)];
   }
+  parts[part][lane] = sum;
+  __syncthreads();
+  if (part != 0 || e >= weights + O) return;
+  float total = 0.0f;
+#pragma unroll
+  for (int p = 0; p < kSumParts; ++p) total += parts[p][lane];
+  if (e >= weights) {
+    if (dbias) dbias[e - weights] = total;
+    return;
+  }
+  const int tap = e / (O * C), r = e - tap * O * C, o = r / C, c = r - o * C;
+  dW[(size_t(o) * C + c) * k * k + tap] = total;
 }
 
 namespace {
 
-int dw_groups(const host_layers::ConvShape& s, int images_per_block) {
-  return course::ceil_div(s.batch, images_per_block);
+// The slices: a group of images_per_block images, cut into the plan's pieces.
+int dw_slices(const host_layers::ConvShape& s, int images_per_block, const DwPlan& d) {
+  return course::ceil_div(s.batch, images_per_block) * d.pieces;
 }
 
 DwPlan dw_plan_of(const host_layers::ConvShape& s) {
@@ -169,7 +189,7 @@ DwPlan dw_plan_of(const host_layers::ConvShape& s) {
 }
 
 size_t dw_block_bytes(const host_layers::ConvShape& s) {
-  return dw_smem_bytes(s.height, s.width, s.pad, s.in_channels, s.out_channels, s.kernel_h, dw_plan_of(s));
+  return dw_smem_bytes(s.width, s.pad, s.in_channels, s.out_channels, s.kernel_h, dw_plan_of(s));
 }
 
 }  // namespace
@@ -199,7 +219,7 @@ size_t conv_mma_weight_workspace_floats(const host_layers::ConvShape& s, int ima
   if (images_per_block < 1)
     throw course::Error("conv_mma_weight_workspace_floats: images_per_block must be at least 1, got " +
                         std::to_string(images_per_block));
-  return size_t(detail::dw_groups(s, images_per_block)) * (s.weight_size() + s.out_channels);
+  return size_t(detail::dw_slices(s, images_per_block, detail::dw_plan_of(s))) * (s.weight_size() + s.out_channels);
 }
 
 void conv2d_backward_weight_mma(const host_layers::ConvShape& s, const float* x, const float* dy, float* dW,
@@ -210,19 +230,21 @@ void conv2d_backward_weight_mma(const host_layers::ConvShape& s, const float* x,
   if (images_per_block < 1)
     throw course::Error("conv2d_backward_weight_mma: images_per_block must be at least 1, got " +
                         std::to_string(images_per_block));
-  const int OH = s.out_h(), OW = s.out_w(), groups = detail::dw_groups(s, images_per_block);
+  const int OH = s.out_h(), OW = s.out_w();
   const detail::DwPlan d = detail::dw_plan_of(s);
-  const detail::TiledWeightGrad g{x, dy, workspace, workspace + size_t(groups) * s.weight_size(), s.batch, s.in_channels, s.height, s.width, s.out_channels,
-                                  s.kernel_h, s.pad, OH, OW, s.height + 2 * s.pad, s.width + 2 * s.pad,
-                                  s.in_channels + 8, d.band16, d.bands * d.band16 + 8, images_per_block,
-                                  d.band_rows, d.bands};
+  const int slices = detail::dw_slices(s, images_per_block, d);
+  const detail::TiledWeightGrad g{x, dy, workspace, workspace + size_t(slices) * s.weight_size(), s.batch,
+                                  s.in_channels, s.height, s.width, s.out_channels, s.kernel_h, s.pad, OH, OW,
+                                  d.piece_rows + s.kernel_h - 1, s.width + 2 * s.pad, s.in_channels + 8, d.band16,
+                                  d.bands * d.band16 + 8, images_per_block, d.band_rows, d.bands, d.piece_rows,
+                                  d.pieces};
   const size_t bytes = detail::dw_block_bytes(s);
   CUDA_CHECK(cudaFuncSetAttribute(detail::conv_mma_dw_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-  detail::conv_mma_dw_kernel<<<dim3(groups, d.sets), detail::kDwThreads, bytes, stream>>>(g);
+  detail::conv_mma_dw_kernel<<<dim3(slices, d.sets), detail::kDwThreads, bytes, stream>>>(g);
   CUDA_CHECK(cudaGetLastError());
   const int total = int(s.weight_size()) + s.out_channels;
-  detail::sum_dw_slices_kernel<<<(total + 255) / 256, 256, 0, stream>>>(
-      workspace, workspace + size_t(groups) * s.weight_size(), groups, s.out_channels, s.in_channels, s.kernel_h, dW,
+  detail::sum_dw_slices_kernel<<<(total + 31) / 32, 32 * detail::kSumParts, 0, stream>>>(
+      workspace, workspace + size_t(slices) * s.weight_size(), slices, s.out_channels, s.in_channels, s.kernel_h, dW,
       dbias);
   CUDA_CHECK(cudaGetLastError());
 }
