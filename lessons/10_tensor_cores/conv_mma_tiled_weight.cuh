@@ -67,6 +67,7 @@ inline DwPlan dw_plan(int O, int C, int k, int OH, int OW) {
   // block a piece: 28 x 28 at 16 channels is two pieces of 14 rows, each two bands of 7, each block
   // staging 16 of the image's 30 padded rows (one block an image would leave most SMs idle).
   const int piece_rows = most_bands > 1 ? most_bands * std::max(1, kDwMaxPixels / std::max(OW, 1)) : OH;
+  // At least 1 row: conv_mma_weight_problem asks for the plan of any shape, an empty output too.
   d.pieces = course::ceil_div(OH, std::max(1, std::min(OH, piece_rows)));
   d.piece_rows = course::ceil_div(OH, d.pieces);  // pieces of even size
   d.band_rows = std::max(1, course::ceil_div(d.piece_rows, most_bands));
