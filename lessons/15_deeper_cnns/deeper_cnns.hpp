@@ -215,19 +215,24 @@ void batch_norm_backward_gpu(const BatchNormShape& s, const float* x, const floa
 // 15.2 gives a channel one block. ResNet-20's first stage has 16 channels of 128 x 28 x 28 = 100,352
 // values each at batch 128: 16 blocks work while the GPU's other SMs (132 on an H100) wait. Here a
 // channel is cut into slices of whole images (batch_norm_slices: about kSliceValues values each), a
-// block a slice, and the slices' statistics are merged:
-//   forward  1. block (k, c) reads slice k of channel c: its count n_k, its mean m_k, and the squares
+// block a slice, in two kernels a pass:
+//   forward  1. block (c, k) reads slice k of channel c: its count n_k, its mean m_k, and the squares
 //               around that mean q_k = sum (x - m_k)^2 (the mean first, as in 15.2), into workspace;
-//            2. a warp a channel merges its slices (Chan, Golub and LeVeque's parallel variance):
-//               n = sum n_k   mean = sum n_k m_k / n   q = sum (q_k + n_k (m_k - mean)^2)   var = q / n,
-//               then saved_mean, saved_inv_std and the running statistics as 15.1 (unbiased: q / (n - 1));
-//            3. a thread a value (grid-stride): y as 15.2, the ReLU fused where `relu`.
-//   backward 1. block (k, c): the slice's sums of g and g * xhat (g: dy, masked as 15.2 where relu_y);
-//            2. a warp a channel: dbeta and dgamma, the sums of its slices' sums;
-//            3. a thread a value: dx as 15.2.
-// Same arguments and outputs as 15.2, and `workspace` (batch_norm_wide_workspace_floats(s) floats on
-// the device, contents on entry ignored); every launch on `stream`; the launchers check first
-// (check_batch_norm) and launch nothing when the check throws.
+//            2. block (c, k) merges channel c's entries itself, its threads sharing them (Chan, Golub
+//               and LeVeque's parallel variance):
+//               n = sum n_k   mean = sum n_k m_k / n   q = sum (q_k + n_k (m_k - mean)^2)   var = q / n;
+//               the block of slice 0 writes saved_mean, saved_inv_std and the running statistics as
+//               15.1 (unbiased: q / (n - 1)); then every block writes y for its own slice:
+//               y = gamma * xhat + beta (+ skip), the ReLU fused where `relu`.
+//   backward 1. block (c, k): the slice's sums of g and g * xhat (g: dy, masked as 15.2 where relu_y);
+//            2. block (c, k): channel c's totals (dbeta = sum of the g sums, dgamma of the g * xhat
+//               sums; the block of slice 0 writes them), then dx for its own slice, as 15.2.
+// Every block of a channel merges the same entries in the same order: all get the same statistics,
+// and no kernel runs between the slices and the values just to merge them.
+// skip (may be null): a tensor of x's shape added before the ReLU (a res block's shortcut, its add
+// done in this pass). Same arguments and outputs as 15.2 otherwise, and `workspace`
+// (batch_norm_wide_workspace_floats(s) floats on the device, contents on entry ignored); every launch
+// on `stream`; the launchers check first (check_batch_norm) and launch nothing when the check throws.
 constexpr int kSliceValues = 1024;
 struct BatchNormSlices {
   int images = 1;  // images a slice: ceil(kSliceValues / (H * W)), at most the batch
@@ -236,32 +241,30 @@ struct BatchNormSlices {
 BatchNormSlices batch_norm_slices(const BatchNormShape& s);           // given
 size_t batch_norm_wide_workspace_floats(const BatchNormShape& s);     // given: 3 * channels * slices
 void batch_norm_forward_train_wide_gpu(const BatchNormShape& s, const float* x, const float* gamma, const float* beta,
-                                       float eps, float momentum, bool relu, float* y, float* saved_mean,
-                                       float* saved_inv_std, float* running_mean, float* running_var,
-                                       float* workspace, cudaStream_t stream = nullptr);
+                                       float eps, float momentum, const float* skip, bool relu, float* y,
+                                       float* saved_mean, float* saved_inv_std, float* running_mean,
+                                       float* running_var, float* workspace, cudaStream_t stream = nullptr);
 void batch_norm_backward_wide_gpu(const BatchNormShape& s, const float* x, const float* dy, const float* relu_y,
                                   const float* gamma, const float* saved_mean, const float* saved_inv_std, float* dx,
                                   float* dgamma, float* dbeta, float* workspace, cudaStream_t stream = nullptr);
 
 // The same passes stage by stage (given, beside your kernels in batch_norm_wide.cu): each launches one
-// of your six kernels, nothing checked. The whole passes above are these in a row; batch norm over
+// of your four kernels, nothing checked. The whole passes above are these in a row; batch norm over
 // several GPUs (synced_batch_norm.hpp) puts NCCL's collectives between them. The partials: forward
-// [channels][slices][3] (count, mean, squares), backward [channels][slices][2] (sum g, sum g * xhat).
-// A merge takes its counts from the partials (n = sum n_k), so it merges any `slices` entries a
-// channel: one GPU's slices, or every GPU's statistics.
+// [channels][entries][3] (count, mean, squares), backward [channels][entries][2] (sum g, sum g * xhat).
+// The second stages merge whatever `entries` a channel has (one GPU's slices, or every GPU's; an
+// entry of count 0 adds nothing) and take their counts from them (n = sum n_k), never from s: s is the
+// shape of this GPU's x, whose slices they write.
 void batch_norm_slice_stats_gpu(const BatchNormShape& s, const float* x, float* workspace, cudaStream_t stream);
-void batch_norm_merge_stats_gpu(int channels, int slices, const float* partials, float eps, float momentum,
-                                float* saved_mean, float* saved_inv_std, float* running_mean, float* running_var,
-                                cudaStream_t stream);
 void batch_norm_normalize_gpu(const BatchNormShape& s, const float* x, const float* gamma, const float* beta,
-                              const float* mean, const float* inv_std, bool relu, float* y, cudaStream_t stream);
+                              const float* partials, int entries, float eps, float momentum, float* saved_mean,
+                              float* saved_inv_std, float* running_mean, float* running_var, const float* skip,
+                              bool relu, float* y, cudaStream_t stream);
 void batch_norm_slice_grad_sums_gpu(const BatchNormShape& s, const float* x, const float* dy, const float* relu_y,
                                     const float* mean, const float* inv_std, float* workspace, cudaStream_t stream);
-void batch_norm_merge_grad_sums_gpu(int channels, int slices, const float* partials, float* dgamma, float* dbeta,
-                                    cudaStream_t stream);
-// dx as 15.2 from dgamma and dbeta, the sums over the channel's M = N * H * W values of s.
+// dx as 15.2 from the entries' totals, divided by M = N * H * W of s; dgamma and dbeta written unless null.
 void batch_norm_dx_gpu(const BatchNormShape& s, const float* x, const float* dy, const float* relu_y,
-                       const float* gamma, const float* mean, const float* inv_std, const float* dgamma,
-                       const float* dbeta, float* dx, cudaStream_t stream);
+                       const float* gamma, const float* mean, const float* inv_std, const float* partials, int entries,
+                       float* dgamma, float* dbeta, float* dx, cudaStream_t stream);
 
 }  // namespace deeper_cnns

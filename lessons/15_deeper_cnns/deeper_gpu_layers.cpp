@@ -37,14 +37,17 @@ BatchNormLayer::BatchNormLayer(std::string name, const LayerPlan& plan, int max_
 void BatchNormLayer::forward(const float* x, int batch) {
   check_batch(batch, "forward");
   const int C = plan_.out_c;
-  float* y = relu_ ? relu_->output() : out_.data();
+  float* y = skip_ ? block_out_ : relu_ ? relu_->output() : out_.data();
+  const bool relu = skip_ ? block_relu_ : relu_ != nullptr;
+  const float* skip = skip_;
+  skip_ = nullptr;  // one pass only: the block sets it again before the next
   if (training_ && synced_)
-    synced_->forward(shape(batch), x, gamma_.value, beta_.value, kBatchNormEps, kBatchNormMomentum, relu_ != nullptr,
-                     y, stats_.data(), stats_.data() + C, stats_.data() + 2 * C, stats_.data() + 3 * C,
+    synced_->forward(shape(batch), x, gamma_.value, beta_.value, kBatchNormEps, kBatchNormMomentum, skip, relu, y,
+                     stats_.data(), stats_.data() + C, stats_.data() + 2 * C, stats_.data() + 3 * C,
                      workspace_.data(), stream_);
   else if (training_)
     batch_norm_forward_train_wide_gpu(shape(batch), x, gamma_.value, beta_.value, kBatchNormEps, kBatchNormMomentum,
-                                      relu_ != nullptr, y, stats_.data(), stats_.data() + C, stats_.data() + 2 * C,
+                                      skip, relu, y, stats_.data(), stats_.data() + C, stats_.data() + 2 * C,
                                       stats_.data() + 3 * C, workspace_.data(), stream_);
   else
     batch_norm_forward_eval_gpu(shape(batch), x, gamma_.value, beta_.value, running_mean(), running_var(),
@@ -65,8 +68,14 @@ void BatchNormLayer::backward(const float* x, const float* dy, int batch) {
                                  din_.data(), gamma_.grad, beta_.grad, workspace_.data(), stream_);
 }
 
+bool BatchNormLayer::end_block(const float* skip, float* out, bool relu) {
+  if (!training_ || relu_ || !skip || !out) return false;
+  skip_ = skip, block_out_ = out, block_relu_ = relu;
+  return true;
+}
+
 void BatchNormLayer::synchronize_over(const framework::Rank& rank) {
-  synced_ = std::make_unique<SyncedStatistics>(rank, plan_.out_c);
+  synced_ = std::make_unique<SyncedStatistics>(rank, shape(max_batch_));
 }
 
 // ---- ReLU ----------------------------------------------------------------------------------------------------
@@ -182,9 +191,21 @@ void each_layer(const ResidualLayer::Layers& a, const ResidualLayer::Layers& b, 
 
 void ResidualLayer::forward(const float* x, int batch) {
   check_batch(batch, "forward");
+  float* y = relu_ ? relu_->output() : out_.data();
+  auto* last = body_.empty() ? nullptr : dynamic_cast<BatchNormLayer*>(body_.back().get());
+  if (training_ && last) {
+    const float* skip = forward_chain(shortcut_, x, batch);
+    if (last->end_block(skip, y, relu_ != nullptr)) {
+      forward_chain(body_, x, batch);  // its last norm adds skip as it writes y
+      return;
+    }
+    const float* main = forward_chain(body_, x, batch);
+    add_gpu(main, skip, y, size_t(batch) * out_size(), relu_ != nullptr, stream_);
+    return;
+  }
   const float* main = forward_chain(body_, x, batch);
   const float* skip = forward_chain(shortcut_, x, batch);
-  add_gpu(main, skip, relu_ ? relu_->output() : out_.data(), size_t(batch) * out_size(), relu_ != nullptr, stream_);
+  add_gpu(main, skip, y, size_t(batch) * out_size(), relu_ != nullptr, stream_);
 }
 
 void ResidualLayer::backward(const float* x, const float* dy, int batch) {
@@ -196,6 +217,7 @@ void ResidualLayer::backward(const float* x, const float* dy, int batch) {
 }
 
 void ResidualLayer::set_training(bool training) {
+  training_ = training;
   each_layer(body_, shortcut_, [&](mnist_gpu::Layer& l) { l.set_training(training); });
 }
 
@@ -219,8 +241,10 @@ std::vector<std::pair<float*, size_t>> ResidualLayer::buffers() {
 }
 
 std::string ResidualLayer::kernels() const {
+  const bool norm_adds = !body_.empty() && dynamic_cast<const BatchNormLayer*>(body_.back().get());
   return std::string("a block of ") + std::to_string(body_.size() + shortcut_.size()) + " layers" +
-         (shortcut_.empty() ? "" : ", a projection shortcut");
+         (shortcut_.empty() ? "" : ", a projection shortcut") +
+         (norm_adds ? ", the add in its last batch norm's pass while training" : "");
 }
 
 size_t ResidualLayer::own_bytes() const {

@@ -48,6 +48,11 @@ class BatchNormLayer : public mnist_gpu::Layer {
   // Its own output buffer is then never written: it is given back (output() is null from then on).
   void fuse(ReluLayer* relu) { relu_ = relu, out_ = course::DeviceBuffer<float>(); }
   void take_relu_gradient(const float* dy) { relu_dy_ = dy; }
+  // A res block's last layer: its next training pass adds `skip` (the block's shortcut) before the
+  // ReLU where `relu`, and writes to `out` (the block's output) instead of its own buffer: the block's
+  // add rides in the norm's pass. False (nothing set) where it cannot: in evaluation, or with a ReLU
+  // fused after the norm itself.
+  bool end_block(const float* skip, float* out, bool relu);
   // From now on the training passes take their statistics over every GPU of `rank`'s communicator
   // (synced_batch_norm.hpp); evaluation stays on the running statistics.
   void synchronize_over(const framework::Rank& rank);
@@ -58,6 +63,9 @@ class BatchNormLayer : public mnist_gpu::Layer {
   bool training_ = true;
   ReluLayer* relu_ = nullptr;
   const float* relu_dy_ = nullptr;
+  const float* skip_ = nullptr;  // end_block's, for the next training pass only
+  float* block_out_ = nullptr;
+  bool block_relu_ = false;
   course::DeviceBuffer<float> stats_;      // saved mean, saved inv_std, running mean, running var
   course::DeviceBuffer<float> workspace_;  // 15.6's slices' statistics
   std::unique_ptr<SyncedStatistics> synced_;  // set: the statistics over several GPUs
@@ -123,7 +131,8 @@ class StridedConvLayer : public beyond_mnist::ImplicitConvLayer {
 
 // A res block: its body's layers and its shortcut's (none: the input itself), each list chained as
 // GpuNetwork chains its layers. A pass observer (--profile) hears the block as one layer: its layers
-// are not told of it.
+// are not told of it. While training, a body that ends in a batch norm adds the shortcut in that
+// norm's pass (BatchNormLayer::end_block): the shortcut runs first, and no add of its own follows.
 //   forward:  y = body(x) + shortcut(x)
 //   backward: dx = (dx through the body) + (dx through the shortcut, or dy itself)
 class ResidualLayer : public mnist_gpu::Layer, public beyond_mnist::BranchingLayer {
@@ -150,6 +159,7 @@ class ResidualLayer : public mnist_gpu::Layer, public beyond_mnist::BranchingLay
  private:
   Layers body_, shortcut_;
   bool input_grad_;
+  bool training_ = true;
   ReluLayer* relu_ = nullptr;
 };
 

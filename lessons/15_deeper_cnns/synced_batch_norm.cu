@@ -3,35 +3,32 @@
 
 #include <nccl.h>
 
+#include <string>
+#include <vector>
+
 #include "course/cuda_check.hpp"
 #include "course/error.hpp"
-#include "first_kernels.hpp"  // lesson 03's grid
 #include "framework/nccl_check.hpp"
 
 namespace deeper_cnns {
 
 namespace {
 
-// This GPU's count, mean and squares a channel, [channels][3], from what the merge saved.
-__global__ void pack_statistics_kernel(int channels, float count, const float* __restrict__ mean,
-                                       const float* __restrict__ inv_std, float eps, float* __restrict__ mine) {
-  const int c = blockIdx.x * blockDim.x + threadIdx.x;
-  if (c >= channels) return;
-  const float variance = fmaxf(1.0f / (inv_std[c] * inv_std[c]) - eps, 0.0f);
-  mine[3 * c] = count, mine[3 * c + 1] = mean[c], mine[3 * c + 2] = count * variance;
-}
-
-// gathered [ranks][channels][3] -> merged [channels][ranks][3]: each channel's entries side by side,
-// as the merge reads a channel's slices. The batch's count (channel 0's counts added) to batch_count.
-__global__ void by_channel_kernel(int ranks, int channels, const float* __restrict__ gathered,
+// gathered [ranks][channels][slices][3] -> merged [channels][ranks][slices][3]: each channel's entries
+// side by side, as your normalize reads a channel's entries. The batch's count (channel 0's counts
+// added) to batch_count.
+__global__ void by_channel_kernel(int ranks, int channels, int slices, const float* __restrict__ gathered,
                                   float* __restrict__ merged, float* __restrict__ batch_count) {
   const int c = blockIdx.x * blockDim.x + threadIdx.x;
   if (c >= channels) return;
+  const size_t entry = 3 * size_t(slices);  // one GPU's floats a channel
   for (int r = 0; r < ranks; ++r)
-    for (int j = 0; j < 3; ++j) merged[(size_t(c) * ranks + r) * 3 + j] = gathered[(size_t(r) * channels + c) * 3 + j];
+    for (size_t j = 0; j < entry; ++j)
+      merged[(size_t(c) * ranks + r) * entry + j] = gathered[(size_t(r) * channels + c) * entry + j];
   if (c == 0) {
     float count = 0.0f;
-    for (int r = 0; r < ranks; ++r) count += gathered[size_t(r) * channels * 3];
+    for (int r = 0; r < ranks; ++r)
+      for (int k = 0; k < slices; ++k) count += gathered[size_t(r) * channels * entry + 3 * size_t(k)];
     *batch_count = count;
   }
 }
@@ -43,63 +40,78 @@ __global__ void scale_sums_kernel(int count, float* __restrict__ sums, float min
 
 }  // namespace
 
-SyncedStatistics::SyncedStatistics(const framework::Rank& rank, int channels) : rank_(rank), channels_(channels) {
+SyncedStatistics::SyncedStatistics(const framework::Rank& rank, const BatchNormShape& most)
+    : rank_(rank), most_(most), slices_(batch_norm_slices(most).count) {
   if (rank.ranks < 1 || !rank.comm) throw course::Error("SyncedStatistics: needs the ranks' NCCL communicator");
-  if (channels < 1) throw course::Error("SyncedStatistics: channels must be >= 1");
-  const size_t C = size_t(channels);
-  local_ = course::DeviceBuffer<float>(4 * C);  // this GPU's mean and inv_std, and running statistics to throw away
-  mine_ = course::DeviceBuffer<float>(3 * C);
-  gathered_ = course::DeviceBuffer<float>(3 * C * size_t(rank.ranks));
-  merged_ = course::DeviceBuffer<float>(3 * C * size_t(rank.ranks));
-  sums_ = course::DeviceBuffer<float>(2 * C);
+  check_batch_norm_shape("SyncedStatistics", most, false);
+  // Every GPU must send as many entries: a GPU whose largest batch differs would leave the
+  // collectives mismatched. The largest and smallest count over the GPUs, once, before any step.
+  const std::vector<int> counts = {slices_, -slices_};
+  course::DeviceBuffer<int> extremes(counts);
+  NCCL_CHECK(ncclAllReduce(extremes.data(), extremes.data(), 2, ncclInt32, ncclMax, rank.comm, nullptr));
+  CUDA_CHECK(cudaStreamSynchronize(nullptr));
+  const std::vector<int> seen = extremes.to_host();
+  if (seen[0] != slices_ || -seen[1] != slices_)
+    throw course::Error("SyncedStatistics: the GPUs' largest batches differ (every GPU needs the same one)");
+  const size_t entries = size_t(most.channels) * size_t(slices_);
+  mine_ = course::DeviceBuffer<float>(3 * entries);
+  gathered_ = course::DeviceBuffer<float>(3 * entries * size_t(rank.ranks));
+  merged_ = course::DeviceBuffer<float>(3 * entries * size_t(rank.ranks));
+  sums_ = course::DeviceBuffer<float>(2 * entries);
   batch_count_ = course::DeviceBuffer<float>(1);
 }
 
+void SyncedStatistics::pad(const BatchNormShape& s, const float* workspace, int width, float* padded,
+                           cudaStream_t stream) const {
+  const int slices = batch_norm_slices(s).count;
+  const size_t row = size_t(width) * sizeof(float);
+  CUDA_CHECK(cudaMemsetAsync(padded, 0, size_t(s.channels) * slices_ * row, stream));
+  CUDA_CHECK(cudaMemcpy2DAsync(padded, slices_ * row, workspace, slices * row, slices * row, size_t(s.channels),
+                               cudaMemcpyDeviceToDevice, stream));
+}
+
+namespace {
+void check_share(const char* function, const BatchNormShape& s, const BatchNormShape& most) {
+  check_batch_norm_shape(function, s, false);  // one image: its share may have one value
+  if (s.channels != most.channels || s.height != most.height || s.width != most.width || s.batch > most.batch)
+    throw course::Error(std::string(function) + ": the shape is not within the one the statistics were made for");
+}
+}  // namespace
+
 void SyncedStatistics::forward(const BatchNormShape& s, const float* x, const float* gamma, const float* beta, float eps,
-                               float momentum, bool relu, float* y, float* saved_mean, float* saved_inv_std,
-                               float* running_mean, float* running_var, float* workspace, cudaStream_t stream) {
-  check_batch_norm_shape("SyncedStatistics::forward", s, false);  // one image: its share may have one value
-  if (s.channels != channels_) throw course::Error("SyncedStatistics::forward: the shape's channels differ");
-  const int C = channels_;
-  float* local_mean = local_.data();
-  float* local_inv = local_.data() + C;
-  // 1. this GPU's statistics (its running statistics are not kept: the batch's are, in step 3)
+                               float momentum, const float* skip, bool relu, float* y, float* saved_mean,
+                               float* saved_inv_std, float* running_mean, float* running_var, float* workspace,
+                               cudaStream_t stream) {
+  check_share("SyncedStatistics::forward", s, most_);
+  const int C = most_.channels;
+  // 1. this GPU's slices, padded to every GPU's count of entries
   batch_norm_slice_stats_gpu(s, x, workspace, stream);
-  batch_norm_merge_stats_gpu(C, batch_norm_slices(s).count, workspace, eps, momentum, local_mean, local_inv,
-                             local_.data() + 2 * C, local_.data() + 3 * C, stream);
-  pack_statistics_kernel<<<(C + 127) / 128, 128, 0, stream>>>(C, float(s.per_channel()), local_mean, local_inv, eps,
-                                                              mine_.data());
-  CUDA_CHECK_LAUNCH();
-  // 2. every GPU's, on every GPU
-  NCCL_CHECK(ncclAllGather(mine_.data(), gathered_.data(), 3 * size_t(C), ncclFloat, rank_.comm, stream));
-  by_channel_kernel<<<(C + 127) / 128, 128, 0, stream>>>(rank_.ranks, C, gathered_.data(), merged_.data(),
+  pad(s, workspace, 3, mine_.data(), stream);
+  // 2. every GPU's, on every GPU, a channel's side by side
+  NCCL_CHECK(ncclAllGather(mine_.data(), gathered_.data(), mine_.size(), ncclFloat, rank_.comm, stream));
+  by_channel_kernel<<<(C + 127) / 128, 128, 0, stream>>>(rank_.ranks, C, slices_, gathered_.data(), merged_.data(),
                                                          batch_count_.data());
   CUDA_CHECK_LAUNCH();
-  // 3. the batch's, merged as your merge merges slices; 4. the values normalised with them
-  batch_norm_merge_stats_gpu(C, rank_.ranks, merged_.data(), eps, momentum, saved_mean, saved_inv_std, running_mean,
-                             running_var, stream);
-  batch_norm_normalize_gpu(s, x, gamma, beta, saved_mean, saved_inv_std, relu, y, stream);
+  // 3. merged by your normalize, which normalises with them
+  batch_norm_normalize_gpu(s, x, gamma, beta, merged_.data(), rank_.ranks * slices_, eps, momentum, saved_mean,
+                           saved_inv_std, running_mean, running_var, skip, relu, y, stream);
 }
 
 void SyncedStatistics::backward(const BatchNormShape& s, const float* x, const float* dy, const float* relu_y,
                                 const float* gamma, const float* saved_mean, const float* saved_inv_std, float* dx,
                                 float* dgamma, float* dbeta, float* workspace, cudaStream_t stream) {
-  check_batch_norm_shape("SyncedStatistics::backward", s, false);
-  const int C = channels_;
-  // 1. this GPU's sums: its dgamma and dbeta
+  check_share("SyncedStatistics::backward", s, most_);
+  // 1. this GPU's slices' sums, padded
   batch_norm_slice_grad_sums_gpu(s, x, dy, relu_y, saved_mean, saved_inv_std, workspace, stream);
-  batch_norm_merge_grad_sums_gpu(C, batch_norm_slices(s).count, workspace, dgamma, dbeta, stream);
-  // 2. the batch's sums, scaled to this GPU's count
-  float* sum_g = sums_.data();
-  float* sum_g_xhat = sums_.data() + C;
-  CUDA_CHECK(cudaMemcpyAsync(sum_g, dbeta, size_t(C) * sizeof(float), cudaMemcpyDeviceToDevice, stream));
-  CUDA_CHECK(cudaMemcpyAsync(sum_g_xhat, dgamma, size_t(C) * sizeof(float), cudaMemcpyDeviceToDevice, stream));
-  NCCL_CHECK(ncclAllReduce(sums_.data(), sums_.data(), 2 * size_t(C), ncclFloat, ncclSum, rank_.comm, stream));
-  scale_sums_kernel<<<(2 * C + 127) / 128, 128, 0, stream>>>(2 * C, sums_.data(), float(s.per_channel()),
-                                                             batch_count_.data());
+  pad(s, workspace, 2, sums_.data(), stream);
+  // 2. the batch's sums slice by slice, scaled to this GPU's count
+  NCCL_CHECK(ncclAllReduce(sums_.data(), sums_.data(), sums_.size(), ncclFloat, ncclSum, rank_.comm, stream));
+  scale_sums_kernel<<<int((sums_.size() + 127) / 128), 128, 0, stream>>>(int(sums_.size()), sums_.data(),
+                                                                         float(s.per_channel()), batch_count_.data());
   CUDA_CHECK_LAUNCH();
-  // 3. dx
-  batch_norm_dx_gpu(s, x, dy, relu_y, gamma, saved_mean, saved_inv_std, sum_g_xhat, sum_g, dx, stream);
+  // 3. your dx from them
+  batch_norm_dx_gpu(s, x, dy, relu_y, gamma, saved_mean, saved_inv_std, sums_.data(), slices_, dgamma, dbeta, dx,
+                    stream);
 }
 
 }  // namespace deeper_cnns

@@ -4,22 +4,24 @@
 // statistics. Synchronized, every channel is normalised with the statistics of the whole batch, on
 // every GPU, from your 15.6 stages with NCCL between them:
 //
-//   forward  1. your slices and their merge on this GPU: its count, mean and squares a channel
-//            2. every GPU's three numbers a channel gathered on every GPU (ncclAllGather)
-//            3. your merge again, over the GPUs' entries: the batch's mean and inv_std, the running
-//               statistics (the same on every GPU)
-//            4. your normalize, with them
-//   backward 1. your slices' sums and their merge: this GPU's dgamma and dbeta (its parameters'
-//               gradients, averaged over the GPUs afterwards as every gradient is)
-//            2. those sums added over the GPUs (ncclAllReduce) and scaled by this GPU's count over the
-//               batch's, so that your dx, which divides by this GPU's count, divides by the batch's
-//            3. your dx from them
+//   forward  1. your slices on this GPU: their count, mean and squares a channel
+//            2. every GPU's slices gathered on every GPU (ncclAllGather), a channel's side by side
+//            3. your normalize: it merges all of them (the batch's mean and inv_std, the same running
+//               statistics on every GPU), then normalises this GPU's values
+//   backward 1. your slices' sums on this GPU
+//            2. those sums added over the GPUs, slice by slice (ncclAllReduce), and scaled by this
+//               GPU's count over the batch's, so that your dx, which divides by this GPU's count,
+//               divides by the batch's
+//            3. your dx from them; its dgamma and dbeta are the batch's sums times this GPU's share
+//               of the batch. Averaged over the GPUs afterwards, as every gradient is, they give what
+//               the GPUs' own sums averaged give: the batch's sums over the number of GPUs (lesson
+//               13's trainer gives every GPU a share of the same size).
 //
-// The counts: a GPU's share has M_r = N_r * H * W values a channel, the batch M = sum M_r. The squares
-// of step 1 come back from the inverse deviation your merge saves: q = M_r * (1 / inv_std^2 - eps).
-// Every launch and collective goes to the layer's stream, so a training step with them still replays
-// from a CUDA graph. Every GPU must run every forward and backward pass (with at least one image), or
-// the others wait for it forever.
+// Every GPU sends the entries of its largest batch (the `most` shape's slices): a smaller share's
+// missing slices go as entries of count 0, which add nothing to a merge. Every launch and collective
+// goes to the layer's stream, so a training step with them still replays from a CUDA graph. Every GPU
+// must run every forward and backward pass (with at least one image), or the others wait for it
+// forever.
 #include <cuda_runtime_api.h>
 
 #include "course/device_buffer.hpp"
@@ -30,11 +32,12 @@ namespace deeper_cnns {
 
 class SyncedStatistics {
  public:
-  SyncedStatistics(const framework::Rank& rank, int channels);
+  // most: this GPU's largest shape (its batch at most the layer's; the same on every GPU).
+  SyncedStatistics(const framework::Rank& rank, const BatchNormShape& most);
   // 15.6's passes, their statistics over every GPU's share; the same arguments.
   void forward(const BatchNormShape& s, const float* x, const float* gamma, const float* beta, float eps,
-               float momentum, bool relu, float* y, float* saved_mean, float* saved_inv_std, float* running_mean,
-               float* running_var, float* workspace, cudaStream_t stream);
+               float momentum, const float* skip, bool relu, float* y, float* saved_mean, float* saved_inv_std,
+               float* running_mean, float* running_var, float* workspace, cudaStream_t stream);
   void backward(const BatchNormShape& s, const float* x, const float* dy, const float* relu_y, const float* gamma,
                 const float* saved_mean, const float* saved_inv_std, float* dx, float* dgamma, float* dbeta,
                 float* workspace, cudaStream_t stream);
@@ -42,8 +45,12 @@ class SyncedStatistics {
 
  private:
   framework::Rank rank_;
-  int channels_;
-  course::DeviceBuffer<float> local_, mine_, gathered_, merged_, sums_, batch_count_;
+  BatchNormShape most_;
+  int slices_;  // a channel's entries from each GPU: the slices of most_
+  // (mine_ and sums_ before NCCL: this GPU's entries padded to slices_)
+  course::DeviceBuffer<float> mine_, gathered_, merged_, sums_, batch_count_;
+  // This GPU's `width` floats an entry of `workspace` ([C][its slices][width]) into `padded` ([C][slices_][width]).
+  void pad(const BatchNormShape& s, const float* workspace, int width, float* padded, cudaStream_t stream) const;
 };
 
 }  // namespace deeper_cnns

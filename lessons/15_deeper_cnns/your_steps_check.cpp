@@ -96,8 +96,8 @@ void check_kernels(const HostPasses& h) {
   inv_std = course::DeviceBuffer<float>(course::unwritten_floats(C));
   run_mean = course::DeviceBuffer<float>(std::vector<float>(C, 0.0f));
   run_var = course::DeviceBuffer<float>(std::vector<float>(C, 1.0f));
-  batch_norm_forward_train_wide_gpu(s, x.data(), gamma.data(), beta.data(), kBatchNormEps, kBatchNormMomentum, false,
-                                    y.data(), mean.data(), inv_std.data(), run_mean.data(), run_var.data(),
+  batch_norm_forward_train_wide_gpu(s, x.data(), gamma.data(), beta.data(), kBatchNormEps, kBatchNormMomentum, nullptr,
+                                    false, y.data(), mean.data(), inv_std.data(), run_mean.data(), run_var.data(),
                                     workspace.data());
   course::expect_step_output({"15.6", "batch_norm_forward_train_wide_gpu", wide_file, "y"}, y.to_host(),
                              as_doubles(h.y), 1e-4, 1e-4, host);

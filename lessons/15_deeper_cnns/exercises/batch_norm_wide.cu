@@ -1,38 +1,30 @@
-// Lesson 15, step 15.6: batch normalisation across the whole GPU. YOUR FILE: the six kernel bodies;
+// Lesson 15, step 15.6: batch normalisation across the whole GPU. YOUR FILE: the four kernel bodies;
 // where a value lives (Layout, Slice, slice_of) and the launchers below are written for you.
 #include "block_reduce.cuh"  // lesson 09's block_sum
 #include "course/cuda_check.hpp"
 #include "deeper_cnns.hpp"
-#include "fast_div.cuh"       // lesson 09's FastDiv
-#include "first_kernels.hpp"  // lesson 03's grid for the elementwise kernels
+#include "fast_div.cuh"  // lesson 09's FastDiv
 
 namespace deeper_cnns {
 
 // Named (not anonymous): the helpers a kernel has not used yet draw no "never referenced" warnings.
 namespace wide_batch_norm {
 
-// Where a value of x lives. Splitting a flat index k into its image and channel takes divisions by
-// numbers known only at run time, and a 64-bit division costs dozens of instructions: done for
-// every value, that would be most of these kernels' work. While the tensor has fewer than 2^31
-// values, lesson 09's FastDiv does each division as a multiply and a shift.
+// Where a slice's values live. Splitting an index into its image and pixel takes a division by a
+// number known only at run time, and a 64-bit division costs dozens of instructions: done for every
+// value, that would be most of these kernels' work. While the tensor has fewer than 2^31 values,
+// lesson 09's FastDiv does it as a multiply and a shift.
 struct Layout {
-  fast_training::FastDiv by_plane, by_channels;
+  fast_training::FastDiv by_plane;
   size_t plane;
   int channels;
   bool small;  // s.size() < 2^31: FastDiv applies
-  // The channel of value k of x (NCHW).
-  __device__ int channel(size_t k) const {
-    if (!small) return int(k / plane % size_t(channels));
-    const int p = by_plane.div(int(k));
-    return p - by_channels.div(p) * channels;
-  }
 };
 
 Layout layout_of(const BatchNormShape& s) {
   const size_t plane = size_t(s.height) * s.width;
   const bool small = s.size() < (size_t(1) << 31);
-  return Layout{fast_training::FastDiv(small ? int(plane) : 1), fast_training::FastDiv(s.channels), plane, s.channels,
-                small};
+  return Layout{fast_training::FastDiv(small ? int(plane) : 1), plane, s.channels, small};
 }
 
 // Slice blockIdx.y of channel blockIdx.x: images [first, first + images), `values` values; where its
@@ -70,26 +62,23 @@ __global__ void __launch_bounds__(kThreads)
   (void)s, (void)images, (void)layout, (void)x, (void)partials;
 }
 
-__global__ void merge_stats_kernel(BatchNormShape s, int slices, const float* __restrict__ partials, float eps,
-                                   float momentum, float* __restrict__ saved_mean, float* __restrict__ saved_inv_std,
-                                   float* __restrict__ running_mean, float* __restrict__ running_var) {
-  // TODO(15.6): a warp a channel c < s.channels (c: the thread's global index / 32; its lane:
-  // threadIdx.x % 32): the lanes share the channel's `slices` partials (count, mean, squares), warp_sum
-  // adds their shares (every lane of the warp takes part), and lane 0 writes. Merge them into the
-  // channel's mean and variance (deeper_cnns.hpp says how), then saved_mean, saved_inv_std and the
-  // running statistics as 15.1. The counts come from the partials, never from s: the same kernel
-  // merges the statistics of several GPUs.
-  (void)s, (void)slices, (void)partials, (void)eps, (void)momentum, (void)saved_mean, (void)saved_inv_std,
-      (void)running_mean, (void)running_var;
-}
-
-__global__ void normalize_kernel(BatchNormShape s, Layout layout, const float* __restrict__ x,
-                                 const float* __restrict__ gamma,
-                                 const float* __restrict__ beta, const float* __restrict__ mean,
-                                 const float* __restrict__ inv_std, bool relu, float* __restrict__ y) {
-  // TODO(15.6): a value a thread (grid-stride over s.size()): y from the saved statistics, as 15.2
-  // (the ReLU where relu); its channel: layout.channel(k).
-  (void)s, (void)layout, (void)x, (void)gamma, (void)beta, (void)mean, (void)inv_std, (void)relu, (void)y;
+__global__ void __launch_bounds__(kThreads)
+    normalize_kernel(BatchNormShape s, int images, Layout layout, const float* __restrict__ x,
+                     const float* __restrict__ gamma, const float* __restrict__ beta,
+                     const float* __restrict__ partials, int entries, float eps, float momentum,
+                     float* __restrict__ saved_mean, float* __restrict__ saved_inv_std,
+                     float* __restrict__ running_mean, float* __restrict__ running_var,
+                     const float* __restrict__ skip, bool relu, float* __restrict__ y) {
+  // TODO(15.6): block (c, k) = (blockIdx.x, blockIdx.y). First channel c's `entries` partials (count,
+  // mean, squares at partials[3 * (c * entries + e) + 0, 1, 2]): the block's threads share the entries,
+  // block_sum adds their shares (every thread calls it), and they merge into the channel's mean and
+  // variance (deeper_cnns.hpp says how); the counts come from the entries, never from s. Thread 0 of
+  // the block of slice 0 writes saved_mean, saved_inv_std and the running statistics as 15.1. Then
+  // slice k's values (slice_of, slice.at, #pragma unroll 4): y as 15.2, skip[k] added where skip is
+  // given, the ReLU where relu.
+  (void)s, (void)images, (void)layout, (void)x, (void)gamma, (void)beta, (void)partials, (void)entries, (void)eps,
+      (void)momentum, (void)saved_mean, (void)saved_inv_std, (void)running_mean, (void)running_var, (void)skip,
+      (void)relu, (void)y;
 }
 
 __global__ void __launch_bounds__(kThreads)
@@ -102,23 +91,17 @@ __global__ void __launch_bounds__(kThreads)
   (void)s, (void)images, (void)layout, (void)x, (void)dy, (void)relu_y, (void)mean, (void)inv_std, (void)partials;
 }
 
-__global__ void merge_grad_sums_kernel(int channels, int slices, const float* __restrict__ partials,
-                                       float* __restrict__ dgamma, float* __restrict__ dbeta) {
-  // TODO(15.6): a warp a channel, as the merge above: dbeta and dgamma, the sums of its slices' two sums.
-  (void)channels, (void)slices, (void)partials, (void)dgamma, (void)dbeta;
+__global__ void __launch_bounds__(kThreads)
+    dx_kernel(BatchNormShape s, int images, Layout layout, const float* __restrict__ x, const float* __restrict__ dy,
+              const float* __restrict__ relu_y, const float* __restrict__ gamma, const float* __restrict__ mean,
+              const float* __restrict__ inv_std, const float* __restrict__ partials, int entries,
+              float* __restrict__ dgamma, float* __restrict__ dbeta, float* __restrict__ dx) {
+  // TODO(15.6): block (c, k) as in normalize_kernel: channel c's totals of its `entries` pairs (sum g,
+  // sum g * xhat at partials[2 * (c * entries + e) + 0, 1]) by block_sum; thread 0 of slice 0's block
+  // writes them as dbeta and dgamma where those are not null. Then dx as 15.2 for slice k's values.
+  (void)s, (void)images, (void)layout, (void)x, (void)dy, (void)relu_y, (void)gamma, (void)mean, (void)inv_std,
+      (void)partials, (void)entries, (void)dgamma, (void)dbeta, (void)dx;
 }
-
-__global__ void dx_kernel(BatchNormShape s, Layout layout, const float* __restrict__ x, const float* __restrict__ dy,
-                          const float* __restrict__ relu_y, const float* __restrict__ gamma,
-                          const float* __restrict__ mean, const float* __restrict__ inv_std,
-                          const float* __restrict__ dgamma, const float* __restrict__ dbeta, float* __restrict__ dx) {
-  // TODO(15.6): a value a thread (grid-stride): dx as 15.2, from dgamma and dbeta.
-  (void)s, (void)layout, (void)x, (void)dy, (void)relu_y, (void)gamma, (void)mean, (void)inv_std, (void)dgamma,
-      (void)dbeta, (void)dx;
-}
-
-// The merges: a warp a channel, four channels a block of 128 threads.
-int merge_blocks(int channels) { return (channels + 3) / 4; }
 
 }  // namespace
 
@@ -131,19 +114,14 @@ void batch_norm_slice_stats_gpu(const BatchNormShape& s, const float* x, float* 
   CUDA_CHECK_LAUNCH();
 }
 
-void batch_norm_merge_stats_gpu(int channels, int slices, const float* partials, float eps, float momentum,
-                                float* saved_mean, float* saved_inv_std, float* running_mean, float* running_var,
-                                cudaStream_t stream) {
-  const BatchNormShape per_channel{1, channels, 1, 1};  // the merge reads only the channel count
-  merge_stats_kernel<<<merge_blocks(channels), 128, 0, stream>>>(per_channel, slices, partials, eps, momentum,
-                                                                 saved_mean, saved_inv_std, running_mean, running_var);
-  CUDA_CHECK_LAUNCH();
-}
-
 void batch_norm_normalize_gpu(const BatchNormShape& s, const float* x, const float* gamma, const float* beta,
-                              const float* mean, const float* inv_std, bool relu, float* y, cudaStream_t stream) {
-  normalize_kernel<<<first_kernels::blocks_for(s.size()), first_kernels::kThreadsPerBlock, 0, stream>>>(
-      s, layout_of(s), x, gamma, beta, mean, inv_std, relu, y);
+                              const float* partials, int entries, float eps, float momentum, float* saved_mean,
+                              float* saved_inv_std, float* running_mean, float* running_var, const float* skip,
+                              bool relu, float* y, cudaStream_t stream) {
+  const BatchNormSlices slices = batch_norm_slices(s);
+  normalize_kernel<<<dim3(s.channels, slices.count), kThreads, 0, stream>>>(
+      s, slices.images, layout_of(s), x, gamma, beta, partials, entries, eps, momentum, saved_mean, saved_inv_std,
+      running_mean, running_var, skip, relu, y);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -155,30 +133,24 @@ void batch_norm_slice_grad_sums_gpu(const BatchNormShape& s, const float* x, con
   CUDA_CHECK_LAUNCH();
 }
 
-void batch_norm_merge_grad_sums_gpu(int channels, int slices, const float* partials, float* dgamma, float* dbeta,
-                                    cudaStream_t stream) {
-  merge_grad_sums_kernel<<<merge_blocks(channels), 128, 0, stream>>>(channels, slices, partials, dgamma, dbeta);
-  CUDA_CHECK_LAUNCH();
-}
-
 void batch_norm_dx_gpu(const BatchNormShape& s, const float* x, const float* dy, const float* relu_y,
-                       const float* gamma, const float* mean, const float* inv_std, const float* dgamma,
-                       const float* dbeta, float* dx, cudaStream_t stream) {
-  dx_kernel<<<first_kernels::blocks_for(s.size()), first_kernels::kThreadsPerBlock, 0, stream>>>(
-      s, layout_of(s), x, dy, relu_y, gamma, mean, inv_std, dgamma, dbeta, dx);
+                       const float* gamma, const float* mean, const float* inv_std, const float* partials, int entries,
+                       float* dgamma, float* dbeta, float* dx, cudaStream_t stream) {
+  const BatchNormSlices slices = batch_norm_slices(s);
+  dx_kernel<<<dim3(s.channels, slices.count), kThreads, 0, stream>>>(
+      s, slices.images, layout_of(s), x, dy, relu_y, gamma, mean, inv_std, partials, entries, dgamma, dbeta, dx);
   CUDA_CHECK_LAUNCH();
 }
 
 // ---- the whole passes (given) --------------------------------------------------------------------------------
 void batch_norm_forward_train_wide_gpu(const BatchNormShape& s, const float* x, const float* gamma, const float* beta,
-                                       float eps, float momentum, bool relu, float* y, float* saved_mean,
-                                       float* saved_inv_std, float* running_mean, float* running_var,
-                                       float* workspace, cudaStream_t stream) {
+                                       float eps, float momentum, const float* skip, bool relu, float* y,
+                                       float* saved_mean, float* saved_inv_std, float* running_mean,
+                                       float* running_var, float* workspace, cudaStream_t stream) {
   check_batch_norm("batch_norm_forward_train_wide_gpu", s, eps, momentum, true);
   batch_norm_slice_stats_gpu(s, x, workspace, stream);
-  batch_norm_merge_stats_gpu(s.channels, batch_norm_slices(s).count, workspace, eps, momentum, saved_mean,
-                             saved_inv_std, running_mean, running_var, stream);
-  batch_norm_normalize_gpu(s, x, gamma, beta, saved_mean, saved_inv_std, relu, y, stream);
+  batch_norm_normalize_gpu(s, x, gamma, beta, workspace, batch_norm_slices(s).count, eps, momentum, saved_mean,
+                           saved_inv_std, running_mean, running_var, skip, relu, y, stream);
 }
 
 void batch_norm_backward_wide_gpu(const BatchNormShape& s, const float* x, const float* dy, const float* relu_y,
@@ -186,8 +158,8 @@ void batch_norm_backward_wide_gpu(const BatchNormShape& s, const float* x, const
                                   float* dgamma, float* dbeta, float* workspace, cudaStream_t stream) {
   check_batch_norm_shape("batch_norm_backward_wide_gpu", s, true);
   batch_norm_slice_grad_sums_gpu(s, x, dy, relu_y, saved_mean, saved_inv_std, workspace, stream);
-  batch_norm_merge_grad_sums_gpu(s.channels, batch_norm_slices(s).count, workspace, dgamma, dbeta, stream);
-  batch_norm_dx_gpu(s, x, dy, relu_y, gamma, saved_mean, saved_inv_std, dgamma, dbeta, dx, stream);
+  batch_norm_dx_gpu(s, x, dy, relu_y, gamma, saved_mean, saved_inv_std, workspace, batch_norm_slices(s).count, dgamma,
+                    dbeta, dx, stream);
 }
 
 }  // namespace deeper_cnns

@@ -1,38 +1,30 @@
-// Lesson 15, step 15.6: batch normalisation across the whole GPU: a block a slice of a channel, the
-// slices' statistics merged, then every value on its own.
+// Lesson 15, step 15.6: batch normalisation across the whole GPU: a block a slice of a channel, which
+// merges its channel's slices itself before it touches its own values.
 #include "block_reduce.cuh"  // lesson 09's block_sum
 #include "course/cuda_check.hpp"
 #include "deeper_cnns.hpp"
-#include "fast_div.cuh"       // lesson 09's FastDiv
-#include "first_kernels.hpp"  // lesson 03's grid for the elementwise kernels
+#include "fast_div.cuh"  // lesson 09's FastDiv
 
 namespace deeper_cnns {
 
 // Named (not anonymous): the helpers a kernel has not used yet draw no "never referenced" warnings.
 namespace wide_batch_norm {
 
-// Where a value of x lives. Splitting a flat index k into its image and channel takes divisions by
-// numbers known only at run time, and a 64-bit division costs dozens of instructions: done for
-// every value, that would be most of these kernels' work. While the tensor has fewer than 2^31
-// values, lesson 09's FastDiv does each division as a multiply and a shift.
+// Where a slice's values live. Splitting an index into its image and pixel takes a division by a
+// number known only at run time, and a 64-bit division costs dozens of instructions: done for every
+// value, that would be most of these kernels' work. While the tensor has fewer than 2^31 values,
+// lesson 09's FastDiv does it as a multiply and a shift.
 struct Layout {
-  fast_training::FastDiv by_plane, by_channels;
+  fast_training::FastDiv by_plane;
   size_t plane;
   int channels;
   bool small;  // s.size() < 2^31: FastDiv applies
-  // The channel of value k of x (NCHW).
-  __device__ int channel(size_t k) const {
-    if (!small) return int(k / plane % size_t(channels));
-    const int p = by_plane.div(int(k));
-    return p - by_channels.div(p) * channels;
-  }
 };
 
 Layout layout_of(const BatchNormShape& s) {
   const size_t plane = size_t(s.height) * s.width;
   const bool small = s.size() < (size_t(1) << 31);
-  return Layout{fast_training::FastDiv(small ? int(plane) : 1), fast_training::FastDiv(s.channels), plane, s.channels,
-                small};
+  return Layout{fast_training::FastDiv(small ? int(plane) : 1), plane, s.channels, small};
 }
 
 // Slice blockIdx.y of channel blockIdx.x: images [first, first + images), `values` values; where its
@@ -81,38 +73,38 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-__global__ void merge_stats_kernel(BatchNormShape s, int slices, const float* __restrict__ partials, float eps,
-                                   float momentum, float* __restrict__ saved_mean, float* __restrict__ saved_inv_std,
-                                   float* __restrict__ running_mean, float* __restrict__ running_var) {
-  const int c = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
-  if (c >= s.channels) return;  // the warp's 32 lanes together: c is the same for all of them
-  const float* p = partials + 3 * size_t(c) * slices;
+__global__ void __launch_bounds__(kThreads)
+    normalize_kernel(BatchNormShape s, int images, Layout layout, const float* __restrict__ x,
+                     const float* __restrict__ gamma, const float* __restrict__ beta,
+                     const float* __restrict__ partials, int entries, float eps, float momentum,
+                     float* __restrict__ saved_mean, float* __restrict__ saved_inv_std,
+                     float* __restrict__ running_mean, float* __restrict__ running_var,
+                     const float* __restrict__ skip, bool relu, float* __restrict__ y) {
+  const int c = blockIdx.x;
+  const float* p = partials + 3 * size_t(c) * entries;
   float n = 0.0f, weighted = 0.0f;
-  for (int k = lane; k < slices; k += 32) n += p[3 * k], weighted += p[3 * k] * p[3 * k + 1];
-  n = fast_training::warp_sum(n);
-  const float mean = fast_training::warp_sum(weighted) / n;
+  for (int k = threadIdx.x; k < entries; k += blockDim.x) n += p[3 * k], weighted += p[3 * k] * p[3 * k + 1];
+  n = fast_training::block_sum(n);
+  const float mean = fast_training::block_sum(weighted) / n;
   float q = 0.0f;
-  for (int k = lane; k < slices; k += 32) {
+  for (int k = threadIdx.x; k < entries; k += blockDim.x) {
     const float d = p[3 * k + 1] - mean;
     q += p[3 * k + 2] + p[3 * k] * d * d;
   }
-  q = fast_training::warp_sum(q);
-  if (lane != 0) return;
-  saved_mean[c] = mean;
-  saved_inv_std[c] = 1.0f / sqrtf(q / n + eps);
-  running_mean[c] = (1.0f - momentum) * running_mean[c] + momentum * mean;
-  running_var[c] = (1.0f - momentum) * running_var[c] + momentum * (q / (n - 1.0f));
-}
-
-__global__ void normalize_kernel(BatchNormShape s, Layout layout, const float* __restrict__ x,
-                                 const float* __restrict__ gamma,
-                                 const float* __restrict__ beta, const float* __restrict__ mean,
-                                 const float* __restrict__ inv_std, bool relu, float* __restrict__ y) {
-  const size_t n = s.size();
+  q = fast_training::block_sum(q);
+  const float inv_std = 1.0f / sqrtf(q / n + eps);
+  if (blockIdx.y == 0 && threadIdx.x == 0) {
+    saved_mean[c] = mean;
+    saved_inv_std[c] = inv_std;
+    running_mean[c] = (1.0f - momentum) * running_mean[c] + momentum * mean;
+    running_var[c] = (1.0f - momentum) * running_var[c] + momentum * (q / (n - 1.0f));
+  }
+  const Slice slice = slice_of(s, images, layout);
+  const float g = gamma[c], b = beta[c];
 #pragma unroll 4
-  for (size_t k = size_t(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += size_t(gridDim.x) * blockDim.x) {
-    const int c = layout.channel(k);
-    const float v = gamma[c] * ((x[k] - mean[c]) * inv_std[c]) + beta[c];
+  for (size_t j = threadIdx.x; j < slice.values; j += blockDim.x) {
+    const size_t k = slice.at(j);
+    const float v = g * ((x[k] - mean) * inv_std) + b + (skip ? skip[k] : 0.0f);
     y[k] = relu ? fmaxf(v, 0.0f) : v;
   }
 }
@@ -141,37 +133,31 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-__global__ void merge_grad_sums_kernel(int channels, int slices, const float* __restrict__ partials,
-                                       float* __restrict__ dgamma, float* __restrict__ dbeta) {
-  const int c = (blockIdx.x * blockDim.x + threadIdx.x) / 32, lane = threadIdx.x % 32;
-  if (c >= channels) return;
+__global__ void __launch_bounds__(kThreads)
+    dx_kernel(BatchNormShape s, int images, Layout layout, const float* __restrict__ x, const float* __restrict__ dy,
+              const float* __restrict__ relu_y, const float* __restrict__ gamma, const float* __restrict__ mean,
+              const float* __restrict__ inv_std, const float* __restrict__ partials, int entries,
+              float* __restrict__ dgamma, float* __restrict__ dbeta, float* __restrict__ dx) {
+  const int c = blockIdx.x;
+  const float* p = partials + 2 * size_t(c) * entries;
   float sum_g = 0.0f, sum_g_xhat = 0.0f;
-  const float* p = partials + 2 * size_t(c) * slices;
-  for (int k = lane; k < slices; k += 32) sum_g += p[2 * k], sum_g_xhat += p[2 * k + 1];
-  sum_g = fast_training::warp_sum(sum_g);
-  sum_g_xhat = fast_training::warp_sum(sum_g_xhat);
-  if (lane != 0) return;
-  dbeta[c] = sum_g;
-  dgamma[c] = sum_g_xhat;
-}
-
-__global__ void dx_kernel(BatchNormShape s, Layout layout, const float* __restrict__ x, const float* __restrict__ dy,
-                          const float* __restrict__ relu_y, const float* __restrict__ gamma,
-                          const float* __restrict__ mean, const float* __restrict__ inv_std,
-                          const float* __restrict__ dgamma, const float* __restrict__ dbeta, float* __restrict__ dx) {
-  const size_t n = s.size();
-  const float M = float(s.per_channel());
+  for (int k = threadIdx.x; k < entries; k += blockDim.x) sum_g += p[2 * k], sum_g_xhat += p[2 * k + 1];
+  sum_g = fast_training::block_sum(sum_g);
+  sum_g_xhat = fast_training::block_sum(sum_g_xhat);
+  if (blockIdx.y == 0 && threadIdx.x == 0) {
+    if (dbeta) dbeta[c] = sum_g;
+    if (dgamma) dgamma[c] = sum_g_xhat;
+  }
+  const Slice slice = slice_of(s, images, layout);
+  const float M = float(s.per_channel()), m = mean[c], inv = inv_std[c], scale = gamma[c] * inv;
 #pragma unroll 4
-  for (size_t k = size_t(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += size_t(gridDim.x) * blockDim.x) {
-    const int c = layout.channel(k);
+  for (size_t j = threadIdx.x; j < slice.values; j += blockDim.x) {
+    const size_t k = slice.at(j);
     const float g = relu_y && !(relu_y[k] > 0.0f) ? 0.0f : dy[k];
-    const float xhat = (x[k] - mean[c]) * inv_std[c];
-    dx[k] = gamma[c] * inv_std[c] * (g - dbeta[c] / M - xhat * dgamma[c] / M);
+    const float xhat = (x[k] - m) * inv;
+    dx[k] = scale * (g - sum_g / M - xhat * sum_g_xhat / M);
   }
 }
-
-// The merges: a warp a channel, four channels a block of 128 threads.
-int merge_blocks(int channels) { return (channels + 3) / 4; }
 
 }  // namespace
 
@@ -184,19 +170,14 @@ void batch_norm_slice_stats_gpu(const BatchNormShape& s, const float* x, float* 
   CUDA_CHECK_LAUNCH();
 }
 
-void batch_norm_merge_stats_gpu(int channels, int slices, const float* partials, float eps, float momentum,
-                                float* saved_mean, float* saved_inv_std, float* running_mean, float* running_var,
-                                cudaStream_t stream) {
-  const BatchNormShape per_channel{1, channels, 1, 1};  // the merge reads only the channel count
-  merge_stats_kernel<<<merge_blocks(channels), 128, 0, stream>>>(per_channel, slices, partials, eps, momentum,
-                                                                 saved_mean, saved_inv_std, running_mean, running_var);
-  CUDA_CHECK_LAUNCH();
-}
-
 void batch_norm_normalize_gpu(const BatchNormShape& s, const float* x, const float* gamma, const float* beta,
-                              const float* mean, const float* inv_std, bool relu, float* y, cudaStream_t stream) {
-  normalize_kernel<<<first_kernels::blocks_for(s.size()), first_kernels::kThreadsPerBlock, 0, stream>>>(
-      s, layout_of(s), x, gamma, beta, mean, inv_std, relu, y);
+                              const float* partials, int entries, float eps, float momentum, float* saved_mean,
+                              float* saved_inv_std, float* running_mean, float* running_var, const float* skip,
+                              bool relu, float* y, cudaStream_t stream) {
+  const BatchNormSlices slices = batch_norm_slices(s);
+  normalize_kernel<<<dim3(s.channels, slices.count), kThreads, 0, stream>>>(
+      s, slices.images, layout_of(s), x, gamma, beta, partials, entries, eps, momentum, saved_mean, saved_inv_std,
+      running_mean, running_var, skip, relu, y);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -208,30 +189,24 @@ void batch_norm_slice_grad_sums_gpu(const BatchNormShape& s, const float* x, con
   CUDA_CHECK_LAUNCH();
 }
 
-void batch_norm_merge_grad_sums_gpu(int channels, int slices, const float* partials, float* dgamma, float* dbeta,
-                                    cudaStream_t stream) {
-  merge_grad_sums_kernel<<<merge_blocks(channels), 128, 0, stream>>>(channels, slices, partials, dgamma, dbeta);
-  CUDA_CHECK_LAUNCH();
-}
-
 void batch_norm_dx_gpu(const BatchNormShape& s, const float* x, const float* dy, const float* relu_y,
-                       const float* gamma, const float* mean, const float* inv_std, const float* dgamma,
-                       const float* dbeta, float* dx, cudaStream_t stream) {
-  dx_kernel<<<first_kernels::blocks_for(s.size()), first_kernels::kThreadsPerBlock, 0, stream>>>(
-      s, layout_of(s), x, dy, relu_y, gamma, mean, inv_std, dgamma, dbeta, dx);
+                       const float* gamma, const float* mean, const float* inv_std, const float* partials, int entries,
+                       float* dgamma, float* dbeta, float* dx, cudaStream_t stream) {
+  const BatchNormSlices slices = batch_norm_slices(s);
+  dx_kernel<<<dim3(s.channels, slices.count), kThreads, 0, stream>>>(
+      s, slices.images, layout_of(s), x, dy, relu_y, gamma, mean, inv_std, partials, entries, dgamma, dbeta, dx);
   CUDA_CHECK_LAUNCH();
 }
 
 // ---- the whole passes (given) --------------------------------------------------------------------------------
 void batch_norm_forward_train_wide_gpu(const BatchNormShape& s, const float* x, const float* gamma, const float* beta,
-                                       float eps, float momentum, bool relu, float* y, float* saved_mean,
-                                       float* saved_inv_std, float* running_mean, float* running_var,
-                                       float* workspace, cudaStream_t stream) {
+                                       float eps, float momentum, const float* skip, bool relu, float* y,
+                                       float* saved_mean, float* saved_inv_std, float* running_mean,
+                                       float* running_var, float* workspace, cudaStream_t stream) {
   check_batch_norm("batch_norm_forward_train_wide_gpu", s, eps, momentum, true);
   batch_norm_slice_stats_gpu(s, x, workspace, stream);
-  batch_norm_merge_stats_gpu(s.channels, batch_norm_slices(s).count, workspace, eps, momentum, saved_mean,
-                             saved_inv_std, running_mean, running_var, stream);
-  batch_norm_normalize_gpu(s, x, gamma, beta, saved_mean, saved_inv_std, relu, y, stream);
+  batch_norm_normalize_gpu(s, x, gamma, beta, workspace, batch_norm_slices(s).count, eps, momentum, saved_mean,
+                           saved_inv_std, running_mean, running_var, skip, relu, y, stream);
 }
 
 void batch_norm_backward_wide_gpu(const BatchNormShape& s, const float* x, const float* dy, const float* relu_y,
@@ -239,8 +214,8 @@ void batch_norm_backward_wide_gpu(const BatchNormShape& s, const float* x, const
                                   float* dgamma, float* dbeta, float* workspace, cudaStream_t stream) {
   check_batch_norm_shape("batch_norm_backward_wide_gpu", s, true);
   batch_norm_slice_grad_sums_gpu(s, x, dy, relu_y, saved_mean, saved_inv_std, workspace, stream);
-  batch_norm_merge_grad_sums_gpu(s.channels, batch_norm_slices(s).count, workspace, dgamma, dbeta, stream);
-  batch_norm_dx_gpu(s, x, dy, relu_y, gamma, saved_mean, saved_inv_std, dgamma, dbeta, dx, stream);
+  batch_norm_dx_gpu(s, x, dy, relu_y, gamma, saved_mean, saved_inv_std, workspace, batch_norm_slices(s).count, dgamma,
+                    dbeta, dx, stream);
 }
 
 }  // namespace deeper_cnns
