@@ -44,15 +44,12 @@ SyncedStatistics::SyncedStatistics(const framework::Rank& rank, const BatchNormS
     : rank_(rank), most_(most), slices_(batch_norm_slices(most).count) {
   if (rank.ranks < 1 || !rank.comm) throw course::Error("SyncedStatistics: needs the ranks' NCCL communicator");
   check_batch_norm_shape("SyncedStatistics", most, false);
-  // Every GPU must send as many entries: a GPU whose largest batch differs would leave the
-  // collectives mismatched. The largest and smallest count over the GPUs, once, before any step.
-  const std::vector<int> counts = {slices_, -slices_};
-  course::DeviceBuffer<int> extremes(counts);
-  NCCL_CHECK(ncclAllReduce(extremes.data(), extremes.data(), 2, ncclInt32, ncclMax, rank.comm, nullptr));
+  // Every GPU must send as many entries, and a GPU's largest batch may differ (the lead's evaluation
+  // batch): every GPU pads to the most slices of any, agreed on once here, before any step.
+  course::DeviceBuffer<int> most_slices(std::vector<int>{slices_});
+  NCCL_CHECK(ncclAllReduce(most_slices.data(), most_slices.data(), 1, ncclInt32, ncclMax, rank.comm, nullptr));
   CUDA_CHECK(cudaStreamSynchronize(nullptr));
-  const std::vector<int> seen = extremes.to_host();
-  if (seen[0] != slices_ || -seen[1] != slices_)
-    throw course::Error("SyncedStatistics: the GPUs' largest batches differ (every GPU needs the same one)");
+  slices_ = most_slices.to_host()[0];
   const size_t entries = size_t(most.channels) * size_t(slices_);
   mine_ = course::DeviceBuffer<float>(3 * entries);
   gathered_ = course::DeviceBuffer<float>(3 * entries * size_t(rank.ranks));

@@ -17,8 +17,10 @@
 //               the GPUs' own sums averaged give: the batch's sums over the number of GPUs (lesson
 //               13's trainer gives every GPU a share of the same size).
 //
-// Every GPU sends the entries of its largest batch (the `most` shape's slices): a smaller share's
-// missing slices go as entries of count 0, which add nothing to a merge. Every launch and collective
+// Every GPU sends as many entries a channel: the most slices any GPU's largest batch has (agreed on
+// with one all-reduce when the statistics are made: every GPU makes its layers in the same order, at
+// the same time). A smaller share's missing slices go as entries of count 0, which add nothing to a
+// merge. Every launch and collective
 // goes to the layer's stream, so a training step with them still replays from a CUDA graph. Every GPU
 // must run every forward and backward pass (with at least one image), or the others wait for it
 // forever.
@@ -32,7 +34,7 @@ namespace deeper_cnns {
 
 class SyncedStatistics {
  public:
-  // most: this GPU's largest shape (its batch at most the layer's; the same on every GPU).
+  // most: this GPU's largest shape (its layer's largest batch); one all-reduce over the GPUs.
   SyncedStatistics(const framework::Rank& rank, const BatchNormShape& most);
   // 15.6's passes, their statistics over every GPU's share; the same arguments.
   void forward(const BatchNormShape& s, const float* x, const float* gamma, const float* beta, float eps,
@@ -46,7 +48,7 @@ class SyncedStatistics {
  private:
   framework::Rank rank_;
   BatchNormShape most_;
-  int slices_;  // a channel's entries from each GPU: the slices of most_
+  int slices_;  // a channel's entries from each GPU: the most slices of any GPU's largest batch
   // (mine_ and sums_ before NCCL: this GPU's entries padded to slices_)
   course::DeviceBuffer<float> mine_, gathered_, merged_, sums_, batch_count_;
   // This GPU's `width` floats an entry of `workspace` ([C][its slices][width]) into `padded` ([C][slices_][width]).

@@ -42,7 +42,8 @@ std::vector<float> download(const float* device, size_t n) {
 
 TEST_CASE("batch norm synchronized over two GPUs gives the whole batch's batch norm", "[15-synced_batch_norm]") {
   const int ranks = 2;
-  const BatchNormShape shapes[] = {{7, 3, 5, 4}, {128, 16, 28, 28}, {3, 2, 1, 3}};
+  // {5, 2, 40, 30}: slices of one image, 3 on one GPU and 2 on the other (padded with entries of count 0).
+  const BatchNormShape shapes[] = {{7, 3, 5, 4}, {128, 16, 28, 28}, {3, 2, 1, 3}, {5, 2, 40, 30}};
   uint64_t seed = 1570;
   for (const BatchNormShape& s : shapes) {
     CAPTURE(s.batch, s.channels, s.height, s.width);
@@ -90,9 +91,8 @@ TEST_CASE("batch norm synchronized over two GPUs gives the whole batch's batch n
       course::DeviceBuffer<float> d_x(std::vector<float>(x_all.begin() + long(first), x_all.begin() + long(first + values)));
       course::DeviceBuffer<float> d_dy(
           std::vector<float>(dy_all.begin() + long(first), dy_all.begin() + long(first + values)));
-      // Both GPUs' layers for the larger share (lesson 13 gives every GPU the same largest batch).
-      deeper_cnns::BatchNormLayer layer("bn1", plan[0], shards[0].count,
-                                       mnist_gpu::ParamView{d_gamma.data(), d_dgamma.data()},
+      // Each GPU's layer for its own share: their largest batches differ, and so may their slices.
+      deeper_cnns::BatchNormLayer layer("bn1", plan[0], part.batch, mnist_gpu::ParamView{d_gamma.data(), d_dgamma.data()},
                                        mnist_gpu::ParamView{d_beta.data(), d_dbeta.data()});
       layer.synchronize_over(rank);
       CUDA_CHECK(cudaMemset(layer.output(), 0xff, values * sizeof(float)));  // NaN: every value must be written
