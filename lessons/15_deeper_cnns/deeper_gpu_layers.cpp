@@ -35,12 +35,12 @@ BatchNormLayer::BatchNormLayer(std::string name, const LayerPlan& plan, int max_
 }
 
 void BatchNormLayer::forward(const float* x, int batch) {
+  const float* skip = training_ ? skip_ : nullptr;
+  skip_ = nullptr;  // one pass only, even one that throws: the block sets it again before the next
   check_batch(batch, "forward");
   const int C = plan_.out_c;
-  float* y = skip_ ? block_out_ : relu_ ? relu_->output() : out_.data();
-  const bool relu = skip_ ? block_relu_ : relu_ != nullptr;
-  const float* skip = skip_;
-  skip_ = nullptr;  // one pass only: the block sets it again before the next
+  float* y = skip ? block_out_ : relu_ ? relu_->output() : out_.data();
+  const bool relu = skip ? block_relu_ : relu_ != nullptr;
   if (training_ && synced_)
     synced_->forward(shape(batch), x, gamma_.value, beta_.value, kBatchNormEps, kBatchNormMomentum, skip, relu, y,
                      stats_.data(), stats_.data() + C, stats_.data() + 2 * C, stats_.data() + 3 * C,

@@ -179,6 +179,10 @@ const Case kCases[] = {
     // its norm.
     {"conv3x3x8p1,bn,relu,res(conv3x3x8p1,bn,relu,conv3x3x8p1),relu,res(conv3x3x8p1,bn),relu,globalavg,dense10", 2, 9,
      7, true},
+    // blocks whose last norm adds the shortcut with no ReLU after the block: an identity one, then a
+    // projection one.
+    {"conv3x3x8p1,bn,relu,res(conv3x3x8p1,bn,relu,conv3x3x8p1,bn),res(conv3x3x8p1s2,bn),globalavg,dense10", 2, 9, 7,
+     true},
     // a max-pool after a relu (lesson 09's) and one after batch norm (lesson 08's, default stream).
     {"conv5x5x6,bn,pool2,relu,conv5x5x16,relu,pool2,dense10", 1, 20, 20, false},
     // lesson 08's max-pool inside a block, a stride-4 projection, a strided conv that is a dense product.
