@@ -192,20 +192,11 @@ void each_layer(const ResidualLayer::Layers& a, const ResidualLayer::Layers& b, 
 void ResidualLayer::forward(const float* x, int batch) {
   check_batch(batch, "forward");
   float* y = relu_ ? relu_->output() : out_.data();
+  const float* skip = forward_chain(shortcut_, x, batch);  // first: the body's last norm may add it
   auto* last = body_.empty() ? nullptr : dynamic_cast<BatchNormLayer*>(body_.back().get());
-  if (training_ && last) {
-    const float* skip = forward_chain(shortcut_, x, batch);
-    if (last->end_block(skip, y, relu_ != nullptr)) {
-      forward_chain(body_, x, batch);  // its last norm adds skip as it writes y
-      return;
-    }
-    const float* main = forward_chain(body_, x, batch);
-    add_gpu(main, skip, y, size_t(batch) * out_size(), relu_ != nullptr, stream_);
-    return;
-  }
+  const bool norm_adds = last && last->end_block(skip, y, relu_ != nullptr);  // false in evaluation
   const float* main = forward_chain(body_, x, batch);
-  const float* skip = forward_chain(shortcut_, x, batch);
-  add_gpu(main, skip, y, size_t(batch) * out_size(), relu_ != nullptr, stream_);
+  if (!norm_adds) add_gpu(main, skip, y, size_t(batch) * out_size(), relu_ != nullptr, stream_);
 }
 
 void ResidualLayer::backward(const float* x, const float* dy, int batch) {
@@ -217,7 +208,6 @@ void ResidualLayer::backward(const float* x, const float* dy, int batch) {
 }
 
 void ResidualLayer::set_training(bool training) {
-  training_ = training;
   each_layer(body_, shortcut_, [&](mnist_gpu::Layer& l) { l.set_training(training); });
 }
 

@@ -131,8 +131,8 @@ class StridedConvLayer : public beyond_mnist::ImplicitConvLayer {
 
 // A res block: its body's layers and its shortcut's (none: the input itself), each list chained as
 // GpuNetwork chains its layers. A pass observer (--profile) hears the block as one layer: its layers
-// are not told of it. While training, a body that ends in a batch norm adds the shortcut in that
-// norm's pass (BatchNormLayer::end_block): the shortcut runs first, and no add of its own follows.
+// are not told of it. The shortcut runs first: while training, a body that ends in a batch norm adds
+// it in that norm's pass (BatchNormLayer::end_block), and no add of the block's own follows.
 //   forward:  y = body(x) + shortcut(x)
 //   backward: dx = (dx through the body) + (dx through the shortcut, or dy itself)
 class ResidualLayer : public mnist_gpu::Layer, public beyond_mnist::BranchingLayer {
@@ -159,7 +159,6 @@ class ResidualLayer : public mnist_gpu::Layer, public beyond_mnist::BranchingLay
  private:
   Layers body_, shortcut_;
   bool input_grad_;
-  bool training_ = true;
   ReluLayer* relu_ = nullptr;
 };
 
