@@ -11,7 +11,9 @@
 
 namespace tensor_cores {
 
-// The most parts (1, 2, 4, ..) whose grid of N x bands x parts blocks still fits in one wave.
+// The fewest parts (1, 2, 4, ..) whose grid of N x bands x parts blocks gives every SM a block, as
+// long as the split still fits in one wave. Every part stages the whole image again: a split pays for
+// SMs that would sit idle, and beyond that only adds staging.
 int conv_mma_tiled_parts(const host_layers::ConvShape& s, bool backward_data) {
   const std::string why = conv_mma_tiled_problem(s);
   if (!why.empty()) throw course::Error("conv_mma_tiled_parts: " + why);
@@ -24,11 +26,11 @@ int conv_mma_tiled_parts(const host_layers::ConvShape& s, bool backward_data) {
   const int band = detail::tiled_band_rows(out_h, out_w), bands = course::ceil_div(out_h, band);
   const SmLimits sm = sm_limits();
   int best = 1;
-  for (int parts = 2; O % (8 * parts) == 0; parts *= 2) {
+  for (int parts = 2; O % (8 * parts) == 0 && s.batch * bands * best < sm.sms; parts *= 2) {
     const cudaFuncAttributes kernel = detail::conv_mma_tiled_kernel_attributes(O / parts / 8);
     const size_t bytes = detail::tiled_smem_bytes(band + s.kernel_h - 1, W + 2 * pad, C + 8, s.kernel_h, O / parts);
     const int per_sm = blocks_per_sm(sm, {detail::kTiledConvThreads, kernel.numRegs, bytes + kernel.sharedSizeBytes});
-    if (per_sm > 0 && s.batch * bands * parts <= per_sm * sm.sms) best = parts;
+    if (per_sm > 0 && s.batch * bands * parts <= per_sm * sm.sms) best = parts;  // else two waves: slower again
   }
   return best;
 }

@@ -188,9 +188,10 @@ struct BlockNeeds {
 int blocks_per_sm(const SmLimits& sm, const BlockNeeds& block);
 
 // Given, from blocks_per_sm and the kernels' own needs on the current GPU:
-//   conv_mma_tiled_parts: the most parts (1, 2, 4, ..: O / 8 divisible by them) whose grid (N parts
-//     blocks) still runs in one wave; 1 when even that is more than a wave. `backward_data`: the
-//     input gradient's pass (its O is the layer's input channels).
+//   conv_mma_tiled_parts: the fewest parts (1, 2, 4, ..: O / 8 divisible by them) whose grid (N bands
+//     parts blocks) gives every SM a block while it still runs in one wave (each part stages the
+//     whole image again, so a split beyond that only adds work); 1 when no split does. `backward_data`:
+//     the input gradient's pass (its O is the layer's input channels).
 //   conv_mma_weight_images_per_block: the fewest images a block whose grid (N / images groups x
 //     pieces x sets) runs in one wave.
 int conv_mma_tiled_parts(const host_layers::ConvShape& s, bool backward_data);
