@@ -90,8 +90,14 @@ void ReluLayer::forward(const float* x, int batch) {
   if (!fed_) relu_forward_gpu(x, out_.data(), size_t(batch) * out_size(), stream_);
 }
 
+std::string ReluLayer::kernels() const {
+  if (masked_by_next_) return fed_ ? "fused into the layers before and after it" : "ReLU, its backward in the block after it";
+  return fed_ ? "fused into the layer before it" : "ReLU";
+}
+
 void ReluLayer::backward(const float*, const float* dy, int batch) {
   check_batch(batch, "backward");
+  if (masked_by_next_) return;  // the block after it wrote input_grad() already
   if (norm_)
     norm_->take_relu_gradient(dy);  // the norm's backward masks dy with this layer's output
   else
@@ -204,7 +210,19 @@ void ResidualLayer::backward(const float* x, const float* dy, int batch) {
   // x fed both paths: its gradient is what comes back along each, added.
   const float* through_body = backward_chain(body_, x, dy, batch);
   const float* through_skip = backward_chain(shortcut_, x, dy, batch);
-  if (input_grad_) add_gpu(through_body, through_skip, din_.data(), size_t(batch) * in_size(), false, stream_);
+  const size_t n = size_t(batch) * in_size();
+  if (before_)  // x is that ReLU's output: its backward rides in this add
+    add_masked_gpu(through_body, through_skip, x, before_->input_grad(), n, stream_);
+  else if (input_grad_)
+    add_gpu(through_body, through_skip, din_.data(), n, false, stream_);
+}
+
+void ResidualLayer::mask_input_gradient(ReluLayer* before) {
+  if (!before || !before->input_grad() || !input_grad_)
+    throw course::Error(name_ + ": no ReLU input gradient to write, or the block writes none");
+  before_ = before;
+  before_->masked_by_next_block();
+  din_ = course::DeviceBuffer<float>();
 }
 
 void ResidualLayer::set_training(bool training) {
@@ -296,9 +314,13 @@ std::unique_ptr<mnist_gpu::Layer> make_layer(MakeContext& c, const std::string& 
     }
     case LayerKind::global_avg_pool: return std::make_unique<GlobalAvgPoolLayer>(name, p, c.max_batch);
     case LayerKind::residual: {
+      auto* before = dynamic_cast<ReluLayer*>(c.last);  // make_list forgets it
       auto body = make_list(c, name, p.body, input_grad);
       auto shortcut = make_list(c, name, p.shortcut, input_grad);
-      return std::make_unique<ResidualLayer>(name, p, c.max_batch, std::move(body), std::move(shortcut), input_grad);
+      auto block =
+          std::make_unique<ResidualLayer>(name, p, c.max_batch, std::move(body), std::move(shortcut), input_grad);
+      if (before && before->input_grad() && input_grad) block->mask_input_gradient(before);
+      return block;
     }
     case LayerKind::sigmoid:
     case LayerKind::tanh: return std::make_unique<beyond_mnist::ActivationLayer>(name, p, c.max_batch);

@@ -79,15 +79,19 @@ class ReluLayer : public mnist_gpu::Layer {
   ReluLayer(std::string name, const host_training::LayerPlan& plan, int max_batch);
   void forward(const float* x, int batch) override;
   void backward(const float* x, const float* dy, int batch) override;
-  std::string kernels() const override { return fed_ ? "fused into the layer before it" : "ReLU"; }
+  std::string kernels() const override;
   bool runs_on_stream() const override { return true; }
   // Fed by batch norm, its dy goes straight to the norm: its input-gradient buffer is given back
   // (input_grad() is null from then on).
   void fed_by(BatchNormLayer* norm) { fed_ = true, norm_ = norm, din_ = course::DeviceBuffer<float>(); }
   void fed_by_block() { fed_ = true; }
+  // A res block right after it masks its own input gradient with this layer's output (y > 0 where
+  // x > 0) and writes it to input_grad(): this layer's backward pass then does nothing.
+  void masked_by_next_block() { masked_by_next_ = true; }
 
  private:
   bool fed_ = false;
+  bool masked_by_next_ = false;
   BatchNormLayer* norm_ = nullptr;
 };
 
@@ -155,15 +159,22 @@ class ResidualLayer : public mnist_gpu::Layer, public beyond_mnist::BranchingLay
   // The ReLU right after the block: the add writes max(0, body + shortcut) straight to its output.
   // The add writes the ReLU's output: the block's own output buffer is given back (output() null).
   void fuse(ReluLayer* relu) { relu_ = relu, out_ = course::DeviceBuffer<float>(); }
+  // The ReLU right before the block (its output is the block's input x): the backward add writes
+  // (body + shortcut) where x > 0, else 0, straight to that ReLU's input gradient, and the ReLU's own
+  // pass goes. The block's input-gradient buffer is given back (input_grad() null from then on).
+  void mask_input_gradient(ReluLayer* before);
 
  private:
   Layers body_, shortcut_;
   bool input_grad_;
   ReluLayer* relu_ = nullptr;
+  ReluLayer* before_ = nullptr;
 };
 
 // y[i] = a[i] + b[i] (relu: max(0, a[i] + b[i])) for i < n, on `stream` (given).
 void add_gpu(const float* a, const float* b, float* y, size_t n, bool relu, cudaStream_t stream);
+// y[i] = a[i] + b[i] where mask[i] > 0, else 0, for i < n (given): a ReLU's backward riding in an add.
+void add_masked_gpu(const float* a, const float* b, const float* mask, float* y, size_t n, cudaStream_t stream);
 // y = max(0, x); dx = dy where y > 0, else 0 (given).
 void relu_forward_gpu(const float* x, float* y, size_t n, cudaStream_t stream);
 void relu_backward_gpu(const float* y, const float* dy, float* dx, size_t n, cudaStream_t stream);

@@ -183,6 +183,9 @@ const Case kCases[] = {
     // projection one.
     {"conv3x3x8p1,bn,relu,res(conv3x3x8p1,bn,relu,conv3x3x8p1,bn),res(conv3x3x8p1s2,bn),globalavg,dense10", 2, 9, 7,
      true},
+    // a plain ReLU before a block, then one fused after a block before the next: each block's backward
+    // add masks with its input (that ReLU's output) and writes the ReLU's input gradient itself.
+    {"conv3x3x4p1,relu,res(conv3x3x4p1,bn),relu,res(conv3x3x4p1),globalavg,dense10", 1, 8, 9, true},
     // a max-pool after a relu (lesson 09's) and one after batch norm (lesson 08's, default stream).
     {"conv5x5x6,bn,pool2,relu,conv5x5x16,relu,pool2,dense10", 1, 20, 20, false},
     // lesson 08's max-pool inside a block, a stride-4 projection, a strided conv that is a dense product.
