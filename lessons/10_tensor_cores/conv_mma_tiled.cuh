@@ -49,6 +49,11 @@ struct TiledConv {
   int N, C, H, W, O, k, pad, OH, OW;
   int Hp, Wp, ldc;               // the padded rows in shared memory: Hp x Wp pixels of ldc channels
   int band_rows;                 // output rows a block (Hp = band_rows + k - 1); OH: the whole image
+  // May be null. Else each block also writes, for every output channel o it computes, the count, the
+  // mean and the squares around that mean of its values (bias included) to stats + 3 (o entries + e),
+  // entries = N bands, e = n bands + band: what a normalisation after the conv needs, from the
+  // accumulators, without reading out again.
+  float* stats = nullptr;
 };
 
 // The output rows of a block: all OH when the image has at most 256 output pixels, else bands of

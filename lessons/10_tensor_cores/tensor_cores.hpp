@@ -120,8 +120,13 @@ void conv_mma_tiled_weights(const host_layers::ConvShape& s, const float* W, uin
                             cudaStream_t stream = nullptr);
 // `parts` (10.9): each image's output channels split over that many blocks (1: one block an image; O
 // must be a multiple of 8 parts); the outputs are the same bits for every `parts`.
+// stats (may be null): also, for a normalisation after the conv, each block's count, mean and squares
+// around that mean of every output channel's values it wrote, as [O][entries][3] with entries =
+// conv_mma_tiled_statistics_entries(s) (one an image's band of rows: image n, band b at n bands + b).
 void conv2d_forward_mma_tiled(const host_layers::ConvShape& s, const float* x, const uint16_t* tiled_weights,
-                              const float* bias, float* y, cudaStream_t stream = nullptr, int parts = 1);
+                              const float* bias, float* y, cudaStream_t stream = nullptr, int parts = 1,
+                              float* stats = nullptr);
+int conv_mma_tiled_statistics_entries(const host_layers::ConvShape& s);
 void conv2d_backward_data_mma_tiled(const host_layers::ConvShape& s, const uint16_t* tiled_weights, const float* dy,
                                     float* dx, cudaStream_t stream = nullptr, int parts = 1);
 

@@ -45,7 +45,12 @@ void BatchNormLayer::forward(const float* x, int batch) {
     synced_->forward(shape(batch), x, gamma_.value, beta_.value, kBatchNormEps, kBatchNormMomentum, skip, relu, y,
                      stats_.data(), stats_.data() + C, stats_.data() + 2 * C, stats_.data() + 3 * C,
                      workspace_.data(), stream_);
-  else if (training_)
+  else if (training_ && conv_ && conv_->entries(batch) > 0) {
+    check_batch_norm(name_.c_str(), shape(batch), kBatchNormEps, kBatchNormMomentum, true);
+    batch_norm_normalize_gpu(shape(batch), x, gamma_.value, beta_.value, workspace_.data(), conv_->entries(batch),
+                             kBatchNormEps, kBatchNormMomentum, stats_.data(), stats_.data() + C,
+                             stats_.data() + 2 * C, stats_.data() + 3 * C, skip, relu, y, stream_);
+  } else if (training_)
     batch_norm_forward_train_wide_gpu(shape(batch), x, gamma_.value, beta_.value, kBatchNormEps, kBatchNormMomentum,
                                       skip, relu, y, stats_.data(), stats_.data() + C, stats_.data() + 2 * C,
                                       stats_.data() + 3 * C, workspace_.data(), stream_);
@@ -75,7 +80,21 @@ bool BatchNormLayer::end_block(const float* skip, float* out, bool relu) {
 }
 
 void BatchNormLayer::synchronize_over(const framework::Rank& rank) {
+  if (conv_) throw course::Error(name_ + ": its statistics come from the conv before it, not synchronized ones");
   synced_ = std::make_unique<SyncedStatistics>(rank, shape(max_batch_));
+}
+
+void BatchNormLayer::take_statistics_from(std::shared_ptr<StatisticsConvKernels> conv) {
+  if (synced_) throw course::Error(name_ + ": synchronized statistics cannot come from the conv before it");
+  const size_t floats = 3 * size_t(plan_.out_c) * size_t(conv->entries(max_batch_));
+  if (floats > workspace_.size()) workspace_ = course::DeviceBuffer<float>(floats);
+  conv_ = std::move(conv);
+  conv_->write_statistics_to(training_ ? workspace_.data() : nullptr);
+}
+
+void BatchNormLayer::set_training(bool training) {
+  training_ = training;
+  if (conv_) conv_->write_statistics_to(training ? workspace_.data() : nullptr);  // evaluation needs none
 }
 
 // ---- ReLU ----------------------------------------------------------------------------------------------------
@@ -280,6 +299,9 @@ struct MakeContext {
   const mnist_gpu::ParamLookup* lookup = nullptr;
   int made = 0;                         // layers made so far: dropout's layer number
   mnist_gpu::Layer* last = nullptr;     // the layer made last: a ReLU after it may be fused into it
+  // A conv that writes the statistics of the batch norm after it, and its layer (while it is `last`).
+  std::shared_ptr<StatisticsConvKernels> statistics;
+  const mnist_gpu::Layer* statistics_of = nullptr;
   beyond_mnist::OtherKernels other;     // Tensor Core convolutions, other products (or none)
 };
 
@@ -310,6 +332,8 @@ std::unique_ptr<mnist_gpu::Layer> make_layer(MakeContext& c, const std::string& 
     case LayerKind::batch_norm: {
       auto norm = std::make_unique<BatchNormLayer>(name, p, c.max_batch, weight, bias);
       if (c.synced) norm->synchronize_over(c.rank);
+      if (c.statistics && c.statistics_of && c.statistics_of == c.last) norm->take_statistics_from(c.statistics);
+      c.statistics = nullptr, c.statistics_of = nullptr;
       return norm;
     }
     case LayerKind::global_avg_pool: return std::make_unique<GlobalAvgPoolLayer>(name, p, c.max_batch);
@@ -349,6 +373,21 @@ std::unique_ptr<mnist_gpu::Layer> make_layer(MakeContext& c, const std::string& 
        kernels == beyond_mnist::LayerKernels::lesson08))
     return std::make_unique<StridedConvLayer>(name, p, c.max_batch, weight, bias, c.other.products,
                                               std::dynamic_pointer_cast<const tensor_cores::TensorCoreConvs>(c.other.conv));
+  // A Tensor Core conv with a batch norm right after it (one GPU's statistics): it writes them.
+  const auto convs = std::dynamic_pointer_cast<const tensor_cores::TensorCoreConvs>(c.other.conv);
+  const bool norm_next = index + 1 < list.size() && list[index + 1].spec.kind == LayerKind::batch_norm;
+  if (p.spec.kind == LayerKind::conv && convs && norm_next && !c.synced) {
+    const host_layers::ConvShape shape = host_training::conv_shape_of(p, c.max_batch);
+    if (convs->runs(shape) && convs->statistics_entries(shape) > 0) {
+      beyond_mnist::OtherKernels other = c.other;
+      auto statistics = std::make_shared<StatisticsConvKernels>(convs, shape);
+      other.conv = statistics;
+      if (auto layer = beyond_mnist::product_layer(kernels, name, p, c.max_batch, weight, bias, input_grad, other)) {
+        c.statistics = statistics, c.statistics_of = layer.get();
+        return layer;
+      }
+    }
+  }
   if (auto layer = beyond_mnist::product_layer(kernels, name, p, c.max_batch, weight, bias, input_grad, c.other))
     return layer;
   switch (kernels) {

@@ -22,6 +22,49 @@ namespace deeper_cnns {
 
 class ReluLayer;
 
+// A convolution on lesson 10's Tensor Cores that, while asked, also writes the statistics the batch
+// norm right after it needs: 10.6's count, mean and squares around the mean of every channel of each
+// block (an image, or a band of one), from its accumulators, in its own pass. That norm then skips its
+// statistics pass: 15.6's second kernel merges these entries instead of its slices'. One a conv.
+class StatisticsConvKernels : public fast_training::ConvKernels {
+ public:
+  // conv: the convolution's shape at the largest batch.
+  StatisticsConvKernels(std::shared_ptr<const tensor_cores::TensorCoreConvs> convs, const host_layers::ConvShape& conv)
+      : convs_(std::move(convs)), conv_(conv) {}
+  std::string name() const override { return convs_->name() + ", the next batch norm's statistics in its pass"; }
+  bool runs(const host_layers::ConvShape& s) const override { return convs_->runs(s); }
+  size_t weights_bytes(const host_layers::ConvShape& s) const override { return convs_->weights_bytes(s); }
+  void forward(const host_layers::ConvShape& s, const float* x, const float* W, const float* bias, void* own_weights,
+               float* y, cudaStream_t stream) const override {
+    convs_->forward_with_statistics(s, x, W, bias, own_weights, y, stats_, stream);
+  }
+  void backward_data(const host_layers::ConvShape& s, const float* W, const void* own_weights, const float* dy,
+                     float* dx, cudaStream_t stream) const override {
+    convs_->backward_data(s, W, own_weights, dy, dx, stream);
+  }
+  bool runs_weight_gradient(const host_layers::ConvShape& s) const override { return convs_->runs_weight_gradient(s); }
+  size_t weight_workspace_floats(const host_layers::ConvShape& s) const override {
+    return convs_->weight_workspace_floats(s);
+  }
+  void backward_weight(const host_layers::ConvShape& s, const float* x, const float* dy, float* dW, float* dbias,
+                       float* workspace, cudaStream_t stream) const override {
+    convs_->backward_weight(s, x, dy, dW, dbias, workspace, stream);
+  }
+  // The entries a channel its forward pass writes at this batch (0: none, 10.6 does not run it).
+  int entries(int batch) const {
+    host_layers::ConvShape s = conv_;
+    s.batch = batch;
+    return convs_->statistics_entries(s);
+  }
+  // Where the next forward passes write them ([channels][entries][3]); null: nowhere.
+  void write_statistics_to(float* stats) { stats_ = stats; }
+
+ private:
+  std::shared_ptr<const tensor_cores::TensorCoreConvs> convs_;
+  host_layers::ConvShape conv_;
+  float* stats_ = nullptr;
+};
+
 // Batch norm: the batch's statistics while training (your 15.6: a channel across the whole GPU), the
 // running ones in evaluation (set_training(false); your 15.2's evaluation pass). The running
 // statistics start at mean 0, variance 1.
@@ -31,9 +74,11 @@ class BatchNormLayer : public mnist_gpu::Layer {
                  mnist_gpu::ParamView beta);
   void forward(const float* x, int batch) override;
   void backward(const float* x, const float* dy, int batch) override;
-  void set_training(bool training) override { training_ = training; }
+  void set_training(bool training) override;
   std::string kernels() const override {
-    return synced_ ? "batch norm across the GPUs (15.6, synchronized)" : "batch norm across the GPU (15.6)";
+    if (synced_) return "batch norm across the GPUs (15.6, synchronized)";
+    return conv_ ? "batch norm across the GPU (15.6), its statistics from the conv before it"
+                 : "batch norm across the GPU (15.6)";
   }
   size_t own_bytes() const override { return (stats_.size() + workspace_.size()) * sizeof(float); }
   bool runs_on_stream() const override { return true; }
@@ -56,6 +101,10 @@ class BatchNormLayer : public mnist_gpu::Layer {
   // From now on the training passes take their statistics over every GPU of `rank`'s communicator
   // (synced_batch_norm.hpp); evaluation stays on the running statistics.
   void synchronize_over(const framework::Rank& rank);
+  // The conv right before it writes this norm's statistics in its forward pass while training: the
+  // norm's training pass is then 15.6's second kernel alone, on the conv's entries. Not with
+  // synchronize_over (its entries are the slices').
+  void take_statistics_from(std::shared_ptr<StatisticsConvKernels> conv);
 
  private:
   BatchNormShape shape(int batch) const { return {batch, plan_.out_c, plan_.out_h, plan_.out_w}; }
@@ -69,6 +118,7 @@ class BatchNormLayer : public mnist_gpu::Layer {
   course::DeviceBuffer<float> stats_;      // saved mean, saved inv_std, running mean, running var
   course::DeviceBuffer<float> workspace_;  // 15.6's slices' statistics
   std::unique_ptr<SyncedStatistics> synced_;  // set: the statistics over several GPUs
+  std::shared_ptr<StatisticsConvKernels> conv_;  // set: the conv before it writes the statistics
 };
 
 // A ReLU on a stream. Backward from its own output: dx = dy where y > 0. After batch norm or a res block

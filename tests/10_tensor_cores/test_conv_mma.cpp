@@ -1,6 +1,7 @@
 // Lesson 10, steps 10.5-10.7: the convolutions on the Tensor Cores against lesson 01's loops in double,
 // within a bound derived from BF16 (below), on model A's shapes and odd ones; outputs poisoned
 // (NaN) before every call.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -11,6 +12,7 @@
 #include "course/device_buffer.hpp"
 #include "course_test.hpp"
 #include "conv_bound.hpp"
+#include "exact_checks.hpp"
 #include "host_layers.hpp"
 #include "tensor_cores.hpp"
 
@@ -107,6 +109,70 @@ TEST_CASE("conv_mma_tiled_problem names what the tiled kernel does not run; the 
     REQUIRE_FALSE(tensor_cores::conv_mma_tiled_problem(s).empty());
     REQUIRE_THROWS_AS(tensor_cores::conv2d_forward_mma_tiled(s, nullptr, nullptr, nullptr, nullptr), course::Error);
     REQUIRE_THROWS_AS(tensor_cores::conv2d_backward_data_mma_tiled(s, nullptr, nullptr, nullptr), course::Error);
+  }
+}
+
+// The statistics the forward pass writes for a normalisation after it (given code around 10.6): for
+// every channel, image and band, the count, the mean and the squares around the mean of the y it
+// wrote, against those of the downloaded y in double; in one band and in bands (10, 10 and 9 rows;
+// 4 of 7), in 1 and 2 parts; the statistics poisoned first, y the same bits as without them.
+TEST_CASE("conv2d_forward_mma_tiled's statistics are each band's count, mean and squares of its y", "[10.6]") {
+  struct Case {
+    ConvShape s;
+    int band_rows;
+  };
+  uint64_t seed = 1090;
+  for (const Case& c : {Case{shape(3, 16, 9, 7, 16, 3, 1, 1), 9}, Case{shape(2, 32, 29, 20, 16, 5, 2, 1), 10},
+                        Case{shape(3, 16, 28, 28, 32, 3, 1, 1), 7}}) {
+    const ConvShape& s = c.s;
+    const int OH = s.out_h(), OW = s.out_w(), O = s.out_channels, bands = (OH + c.band_rows - 1) / c.band_rows;
+    CAPTURE(s.height, s.width, s.out_channels);
+    REQUIRE(tensor_cores::conv_mma_tiled_statistics_entries(s) == s.batch * bands);
+    COURSE_INPUT_SEED(seed += 10);
+    const std::vector<float> x = course::test::random_vector(s.input_size(), seed, -1.0f, 1.0f);
+    const std::vector<float> W = course::test::random_vector(s.weight_size(), seed + 1, -0.5f, 0.5f);
+    const std::vector<float> bias = course::test::random_vector(size_t(O), seed + 2, -2.0f, 3.0f);  // means far from 0
+    DeviceBuffer<float> d_x(x), d_W(W), d_bias(bias), d_y(s.output_size()), plain(s.output_size());
+    DeviceBuffer<uint16_t> w16(tensor_cores::conv_mma_tiled_weights_size(s));
+    tensor_cores::conv_mma_tiled_weights(s, d_W.data(), w16.data());
+    tensor_cores::conv2d_forward_mma_tiled(s, d_x.data(), w16.data(), d_bias.data(), plain.data());
+    const size_t entries = size_t(s.batch) * bands;
+    DeviceBuffer<float> stats(3 * size_t(O) * entries);
+    for (int parts : {1, 2}) {
+      CAPTURE(parts);
+      CUDA_CHECK(cudaMemset(d_y.data(), 0xff, s.output_size() * sizeof(float)));
+      CUDA_CHECK(cudaMemset(stats.data(), 0xff, stats.size() * sizeof(float)));
+      tensor_cores::conv2d_forward_mma_tiled(s, d_x.data(), w16.data(), d_bias.data(), d_y.data(), nullptr, parts,
+                                             stats.data());
+      CUDA_CHECK(cudaDeviceSynchronize());
+      const std::vector<float> y = download(d_y.data(), s.output_size());
+      REQUIRE(course::test::first_bit_difference(y, download(plain.data(), s.output_size())) == -1);
+      const std::vector<float> got = download(stats.data(), stats.size());
+      size_t bad = 0;
+      std::string first;
+      for (int o = 0; o < O; ++o)
+        for (int n = 0; n < s.batch; ++n)
+          for (int b = 0; b < bands; ++b) {
+            const int r0 = b * c.band_rows, rows = std::min(c.band_rows, OH - r0);
+            const double count = double(rows) * OW;
+            double sum = 0, size = 0, squares = 0;
+            const float* plane = y.data() + (size_t(n) * O + o) * OH * OW + size_t(r0) * OW;
+            for (int i = 0; i < rows * OW; ++i) sum += plane[i], size += std::fabs(plane[i]);
+            const double mean = sum / count;
+            for (int i = 0; i < rows * OW; ++i) squares += (plane[i] - mean) * (plane[i] - mean);
+            const float* e = got.data() + 3 * (size_t(o) * entries + size_t(n) * bands + b);
+            // FP32 sums of at most 256 values: within 1e-5 of the magnitudes summed.
+            const bool ok = double(e[0]) == count && std::fabs(e[1] - mean) <= 1e-5 * size / count &&
+                            std::fabs(e[2] - squares) <= 1e-4 * squares + 1e-5 * size * size / count;
+            if (!ok && bad++ == 0)
+              first = "channel " + std::to_string(o) + " image " + std::to_string(n) + " band " + std::to_string(b) +
+                      ": got (" + std::to_string(e[0]) + ", " + std::to_string(e[1]) + ", " + std::to_string(e[2]) +
+                      "), want (" + std::to_string(count) + ", " + std::to_string(mean) + ", " +
+                      std::to_string(squares) + ")";
+          }
+      INFO(bad << " entries wrong; the first: " << first);
+      REQUIRE(bad == 0);
+    }
   }
 }
 

@@ -71,8 +71,61 @@ __device__ void accumulate_taps(const TiledConv& g, const __nv_bfloat16* img, co
 #endif
 
 // ---- given: the kernel ---------------------------------------------------------------------------
-// kNTiles: the n8 tiles of output channels a block computes (part.O / 8), known to the compiler.
+#if COURSE_WMMA
+// The statistics of g.stats (conv_mma_tiled.cuh) for this block's channels o0 .. o0 + 8 kNTiles - 1,
+// in two passes over the accumulators: the sums give each channel's mean, then the squares around
+// it. Lanes of one t hold the same channels: their sums meet by shuffles, the warps' in shared memory.
 template <int kNTiles>
+__device__ void block_statistics(const TiledConv& g, const float (&acc)[2][kTiledConvMaxTilesN][4], int tiles, int P,
+                                 int o0) {
+  __shared__ float warp_sums[kTiledConvThreads / 32][8 * kNTiles];
+  __shared__ float mean[8 * kNTiles];
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, gq = lane / 4, t = lane % 4;
+  for (int pass = 0; pass < 2; ++pass) {
+    float sums[kNTiles][2] = {};
+#pragma unroll
+    for (int mi = 0; mi < 2; ++mi) {
+      if (mi >= tiles) break;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        if ((warp + 8 * mi) * 16 + gq + 8 * h >= P) continue;  // a row past the band: not stored
+#pragma unroll
+        for (int nt = 0; nt < kNTiles; ++nt)
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            const int c = 8 * nt + 2 * t + e;
+            const float v = acc[mi][nt][2 * h + e] + (g.bias ? __ldg(g.bias + o0 + c) : 0.0f);
+            sums[nt][e] += pass == 0 ? v : (v - mean[c]) * (v - mean[c]);
+          }
+      }
+    }
+#pragma unroll
+    for (int nt = 0; nt < kNTiles; ++nt)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        for (int offset = 4; offset < 32; offset *= 2) sums[nt][e] += __shfl_xor_sync(0xffffffffu, sums[nt][e], offset);
+        if (gq == 0) warp_sums[warp][8 * nt + 2 * t + e] = sums[nt][e];
+      }
+    __syncthreads();
+    if (tid < 8 * kNTiles) {
+      float total = 0.0f;
+      for (int w = 0; w < kTiledConvThreads / 32; ++w) total += warp_sums[w][tid];
+      if (pass == 0) {
+        mean[tid] = total / float(P);
+      } else {
+        const size_t entries = size_t(gridDim.x) * gridDim.z, entry = size_t(blockIdx.x) * gridDim.z + blockIdx.z;
+        float* to = g.stats + 3 * (size_t(o0 + tid) * entries + entry);
+        to[0] = float(P), to[1] = mean[tid], to[2] = total;
+      }
+    }
+    __syncthreads();  // the means are read, and warp_sums free again, only after this
+  }
+}
+#endif
+
+// kNTiles: the n8 tiles of output channels a block computes (part.O / 8), known to the compiler.
+// kStats: g.stats is set (a kernel of its own: the statistics' registers cost the others nothing).
+template <int kNTiles, bool kStats>
 __global__ void __launch_bounds__(kTiledConvThreads) conv_mma_tiled_kernel(TiledConv g) {
 #if COURSE_WMMA
   extern __shared__ __align__(16) unsigned char tiled_smem[];
@@ -154,6 +207,7 @@ __global__ void __launch_bounds__(kTiledConvThreads) conv_mma_tiled_kernel(Tiled
       }
     }
   }
+  if (kStats) block_statistics<kNTiles>(g, acc, tiles, P, o0);
 #endif
 }
 
@@ -194,17 +248,21 @@ std::string pass_problem(int in_c, int out_c, int in_w, int out_h, int out_w, in
   return "";
 }
 
-// The kernel compiled for n_tiles n8 tiles (1 .. 8).
+// The kernel compiled for n_tiles n8 tiles (1 .. 8), with the statistics or without.
 using TiledKernel = void (*)(TiledConv);
-TiledKernel tiled_kernel(int n_tiles) {
-  static const TiledKernel kernels[kTiledConvMaxTilesN] = {conv_mma_tiled_kernel<1>, conv_mma_tiled_kernel<2>,
-                                                        conv_mma_tiled_kernel<3>, conv_mma_tiled_kernel<4>,
-                                                        conv_mma_tiled_kernel<5>, conv_mma_tiled_kernel<6>,
-                                                        conv_mma_tiled_kernel<7>, conv_mma_tiled_kernel<8>};
+template <bool kStats>
+TiledKernel tiled_kernel_of(int n_tiles) {
+  static const TiledKernel kernels[kTiledConvMaxTilesN] = {
+      conv_mma_tiled_kernel<1, kStats>, conv_mma_tiled_kernel<2, kStats>, conv_mma_tiled_kernel<3, kStats>,
+      conv_mma_tiled_kernel<4, kStats>, conv_mma_tiled_kernel<5, kStats>, conv_mma_tiled_kernel<6, kStats>,
+      conv_mma_tiled_kernel<7, kStats>, conv_mma_tiled_kernel<8, kStats>};
+  return kernels[n_tiles - 1];
+}
+TiledKernel tiled_kernel(int n_tiles, bool stats = false) {
   if (n_tiles < 1 || n_tiles > kTiledConvMaxTilesN)
     throw course::Error("the tiled convolution: " + std::to_string(8 * n_tiles) +
                         " output channels a block (needs 8 .. 64)");
-  return kernels[n_tiles - 1];
+  return stats ? tiled_kernel_of<true>(n_tiles) : tiled_kernel_of<false>(n_tiles);
 }
 
 void launch_tiled(const TiledConv& g, int parts, cudaStream_t stream) {
@@ -212,7 +270,7 @@ void launch_tiled(const TiledConv& g, int parts, cudaStream_t stream) {
     throw course::Error("the tiled convolution: " + std::to_string(g.O) + " output channels do not split into " +
                         std::to_string(parts) + " parts of a multiple of 8");
   const size_t bytes = tiled_smem_bytes(g.Hp, g.Wp, g.ldc, g.k, g.O / parts);
-  const auto kernel = tiled_kernel(g.O / parts / 8);
+  const auto kernel = tiled_kernel(g.O / parts / 8, g.stats != nullptr);
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
   const int bands = course::ceil_div(g.OH, g.band_rows);
   kernel<<<dim3(g.N, parts, bands), kTiledConvThreads, bytes, stream>>>(g);
@@ -256,13 +314,19 @@ void conv_mma_tiled_weights(const host_layers::ConvShape& s, const float* W, uin
   CUDA_CHECK(cudaGetLastError());
 }
 
+int conv_mma_tiled_statistics_entries(const host_layers::ConvShape& s) {
+  detail::require_tiled("conv_mma_tiled_statistics_entries", s);
+  const int band = detail::tiled_band_rows(s.out_h(), s.out_w());
+  return s.batch * course::ceil_div(s.out_h(), band);
+}
+
 void conv2d_forward_mma_tiled(const host_layers::ConvShape& s, const float* x, const uint16_t* tiled_weights,
-                              const float* bias, float* y, cudaStream_t stream, int parts) {
+                              const float* bias, float* y, cudaStream_t stream, int parts, float* stats) {
   detail::require_tiled("conv2d_forward_mma_tiled", s);
   const int k = s.kernel_h, band = detail::tiled_band_rows(s.out_h(), s.out_w());
   const detail::TiledConv g{x, reinterpret_cast<const __nv_bfloat16*>(tiled_weights), bias, y, s.batch,
                             s.in_channels, s.height, s.width, s.out_channels, k, s.pad, s.out_h(), s.out_w(),
-                            band + k - 1, s.width + 2 * s.pad, s.in_channels + 8, band};
+                            band + k - 1, s.width + 2 * s.pad, s.in_channels + 8, band, stats};
   detail::launch_tiled(g, parts, stream);
 }
 
