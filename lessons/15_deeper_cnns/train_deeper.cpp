@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "beyond_gpu_layers.hpp"  // fused_loss_maker
+#include "branch.hpp"             // lesson 09's second stream (09.12)
 #include "course/cli.hpp"
 #include "course/error.hpp"
 #include "course/main.hpp"
@@ -20,6 +21,7 @@
 #include "framework/epoch_log.hpp"
 #include "framework/train_flags.hpp"
 #include "framework/training_data.hpp"
+#include "fast_gpu_layers.hpp"  // lesson 12's use_branch
 #include "host_training.hpp"
 #include "layer_shapes.hpp"  // conv_shape_of
 #include "parallel_trainer.hpp"  // lesson 13's data-parallel run
@@ -150,6 +152,10 @@ int main(int argc, char** argv) {
                     "GPU: fp32 (lesson 09's kernels) or bf16 (the stride-1 convolutions on lesson 10's Tensor "
                     "Cores, BF16 products and FP32 sums, and the strided ones' input gradients; the other products in TF32; "
                     "batch norm and the rest FP32)");
+    args.add_choice("--branches", "on", {"on", "off"},
+                    "one GPU: every conv's and dense layer's weight gradient on a second stream beside the input "
+                    "gradients, the loss and accuracy counters beside the update (lesson 09's 09.12); off: one "
+                    "stream");
     args.add_choice("--batch-norm", "per-gpu", {"per-gpu", "synced"},
                     "with --gpus 2 and more: each GPU's batch norm takes its statistics from its share of the batch "
                     "(per-gpu), or from the whole batch on every GPU (synced: NCCL between your 15.6 stages)");
@@ -173,7 +179,7 @@ int main(int argc, char** argv) {
     if (!gpu) {
       const int threads = beyond_mnist::prepare_cpu_run(args, config, kCpuDefaultEpochs, "",
                                                         {"--profile", "--profile-steps", "--graph", "--gpus",
-                                                         "--batch-norm", "--precision"});
+                                                         "--batch-norm", "--precision", "--branches"});
       const host_training::TrainerExtras extras{deeper_cnns::network_maker(threads, config.seed),
                                                 deeper_cnns::network_description(threads), nullptr};
       framework::print_summary(host_training::train(config, data, extras), "CPU");
@@ -184,6 +190,8 @@ int main(int argc, char** argv) {
     const beyond_mnist::OtherKernels other = precision_kernels(args, spec, config.batch);
     if (gpus == 1 && args.given("--batch-norm"))
       std::printf("note: --batch-norm applies to several GPUs (--gpus 2 and more); ignored\n");
+    if (gpus > 1 && args.given("--branches"))
+      std::printf("note: --branches applies to one GPU (lesson 13's ranks keep one stream each); ignored\n");
     if (gpus > 1) {
       framework::print_summary(train_data_parallel(args, config, data, spec, gpus, other),
                                "GPU x" + std::to_string(gpus) + ", data parallel");
@@ -195,8 +203,31 @@ int main(int argc, char** argv) {
     extras.loss = beyond_mnist::fused_loss_maker();
     // Whole steps in CUDA graphs need every launch on one stream and every argument fixed at capture.
     fast_training::Stream stream;
-    beyond_mnist::prepare_gpu_run(args, extras, stream.get(),
-                                  beyond_mnist::graph_problem(args, config, deeper_cnns::stream_problem(spec)));
+    const std::string problem = beyond_mnist::graph_problem(args, config, deeper_cnns::stream_problem(spec));
+    beyond_mnist::prepare_gpu_run(args, extras, stream.get(), problem);
+    // 09.12's branch: the weight gradients need nobody but the update, so they run on a second stream
+    // beside the input gradients (in a captured step, a second branch of the graph); the loss and
+    // accuracy counters run beside the update. Every layer must launch on the step's stream.
+    fast_training::Branch branch(stream.get());
+    // (Not with --profile: its per-layer times are taken on the step's stream alone.)
+    if (args.get_string("--branches") == "on" && deeper_cnns::stream_problem(spec).empty() && !args.given("--profile")) {
+      extras.stream = stream.get();
+      extras.check_steps = [&branch](framework::DeviceNetwork& net) {
+        auto* layers = dynamic_cast<mnist_gpu::GpuNetwork*>(&net);
+        if (!layers) throw course::Error("train_deeper: --branches on needs lesson 08's GpuNetwork");
+        beyond_mnist::use_branch(*layers, &branch);
+      };
+      extras.counters_stream = [&branch] {
+        branch.join();  // the weight gradients are done: the update may read them
+        branch.fork();
+        return branch.side();
+      };
+      extras.after_update = [&branch] { branch.join(); };  // the next forward overwrites what the counters read
+      extras.steps_text += "; weight gradients and counters on a second stream (lesson 09's 09.12)";
+    } else if (args.given("--branches") && args.get_string("--branches") == "on") {
+      std::printf("note: --branches on needs every layer on the step's stream (%s); one stream\n",
+                  deeper_cnns::stream_problem(spec).c_str());
+    }
     framework::print_summary(mnist_gpu::train_on_gpu(config, data, extras),
                              other.conv ? "GPU, BF16 convolutions" : "GPU");
     return 0;
