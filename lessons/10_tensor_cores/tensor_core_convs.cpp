@@ -35,24 +35,18 @@ void TensorCoreConvs::write_own_weights(const host_layers::ConvShape& s, const f
   if (tiled(s)) conv_mma_tiled_weights(s, W, static_cast<uint16_t*>(own_weights), stream);  // BF16, both layouts
 }
 
-void TensorCoreConvs::forward(const host_layers::ConvShape& s, const float* x, const float* W, const float* bias,
-                              void* own_weights, float* y, cudaStream_t stream) const {
-  forward_with_statistics(s, x, W, bias, own_weights, y, nullptr, stream);
-}
-
 int TensorCoreConvs::statistics_entries(const host_layers::ConvShape& s) const {
   return tiled(s) ? conv_mma_tiled_statistics_entries(s) : 0;
 }
 
-void TensorCoreConvs::forward_with_statistics(const host_layers::ConvShape& s, const float* x, const float* W,
-                                              const float* bias, void* own_weights, float* y, float* stats,
-                                              cudaStream_t stream) const {
+void TensorCoreConvs::forward(const host_layers::ConvShape& s, const float* x, const float* W, const float* bias,
+                              void* own_weights, float* y, cudaStream_t stream) const {
   if (!tiled(s)) {
     conv2d_forward_mma(s, x, W, bias, y, stream);
     return;
   }
   write_own_weights(s, W, own_weights, stream);  // the updated weights
-  conv2d_forward_mma_tiled(s, x, static_cast<const uint16_t*>(own_weights), bias, y, stream, parts(s, false), stats);
+  conv2d_forward_mma_tiled(s, x, static_cast<const uint16_t*>(own_weights), bias, y, stream, parts(s, false), stats_);
 }
 
 void TensorCoreConvs::backward_data(const host_layers::ConvShape& s, const float* W, const void* own_weights,

@@ -28,12 +28,11 @@ class TensorCoreConvs : public fast_training::ConvKernels {
                float* y, cudaStream_t stream) const override;
   void backward_data(const host_layers::ConvShape& s, const float* W, const void* own_weights, const float* dy,
                      float* dx, cudaStream_t stream) const override;
-  // For a normalisation after the conv: where 10.6 runs the forward pass, how many entries of
-  // statistics a channel it writes with them (conv2d_forward_mma_tiled's stats), else 0 (none).
+  // For a normalisation right after the conv (then one object a conv): while `stats` is set, every
+  // forward pass that 10.6 runs also writes its blocks' statistics there (conv2d_forward_mma_tiled's
+  // stats), statistics_entries(s) a channel; 0 entries where 10.6 does not run it. Null: none.
+  void write_statistics_to(float* stats) { stats_ = stats; }
   int statistics_entries(const host_layers::ConvShape& s) const;
-  // forward, and where statistics_entries(s) > 0 those statistics to `stats` too.
-  void forward_with_statistics(const host_layers::ConvShape& s, const float* x, const float* W, const float* bias,
-                               void* own_weights, float* y, float* stats, cudaStream_t stream) const;
   // 10.7 where it runs (conv2); elsewhere lesson 09's FP32 weight gradient stays.
   bool runs_weight_gradient(const host_layers::ConvShape& s) const override;
   size_t weight_workspace_floats(const host_layers::ConvShape& s) const override;
@@ -44,6 +43,7 @@ class TensorCoreConvs : public fast_training::ConvKernels {
   int parts(const host_layers::ConvShape& s, bool backward_data) const;
   int images_per_block(const host_layers::ConvShape& s) const;
   bool one_wave_;
+  float* stats_ = nullptr;
 };
 
 }  // namespace tensor_cores

@@ -45,9 +45,9 @@ void BatchNormLayer::forward(const float* x, int batch) {
     synced_->forward(shape(batch), x, gamma_.value, beta_.value, kBatchNormEps, kBatchNormMomentum, skip, relu, y,
                      stats_.data(), stats_.data() + C, stats_.data() + 2 * C, stats_.data() + 3 * C,
                      workspace_.data(), stream_);
-  else if (training_ && conv_ && conv_->entries(batch) > 0) {
+  else if (training_ && conv_entries(batch) > 0) {
     check_batch_norm(name_.c_str(), shape(batch), kBatchNormEps, kBatchNormMomentum, true);
-    batch_norm_normalize_gpu(shape(batch), x, gamma_.value, beta_.value, workspace_.data(), conv_->entries(batch),
+    batch_norm_normalize_gpu(shape(batch), x, gamma_.value, beta_.value, workspace_.data(), conv_entries(batch),
                              kBatchNormEps, kBatchNormMomentum, stats_.data(), stats_.data() + C,
                              stats_.data() + 2 * C, stats_.data() + 3 * C, skip, relu, y, stream_);
   } else if (training_)
@@ -84,12 +84,20 @@ void BatchNormLayer::synchronize_over(const framework::Rank& rank) {
   synced_ = std::make_unique<SyncedStatistics>(rank, shape(max_batch_));
 }
 
-void BatchNormLayer::take_statistics_from(std::shared_ptr<StatisticsConvKernels> conv) {
+void BatchNormLayer::take_statistics_from(std::shared_ptr<tensor_cores::TensorCoreConvs> convs,
+                                          const host_layers::ConvShape& conv) {
   if (synced_) throw course::Error(name_ + ": synchronized statistics cannot come from the conv before it");
-  const size_t floats = 3 * size_t(plan_.out_c) * size_t(conv->entries(max_batch_));
+  conv_ = std::move(convs), conv_shape_ = conv;
+  const size_t floats = 3 * size_t(plan_.out_c) * size_t(conv_entries(max_batch_));
   if (floats > workspace_.size()) workspace_ = course::DeviceBuffer<float>(floats);
-  conv_ = std::move(conv);
   conv_->write_statistics_to(training_ ? workspace_.data() : nullptr);
+}
+
+int BatchNormLayer::conv_entries(int batch) const {
+  if (!conv_) return 0;
+  host_layers::ConvShape s = conv_shape_;
+  s.batch = batch;
+  return conv_->statistics_entries(s);
 }
 
 void BatchNormLayer::set_training(bool training) {
@@ -299,8 +307,9 @@ struct MakeContext {
   const mnist_gpu::ParamLookup* lookup = nullptr;
   int made = 0;                         // layers made so far: dropout's layer number
   mnist_gpu::Layer* last = nullptr;     // the layer made last: a ReLU after it may be fused into it
-  // A conv that writes the statistics of the batch norm after it, and its layer (while it is `last`).
-  std::shared_ptr<StatisticsConvKernels> statistics;
+  // A conv that writes the statistics of the batch norm after it: its kernels, shape and layer.
+  std::shared_ptr<tensor_cores::TensorCoreConvs> statistics;
+  host_layers::ConvShape statistics_shape;
   const mnist_gpu::Layer* statistics_of = nullptr;
   beyond_mnist::OtherKernels other;     // Tensor Core convolutions, other products (or none)
 };
@@ -332,7 +341,7 @@ std::unique_ptr<mnist_gpu::Layer> make_layer(MakeContext& c, const std::string& 
     case LayerKind::batch_norm: {
       auto norm = std::make_unique<BatchNormLayer>(name, p, c.max_batch, weight, bias);
       if (c.synced) norm->synchronize_over(c.rank);
-      if (c.statistics && c.statistics_of && c.statistics_of == c.last) norm->take_statistics_from(c.statistics);
+      if (c.statistics && c.statistics_of == c.last) norm->take_statistics_from(c.statistics, c.statistics_shape);
       c.statistics = nullptr, c.statistics_of = nullptr;
       return norm;
     }
@@ -380,10 +389,10 @@ std::unique_ptr<mnist_gpu::Layer> make_layer(MakeContext& c, const std::string& 
     const host_layers::ConvShape shape = host_training::conv_shape_of(p, c.max_batch);
     if (convs->runs(shape) && convs->statistics_entries(shape) > 0) {
       beyond_mnist::OtherKernels other = c.other;
-      auto statistics = std::make_shared<StatisticsConvKernels>(convs, shape);
-      other.conv = statistics;
+      auto own = std::make_shared<tensor_cores::TensorCoreConvs>(*convs);  // its statistics' address is its own
+      other.conv = own;
       if (auto layer = beyond_mnist::product_layer(kernels, name, p, c.max_batch, weight, bias, input_grad, other)) {
-        c.statistics = statistics, c.statistics_of = layer.get();
+        c.statistics = own, c.statistics_shape = shape, c.statistics_of = layer.get();
         return layer;
       }
     }

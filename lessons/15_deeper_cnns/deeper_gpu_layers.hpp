@@ -22,49 +22,6 @@ namespace deeper_cnns {
 
 class ReluLayer;
 
-// A convolution on lesson 10's Tensor Cores that, while asked, also writes the statistics the batch
-// norm right after it needs: 10.6's count, mean and squares around the mean of every channel of each
-// block (an image, or a band of one), from its accumulators, in its own pass. That norm then skips its
-// statistics pass: 15.6's second kernel merges these entries instead of its slices'. One a conv.
-class StatisticsConvKernels : public fast_training::ConvKernels {
- public:
-  // conv: the convolution's shape at the largest batch.
-  StatisticsConvKernels(std::shared_ptr<const tensor_cores::TensorCoreConvs> convs, const host_layers::ConvShape& conv)
-      : convs_(std::move(convs)), conv_(conv) {}
-  std::string name() const override { return convs_->name() + ", the next batch norm's statistics in its pass"; }
-  bool runs(const host_layers::ConvShape& s) const override { return convs_->runs(s); }
-  size_t weights_bytes(const host_layers::ConvShape& s) const override { return convs_->weights_bytes(s); }
-  void forward(const host_layers::ConvShape& s, const float* x, const float* W, const float* bias, void* own_weights,
-               float* y, cudaStream_t stream) const override {
-    convs_->forward_with_statistics(s, x, W, bias, own_weights, y, stats_, stream);
-  }
-  void backward_data(const host_layers::ConvShape& s, const float* W, const void* own_weights, const float* dy,
-                     float* dx, cudaStream_t stream) const override {
-    convs_->backward_data(s, W, own_weights, dy, dx, stream);
-  }
-  bool runs_weight_gradient(const host_layers::ConvShape& s) const override { return convs_->runs_weight_gradient(s); }
-  size_t weight_workspace_floats(const host_layers::ConvShape& s) const override {
-    return convs_->weight_workspace_floats(s);
-  }
-  void backward_weight(const host_layers::ConvShape& s, const float* x, const float* dy, float* dW, float* dbias,
-                       float* workspace, cudaStream_t stream) const override {
-    convs_->backward_weight(s, x, dy, dW, dbias, workspace, stream);
-  }
-  // The entries a channel its forward pass writes at this batch (0: none, 10.6 does not run it).
-  int entries(int batch) const {
-    host_layers::ConvShape s = conv_;
-    s.batch = batch;
-    return convs_->statistics_entries(s);
-  }
-  // Where the next forward passes write them ([channels][entries][3]); null: nowhere.
-  void write_statistics_to(float* stats) { stats_ = stats; }
-
- private:
-  std::shared_ptr<const tensor_cores::TensorCoreConvs> convs_;
-  host_layers::ConvShape conv_;
-  float* stats_ = nullptr;
-};
-
 // Batch norm: the batch's statistics while training (your 15.6: a channel across the whole GPU), the
 // running ones in evaluation (set_training(false); your 15.2's evaluation pass). The running
 // statistics start at mean 0, variance 1.
@@ -77,7 +34,7 @@ class BatchNormLayer : public mnist_gpu::Layer {
   void set_training(bool training) override;
   std::string kernels() const override {
     if (synced_) return "batch norm across the GPUs (15.6, synchronized)";
-    return conv_ ? "batch norm across the GPU (15.6), its statistics from the conv before it"
+    return conv_ ? "batch norm across the GPU (15.6), its statistics from the conv before it (10.6's blocks)"
                  : "batch norm across the GPU (15.6)";
   }
   size_t own_bytes() const override { return (stats_.size() + workspace_.size()) * sizeof(float); }
@@ -101,10 +58,11 @@ class BatchNormLayer : public mnist_gpu::Layer {
   // From now on the training passes take their statistics over every GPU of `rank`'s communicator
   // (synced_batch_norm.hpp); evaluation stays on the running statistics.
   void synchronize_over(const framework::Rank& rank);
-  // The conv right before it writes this norm's statistics in its forward pass while training: the
-  // norm's training pass is then 15.6's second kernel alone, on the conv's entries. Not with
-  // synchronize_over (its entries are the slices').
-  void take_statistics_from(std::shared_ptr<StatisticsConvKernels> conv);
+  // The conv right before it (`conv` at the largest batch, on `convs`, its own object) writes this
+  // norm's statistics in its forward pass while training: 10.6's count, mean and squares of each block,
+  // from its accumulators. The norm's training pass is then 15.6's second kernel alone, merging those
+  // entries instead of its slices'. Not with synchronize_over (its entries are the slices').
+  void take_statistics_from(std::shared_ptr<tensor_cores::TensorCoreConvs> convs, const host_layers::ConvShape& conv);
 
  private:
   BatchNormShape shape(int batch) const { return {batch, plan_.out_c, plan_.out_h, plan_.out_w}; }
@@ -118,7 +76,9 @@ class BatchNormLayer : public mnist_gpu::Layer {
   course::DeviceBuffer<float> stats_;      // saved mean, saved inv_std, running mean, running var
   course::DeviceBuffer<float> workspace_;  // 15.6's slices' statistics
   std::unique_ptr<SyncedStatistics> synced_;  // set: the statistics over several GPUs
-  std::shared_ptr<StatisticsConvKernels> conv_;  // set: the conv before it writes the statistics
+  std::shared_ptr<tensor_cores::TensorCoreConvs> conv_;  // set: the conv before it writes the statistics
+  host_layers::ConvShape conv_shape_;
+  int conv_entries(int batch) const;  // a channel's entries at this batch (0: none)
 };
 
 // A ReLU on a stream. Backward from its own output: dx = dy where y > 0. After batch norm or a res block
@@ -221,13 +181,6 @@ class ResidualLayer : public mnist_gpu::Layer, public beyond_mnist::BranchingLay
   ReluLayer* before_ = nullptr;
 };
 
-// y[i] = a[i] + b[i] (relu: max(0, a[i] + b[i])) for i < n, on `stream` (given).
-void add_gpu(const float* a, const float* b, float* y, size_t n, bool relu, cudaStream_t stream);
-// y[i] = a[i] + b[i] where mask[i] > 0, else 0, for i < n (given): a ReLU's backward riding in an add.
-void add_masked_gpu(const float* a, const float* b, const float* mask, float* y, size_t n, cudaStream_t stream);
-// y = max(0, x); dx = dy where y > 0, else 0 (given).
-void relu_forward_gpu(const float* x, float* y, size_t n, cudaStream_t stream);
-void relu_backward_gpu(const float* y, const float* dy, float* dx, size_t n, cudaStream_t stream);
 // dy [planes x oh x ow] spread to [planes x height x width]: spread[p][i*stride][j*stride] = dy[p][i][j],
 // every other value 0 (given). height >= (oh - 1) * stride + 1, width likewise.
 void spread_by_stride_gpu(const float* dy, float* spread, int planes, int oh, int ow, int height, int width,
