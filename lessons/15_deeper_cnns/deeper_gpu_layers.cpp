@@ -117,11 +117,6 @@ void ReluLayer::forward(const float* x, int batch) {
   if (!fed_) relu_forward_gpu(x, out_.data(), size_t(batch) * out_size(), stream_);
 }
 
-std::string ReluLayer::kernels() const {
-  if (masked_by_next_) return fed_ ? "fused into the layers before and after it" : "ReLU, its backward in the block after it";
-  return fed_ ? "fused into the layer before it" : "ReLU";
-}
-
 void ReluLayer::backward(const float*, const float* dy, int batch) {
   check_batch(batch, "backward");
   if (masked_by_next_) return;  // the block after it wrote input_grad() already
@@ -382,23 +377,20 @@ std::unique_ptr<mnist_gpu::Layer> make_layer(MakeContext& c, const std::string& 
        kernels == beyond_mnist::LayerKernels::lesson08))
     return std::make_unique<StridedConvLayer>(name, p, c.max_batch, weight, bias, c.other.products,
                                               std::dynamic_pointer_cast<const tensor_cores::TensorCoreConvs>(c.other.conv));
-  // A Tensor Core conv with a batch norm right after it (one GPU's statistics): it writes them.
+  // A Tensor Core conv with a batch norm right after it (one GPU's statistics) writes them: an object
+  // of its own, for its own statistics' address.
+  beyond_mnist::OtherKernels other = c.other;
+  std::shared_ptr<tensor_cores::TensorCoreConvs> own;
   const auto convs = std::dynamic_pointer_cast<const tensor_cores::TensorCoreConvs>(c.other.conv);
   const bool norm_next = index + 1 < list.size() && list[index + 1].spec.kind == LayerKind::batch_norm;
-  if (p.spec.kind == LayerKind::conv && convs && norm_next && !c.synced) {
-    const host_layers::ConvShape shape = host_training::conv_shape_of(p, c.max_batch);
-    if (convs->runs(shape) && convs->statistics_entries(shape) > 0) {
-      beyond_mnist::OtherKernels other = c.other;
-      auto own = std::make_shared<tensor_cores::TensorCoreConvs>(*convs);  // its statistics' address is its own
-      other.conv = own;
-      if (auto layer = beyond_mnist::product_layer(kernels, name, p, c.max_batch, weight, bias, input_grad, other)) {
-        c.statistics = own, c.statistics_shape = shape, c.statistics_of = layer.get();
-        return layer;
-      }
-    }
-  }
-  if (auto layer = beyond_mnist::product_layer(kernels, name, p, c.max_batch, weight, bias, input_grad, c.other))
+  if (p.spec.kind == LayerKind::conv && convs && norm_next && !c.synced &&
+      convs->statistics_entries(host_training::conv_shape_of(p, c.max_batch)) > 0)
+    other.conv = own = std::make_shared<tensor_cores::TensorCoreConvs>(*convs);
+  if (auto layer = beyond_mnist::product_layer(kernels, name, p, c.max_batch, weight, bias, input_grad, other)) {
+    if (own)
+      c.statistics = own, c.statistics_shape = host_training::conv_shape_of(p, c.max_batch), c.statistics_of = layer.get();
     return layer;
+  }
   switch (kernels) {
     case beyond_mnist::LayerKernels::relu_pool:
     case beyond_mnist::LayerKernels::folded_relu:

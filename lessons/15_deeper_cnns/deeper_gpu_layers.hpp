@@ -89,7 +89,10 @@ class ReluLayer : public mnist_gpu::Layer {
   ReluLayer(std::string name, const host_training::LayerPlan& plan, int max_batch);
   void forward(const float* x, int batch) override;
   void backward(const float* x, const float* dy, int batch) override;
-  std::string kernels() const override;
+  std::string kernels() const override {
+    return fed_ ? (masked_by_next_ ? "fused into the layers before and after it" : "fused into the layer before it")
+                : (masked_by_next_ ? "ReLU, its backward in the block after it" : "ReLU");
+  }
   bool runs_on_stream() const override { return true; }
   // Fed by batch norm, its dy goes straight to the norm: its input-gradient buffer is given back
   // (input_grad() is null from then on).

@@ -131,6 +131,7 @@ int main(int argc, char** argv) {
     deeper_cnns::check_your_steps(true);  // an unwritten step stops here, in one line
     deeper_cnns::check_your_regression_loss(loss, beta);
     deeper_cnns::check_your_box_scores();
+    deeper_cnns::check_your_block_passes();
 
     mnist_gpu::GpuTrainerExtras extras;
     extras.program = "train_boxes on the GPU";

@@ -176,6 +176,7 @@ int main(int argc, char** argv) {
                           "gpu");
     const framework::TrainingData data = framework::load_training_data(config);
     deeper_cnns::check_your_steps(gpu);  // an unwritten step stops here, in one line
+    if (gpu) deeper_cnns::check_your_block_passes();
     if (!gpu) {
       const int threads = beyond_mnist::prepare_cpu_run(args, config, kCpuDefaultEpochs, "",
                                                         {"--profile", "--profile-steps", "--graph", "--gpus",
@@ -213,9 +214,7 @@ int main(int argc, char** argv) {
     if (args.get_string("--branches") == "on" && deeper_cnns::stream_problem(spec).empty() && !args.given("--profile")) {
       extras.stream = stream.get();
       extras.check_steps = [&branch](framework::DeviceNetwork& net) {
-        auto* layers = dynamic_cast<mnist_gpu::GpuNetwork*>(&net);
-        if (!layers) throw course::Error("train_deeper: --branches on needs lesson 08's GpuNetwork");
-        beyond_mnist::use_branch(*layers, &branch);
+        beyond_mnist::use_branch(dynamic_cast<mnist_gpu::GpuNetwork&>(net), &branch);  // lesson 08's trainer's
       };
       extras.counters_stream = [&branch] {
         branch.join();  // the weight gradients are done: the update may read them
@@ -225,8 +224,7 @@ int main(int argc, char** argv) {
       extras.after_update = [&branch] { branch.join(); };  // the next forward overwrites what the counters read
       extras.steps_text += "; weight gradients and counters on a second stream (lesson 09's 09.12)";
     } else if (args.given("--branches") && args.get_string("--branches") == "on") {
-      std::printf("note: --branches on needs every layer on the step's stream (%s); one stream\n",
-                  deeper_cnns::stream_problem(spec).c_str());
+      std::printf("note: --branches on needs one GPU, every layer on the step's stream and no --profile; one stream\n");
     }
     framework::print_summary(mnist_gpu::train_on_gpu(config, data, extras),
                              other.conv ? "GPU, BF16 convolutions" : "GPU");
