@@ -184,6 +184,7 @@ DEEPER_FLAG_CASES = [
     ("--threads 2000", ["--threads", "2000"], ["--threads"]),
     ("--lr-drops past the last epoch", ["--lr-drops", "2,5", "--epochs", "3"], ["--lr-drops", "outside [2, 3]"]),
     ("--lr-drops not increasing", ["--lr-drops", "3,2", "--epochs", "3"], ["--lr-drops", "must increase"]),
+    ("--branches maybe", ["--branches", "maybe"], ["--branches", "on|off"]),
 ]
 # Only for lesson 15's train_boxes: its own flags.
 BOXES_FLAG_CASES = [
