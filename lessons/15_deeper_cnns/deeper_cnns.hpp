@@ -252,9 +252,10 @@ void batch_norm_backward_wide_gpu(const BatchNormShape& s, const float* x, const
 // of your four kernels, nothing checked. The whole passes above are these in a row; batch norm over
 // several GPUs (synced_batch_norm.hpp) puts NCCL's collectives between them. The partials: forward
 // [channels][entries][3] (count, mean, squares), backward [channels][entries][2] (sum g, sum g * xhat).
-// The second stages merge whatever `entries` a channel has (one GPU's slices, or every GPU's; an
-// entry of count 0 adds nothing) and take their counts from them (n = sum n_k), never from s: s is the
-// shape of this GPU's x, whose slices they write.
+// The second stages merge whatever `entries` a channel has (one GPU's slices, every GPU's, or the
+// blocks' of the convolution before the norm: lesson 10's 10.6 writes them too; an entry of count 0
+// adds nothing) and take their counts from them (n = sum n_k), never from s: s is the shape of this
+// GPU's x, whose slices they write.
 void batch_norm_slice_stats_gpu(const BatchNormShape& s, const float* x, float* workspace, cudaStream_t stream);
 void batch_norm_normalize_gpu(const BatchNormShape& s, const float* x, const float* gamma, const float* beta,
                               const float* partials, int entries, float eps, float momentum, float* saved_mean,
