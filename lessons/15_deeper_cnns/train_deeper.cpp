@@ -204,14 +204,14 @@ int main(int argc, char** argv) {
     extras.loss = beyond_mnist::fused_loss_maker();
     // Whole steps in CUDA graphs need every launch on one stream and every argument fixed at capture.
     fast_training::Stream stream;
-    const std::string problem = beyond_mnist::graph_problem(args, config, deeper_cnns::stream_problem(spec));
-    beyond_mnist::prepare_gpu_run(args, extras, stream.get(), problem);
+    const std::string layers_problem = deeper_cnns::stream_problem(spec);
+    beyond_mnist::prepare_gpu_run(args, extras, stream.get(), beyond_mnist::graph_problem(args, config, layers_problem));
     // 09.12's branch: the weight gradients need nobody but the update, so they run on a second stream
     // beside the input gradients (in a captured step, a second branch of the graph); the loss and
     // accuracy counters run beside the update. Every layer must launch on the step's stream.
     fast_training::Branch branch(stream.get());
     // (Not with --profile: its per-layer times are taken on the step's stream alone.)
-    if (args.get_string("--branches") == "on" && deeper_cnns::stream_problem(spec).empty() && !args.given("--profile")) {
+    if (args.get_string("--branches") == "on" && layers_problem.empty() && !args.given("--profile")) {
       extras.stream = stream.get();
       extras.check_steps = [&branch](framework::DeviceNetwork& net) {
         beyond_mnist::use_branch(dynamic_cast<mnist_gpu::GpuNetwork&>(net), &branch);  // lesson 08's trainer's

@@ -123,7 +123,6 @@ void check_kernels(const HostPasses& h) {
   global_avg_pool_backward_gpu(dy.data(), spread.data(), s.batch, s.channels, plane);
   course::expect_step_output({"15.5", "global_avg_pool_backward_gpu", pool_file, "dx"}, spread.to_host(),
                              as_doubles(h.spread), 1e-6, 1e-5, pool_host);
-
 }
 
 }  // namespace
