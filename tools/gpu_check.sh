@@ -84,11 +84,15 @@ for stage in "${stages[@]}"; do
         # Only programs that hold GPU tests (their CTest entries carry the gpu label).
         name=$(basename "$exe")
         grep -q "$name" <(ctest --test-dir build/solutions -L gpu -N -V 2>/dev/null) || continue
+        # Its NCCL all-reduce never finishes under memcheck; its _one_gpu twin runs the same layer.
+        [ "$name" = test_15_synced_batch_norm ] && continue
         echo "$exe"
       done | xargs -P 4 -I{} sh -c \
         "compute-sanitizer --tool $tool --report-api-errors no --error-exitcode 99 --print-limit 20 {} --order decl > '$LOG'/san_${tool}_\$(basename {}).log 2>&1; echo \"\$? \$(basename {})\"" \
         | tee "$LOG/sanitize_$tool.txt"
-      awk '$1 != 0 {bad=1; print "  FAILED: " $2 " (exit " $1 ")"} END {exit bad}' "$LOG/sanitize_$tool.txt" \
+      # 77: the program skipped its tests (more GPUs needed than this machine has).
+      awk '$1 == 77 {print "  skipped: " $2} $1 != 0 && $1 != 77 {bad=1; print "  FAILED: " $2 " (exit " $1 ")"} END {exit bad}' \
+        "$LOG/sanitize_$tool.txt" \
         | tee -a "$LOG/summary.txt" || status=1
       grep -h "ERROR SUMMARY\|RACECHECK SUMMARY" "$LOG"/san_${tool}_*.log | sort | uniq -c | tee -a "$LOG/summary.txt"
     done
@@ -205,8 +209,8 @@ for stage in "${stages[@]}"; do
     grep -E "tests passed|Failed|Skipped" "$LOG/ctest_13.txt" | tee -a "$LOG/summary.txt"
     # One program at a time: nothing else shares the GPUs while the sanitizers or the timings run.
     # test_15_synced_batch_norm is not among them: under memcheck its first NCCL all-reduce never
-    # finishes (it passes in 3 s without the sanitizer); its kernels are lesson 15's batch norm
-    # (sanitized in the one-GPU stage) and its all-reduce lesson 13's (sanitized here).
+    # finishes (it passes in 3 s without the sanitizer); the same layer over a communicator of one GPU
+    # (test_15_synced_batch_norm_one_gpu) is sanitized in the one-GPU stage, and the all-reduce here.
     for tool in memcheck racecheck; do
       for exe in test_13_two_gpus test_13_data_parallel; do
         timeout 300 compute-sanitizer --tool $tool --report-api-errors no --error-exitcode 99 --print-limit 20 \

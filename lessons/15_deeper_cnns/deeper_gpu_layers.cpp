@@ -85,19 +85,13 @@ void BatchNormLayer::synchronize_over(const framework::Rank& rank) {
 }
 
 void BatchNormLayer::take_statistics_from(std::shared_ptr<tensor_cores::TensorCoreConvs> convs,
-                                          const host_layers::ConvShape& conv) {
+                                          int entries_per_image) {
   if (synced_) throw course::Error(name_ + ": synchronized statistics cannot come from the conv before it");
-  conv_ = std::move(convs), conv_shape_ = conv;
+  if (entries_per_image < 1) throw course::Error(name_ + ": the conv before it writes no statistics");
+  conv_ = std::move(convs), conv_entries_per_image_ = entries_per_image;
   const size_t floats = 3 * size_t(plan_.out_c) * size_t(conv_entries(max_batch_));
   if (floats > workspace_.size()) workspace_ = course::DeviceBuffer<float>(floats);
   conv_->write_statistics_to(training_ ? workspace_.data() : nullptr);
-}
-
-int BatchNormLayer::conv_entries(int batch) const {
-  if (!conv_) return 0;
-  host_layers::ConvShape s = conv_shape_;
-  s.batch = batch;
-  return conv_->statistics_entries(s);
 }
 
 void BatchNormLayer::set_training(bool training) {
@@ -304,7 +298,7 @@ struct MakeContext {
   mnist_gpu::Layer* last = nullptr;     // the layer made last: a ReLU after it may be fused into it
   // A conv that writes the statistics of the batch norm after it: its kernels, shape and layer.
   std::shared_ptr<tensor_cores::TensorCoreConvs> statistics;
-  host_layers::ConvShape statistics_shape;
+  int statistics_per_image = 0;
   const mnist_gpu::Layer* statistics_of = nullptr;
   beyond_mnist::OtherKernels other;     // Tensor Core convolutions, other products (or none)
 };
@@ -336,7 +330,7 @@ std::unique_ptr<mnist_gpu::Layer> make_layer(MakeContext& c, const std::string& 
     case LayerKind::batch_norm: {
       auto norm = std::make_unique<BatchNormLayer>(name, p, c.max_batch, weight, bias);
       if (c.synced) norm->synchronize_over(c.rank);
-      if (c.statistics && c.statistics_of == c.last) norm->take_statistics_from(c.statistics, c.statistics_shape);
+      if (c.statistics && c.statistics_of == c.last) norm->take_statistics_from(c.statistics, c.statistics_per_image);
       c.statistics = nullptr, c.statistics_of = nullptr;
       return norm;
     }
@@ -383,12 +377,13 @@ std::unique_ptr<mnist_gpu::Layer> make_layer(MakeContext& c, const std::string& 
   std::shared_ptr<tensor_cores::TensorCoreConvs> own;
   const auto convs = std::dynamic_pointer_cast<const tensor_cores::TensorCoreConvs>(c.other.conv);
   const bool norm_next = index + 1 < list.size() && list[index + 1].spec.kind == LayerKind::batch_norm;
-  if (p.spec.kind == LayerKind::conv && convs && norm_next && !c.synced &&
-      convs->statistics_entries(host_training::conv_shape_of(p, c.max_batch)) > 0)
-    other.conv = own = std::make_shared<tensor_cores::TensorCoreConvs>(*convs);
+  // Its entries grow with the batch: an image's bands.
+  const int per_image = p.spec.kind == LayerKind::conv && convs && norm_next && !c.synced
+                            ? convs->statistics_entries(host_training::conv_shape_of(p, 1))
+                            : 0;
+  if (per_image > 0) other.conv = own = std::make_shared<tensor_cores::TensorCoreConvs>(*convs);
   if (auto layer = beyond_mnist::product_layer(kernels, name, p, c.max_batch, weight, bias, input_grad, other)) {
-    if (own)
-      c.statistics = own, c.statistics_shape = host_training::conv_shape_of(p, c.max_batch), c.statistics_of = layer.get();
+    if (own) c.statistics = own, c.statistics_per_image = per_image, c.statistics_of = layer.get();
     return layer;
   }
   switch (kernels) {

@@ -58,11 +58,12 @@ class BatchNormLayer : public mnist_gpu::Layer {
   // From now on the training passes take their statistics over every GPU of `rank`'s communicator
   // (synced_batch_norm.hpp); evaluation stays on the running statistics.
   void synchronize_over(const framework::Rank& rank);
-  // The conv right before it (`conv` at the largest batch, on `convs`, its own object) writes this
-  // norm's statistics in its forward pass while training: 10.6's count, mean and squares of each block,
-  // from its accumulators. The norm's training pass is then 15.6's second kernel alone, merging those
-  // entries instead of its slices'. Not with synchronize_over (its entries are the slices').
-  void take_statistics_from(std::shared_ptr<tensor_cores::TensorCoreConvs> convs, const host_layers::ConvShape& conv);
+  // The conv right before it (on `convs`, its own object) writes this norm's statistics in its forward
+  // pass while training: 10.6's count, mean and squares of each block, from its accumulators,
+  // `entries_per_image` a channel for each image. The norm's training pass is then 15.6's second kernel
+  // alone, merging those entries instead of its slices'. Not with synchronize_over (its entries are
+  // the slices').
+  void take_statistics_from(std::shared_ptr<tensor_cores::TensorCoreConvs> convs, int entries_per_image);
 
  private:
   BatchNormShape shape(int batch) const { return {batch, plan_.out_c, plan_.out_h, plan_.out_w}; }
@@ -77,8 +78,8 @@ class BatchNormLayer : public mnist_gpu::Layer {
   course::DeviceBuffer<float> workspace_;  // 15.6's slices' statistics
   std::unique_ptr<SyncedStatistics> synced_;  // set: the statistics over several GPUs
   std::shared_ptr<tensor_cores::TensorCoreConvs> conv_;  // set: the conv before it writes the statistics
-  host_layers::ConvShape conv_shape_;
-  int conv_entries(int batch) const;  // a channel's entries at this batch (0: none)
+  int conv_entries_per_image_ = 0;
+  int conv_entries(int batch) const { return conv_entries_per_image_ * batch; }  // a channel's (0: none)
 };
 
 // A ReLU on a stream. Backward from its own output: dx = dy where y > 0. After batch norm or a res block

@@ -2,7 +2,9 @@
 // split over the GPUs, each its share through a synchronized BatchNormLayer, must give what batch norm
 // gives the whole batch, in double: the same y rows, statistics and running statistics on every GPU,
 // the same dx rows; each GPU's dgamma and dbeta the batch's sums times its share, adding up to the
-// batch's. Shares of different sizes; outputs poisoned. Needs two GPUs (SKIPPED with fewer).
+// batch's. Shares of different sizes; outputs poisoned. Built twice: over two GPUs (SKIPPED with
+// fewer), and over one (the same layer with a communicator of one GPU: its kernels and collectives on
+// any GPU machine, where the sanitizers can run them).
 #include <mutex>
 #include <vector>
 
@@ -40,8 +42,13 @@ std::vector<float> download(const float* device, size_t n) {
 
 }  // namespace
 
-TEST_CASE("batch norm synchronized over two GPUs gives the whole batch's batch norm", "[15-synced_batch_norm]") {
-  const int ranks = 2;
+#ifndef SYNCED_TEST_RANKS
+#define SYNCED_TEST_RANKS 2
+#endif
+
+namespace {
+
+void check_synchronized_over(const int ranks) {
   // {5, 2, 40, 30}: slices of one image, 3 on one GPU and 2 on the other (padded with entries of count 0).
   const BatchNormShape shapes[] = {{7, 3, 5, 4}, {128, 16, 28, 28}, {3, 2, 1, 3}, {5, 2, 40, 30}};
   uint64_t seed = 1570;
@@ -71,11 +78,16 @@ TEST_CASE("batch norm synchronized over two GPUs gives the whole batch's batch n
         }
 
     std::vector<RankResult> got(ranks);
-    // Contiguous shares, the first GPU's the larger (as lesson 13 cuts a batch).
+    // Contiguous shares, the first GPUs' the larger (as lesson 13 cuts a batch).
     struct Share {
       int first, count;
     };
-    const std::vector<Share> shards = {{0, (s.batch + 1) / 2}, {(s.batch + 1) / 2, s.batch / 2}};
+    std::vector<Share> shards;
+    for (int r = 0, first = 0; r < ranks; ++r) {
+      const int count = s.batch / ranks + (r < s.batch % ranks ? 1 : 0);
+      shards.push_back({first, count});
+      first += count;
+    }
     const course::Shape channels{{"c", static_cast<size_t>(C)}};
     framework::run_ranks(framework::first_devices(ranks), [&](const framework::Rank& rank) {
       const Share& mine = shards[size_t(rank.rank)];
@@ -142,3 +154,15 @@ TEST_CASE("batch norm synchronized over two GPUs gives the whole batch's batch n
     REQUIRE_NAMED_CLOSE("the GPUs' dbeta added", bn_test::as<float>(db_sum), want_db, channels, 5e-3, 1e-3);
   }
 }
+
+}  // namespace
+
+#if SYNCED_TEST_RANKS == 1
+TEST_CASE("batch norm synchronized over one GPU gives its batch's batch norm", "[15-synced_batch_norm_one_gpu]") {
+  check_synchronized_over(1);
+}
+#else
+TEST_CASE("batch norm synchronized over two GPUs gives the whole batch's batch norm", "[15-synced_batch_norm]") {
+  check_synchronized_over(2);
+}
+#endif

@@ -38,6 +38,11 @@ __device__ void block_statistics(const TiledConv& g, const float (&acc)[2][kTile
   __shared__ float warp_sums[kTiledConvThreads / 32][8 * kNTiles];
   __shared__ float mean[8 * kNTiles];
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, gq = lane / 4, t = lane % 4;
+  float bias[kNTiles][2];  // this thread's channels' biases, read once
+#pragma unroll
+  for (int nt = 0; nt < kNTiles; ++nt)
+#pragma unroll
+    for (int e = 0; e < 2; ++e) bias[nt][e] = g.bias ? __ldg(g.bias + o0 + 8 * nt + 2 * t + e) : 0.0f;
   for (int pass = 0; pass < 2; ++pass) {
     float sums[kNTiles][2] = {};
 #pragma unroll
@@ -51,7 +56,7 @@ __device__ void block_statistics(const TiledConv& g, const float (&acc)[2][kTile
 #pragma unroll
           for (int e = 0; e < 2; ++e) {
             const int c = 8 * nt + 2 * t + e;
-            const float v = acc[mi][nt][2 * h + e] + (g.bias ? __ldg(g.bias + o0 + c) : 0.0f);
+            const float v = acc[mi][nt][2 * h + e] + bias[nt][e];
             sums[nt][e] += pass == 0 ? v : (v - mean[c]) * (v - mean[c]);
           }
       }
@@ -75,7 +80,7 @@ __device__ void block_statistics(const TiledConv& g, const float (&acc)[2][kTile
         to[0] = float(P), to[1] = mean[tid], to[2] = total;
       }
     }
-    __syncthreads();  // the means are read, and warp_sums free again, only after this
+    if (pass == 0) __syncthreads();  // the means are read, and warp_sums free again, only after this
   }
 }
 #endif
