@@ -84,7 +84,7 @@ for stage in "${stages[@]}"; do
         # Only programs that hold GPU tests (their CTest entries carry the gpu label).
         name=$(basename "$exe")
         grep -q "$name" <(ctest --test-dir build/solutions -L gpu -N -V 2>/dev/null) || continue
-        # Its NCCL all-reduce never finishes under memcheck; its _one_gpu twin runs the same layer.
+        # Two GPUs: in the two_gpus stage, alone on them (its _one_gpu twin runs the same layer here).
         [ "$name" = test_15_synced_batch_norm ] && continue
         echo "$exe"
       done | xargs -P 4 -I{} sh -c \
@@ -208,11 +208,8 @@ for stage in "${stages[@]}"; do
       --output-on-failure > "$LOG/ctest_13.txt" 2>&1 || status=1
     grep -E "tests passed|Failed|Skipped" "$LOG/ctest_13.txt" | tee -a "$LOG/summary.txt"
     # One program at a time: nothing else shares the GPUs while the sanitizers or the timings run.
-    # test_15_synced_batch_norm is not among them: under memcheck its first NCCL all-reduce never
-    # finishes (it passes in 3 s without the sanitizer); the same layer over a communicator of one GPU
-    # (test_15_synced_batch_norm_one_gpu) is sanitized in the one-GPU stage, and the all-reduce here.
     for tool in memcheck racecheck; do
-      for exe in test_13_two_gpus test_13_data_parallel; do
+      for exe in test_13_two_gpus test_13_data_parallel test_15_synced_batch_norm; do
         timeout 300 compute-sanitizer --tool $tool --report-api-errors no --error-exitcode 99 --print-limit 20 \
           "build/solutions/bin/$exe" > "$LOG/san_${tool}_$exe.txt" 2>&1
         code=$?

@@ -51,7 +51,11 @@ class SyncedStatistics {
   int slices_;  // a channel's entries from each GPU: the most slices of any GPU's largest batch
   // (mine_ and sums_ before NCCL: this GPU's entries padded to slices_)
   course::DeviceBuffer<float> mine_, gathered_, merged_, sums_, batch_count_;
-  // This GPU's `width` floats an entry of `workspace` ([C][its slices][width]) into `padded` ([C][slices_][width]).
+  // Where this GPU's stage writes its entries: straight into `padded` when its slices are slices_ (the
+  // layouts agree), else into `workspace`, for pad.
+  float* entries_for(const BatchNormShape& s, float* workspace, float* padded) const;
+  // This GPU's `width` floats an entry of `workspace` ([C][its slices][width]) into `padded`
+  // ([C][slices_][width]); nothing when they are the same buffer.
   void pad(const BatchNormShape& s, const float* workspace, int width, float* padded, cudaStream_t stream) const;
 };
 
