@@ -209,7 +209,9 @@ for stage in "${stages[@]}"; do
     grep -E "tests passed|Failed|Skipped" "$LOG/ctest_13.txt" | tee -a "$LOG/summary.txt"
     # One program at a time: nothing else shares the GPUs while the sanitizers or the timings run.
     for tool in memcheck racecheck; do
-      for exe in test_13_two_gpus test_13_data_parallel test_15_synced_batch_norm; do
+      # test_15_synced_batch_norm under racecheck did not finish in 120 s on two H100s (its first
+      # collective); its kernels get racecheck through its _one_gpu twin in the sanitize stage.
+      for exe in test_13_two_gpus test_13_data_parallel $([ $tool = memcheck ] && echo test_15_synced_batch_norm); do
         timeout 300 compute-sanitizer --tool $tool --report-api-errors no --error-exitcode 99 --print-limit 20 \
           "build/solutions/bin/$exe" > "$LOG/san_${tool}_$exe.txt" 2>&1
         code=$?
