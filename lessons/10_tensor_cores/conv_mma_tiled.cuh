@@ -72,8 +72,9 @@ inline size_t tiled_smem_bytes(int Hp, int Wp, int ldc, int k, int O) {
 }
 // What the compiler gave the kernel of n_tiles n8 tiles (its registers, for 10.9's count). The
 // kernel is compiled once for each count (1 .. 8), so a pass with few output channels keeps only the
-// accumulators it uses: fewer registers, more blocks on an SM.
-cudaFuncAttributes conv_mma_tiled_kernel_attributes(int n_tiles);
+// accumulators it uses: fewer registers, more blocks on an SM. `stats`: its twin that also writes the
+// statistics (TiledConv::stats), which may need more.
+cudaFuncAttributes conv_mma_tiled_kernel_attributes(int n_tiles, bool stats = false);
 
 // The staging's walk: a flat index over [A][B][C] (row-major), moved by the block's thread count at
 // each step. Its digits (a, b, c) are kept by adds and a compare each; dividing for them at every

@@ -14,7 +14,7 @@ namespace tensor_cores {
 // The fewest parts (1, 2, 4, ..) whose grid of N x bands x parts blocks gives every SM a block, as
 // long as the split still fits in one wave. Every part stages the whole image again: a split pays for
 // SMs that would sit idle, and beyond that only adds staging.
-int conv_mma_tiled_parts(const host_layers::ConvShape& s, bool backward_data) {
+int conv_mma_tiled_parts(const host_layers::ConvShape& s, bool backward_data, bool stats) {
   const std::string why = conv_mma_tiled_problem(s);
   if (!why.empty()) throw course::Error("conv_mma_tiled_parts: " + why);
   // The pass's own convolution: the input gradient's runs from dy to dx with the flipped padding.
@@ -27,7 +27,7 @@ int conv_mma_tiled_parts(const host_layers::ConvShape& s, bool backward_data) {
   const SmLimits sm = sm_limits();
   int best = 1;
   for (int parts = 2; O % (8 * parts) == 0 && s.batch * bands * best < sm.sms; parts *= 2) {
-    const cudaFuncAttributes kernel = detail::conv_mma_tiled_kernel_attributes(O / parts / 8);
+    const cudaFuncAttributes kernel = detail::conv_mma_tiled_kernel_attributes(O / parts / 8, stats && !backward_data);
     const size_t bytes = detail::tiled_smem_bytes(band + s.kernel_h - 1, W + 2 * pad, C + 8, s.kernel_h, O / parts);
     const int per_sm = blocks_per_sm(sm, {detail::kTiledConvThreads, kernel.numRegs, bytes + kernel.sharedSizeBytes});
     if (per_sm > 0 && s.batch * bands * parts <= per_sm * sm.sms) best = parts;  // else two waves: slower again

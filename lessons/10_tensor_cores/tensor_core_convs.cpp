@@ -15,7 +15,7 @@ std::string TensorCoreConvs::name() const {
 }
 
 int TensorCoreConvs::parts(const host_layers::ConvShape& s, bool backward_data) const {
-  return one_wave_ ? conv_mma_tiled_parts(s, backward_data) : 1;
+  return one_wave_ ? conv_mma_tiled_parts(s, backward_data, stats_ != nullptr) : 1;
 }
 
 int TensorCoreConvs::images_per_block(const host_layers::ConvShape& s) const {

@@ -196,10 +196,11 @@ int blocks_per_sm(const SmLimits& sm, const BlockNeeds& block);
 //   conv_mma_tiled_parts: the fewest parts (1, 2, 4, ..: O / 8 divisible by them) whose grid (N bands
 //     parts blocks) gives every SM a block while it still runs in one wave (each part stages the
 //     whole image again, so a split beyond that only adds work); 1 when no split does. `backward_data`:
-//     the input gradient's pass (its O is the layer's input channels).
+//     the input gradient's pass (its O is the layer's input channels); `stats`: the forward pass that
+//     also writes the statistics (its kernel's own registers).
 //   conv_mma_weight_images_per_block: the fewest images a block whose grid (N / images groups x
 //     pieces x sets) runs in one wave.
-int conv_mma_tiled_parts(const host_layers::ConvShape& s, bool backward_data);
+int conv_mma_tiled_parts(const host_layers::ConvShape& s, bool backward_data, bool stats = false);
 int conv_mma_weight_images_per_block(const host_layers::ConvShape& s);
 
 }  // namespace tensor_cores

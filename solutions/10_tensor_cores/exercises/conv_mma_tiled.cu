@@ -290,9 +290,9 @@ void require_tiled(const char* what, const host_layers::ConvShape& s) {
 
 }  // namespace
 
-cudaFuncAttributes conv_mma_tiled_kernel_attributes(int n_tiles) {
+cudaFuncAttributes conv_mma_tiled_kernel_attributes(int n_tiles, bool stats) {
   cudaFuncAttributes attributes{};
-  CUDA_CHECK(cudaFuncGetAttributes(&attributes, tiled_kernel(n_tiles)));
+  CUDA_CHECK(cudaFuncGetAttributes(&attributes, tiled_kernel(n_tiles, stats)));
   return attributes;
 }
 
