@@ -44,6 +44,7 @@ struct TiledConvArgs {
   int pad, OH, OW;    // padding, output size
   int segs, rows;     // kTileP-wide segments per output row; output rows per block
   int groups;         // thread groups along the output channels that compute (<= kGroupsO)
+  float* stats;       // not null: each block's statistics of its outputs (conv2d_forward_tiled)
 };
 
 // How a shape is cut into blocks, and the shared memory it needs.
@@ -66,6 +67,12 @@ void require_tiled(const ConvShape& s, const char* what);
 template <int KS>
 __device__ void accumulate_chunk(const float* ws, const float* xs, int sh, int sw, int oh, int ow0, int og,
                                  float (&acc)[kTileO][kTileP]);
+
+// Given (exercises/conv_tiled.cu): after the stores, for each of the block's output channels the
+// count, mean and squares around the mean of its outputs, into a.stats. Every thread calls it (`stores`:
+// whether it stored outputs); the shared memory is free again.
+__device__ void tile_statistics(const TiledConvArgs& a, const float (&acc)[kTileO][kTileP], float* smem, int og,
+                                int ow0, int rows, bool stores);
 
 template <int KS, int Threads>
 __global__ void __launch_bounds__(Threads, kTiledBlocksPerSM) conv_tiled_kernel(TiledConvArgs a) {
@@ -139,17 +146,18 @@ __global__ void __launch_bounds__(Threads, kTiledBlocksPerSM) conv_tiled_kernel(
     buffer ^= 1;
   }
 
-  if (!computes || oh >= rows) return;
+  const bool stores = computes && oh < rows;
 #pragma unroll
   for (int o = 0; o < kTileO; ++o) {
     const int oc = o0 + og * kTileO + o;
-    if (oc >= a.O) continue;
+    if (!stores || oc >= a.O) continue;
     const float b = a.bias ? __ldg(a.bias + oc) : 0.0f;
     float* out_row = a.out + ((size_t(n) * a.O + oc) * a.OH + r0 + oh) * a.OW;
 #pragma unroll
     for (int p = 0; p < kTileP; ++p)
       if (ow0 + p < a.OW) out_row[ow0 + p] = acc[o][p] + b;
   }
+  if (a.stats) tile_statistics(a, acc, smem, og, ow0, rows, stores);
 }
 
 }  // namespace fast_training::detail

@@ -130,6 +130,8 @@ class FastNetwork : public framework::DeviceNetwork {
     bool other_dw = false;                      // dW and dbias by them too (else as above)
     course::DeviceBuffer<unsigned char> other_weights;  // their own copy of the weights
     bool thin_ok = false;  // the first block, and the thin kernels run it (09.13)
+    host_layers::ConvShape conv_at(int batch) const { host_layers::ConvShape s = conv; s.batch = batch; return s; }
+    host_layers::PoolShape pool_at(int batch) const { host_layers::PoolShape p = pool; p.batch = batch; return p; }
   };
   struct DenseStage {
     int in = 0, out = 0;

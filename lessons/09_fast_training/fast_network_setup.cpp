@@ -102,13 +102,11 @@ int FastNetwork::tiled_convs() const {
 }
 
 void FastNetwork::conv_forward(ConvBlock& b, const float* in, int batch) {
-  host_layers::ConvShape s = b.conv;
-  s.batch = batch;
+  const host_layers::ConvShape s = b.conv_at(batch);
   const float* W = params_.value(b.weight);
   const float* bias = params_.value(b.weight + 1);
   if (runs_thin(b)) {  // conv, ReLU and pool at once: conv_out is not written
-    host_layers::PoolShape p = b.pool;
-    p.batch = batch;
+    const host_layers::PoolShape p = b.pool_at(batch);
     thin_conv_relu_maxpool(s, p, in, W, bias, b.pooled.data(), b.argmax.data(), stream_);
     return;
   }
@@ -136,15 +134,13 @@ void FastNetwork::use_branch(Branch* branch) {
 }
 
 void FastNetwork::conv_backward_weight(ConvBlock& b, const float* in, int batch) {
-  host_layers::ConvShape s = b.conv;
-  s.batch = batch;
+  const host_layers::ConvShape s = b.conv_at(batch);
   float* dW = params_.grad(b.weight);
   float* dbias = params_.grad(b.weight + 1);
   const WeightGradientAside::Target t =
       conv_aside_.target(stream_, conv_workspace_.data(), &b != &conv_.front());  // conv1 has no dx
   if (runs_thin(b)) {  // through the pool's argmax, from d_pooled
-    host_layers::PoolShape p = b.pool;
-    p.batch = batch;
+    const host_layers::PoolShape p = b.pool_at(batch);
     thin_conv_backward_weight(s, p, in, b.argmax.data(), b.d_pooled.data(), dW, dbias, t.workspace, t.stream);
   } else if (b.other_dw)
     kernels_->backward_weight(s, in, b.d_conv_out.data(), dW, dbias, t.workspace, t.stream);
@@ -157,15 +153,13 @@ void FastNetwork::conv_backward_weight(ConvBlock& b, const float* in, int batch)
 
 void FastNetwork::pool_forward(ConvBlock& b, int batch) {
   if (runs_thin(b)) return;  // conv_forward wrote pooled and argmax
-  host_layers::PoolShape p = b.pool;
-  p.batch = batch;
+  const host_layers::PoolShape p = b.pool_at(batch);
   relu_maxpool_forward(p, b.conv_out.data(), b.pooled.data(), b.argmax.data(), stream_);
 }
 
 void FastNetwork::pool_backward(ConvBlock& b, int batch) {
   if (runs_thin(b)) return;  // conv_backward_weight reads d_pooled and the argmax itself
-  host_layers::PoolShape p = b.pool;
-  p.batch = batch;
+  const host_layers::PoolShape p = b.pool_at(batch);
   relu_maxpool_backward(p, b.argmax.data(), b.d_pooled.data(), b.d_conv_out.data(), stream_);
 }
 
@@ -192,8 +186,7 @@ void FastNetwork::dense_backward_data(DenseStage& d, const float* dy, const floa
 }
 
 void FastNetwork::conv_backward_data(ConvBlock& b, float* dx, int batch) {
-  host_layers::ConvShape s = b.conv;
-  s.batch = batch;
+  const host_layers::ConvShape s = b.conv_at(batch);
   if (b.other) {
     kernels_->backward_data(s, params_.value(b.weight), b.other_weights.data(), b.d_conv_out.data(), dx, stream_);
     return;

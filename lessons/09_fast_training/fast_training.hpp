@@ -166,9 +166,14 @@ const GemmProducts& fp32_products();
 std::string conv_tiled_problem(const ConvShape& s);  // "" when the tiled kernel runs s, else why not
 size_t conv_tiled_weights_size(const ConvShape& s);  // floats of both layouts
 void conv_tiled_weights(const ConvShape& s, const float* W, float* tiled_weights, cudaStream_t stream = nullptr);
-// 09.10: y = conv(x, W) + bias (bias may be null) from conv_tiled_weights' layouts of W.
+// 09.10: y = conv(x, W) + bias (bias may be null) from conv_tiled_weights' layouts of W. With
+// `stats` (given, for lesson 15's batch norm) each block also writes, for each of its output
+// channels, the count, mean and squares around the mean of the y it computed (one image's band of
+// rows), from its registers: [O][entries][3], conv_tiled_statistics_entries(s) entries a channel,
+// image n's band b at n bands + b.
 void conv2d_forward_tiled(const ConvShape& s, const float* x, const float* tiled_weights, const float* bias, float* y,
-                          cudaStream_t stream = nullptr);
+                          cudaStream_t stream = nullptr, float* stats = nullptr);
+int conv_tiled_statistics_entries(const ConvShape& s);
 // dx = conv(dy, W'), the same kernel on the backward layout (given).
 void conv2d_backward_data_tiled(const ConvShape& s, const float* tiled_weights, const float* dy, float* dx,
                                 cudaStream_t stream = nullptr);

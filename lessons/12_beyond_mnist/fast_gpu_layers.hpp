@@ -65,6 +65,10 @@ class FastConvLayer : public mnist_gpu::Layer, public BranchingLayer {
   size_t own_bytes() const override { return (tiled_weights_.size() + workspace_.size()) * sizeof(float); }
   bool runs_on_stream() const override { return true; }
   void use_branch(fast_training::Branch* branch) override { aside_.use(branch, stream_, workspace_.size()); }
+  // From now on the forward pass also writes its outputs' statistics there (09.10's `stats`;
+  // nullptr: none): statistics_entries_per_image() entries a channel for each image.
+  void write_statistics_to(float* stats) { statistics_ = stats; }
+  int statistics_entries_per_image() const { return fast_training::conv_tiled_statistics_entries(shape(1)); }
 
  private:
   host_layers::ConvShape shape(int batch) const;
@@ -72,6 +76,7 @@ class FastConvLayer : public mnist_gpu::Layer, public BranchingLayer {
   bool input_grad_;
   course::DeviceBuffer<float> tiled_weights_, workspace_;
   WeightGradientAside aside_;
+  float* statistics_ = nullptr;
 };
 
 // A layer's kernels as its line says them: `what`, and the products' name unless they are lesson 09's.

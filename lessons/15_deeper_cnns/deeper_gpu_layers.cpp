@@ -80,23 +80,22 @@ bool BatchNormLayer::end_block(const float* skip, float* out, bool relu) {
 }
 
 void BatchNormLayer::synchronize_over(const framework::Rank& rank) {
-  if (conv_) throw course::Error(name_ + ": its statistics come from the conv before it, not synchronized ones");
+  if (conv_statistics_) throw course::Error(name_ + ": its statistics come from the conv before it, not synchronized ones");
   synced_ = std::make_unique<SyncedStatistics>(rank, shape(max_batch_));
 }
 
-void BatchNormLayer::take_statistics_from(std::shared_ptr<tensor_cores::TensorCoreConvs> convs,
-                                          int entries_per_image) {
+void BatchNormLayer::take_statistics_from(std::function<void(float*)> point_to, int entries_per_image) {
   if (synced_) throw course::Error(name_ + ": synchronized statistics cannot come from the conv before it");
-  if (entries_per_image < 1) throw course::Error(name_ + ": the conv before it writes no statistics");
-  conv_ = std::move(convs), conv_entries_per_image_ = entries_per_image;
+  if (!point_to || entries_per_image < 1) throw course::Error(name_ + ": the conv before it writes no statistics");
+  conv_statistics_ = std::move(point_to), conv_entries_per_image_ = entries_per_image;
   const size_t floats = 3 * size_t(plan_.out_c) * size_t(conv_entries(max_batch_));
   if (floats > workspace_.size()) workspace_ = course::DeviceBuffer<float>(floats);
-  conv_->write_statistics_to(training_ ? workspace_.data() : nullptr);
+  conv_statistics_(training_ ? workspace_.data() : nullptr);
 }
 
 void BatchNormLayer::set_training(bool training) {
   training_ = training;
-  if (conv_) conv_->write_statistics_to(training ? workspace_.data() : nullptr);  // evaluation needs none
+  if (conv_statistics_) conv_statistics_(training ? workspace_.data() : nullptr);  // evaluation needs none
 }
 
 // ---- ReLU ----------------------------------------------------------------------------------------------------
@@ -150,12 +149,6 @@ StridedConvLayer::StridedConvLayer(std::string name, const LayerPlan& plan, int 
   } else {
     data_workspace_ = course::DeviceBuffer<float>(fast_training::conv_implicit_workspace_floats(unit));
   }
-}
-
-host_layers::ConvShape StridedConvLayer::unit_stride(int batch) const {
-  host_layers::ConvShape s = shape(batch);
-  s.stride = 1;
-  return s;
 }
 
 void StridedConvLayer::backward(const float* x, const float* dy, int batch) {
@@ -296,8 +289,8 @@ struct MakeContext {
   const mnist_gpu::ParamLookup* lookup = nullptr;
   int made = 0;                         // layers made so far: dropout's layer number
   mnist_gpu::Layer* last = nullptr;     // the layer made last: a ReLU after it may be fused into it
-  // A conv that writes the statistics of the batch norm after it: its kernels, shape and layer.
-  std::shared_ptr<tensor_cores::TensorCoreConvs> statistics;
+  // A conv that writes the statistics of the batch norm after it: where to, how many, and its layer.
+  std::function<void(float*)> statistics;
   int statistics_per_image = 0;
   const mnist_gpu::Layer* statistics_of = nullptr;
   beyond_mnist::OtherKernels other;     // Tensor Core convolutions, other products (or none)
@@ -383,7 +376,13 @@ std::unique_ptr<mnist_gpu::Layer> make_layer(MakeContext& c, const std::string& 
                             : 0;
   if (per_image > 0) other.conv = own = std::make_shared<tensor_cores::TensorCoreConvs>(*convs);
   if (auto layer = beyond_mnist::product_layer(kernels, name, p, c.max_batch, weight, bias, input_grad, other)) {
-    if (own) c.statistics = own, c.statistics_per_image = per_image, c.statistics_of = layer.get();
+    // Else lesson 09's FP32 tiled kernels write them (09.10's `stats`).
+    auto* tiled = norm_next && !c.synced ? dynamic_cast<beyond_mnist::FastConvLayer*>(layer.get()) : nullptr;
+    if (own) c.statistics = [own](float* at) { own->write_statistics_to(at); }, c.statistics_per_image = per_image;
+    if (!own && tiled)
+      c.statistics = [tiled](float* at) { tiled->write_statistics_to(at); },
+      c.statistics_per_image = tiled->statistics_entries_per_image();
+    if (own || tiled) c.statistics_of = layer.get();
     return layer;
   }
   switch (kernels) {

@@ -5,6 +5,7 @@
 // layer here launches on the stream the network gives it, so whole training steps can be captured
 // into CUDA graphs (lesson 09), except a max-pool whose input can be negative (lesson 08's).
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,8 +35,8 @@ class BatchNormLayer : public mnist_gpu::Layer {
   void set_training(bool training) override;
   std::string kernels() const override {
     if (synced_) return "batch norm across the GPUs (15.6, synchronized)";
-    return conv_ ? "batch norm across the GPU (15.6), its statistics from the conv before it (10.6's blocks)"
-                 : "batch norm across the GPU (15.6)";
+    return conv_statistics_ ? "batch norm across the GPU (15.6), its statistics from the conv before it (its blocks)"
+                            : "batch norm across the GPU (15.6)";
   }
   size_t own_bytes() const override { return (stats_.size() + workspace_.size()) * sizeof(float); }
   bool runs_on_stream() const override { return true; }
@@ -58,12 +59,12 @@ class BatchNormLayer : public mnist_gpu::Layer {
   // From now on the training passes take their statistics over every GPU of `rank`'s communicator
   // (synced_batch_norm.hpp); evaluation stays on the running statistics.
   void synchronize_over(const framework::Rank& rank);
-  // The conv right before it (on `convs`, its own object) writes this norm's statistics in its forward
-  // pass while training: 10.6's count, mean and squares of each block, from its accumulators,
-  // `entries_per_image` a channel for each image. The norm's training pass is then 15.6's second kernel
-  // alone, merging those entries instead of its slices'. Not with synchronize_over (its entries are
-  // the slices').
-  void take_statistics_from(std::shared_ptr<tensor_cores::TensorCoreConvs> convs, int entries_per_image);
+  // The conv right before it writes this norm's statistics in its forward pass while training: the
+  // count, mean and squares of each of its blocks (10.6's or 09.10's), from their registers,
+  // `entries_per_image` a channel for each image; point_to(at) has it write them at `at` (nullptr:
+  // none). The norm's training pass is then 15.6's second kernel alone, merging those entries instead
+  // of its slices'. Not with synchronize_over (its entries are the slices').
+  void take_statistics_from(std::function<void(float*)> point_to, int entries_per_image);
 
  private:
   BatchNormShape shape(int batch) const { return {batch, plan_.out_c, plan_.out_h, plan_.out_w}; }
@@ -77,7 +78,7 @@ class BatchNormLayer : public mnist_gpu::Layer {
   course::DeviceBuffer<float> stats_;      // saved mean, saved inv_std, running mean, running var
   course::DeviceBuffer<float> workspace_;  // 15.6's slices' statistics
   std::unique_ptr<SyncedStatistics> synced_;  // set: the statistics over several GPUs
-  std::shared_ptr<tensor_cores::TensorCoreConvs> conv_;  // set: the conv before it writes the statistics
+  std::function<void(float*)> conv_statistics_;  // set: where the conv before it writes the statistics
   int conv_entries_per_image_ = 0;
   int conv_entries(int batch) const { return conv_entries_per_image_ * batch; }  // a channel's (0: none)
 };
@@ -141,7 +142,8 @@ class StridedConvLayer : public beyond_mnist::ImplicitConvLayer {
   }
 
  private:
-  host_layers::ConvShape unit_stride(int batch) const;  // the same convolution at stride 1
+  // The same convolution at stride 1.
+  host_layers::ConvShape unit_stride(int batch) const { host_layers::ConvShape s = shape(batch); s.stride = 1; return s; }
   std::shared_ptr<const tensor_cores::TensorCoreConvs> dx_kernels_;  // null: lesson 09's FP32
   course::DeviceBuffer<float> spread_, data_workspace_;
   course::DeviceBuffer<unsigned char> dx_weights_;  // dx_kernels_' own copy of the weights

@@ -2,6 +2,7 @@
 // loops in double, on every test shape it runs (and shapes at its edges), outputs and workspace
 // poisoned (NaN) before each call; the shapes it refuses, with their reasons; and the fast network
 // with them against lesson 08's.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -16,6 +17,7 @@
 #include "network.hpp"
 #include "weight_gradients.hpp"
 #include "device_download.hpp"
+#include "exact_checks.hpp"
 
 using course::DeviceBuffer;
 using course::float_sum_atol;
@@ -131,6 +133,62 @@ TEST_CASE("tiled backward data equals lesson 01's dx in double on every shape it
     const auto ref = conv_reference(c.s, in);
     REQUIRE_TENSOR_CLOSE(backward_data(c.s, in), ref.dx, course::test::input_shape(c.s),
                          float_sum_atol(course::test::dx_terms(c.s)), kRtol);
+  }
+}
+
+// With `stats` (given code around your 09.10): every block's count, mean and squares around the
+// mean for each of its channels, against those of the y it wrote, in double. The bands of rows are
+// read from the counts (the first entry's rows; every band that many but a shorter last one, the
+// bands together exactly the image's rows); y the same bits as without statistics; the statistics
+// poisoned first, and the floats past the last channel's entries never written.
+TEST_CASE("tiled forward's statistics are each block's count, mean and squares of its y", "[09.10]") {
+  uint64_t seed = 1500;
+  for (const auto& c : tiled_cases()) {
+    const ConvShape& s = c.s;
+    CAPTURE(c.name, describe(s));
+    COURSE_INPUT_SEED(seed += 10);
+    ConvInputs in = random_conv_inputs(s, seed);
+    for (size_t o = 0; o < in.bias.size(); ++o) in.bias[o] += float(o % 5) - 1.0f;  // means far from 0
+    const int OH = s.out_h(), OW = s.out_w(), O = s.out_channels;
+    const size_t entries = size_t(fast_training::conv_tiled_statistics_entries(s));
+    REQUIRE(entries % size_t(s.batch) == 0);
+    const int bands = int(entries) / s.batch;
+    DeviceBuffer<float> x(in.x), W(in.W), b(in.bias), y(s.output_size()), stats(3 * size_t(O + 1) * entries);
+    const DeviceBuffer<float> t = tiled_weights_of(s, W);
+    y.poison(), stats.poison();
+    fast_training::conv2d_forward_tiled(s, x.data(), t.data(), b.data(), y.data(), nullptr, stats.data());
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const std::vector<float> got_y = y.to_host(), got = stats.to_host();
+    REQUIRE(course::test::first_bit_difference(got_y, forward(s, in, true)) == -1);
+    for (size_t i = 3 * size_t(O) * entries; i < got.size(); ++i) REQUIRE(std::isnan(got[i]));  // past the end
+    const double first = double(got[0]) / OW;  // the first band's rows
+    REQUIRE(first == std::floor(first));
+    const int rows = int(first);
+    REQUIRE((rows >= 1 && rows <= OH && (OH + rows - 1) / rows == bands));
+    size_t bad = 0;
+    std::string what;
+    for (int o = 0; o < O; ++o)
+      for (int n = 0; n < s.batch; ++n)
+        for (int band = 0; band < bands; ++band) {
+          const int r0 = band * rows, band_rows = std::min(rows, OH - r0);
+          const double count = double(band_rows) * OW;
+          const float* plane = got_y.data() + (size_t(n) * O + o) * OH * OW + size_t(r0) * OW;
+          double sum = 0, size = 0, squares = 0;
+          for (int i = 0; i < band_rows * OW; ++i) sum += plane[i], size += std::fabs(plane[i]);
+          const double mean = sum / count;
+          for (int i = 0; i < band_rows * OW; ++i) squares += (plane[i] - mean) * (plane[i] - mean);
+          const float* e = got.data() + 3 * (size_t(o) * entries + size_t(n) * bands + band);
+          // FP32 sums of at most a few thousand values: within 1e-5 of the magnitudes summed.
+          const bool ok = double(e[0]) == count && std::fabs(e[1] - mean) <= 1e-5 * size / count &&
+                          std::fabs(e[2] - squares) <= 1e-4 * squares + 1e-5 * size * size / count;
+          if (!ok && bad++ == 0)
+            what = "channel " + std::to_string(o) + " image " + std::to_string(n) + " band " + std::to_string(band) +
+                   ": got (" + std::to_string(e[0]) + ", " + std::to_string(e[1]) + ", " + std::to_string(e[2]) +
+                   "), want (" + std::to_string(count) + ", " + std::to_string(mean) + ", " + std::to_string(squares) +
+                   ")";
+        }
+    INFO(bad << " entries wrong; the first: " << what);
+    REQUIRE(bad == 0);
   }
 }
 

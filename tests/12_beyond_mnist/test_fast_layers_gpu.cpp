@@ -19,6 +19,10 @@
 #include "course/rng.hpp"
 #include "course/stream.hpp"
 #include "course_test.hpp"
+#include "exact_checks.hpp"
+#include "fast_training.hpp"
+#include "framework/model.hpp"
+#include "layer_shapes.hpp"  // conv_shape_of
 #include "fast_gpu_layers.hpp"  // use_branch
 #include "host_training.hpp"
 #include "network.hpp"
@@ -136,4 +140,41 @@ TEST_CASE("lesson 09's kernels as layers: lesson 08's losses, gradients and logi
 
 TEST_CASE("lesson 09's kernels as layers: the same with the weight gradients on a side stream (09.12)", "[12.5]") {
   for (const Case& c : kCases) check_case(c, true, 11);
+}
+
+// A later layer may ask a FastConvLayer for 09.10's statistics of its outputs: your forward must pass
+// them on (the same bits as 09.10's launcher called with them), and write none once they are unset.
+TEST_CASE("lesson 09's kernels as layers: a tiled conv writes its statistics where asked", "[12.5]") {
+  framework::ModelSpec spec = framework::model_from_text("conv3x3x16p1,dense2");
+  spec.in_channels = 12, spec.height = 10, spec.width = 9, spec.classes = 2;
+  const std::vector<host_training::LayerPlan> plan = framework::plan_layers(spec);
+  const int batch = 5;
+  host_layers::ConvShape s = host_training::conv_shape_of(plan[0], batch);
+  REQUIRE(beyond_mnist::runs_tiled_conv(plan[0]));
+  const std::vector<float> x = course::random_uniform(s.input_size(), 1250, -1.f, 1.f);
+  const std::vector<float> W = course::random_uniform(s.weight_size(), 1251, -.3f, .3f);
+  const std::vector<float> b = course::random_uniform(size_t(s.out_channels), 1252, 0.5f, 2.f);
+  course::DeviceBuffer<float> d_x(x), d_W(W), d_b(b), dW(W.size()), db(b.size()), y(s.output_size()),
+      tiled(fast_training::conv_tiled_weights_size(s));
+  const size_t floats = 3 * size_t(s.out_channels) * size_t(fast_training::conv_tiled_statistics_entries(s));
+  course::DeviceBuffer<float> want(floats), got(floats);
+  want.poison(), got.poison();
+  fast_training::conv_tiled_weights(s, d_W.data(), tiled.data());
+  fast_training::conv2d_forward_tiled(s, d_x.data(), tiled.data(), d_b.data(), y.data(), nullptr, want.data());
+
+  beyond_mnist::FastConvLayer layer("conv1", plan[0], batch, mnist_gpu::ParamView{d_W.data(), dW.data()},
+                                    mnist_gpu::ParamView{d_b.data(), db.data()}, false);
+  REQUIRE(layer.statistics_entries_per_image() * batch == fast_training::conv_tiled_statistics_entries(s));
+  layer.write_statistics_to(got.data());
+  layer.forward(d_x.data(), batch);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const std::vector<float> expected = want.to_host(), written = got.to_host();
+  for (float v : expected) REQUIRE(std::isfinite(v));
+  REQUIRE(course::test::first_bit_difference(written, expected) == -1);
+
+  got.poison();
+  layer.write_statistics_to(nullptr);
+  layer.forward(d_x.data(), batch);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  for (float v : got.to_host()) REQUIRE(std::isnan(v));  // none written
 }

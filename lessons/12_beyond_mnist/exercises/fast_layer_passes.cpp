@@ -13,7 +13,8 @@ namespace beyond_mnist {
 // ---- convolutions and dense products -----------------------------------------------------------------
 void FastConvLayer::forward(const float* /*x*/, int /*batch*/) {
   // TODO(12.5): the tiled kernels read the weights in their own layout: write tiled_weights_ from
-  // the current W, then the forward pass (bias included) into output().
+  // the current W, then the forward pass (bias included) into output(), with statistics_ as its
+  // `stats` (null unless a later layer asked for them).
   course::todo("12.5", "FastConvLayer::forward (09.10's tiled kernel)");
 }
 

@@ -10,7 +10,7 @@ void FastConvLayer::forward(const float* x, int batch) {
   const host_layers::ConvShape s = shape(batch);
   // The tiled kernels read the weights in their own layouts, rewritten from W after every update.
   fast_training::conv_tiled_weights(s, weight_.value, tiled_weights_.data(), stream_);
-  fast_training::conv2d_forward_tiled(s, x, tiled_weights_.data(), bias_.value, output(), stream_);
+  fast_training::conv2d_forward_tiled(s, x, tiled_weights_.data(), bias_.value, output(), stream_, statistics_);
 }
 
 void FastConvLayer::backward(const float* x, const float* dy, int batch) {
