@@ -167,7 +167,7 @@ std::string conv_tiled_problem(const ConvShape& s);  // "" when the tiled kernel
 size_t conv_tiled_weights_size(const ConvShape& s);  // floats of both layouts
 void conv_tiled_weights(const ConvShape& s, const float* W, float* tiled_weights, cudaStream_t stream = nullptr);
 // 09.10: y = conv(x, W) + bias (bias may be null) from conv_tiled_weights' layouts of W. With
-// `stats` (given, for lesson 15's batch norm) each block also writes, for each of its output
+// `stats` (given, for a normalisation after the conv) each block also writes, for each of its output
 // channels, the count, mean and squares around the mean of the y it computed (one image's band of
 // rows), from its registers: [O][entries][3], conv_tiled_statistics_entries(s) entries a channel,
 // image n's band b at n bands + b.

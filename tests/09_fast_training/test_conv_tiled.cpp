@@ -16,6 +16,7 @@
 #include "fast_training.hpp"
 #include "network.hpp"
 #include "weight_gradients.hpp"
+#include "band_statistics.hpp"
 #include "device_download.hpp"
 #include "exact_checks.hpp"
 
@@ -165,30 +166,10 @@ TEST_CASE("tiled forward's statistics are each block's count, mean and squares o
     REQUIRE(first == std::floor(first));
     const int rows = int(first);
     REQUIRE((rows >= 1 && rows <= OH && (OH + rows - 1) / rows == bands));
-    size_t bad = 0;
-    std::string what;
-    for (int o = 0; o < O; ++o)
-      for (int n = 0; n < s.batch; ++n)
-        for (int band = 0; band < bands; ++band) {
-          const int r0 = band * rows, band_rows = std::min(rows, OH - r0);
-          const double count = double(band_rows) * OW;
-          const float* plane = got_y.data() + (size_t(n) * O + o) * OH * OW + size_t(r0) * OW;
-          double sum = 0, size = 0, squares = 0;
-          for (int i = 0; i < band_rows * OW; ++i) sum += plane[i], size += std::fabs(plane[i]);
-          const double mean = sum / count;
-          for (int i = 0; i < band_rows * OW; ++i) squares += (plane[i] - mean) * (plane[i] - mean);
-          const float* e = got.data() + 3 * (size_t(o) * entries + size_t(n) * bands + band);
-          // FP32 sums of at most a few thousand values: within 1e-5 of the magnitudes summed.
-          const bool ok = double(e[0]) == count && std::fabs(e[1] - mean) <= 1e-5 * size / count &&
-                          std::fabs(e[2] - squares) <= 1e-4 * squares + 1e-5 * size * size / count;
-          if (!ok && bad++ == 0)
-            what = "channel " + std::to_string(o) + " image " + std::to_string(n) + " band " + std::to_string(band) +
-                   ": got (" + std::to_string(e[0]) + ", " + std::to_string(e[1]) + ", " + std::to_string(e[2]) +
-                   "), want (" + std::to_string(count) + ", " + std::to_string(mean) + ", " + std::to_string(squares) +
-                   ")";
-        }
-    INFO(bad << " entries wrong; the first: " << what);
-    REQUIRE(bad == 0);
+    const course::test::BandStatisticsCheck check =
+        course::test::check_band_statistics(got_y, got, s.batch, O, OH, OW, rows);
+    INFO(check.bad << " entries wrong; the first: " << check.first);
+    REQUIRE(check.bad == 0);
   }
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "band_statistics.hpp"
 #include "course/cuda_check.hpp"
 #include "course/device_buffer.hpp"
 #include "course_test.hpp"
@@ -147,31 +148,10 @@ TEST_CASE("conv2d_forward_mma_tiled's statistics are each band's count, mean and
       CUDA_CHECK(cudaDeviceSynchronize());
       const std::vector<float> y = download(d_y.data(), s.output_size());
       REQUIRE(course::test::first_bit_difference(y, download(plain.data(), s.output_size())) == -1);
-      const std::vector<float> got = download(stats.data(), stats.size());
-      size_t bad = 0;
-      std::string first;
-      for (int o = 0; o < O; ++o)
-        for (int n = 0; n < s.batch; ++n)
-          for (int b = 0; b < bands; ++b) {
-            const int r0 = b * c.band_rows, rows = std::min(c.band_rows, OH - r0);
-            const double count = double(rows) * OW;
-            double sum = 0, size = 0, squares = 0;
-            const float* plane = y.data() + (size_t(n) * O + o) * OH * OW + size_t(r0) * OW;
-            for (int i = 0; i < rows * OW; ++i) sum += plane[i], size += std::fabs(plane[i]);
-            const double mean = sum / count;
-            for (int i = 0; i < rows * OW; ++i) squares += (plane[i] - mean) * (plane[i] - mean);
-            const float* e = got.data() + 3 * (size_t(o) * entries + size_t(n) * bands + b);
-            // FP32 sums of at most 256 values: within 1e-5 of the magnitudes summed.
-            const bool ok = double(e[0]) == count && std::fabs(e[1] - mean) <= 1e-5 * size / count &&
-                            std::fabs(e[2] - squares) <= 1e-4 * squares + 1e-5 * size * size / count;
-            if (!ok && bad++ == 0)
-              first = "channel " + std::to_string(o) + " image " + std::to_string(n) + " band " + std::to_string(b) +
-                      ": got (" + std::to_string(e[0]) + ", " + std::to_string(e[1]) + ", " + std::to_string(e[2]) +
-                      "), want (" + std::to_string(count) + ", " + std::to_string(mean) + ", " +
-                      std::to_string(squares) + ")";
-          }
-      INFO(bad << " entries wrong; the first: " << first);
-      REQUIRE(bad == 0);
+      const course::test::BandStatisticsCheck check =
+          course::test::check_band_statistics(y, download(stats.data(), stats.size()), s.batch, O, OH, OW, c.band_rows);
+      INFO(check.bad << " entries wrong; the first: " << check.first);
+      REQUIRE(check.bad == 0);
     }
   }
 }

@@ -38,7 +38,7 @@ __device__ void accumulate_chunk(const float* ws, const float* xs, int sh, int s
 
 }  // namespace detail
 
-// ---- given: a block's statistics (for lesson 15's batch norm) ----------------------------------
+// ---- given: a block's statistics (for a normalisation after the conv) -------------------------
 namespace detail {
 
 // Two passes over the registers (the mean first, then the squares around it). The threads of group
