@@ -140,7 +140,7 @@ TEST_CASE("tiled backward data equals lesson 01's dx in double on every shape it
 // With `stats` (given code around your 09.10): every block's count, mean and squares around the
 // mean for each of its channels, against those of the y it wrote, in double. The bands of rows are
 // read from the counts (the first entry's rows; every band that many but a shorter last one, the
-// bands together exactly the image's rows); y the same bits as without statistics; the statistics
+// bands together exactly the image's rows); y lesson 01's conv2d and the same bits as without statistics; the statistics
 // poisoned first, and the floats past the last channel's entries never written.
 TEST_CASE("tiled forward's statistics are each block's count, mean and squares of its y", "[09.10]") {
   uint64_t seed = 1500;
@@ -160,6 +160,8 @@ TEST_CASE("tiled forward's statistics are each block's count, mean and squares o
     fast_training::conv2d_forward_tiled(s, x.data(), t.data(), b.data(), y.data(), nullptr, stats.data());
     CUDA_CHECK(cudaDeviceSynchronize());
     const std::vector<float> got_y = y.to_host(), got = stats.to_host();
+    REQUIRE_TENSOR_CLOSE(got_y, conv_reference(s, in).y, course::test::output_shape(s),
+                         float_sum_atol(course::test::forward_terms(s)), kRtol);  // the statistics of the right y
     REQUIRE(course::test::first_bit_difference(got_y, forward(s, in, true)) == -1);
     for (size_t i = 3 * size_t(O) * entries; i < got.size(); ++i) REQUIRE(std::isnan(got[i]));  // past the end
     const double first = double(got[0]) / OW;  // the first band's rows
