@@ -369,17 +369,19 @@ std::unique_ptr<mnist_gpu::Layer> make_layer(MakeContext& c, const std::string& 
   beyond_mnist::OtherKernels other = c.other;
   std::shared_ptr<tensor_cores::TensorCoreConvs> own;
   const auto convs = std::dynamic_pointer_cast<const tensor_cores::TensorCoreConvs>(c.other.conv);
-  const bool norm_next = index + 1 < list.size() && list[index + 1].spec.kind == LayerKind::batch_norm;
+  // A batch norm right after it, on one GPU's statistics: the conv may write them.
+  const bool feeds_norm = index + 1 < list.size() && list[index + 1].spec.kind == LayerKind::batch_norm && !c.synced;
   // Its entries grow with the batch: an image's bands.
-  const int per_image = p.spec.kind == LayerKind::conv && convs && norm_next && !c.synced
+  const int per_image = p.spec.kind == LayerKind::conv && convs && feeds_norm
                             ? convs->statistics_entries(host_training::conv_shape_of(p, 1))
                             : 0;
   if (per_image > 0) other.conv = own = std::make_shared<tensor_cores::TensorCoreConvs>(*convs);
   if (auto layer = beyond_mnist::product_layer(kernels, name, p, c.max_batch, weight, bias, input_grad, other)) {
     // Else lesson 09's FP32 tiled kernels write them (09.10's `stats`).
-    auto* tiled = norm_next && !c.synced ? dynamic_cast<beyond_mnist::FastConvLayer*>(layer.get()) : nullptr;
-    if (own) c.statistics = [own](float* at) { own->write_statistics_to(at); }, c.statistics_per_image = per_image;
-    if (!own && tiled)
+    auto* tiled = feeds_norm && !own ? dynamic_cast<beyond_mnist::FastConvLayer*>(layer.get()) : nullptr;
+    if (own)
+      c.statistics = [own](float* at) { own->write_statistics_to(at); }, c.statistics_per_image = per_image;
+    else if (tiled)
       c.statistics = [tiled](float* at) { tiled->write_statistics_to(at); },
       c.statistics_per_image = tiled->statistics_entries_per_image();
     if (own || tiled) c.statistics_of = layer.get();

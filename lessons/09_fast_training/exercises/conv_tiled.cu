@@ -29,7 +29,9 @@ namespace detail {
 // Two passes over the registers (the mean first, then the squares around it). The threads of group
 // og hold its channels' outputs at rows * segs places: their sums go to shared memory, a slice of
 // those places to each of `parts` threads a channel, then one thread a channel adds the slices up,
-// all in a fixed order (the same bits on every run).
+// all in a fixed order (the same bits on every run). Its three arrays fit in any block's shared
+// memory: the largest block's, in the smallest (3x3) kernel's two weight buffers alone.
+static_assert(kTiledThreads * (kTileO + 1) + kBlockO <= 2 * kChunkC * 3 * 3 * kBlockO, "tile_statistics' arrays");
 __device__ void tile_statistics(const TiledConvArgs& a, const float (&acc)[kTileO][kTileP], float* smem, int og,
                                 int ow0, int rows, bool stores) {
   const int t = threadIdx.x, o0 = blockIdx.y * kBlockO, places = rows * a.segs;
