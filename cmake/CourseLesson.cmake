@@ -196,6 +196,8 @@ function(course_add_tests exe)
   if(NOT entries)
     message(FATAL_ERROR "course_add_tests(${exe}): give STEPS or CASES")
   endif()
+  course_tests_run(${exe} LABELS ${labels})
+  course_require_builds_at_end()
   foreach(entry IN LISTS entries)
     string(REPLACE "|" ";" parts "${entry}")
     list(GET parts 0 tag)
@@ -215,68 +217,23 @@ function(course_add_tests exe)
 endfunction()
 
 # course_step_hint(<NN.k> <out var>): the line a failing step's test ends with, naming the
-# exercise file(s) and function(s) to edit and the command that checks the step again.
-# The files are those of the lesson whose lessons/ copy carries TODO(NN.k); the function is
-# the last definition above each marker.
+# exercise file(s) and function(s) to edit and the command that checks the step again. Where each
+# step is written comes from cmake/ExerciseSteps.cmake, made from the shipped stubs' TODO(NN.k)
+# markers (tools/exercise_steps.py), never from the learner's copy: a learner deletes a marker once
+# the step is written, and neither their configure nor the hint may depend on it.
+include(${CMAKE_CURRENT_LIST_DIR}/ExerciseSteps.cmake)
 function(course_step_hint step out)
   string(SUBSTRING ${step} 0 2 number)
-  get_property(files GLOBAL PROPERTY COURSE_EXERCISES_${number})
   get_property(root GLOBAL PROPERTY COURSE_EXERCISE_ROOT_${number})
-  string(REPLACE "." "\\." step_re ${step})
   set(places "")
-  foreach(f IN LISTS files)
-    # One list element per line: ';' and square brackets would split or join CMake list
-    # elements, so they are replaced first; attributes like __launch_bounds__(...) removed.
-    file(READ ${CMAKE_SOURCE_DIR}/lessons/${f} text)
-    string(REGEX REPLACE "[][;]" " " text "${text}")
-    string(REGEX REPLACE "__launch_bounds__ *\\([^)]*\\)" "" text "${text}")
-    string(REPLACE "\n" ";" lines "${text}")
-    # A marker inside a body (indented) belongs to the function around it; one at column 0,
-    # in the comment above a definition, to the next definition.
-    set(function "")
-    set(functions "")
-    set(marked FALSE)
-    set(pending FALSE)
-    foreach(line IN LISTS lines)
-      if(line MATCHES "TODO\\(${step_re}\\)")
-        set(marked TRUE)
-        if(line MATCHES "^//")
-          set(pending TRUE)
-        elseif(function AND NOT function IN_LIST functions)
-          list(APPEND functions ${function})
-        endif()
-      else()
-        # Three shapes of a definition's first line; CMAKE_MATCH_1 is the name.
-        set(name "")
-        if(line MATCHES "^[A-Za-z_][^(]*[ *&]([A-Za-z_][A-Za-z0-9_:]*)\\(")
-          set(name ${CMAKE_MATCH_1})
-        elseif(NOT line MATCHES "^static_assert" AND line MATCHES "^([A-Za-z_][A-Za-z0-9_:]*)\\(")
-          set(name ${CMAKE_MATCH_1})
-        elseif(line MATCHES "^    ([A-Za-z_][A-Za-z0-9_]*_kernel)\\(")  # a kernel's name under its attributes
-          set(name ${CMAKE_MATCH_1})
-        elseif(line MATCHES "^struct ([A-Za-z_][A-Za-z0-9_]*)")  # markers in its members name the struct
-          set(name ${CMAKE_MATCH_1})
-        endif()
-        if(NOT name)
-          continue()
-        endif()
-        set(function ${name})
-        if(pending AND NOT function IN_LIST functions)
-          list(APPEND functions ${function})
-        endif()
-        set(pending FALSE)
-      endif()
-    endforeach()
-    if(marked AND NOT functions)
-      set(functions "see its TODO(${step}) comment")
-    endif()
-    if(marked)
-      list(JOIN functions ", " names)
-      list(APPEND places "${root}/${f} (${names})")
-    endif()
+  foreach(place IN LISTS COURSE_STEP_PLACES_${step})
+    list(APPEND places "${root}/${place}")
   endforeach()
-  if(NOT places)
-    message(FATAL_ERROR "step ${step}: no exercise file of lesson ${number} carries TODO(${step})")
+  if(NOT places)  # a step the list does not know yet: name the lesson's exercise files
+    get_property(files GLOBAL PROPERTY COURSE_EXERCISES_${number})
+    foreach(f IN LISTS files)
+      list(APPEND places "${root}/${f}")
+    endforeach()
   endif()
   list(JOIN places " and " where)
   set(preset ${COURSE_IMPL})
@@ -321,6 +278,8 @@ function(course_add_program_test name)
     set(ARG_EXPECT_RC 0)
   endif()
   list(POP_FRONT ARG_COMMAND program)
+  course_tests_run(${program} LABELS ${ARG_LABELS})
+  course_require_builds_at_end()
   set(command_line "$<TARGET_FILE:${program}>")
   if(ARG_COMMAND)
     string(APPEND command_line ";${ARG_COMMAND}")
@@ -332,4 +291,110 @@ function(course_add_program_test name)
                    -P ${CMAKE_SOURCE_DIR}/tests/support/run_program.cmake
            WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
   set_tests_properties(${name} PROPERTIES LABELS "${ARG_LABELS}")
+endfunction()
+
+# course_tests_run(<target> LABELS <labels...>): tests with these labels run <target>. A lesson's
+# build target (lesson_NN, which check_NN and check_NN.k build first) then builds it too, wherever it
+# is defined (a lesson's study sits in programs/), so no test of the lesson finds its program missing.
+function(course_tests_run target)
+  cmake_parse_arguments(ARG "" "" "LABELS" ${ARGN})
+  foreach(label IN LISTS ARG_LABELS)
+    if(label MATCHES "^[0-9][0-9]$")
+      set_property(GLOBAL APPEND PROPERTY COURSE_TEST_TARGETS_${label} ${target})
+    endif()
+  endforeach()
+endfunction()
+
+# course_buildable_targets(<dir> <out var>): every target the default build ('all') builds, in <dir>
+# and below it.
+function(course_buildable_targets dir out)
+  set(found "")
+  get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
+  foreach(t IN LISTS targets)
+    get_target_property(type ${t} TYPE)
+    get_target_property(excluded ${t} EXCLUDE_FROM_ALL)
+    if(NOT type STREQUAL "UTILITY" AND NOT type STREQUAL "INTERFACE_LIBRARY" AND NOT excluded)
+      list(APPEND found ${t})
+    endif()
+  endforeach()
+  get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
+  foreach(sub IN LISTS subdirs)
+    course_buildable_targets(${sub} below)
+    list(APPEND found ${below})
+  endforeach()
+  set(${out} ${found} PARENT_SCOPE)
+endfunction()
+
+# course_require_builds(): every test defined so far in the current folder needs the build of
+# what it runs (course_finish_targets adds those builds as tests). A lesson's tests need its
+# lesson_NN; the rest (common/, the framework, the programs, bad input) everything; the documents'
+# and data scripts' tests nothing. course_add_tests and course_add_program_test schedule it for the
+# end of their folder; a folder that only calls add_test calls it at its end.
+function(course_require_builds)
+  get_property(tests DIRECTORY PROPERTY TESTS)
+  foreach(test IN LISTS tests)
+    get_test_property(${test} LABELS labels)
+    set(fixture course_build_all)
+    foreach(label IN LISTS labels)
+      if(label MATCHES "^[0-9][0-9]$")
+        set(fixture course_build_${label})
+      elseif(label STREQUAL "docs" OR label STREQUAL "data" OR label STREQUAL "build")
+        set(fixture "")
+        break()
+      endif()
+    endforeach()
+    get_test_property(${test} FIXTURES_REQUIRED required)
+    if(fixture AND NOT fixture IN_LIST required)
+      set_property(TEST ${test} APPEND PROPERTY FIXTURES_REQUIRED ${fixture})
+      set_property(GLOBAL APPEND PROPERTY COURSE_BUILD_FIXTURES ${fixture})
+    endif()
+  endforeach()
+endfunction()
+
+# Schedules course_require_builds once for the end of the current folder.
+function(course_require_builds_at_end)
+  get_property(scheduled DIRECTORY PROPERTY COURSE_BUILDS_SCHEDULED)
+  if(NOT scheduled)
+    set_property(DIRECTORY PROPERTY COURSE_BUILDS_SCHEDULED TRUE)
+    cmake_language(DEFER CALL course_require_builds)
+  endif()
+endfunction()
+
+# course_finish_targets(): after every folder is added. `check` builds everything the default build
+# does (every test's program is there, wherever it is defined), and each lesson_NN also builds the
+# programs its tests run outside its folders.
+#
+# CTest run directly (ctest --preset lessons -R '^01.1') builds first too: each lesson's tests need
+# the fixture of a test `build-lesson_NN` that builds lesson_NN, and the tests of common/, the
+# framework and the programs one that builds everything, so a test never runs an old binary. The
+# check targets have just built what they test: tools/run_tests.py leaves these builds out.
+function(course_finish_targets)
+  course_buildable_targets(${CMAKE_SOURCE_DIR} everything)
+  add_dependencies(check ${everything})
+  get_property(lesson_targets GLOBAL PROPERTY COURSE_LESSON_TARGETS)
+  foreach(lesson_target IN LISTS lesson_targets)
+    string(REPLACE "lesson_" "" number ${lesson_target})
+    get_property(runs GLOBAL PROPERTY COURSE_TEST_TARGETS_${number})
+    if(runs)
+      list(REMOVE_DUPLICATES runs)
+      add_dependencies(${lesson_target} ${runs})
+    endif()
+  endforeach()
+
+  get_property(fixtures GLOBAL PROPERTY COURSE_BUILD_FIXTURES)
+  list(REMOVE_DUPLICATES fixtures)
+  foreach(fixture IN LISTS fixtures)
+    if(fixture STREQUAL "course_build_all")
+      set(name build-everything)
+      set(target all)
+    else()
+      string(REPLACE "course_build_" "" number ${fixture})
+      set(name build-lesson_${number})
+      set(target lesson_${number})
+    endif()
+    add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR} --target ${target})
+    # One build at a time in this folder; a first build may take a while.
+    set_tests_properties(${name} PROPERTIES FIXTURES_SETUP ${fixture} RESOURCE_LOCK course_build
+                                            LABELS build TIMEOUT 7200)
+  endforeach()
 endfunction()

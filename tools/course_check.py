@@ -5,7 +5,8 @@
     be SKIPPED where there is no GPU: they are counted and named, never called passed);
   * built from lessons/ (COURSE_IMPL=lessons, the shipped stubs) every exercise step
     NN.k that lessons/ marks with TODO(NN.k) has at least one CTest test NN.k-* and
-    every such test FAILS (a skipped one is reported as unchecked here).
+    every such test FAILS (a skipped one is reported as unchecked here);
+  * cmake/ExerciseSteps.cmake (where each step is written) matches the stubs' markers.
 
 Usage: tools/course_check.py [--solutions-build DIR] [--lessons-build DIR] [--no-build]
 Exit 0 when both halves hold, 1 otherwise.
@@ -44,6 +45,13 @@ def main():
         build("lessons", args.lessons_build, args.cmake_args)
 
     problems, unchecked = [], []
+
+    # Where each step is written (the failing tests' hints) must match the shipped stubs' markers.
+    steps_list = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "exercise_steps.py"), "--check"],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    print(steps_list.stdout, end="", flush=True)
+    if steps_list.returncode != 0:
+        problems.append("cmake/ExerciseSteps.cmake does not match the stubs' TODO markers")
 
     print("== solutions: every test must pass", flush=True)
     sol = run_ctest(args.solutions_build)

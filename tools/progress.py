@@ -32,17 +32,19 @@ def main():
     if args.lesson is not None:
         number = args.lesson.zfill(2) if args.lesson.isdigit() else args.lesson
         if number not in [d[:2] for d in lessons]:
-            print(f"error: there is no lesson '{args.lesson}'. Lessons: {', '.join(lessons)}")
+            print(f"error: there is no lesson {args.lesson!r}. Lessons: {', '.join(lessons)}", file=sys.stderr)
             return 2
         args.lesson = number
 
     if not args.no_build:
         target = ["--target", f"lesson_{args.lesson}"] if args.lesson else []
-        for cmd in (["cmake", "--preset", "lessons"], ["cmake", "--build", "--preset", "lessons", *target]):
+        steps = ((["cmake", "--preset", "lessons"], "configuring your build failed: see CMake's messages above"),
+                 (["cmake", "--build", "--preset", "lessons", *target], "fix the compile errors above first"))
+        for cmd, what in steps:
             proc = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             if proc.returncode != 0:
                 print(proc.stdout[-4000:])
-                print(f"error: '{' '.join(cmd)}' failed: fix the compile errors above first")
+                print(f"error: '{' '.join(cmd)}' failed: {what}", file=sys.stderr)
                 return 1
     label = ["-L", f"^{args.lesson}$"] if args.lesson else []
     results = run_ctest(BUILD, label)

@@ -37,7 +37,7 @@ def main():
     results = run_ctest(args.build_dir, ["--output-on-failure", *select, *args.ctest_args], quiet=False)
     if not results:
         what = f"lesson {args.lesson}" if args.lesson else f"step {args.step}" if args.step else "this build"
-        print(f"error: no tests found for {what} in {args.build_dir}")
+        print(f"error: no tests found for {what} in {args.build_dir}", file=sys.stderr)
         return 1
     lines, counts = summary_lines(results)
     print("\n" + "\n".join(lines))

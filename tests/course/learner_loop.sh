@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # The learner's loop, checked end to end on a copy of this working tree (no build folders):
 #   1. configure the learner build and check lesson 01: its steps fail on the stubs;
-#   2. "write" step 01.1 (the solution's file stands in for the learner's): check_01.1 passes;
-#   3. put the stub back: check_01.1 fails again (the check target rebuilt; no stale binary);
-#   4. a compile error: check_01.1 stops at the compiler and runs no test.
+#   2. "write" step 01.1 (the solution's file stands in for the learner's, its TODO markers gone, the
+#      build configured again): check_01.1 passes;
+#   3. put the stub back: check_01.1 fails again (the check target rebuilt; no stale binary), and
+#      so does CTest run directly (it builds first);
+#   4. a compile error: check_01.1 stops at the compiler and runs no test;
+#   5. CMake from a lesson folder says where to run it and leaves nothing behind.
 # Prints how long 1 and 2 took from the start (a newcomer's first red and first green).
 # Usage: tests/course/learner_loop.sh [work folder]   (CMAKE_* launchers etc. come from the environment)
 set -euo pipefail
@@ -36,9 +39,12 @@ grep -q "step 01.1 is not right yet: edit lessons/01_host_layers/exercises/dense
 grep -E '^[0-9]+ passed, [0-9]+ failed' "$work/step1.log"
 say "lesson 01's failing steps after ${first_red} s"
 
-say "2a. a wrong dx: check_01.1 names the output, its worst element, the tolerance and the file"
+say "2a. a wrong dx, the TODO markers deleted and the build configured again: check_01.1 names the output,"
+say "    its worst element, the tolerance, and still the file and functions to edit"
 sed 's/dy\[b \* out + o\] \* W\[o \* in + i\];/dy[b * out + o] * W[o * in];/' solutions/01_host_layers/exercises/dense.cpp >"$exercise"
 grep -q 'W\[o \* in\];' "$exercise" || fail "could not plant the dx bug (the solution's text changed)"
+! grep -q 'TODO(01' "$exercise" || fail "the written step still carries a TODO marker"
+cmake --preset lessons >"$work/configure2.log" 2>&1 || { tail -n 20 "$work/configure2.log"; fail "configure after deleting the markers"; }
 if cmake --build --preset lessons --target check_01.1 >"$work/step2a.log" 2>&1; then
   fail "check_01.1 passed with a wrong dx"
 fi
@@ -63,6 +69,15 @@ if cmake --build --preset lessons --target check_01.1 >"$work/step3.log" 2>&1; t
 fi
 grep -q 'TODO(01.1)' "$work/step3.log" || fail "the reverted stub's TODO(01.1) message is missing"
 
+say "3b. CTest run directly builds first: ctest --preset lessons -R '^01.1' after an edit runs the new code"
+cp solutions/01_host_layers/exercises/dense.cpp "$exercise"
+ctest --preset lessons -R '^01\.1-' >"$work/step3b.log" 2>&1 || { tail -n 30 "$work/step3b.log"; fail "ctest -R 01.1 failed with the step written"; }
+cp "$work/dense_stub.cpp" "$exercise"
+if ctest --preset lessons -R '^01\.1-' >"$work/step3c.log" 2>&1; then
+  fail "ctest -R 01.1 passed after the exercise was reverted: it ran an old binary"
+fi
+grep -q 'TODO(01.1)' "$work/step3c.log" || fail "ctest after the revert does not show the stub's TODO(01.1) message"
+
 say "4. a compile error: check_01.1 must stop before any test runs"
 printf '\nthis line does not compile\n' >>"$exercise"
 if cmake --build --preset lessons --target check_01.1 >"$work/step4.log" 2>&1; then
@@ -83,6 +98,17 @@ if grep -qE "CMAKE_MAKE_PROGRAM|COMPILER not set" "$work/step5.log"; then
   fail "configure from a lesson folder buries its hint under CMake's own errors"
 fi
 [[ ! -e build/configured-from-a-lesson-folder ]] || fail "configure from a lesson folder left a build folder in the tree"
+if (cd lessons/01_host_layers && cmake .) >"$work/step5a.log" 2>&1; then
+  fail "cmake . in a lesson folder succeeded"
+fi
+grep -q "run CMake from the repository root" "$work/step5a.log" || fail "cmake . in a lesson folder does not say where to run it"
+if grep -qE "No project|cmake_minimum_required|compiler identification" "$work/step5a.log"; then
+  fail "cmake . in a lesson folder prints CMake's own complaints"
+fi
+sleep 2  # the folder's leftovers go once CMake has exited
+left=$(cd lessons/01_host_layers && ls -A | grep -E '^(CMakeCache.txt|CMakeFiles|cmake_install.cmake|Makefile|build.ninja)$' || true)
+[[ -z "$left" ]] || fail "cmake . in a lesson folder left $left behind"
+[[ ! -e "/tmp/cnn-course-configured-from-a-lesson-folder$copy" ]] || fail "configure from a lesson folder left a folder under /tmp"
 if cmake --build --preset lessons --target check_42 >"$work/step5b.log" 2>&1; then fail "check_42 succeeded"; fi
 grep -q "there is no lesson 42 in this build. Lessons: 00_setup, 01_host_layers" "$work/step5b.log" ||
   fail "check_42 does not list the lessons"
