@@ -1,18 +1,24 @@
 #!/usr/bin/env python3
 """Writes a CIFAR-10-shaped data set of random pictures: the six files of CIFAR-10's binary version
 (data_batch_1.bin ... data_batch_5.bin, test_batch.bin), each record a label byte and 3 x 32 x 32 pixel
-bytes, 10,000 records a file, labels and pixels drawn from a seeded generator.
+bytes, 10,000 records a file (--records), labels and pixels drawn from a seeded generator.
 
 For timing where CIFAR-10 itself cannot be fetched: a network trains on these exactly as long as on
 CIFAR-10 (the same sizes), but what it learns means nothing; report no accuracy from them.
 
-usage: tools/cifar_shaped.py DIR [--seed N]      (DIR must not hold CIFAR-10 files already)
-Exit 0 when written; 2 for bad arguments or a folder that already holds them.
+usage: tools/cifar_shaped.py DIR [--seed N] [--records N]   (DIR must not hold CIFAR-10 files already)
+The six files are written all or nothing: each to a temporary file in DIR, and only when all six are
+whole are they renamed to their names (a full disk leaves none of them, so the next run can start
+again). Exit 0 when written; 1 when DIR cannot be made or written; 2 for bad arguments or a folder
+that already holds them.
 """
 import argparse
 import os
 import random
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tool_io  # noqa: E402
 
 RECORDS = 10000
 RECORD_BYTES = 1 + 3 * 32 * 32
@@ -20,27 +26,30 @@ FILES = [f"data_batch_{i}.bin" for i in range(1, 6)] + ["test_batch.bin"]
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = tool_io.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dir")
-    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--seed", type=tool_io.number(int, lambda v: 0 <= v < 2 ** 63, "an integer >= 0"), default=1)
+    ap.add_argument("--records", type=tool_io.number(int, lambda v: 1 <= v <= 100000, "an integer in 1..100000"),
+                    default=RECORDS, help=f"records a file (default {RECORDS}, CIFAR-10's)")
     args = ap.parse_args()
-    taken = [f for f in FILES if os.path.exists(os.path.join(args.dir, f))]
+    folder = args.dir
+    taken = [f for f in FILES if os.path.lexists(os.path.join(folder, f))]
     if taken:
-        print(f"error: {args.dir} already holds {taken[0]}: give an empty folder (real CIFAR-10 is never "
-              f"overwritten)", file=sys.stderr)
-        return 2
-    os.makedirs(args.dir, exist_ok=True)
+        tool_io.fail(f"{tool_io.shown(folder)} already holds {taken[0]}: give an empty folder (real CIFAR-10 is "
+                     "never overwritten)", tool_io.EXIT_USAGE)
+    tool_io.make_folder(folder, "DIR")
     rng = random.Random(args.seed)
-    for name in FILES:
-        records = bytearray()
-        for _ in range(RECORDS):
-            records.append(rng.randrange(10))
-            records += rng.randbytes(RECORD_BYTES - 1)
-        with open(os.path.join(args.dir, name), "wb") as f:
-            f.write(records)
-    print(f"wrote {len(FILES)} CIFAR-10-shaped files of random pictures to {args.dir}")
+    with tool_io.AtomicFiles() as out:
+        for name in FILES:
+            records = bytearray()
+            for _ in range(args.records):
+                records.append(rng.randrange(10))
+                records += rng.randbytes(RECORD_BYTES - 1)
+            out.add(os.path.join(folder, name), records)
+        out.commit()
+    print(f"wrote {len(FILES)} CIFAR-10-shaped files of random pictures to {tool_io.shown(folder)}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    tool_io.run_tool(main)

@@ -10,20 +10,22 @@ FP32 with TF32 off, eager ops: the comparison is of what the network learns, not
 Reports after every epoch, as train_boxes does: the training loss, the share of test boxes whose
 IoU with the true box is >= 0.5, the mean corner error in pixels (the mean distance of the predicted
 corners (x0, y0) and (x1, y1) from the true ones) and the mean IoU. --json FILE writes them. Bad
-input gives one line "error: ..." and exit status 2 (usage) or 1 (missing data, no GPU).
+input gives one line "error: ..." and exit status 2 (usage) or 1 (missing or damaged data, no GPU),
+checked before NumPy and PyTorch are loaded (tools/tool_io.py).
 """
+import argparse
 import os
 import sys
 import time
 
-import numpy as np
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import torch  # noqa: E402
-import torch.nn as nn  # noqa: E402
-
+import pytorch_layers  # noqa: E402
+import tool_io  # noqa: E402
 from pytorch_layers import (InputError, Parser, build_network, main_of, model_layers, number, plan,  # noqa: E402
                             write_json)
+
+# NumPy and PyTorch, loaded once the input is checked.
+np = torch = nn = None
 
 CANVAS = 64
 OUTPUTS = 4
@@ -31,29 +33,33 @@ IOU_HIT = 0.5
 EVAL_BATCH = 1000
 
 
+def load_torch():
+    global np, torch, nn
+    pytorch_layers.load_torch()
+    np, torch, nn = pytorch_layers.np, pytorch_layers.torch, pytorch_layers.torch.nn
+
+
 def load_split(dir_, split, limit):
-    """<dir>/<split>_canvases.npy (bytes [n, 64, 64]) and <split>_boxes.npy (int32 [n, 4])."""
-    arrays = []
-    for name in (f"{split}_canvases.npy", f"{split}_boxes.npy"):
-        path = os.path.join(dir_, name)
-        if not os.path.isfile(path):
-            raise InputError(f"{path}: not found (train_boxes --write-canvases {dir_} writes it)", 1)
-        try:
-            arrays.append(np.load(path, allow_pickle=False))
-        except (OSError, ValueError) as e:
-            raise InputError(f"{path}: cannot be read as a .npy array ({e})", 1)
-    canvases, boxes = arrays
-    if canvases.dtype != np.uint8 or canvases.ndim != 3 or canvases.shape[1:] != (CANVAS, CANVAS):
-        raise InputError(f"{dir_}/{split}_canvases.npy: expected bytes [n, {CANVAS}, {CANVAS}], got {canvases.dtype} "
+    """<dir>/<split>_canvases.npy (bytes [n, 64, 64]) and <split>_boxes.npy (int32 [n, 4]), read strictly
+    (tool_io.read_npy) before NumPy is loaded; the boxes' corners within the canvas."""
+    missing = f"not found (train_boxes --write-canvases {tool_io.shown(dir_)} writes it)"
+    canvases = tool_io.read_npy(os.path.join(dir_, f"{split}_canvases.npy"), ("|u1",), missing=missing)
+    boxes = tool_io.read_npy(os.path.join(dir_, f"{split}_boxes.npy"), ("<i4",), missing=missing)
+    if len(canvases.shape) != 3 or canvases.shape[1:] != (CANVAS, CANVAS):
+        raise InputError(f"{dir_}/{split}_canvases.npy: expected bytes [n, {CANVAS}, {CANVAS}], got "
                          f"{list(canvases.shape)}", 1)
-    if boxes.ndim != 2 or boxes.shape != (canvases.shape[0], OUTPUTS):
+    if boxes.shape != (canvases.shape[0], OUTPUTS):
         raise InputError(f"{dir_}/{split}_boxes.npy: expected [{canvases.shape[0]}, {OUTPUTS}], got "
                          f"{list(boxes.shape)}", 1)
-    if limit:
-        canvases, boxes = canvases[:limit], boxes[:limit]
-    if len(canvases) == 0:
+    corners = boxes.values()
+    bad = next((i for i, v in enumerate(corners) if not 0 <= v <= CANVAS), None)
+    if bad is not None:
+        raise InputError(f"{dir_}/{split}_boxes.npy: box {bad // OUTPUTS} has the corner value {corners[bad]}, "
+                         f"outside the canvas (0..{CANVAS})", 1)
+    n = canvases.shape[0] if not limit else min(limit, canvases.shape[0])
+    if n == 0:
         raise InputError(f"{dir_}/{split}_canvases.npy: holds no canvases", 1)
-    return canvases, boxes
+    return canvases, boxes, n
 
 
 def box_scores(pred, target):
@@ -71,8 +77,7 @@ def box_scores(pred, target):
 
 
 def parse_args(argv):
-    ap = Parser(description=__doc__, formatter_class=__import__("argparse").RawDescriptionHelpFormatter,
-                allow_abbrev=False)
+    ap = Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", metavar="DIR", required=True, help="the folder train_boxes --write-canvases wrote")
     ap.add_argument("--model", default="boxnet", help="a layer list ending in dense4, @FILE, or a name "
                     "(lessons/15_deeper_cnns/models/NAME.txt; default boxnet)")
@@ -93,8 +98,8 @@ def parse_args(argv):
     args = ap.parse_args(argv)
     if args.lr is None:
         args.lr = 0.05 if args.optimizer == "sgd" else 0.001
-    if args.json and not os.path.isdir(os.path.dirname(os.path.abspath(args.json))):
-        raise InputError(f"--json {args.json}: its folder does not exist")
+    if args.json:
+        tool_io.check_output_path(args.json, "--json")
     return args
 
 
@@ -103,6 +108,11 @@ def run(argv):
     layers = model_layers(args.model)
     text = ",".join(layer.text() for layer in layers)
     plan(layers, text, (1, CANVAS, CANVAS), OUTPUTS)
+    splits = {split: load_split(args.data, split, limit)
+              for split, limit in (("train", args.train_limit), ("test", args.test_limit))}
+    pytorch_layers.check_memory(layers, text, (1, CANVAS, CANVAS), args.batch, args.optimizer, args.device,
+                                splits["train"][2] + splits["test"][2])
+    load_torch()
     if args.device == "cuda" and not torch.cuda.is_available():
         raise InputError("PyTorch sees no CUDA GPU", 1)
     device = torch.device(args.device)
@@ -110,13 +120,13 @@ def run(argv):
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
 
-    def on_device(split, limit):
-        canvases, boxes = load_split(args.data, split, limit)
-        x = torch.from_numpy(canvases).to(device).float().div_(255.0).unsqueeze(1)
-        return x, torch.from_numpy(boxes.astype(np.float32)).to(device).div_(CANVAS)
+    def on_device(split):
+        canvases, boxes, n = splits[split]
+        x = torch.from_numpy(canvases.numpy()[:n].copy()).to(device).float().div_(255.0).unsqueeze(1)
+        return x, torch.from_numpy(boxes.numpy()[:n].astype(np.float32)).to(device).div_(CANVAS)
 
-    x_train, t_train = on_device("train", args.train_limit)
-    x_test, t_test = on_device("test", args.test_limit)
+    x_train, t_train = on_device("train")
+    x_test, t_test = on_device("test")
     torch.manual_seed(args.seed)
     model = build_network(layers, (1, CANVAS, CANVAS), args.seed).to(device)
     parameters = sum(p.numel() for p in model.parameters())

@@ -15,7 +15,8 @@ It also says which PyTorch build and which BLAS library ran (the shared objects 
 process after a matrix product): the results depend on both.
 
 Needs python3 with PyTorch (Debian 12: apt-get install python3-torch; for OpenBLAS instead of the
-reference BLAS also libopenblas0-pthread). Installs nothing.
+reference BLAS also libopenblas0-pthread). Installs nothing. Bad flags and data are refused in one
+line "error: ..." (exit 2 and 1) before PyTorch is loaded (tools/tool_io.py).
 """
 import argparse
 import json
@@ -23,28 +24,33 @@ import os
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pytorch_mnist  # noqa: E402
+import tool_io  # noqa: E402
+
 
 def parse():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    number = tool_io.number
+    positive = number(int, lambda v: 1 <= v <= 1 << 20, "an integer in 1..1048576")
+    ap = tool_io.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", default=os.path.join(os.path.dirname(__file__), "..", "data", "mnist"))
     ap.add_argument("--model", choices=["a", "small"], default="small")
-    ap.add_argument("--epochs", type=int, default=1)
-    ap.add_argument("--batch", type=int, default=32)
-    ap.add_argument("--lr", type=float, default=0.02)
-    ap.add_argument("--momentum", type=float, default=0.9)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--threads", type=int, default=1, help="PyTorch's own threads (OpenMP)")
-    ap.add_argument("--blas-threads", type=int, default=1, help="the BLAS library's threads")
+    ap.add_argument("--epochs", type=positive, default=1)
+    ap.add_argument("--batch", type=positive, default=32)
+    ap.add_argument("--lr", type=number(float, lambda v: v > 0, "a positive number"), default=0.02)
+    ap.add_argument("--momentum", type=number(float, lambda v: 0 <= v < 1, "a number in [0, 1)"), default=0.9)
+    ap.add_argument("--seed", type=number(int, lambda v: 0 <= v < 2 ** 63, "an integer >= 0"), default=1)
+    ap.add_argument("--threads", type=positive, default=1, help="PyTorch's own threads (OpenMP)")
+    ap.add_argument("--blas-threads", type=positive, default=1, help="the BLAS library's threads")
     ap.add_argument("--mkldnn", choices=["on", "off"], default="off", help="oneDNN for the convolution")
     ap.add_argument("--channels-last", action="store_true", help="channels_last memory format")
     ap.add_argument("--optimizer-impl", choices=["foreach", "for-loop"], default="foreach")
-    ap.add_argument("--train-limit", type=int, default=0, help="use only the first N training images (0: all)")
+    ap.add_argument("--train-limit", type=number(int, lambda v: v >= 0, "an integer >= 0"), default=0,
+                    help="use only the first N training images (0: all)")
     ap.add_argument("--json", help="write results here")
     args = ap.parse_args()
-    if min(args.threads, args.blas_threads, args.epochs, args.batch) < 1:
-        raise SystemExit("error: --threads, --blas-threads, --epochs and --batch must be >= 1")
-    if not os.path.exists(os.path.join(args.data, "train-images-idx3-ubyte")):
-        raise SystemExit(f"error: no MNIST in {args.data} (run data/fetch_mnist.sh)")
+    if args.json:
+        tool_io.check_output_path(args.json, "--json")
     return args
 
 
@@ -67,14 +73,16 @@ def blas_libraries(torch):
 
 def main():
     args = parse()
+    train = pytorch_mnist.read_split(args.data, "train")  # checked before PyTorch is loaded
+    test = pytorch_mnist.read_split(args.data, "test")
     # The pools are sized when the libraries load: before `import torch`.
     for var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = str(args.blas_threads)
     os.environ["OMP_NUM_THREADS"] = str(args.threads)
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import torch
-    import torch.nn.functional as F
-    from pytorch_mnist import ModelA, SmallCnn, load
+    pytorch_mnist.load_torch()
+    torch = pytorch_mnist.torch
+    F = torch.nn.functional
+    ModelA, SmallCnn = pytorch_mnist.ModelA, pytorch_mnist.SmallCnn
 
     torch.set_num_threads(args.threads)
     torch.set_num_interop_threads(1)
@@ -82,8 +90,8 @@ def main():
     torch.manual_seed(args.seed)
     device = torch.device("cpu")
     fmt = torch.channels_last if args.channels_last else torch.contiguous_format
-    x_train, y_train = load(args.data, "train", device)
-    x_test, y_test = load(args.data, "test", device)
+    x_train, y_train = pytorch_mnist.to_tensors(train, device)
+    x_test, y_test = pytorch_mnist.to_tensors(test, device)
     x_train, x_test = x_train.contiguous(memory_format=fmt), x_test.contiguous(memory_format=fmt)
     if args.train_limit > 0:
         x_train, y_train = x_train[: args.train_limit], y_train[: args.train_limit]
@@ -123,9 +131,8 @@ def main():
         results["test_accuracy"].append(acc)
         results["train_loss"].append(loss)
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f)
+        tool_io.write_atomically(args.json, json.dumps(results) + "\n")
 
 
 if __name__ == "__main__":
-    main()
+    tool_io.run_tool(main)

@@ -41,7 +41,8 @@ step keeps its rate) is train_deeper's step decay: a tenth of the rate from each
 Prints a line naming the network (its canonical layer list and parameter count), a line with the
 data and the recipe, then one line per epoch; --json FILE writes the settings and the per-epoch
 seconds, losses and accuracies. Bad input gives one line "error: ..." and exit status 2 (usage)
-or 1 (missing or damaged data, no GPU).
+or 1 (missing or damaged data, a network or data set larger than the memory, no GPU). The flags,
+the network and the data are checked before NumPy and PyTorch are loaded (tools/tool_io.py).
 """
 import argparse
 import collections
@@ -50,16 +51,15 @@ import json
 import math
 import os
 import re
+import struct
 import sys
 import time
 
-import numpy as np
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import torch  # noqa: E402
-import torch.nn as nn  # noqa: E402
+import tool_io  # noqa: E402
 
-from pytorch_mnist import EXPERT_COMPILE, eager_step, expert_epoch, graph_step, read_idx, run_epochs  # noqa: E402
+# NumPy and PyTorch, loaded by load_torch() once the input is checked.
+np = torch = nn = None
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODELS_DIRS = [os.path.join(ROOT, "lessons", "12_beyond_mnist", "models"),
@@ -81,12 +81,28 @@ DEFAULT_LR = {"sgd": 0.05, "adam": 0.001, "adadelta": 1.0}
 DEFAULT_EPS = {"adam": 1e-8, "adadelta": 1e-6}
 
 
-class InputError(Exception):
+class InputError(tool_io.ToolError):
     """Bad input: its message becomes the one line "error: ..." and `code` the exit status."""
 
     def __init__(self, message, code=2):
-        super().__init__(message)
-        self.code = code
+        super().__init__(message, code)
+
+
+def load_torch():
+    """NumPy and PyTorch into this module (and pytorch_mnist's step functions), once the input is
+    checked; one line when either is missing."""
+    global np, torch, nn
+    np = tool_io.import_numpy()
+    torch = tool_io.import_torch()
+    nn = torch.nn
+    import pytorch_mnist
+    pytorch_mnist.load_torch()
+    return pytorch_mnist
+
+
+def float32(value):
+    """`value` rounded to the nearest float32, as a Python float."""
+    return struct.unpack("<f", struct.pack("<f", value))[0]
 
 
 # ---- the network as text (the grammar of framework/src/model_text.cpp) ----------------------------
@@ -123,7 +139,7 @@ def shortest_text(value):
     text = repr(float(value))
     for digits in range(1, 10):
         text = "%.*g" % (digits, float(value))
-        if np.float32(text) == np.float32(value):
+        if float32(float(text)) == float32(value):
             break
     return text
 
@@ -146,7 +162,7 @@ def parse_layer(token):
         rate_text = token[7:]
         ok = (0 < len(rate_text) <= 12 and re.fullmatch(r"[0-9.]+", rate_text) and rate_text.count(".") <= 1 and
               rate_text != ".")
-        rate = np.float32(rate_text) if ok else np.float32(-1)
+        rate = float32(float(rate_text)) if ok else -1.0
         if not (0 <= rate < 1):
             raise ValueError("a dropout layer is dropout<rate> with 0 <= rate < 1, e.g. dropout0.25")
         return Layer("dropout", rate=float(rate))
@@ -201,15 +217,7 @@ def looks_like_layer_list(text):
 
 def read_description_file(path, what):
     """A file of layers: commas or lines between them, '#' starting a comment; joined by commas."""
-    if not os.path.exists(path):
-        raise InputError(f"{path}: file not found ({what})")
-    if not os.path.isfile(path):
-        raise InputError(f"{path}: not a regular file ({what})")
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            content = f.read()
-    except OSError as e:
-        raise InputError(f"{path}: cannot be read ({e.strerror})")
+    content = tool_io.read_text(path, f"a list of layers ({what})", missing=f"file not found ({what})")
     lines = [line.split("#", 1)[0].strip(" \t\r\n") for line in content.split("\n")]
     text = ",".join(line for line in lines if line)
     if not text:
@@ -359,16 +367,63 @@ def plan(layers, text, in_shape, outputs=CLASSES):
     return shapes
 
 
-class Residual(nn.Module):
-    """A res block: body(x) + shortcut(x), the shortcut the input itself or a strided 1x1 conv and batch norm."""
+def network_size(layers, in_shape):
+    """(parameters, values): how many parameters the network has, and how many values all its layers'
+    outputs hold for one example. Counted from the plan, before anything is allocated."""
+    params, values = 0, 0
 
-    def __init__(self, body, shortcut):
-        super().__init__()
-        self.body = body
-        self.shortcut = shortcut
+    def walk(layer_list, shape):
+        nonlocal params, values
+        c, h, w = shape
+        for layer in layer_list:
+            if layer.kind == "conv":
+                params += layer.out * (c * layer.kernel * layer.kernel + 1)
+                c, h, w = (layer.out, (h + 2 * layer.pad - layer.kernel) // layer.stride + 1,
+                           (w + 2 * layer.pad - layer.kernel) // layer.stride + 1)
+            elif layer.kind == "pool":
+                h, w = (h - layer.window) // layer.stride + 1, (w - layer.window) // layer.stride + 1
+            elif layer.kind == "dense":
+                params += layer.out * (c * h * w + 1)
+                c, h, w = layer.out, 1, 1
+            elif layer.kind == "bn":
+                params += 2 * c
+            elif layer.kind == "globalavg":
+                h, w = 1, 1
+            elif layer.kind == "res":
+                after = walk(layer.body, (c, h, w))
+                if after != (c, h, w):  # the shortcut's 1x1 conv and batch norm
+                    params += after[0] * (c + 1) + 2 * after[0]
+                    values += after[0] * after[1] * after[2]
+                c, h, w = after
+            values += c * h * w
+        return c, h, w
 
-    def forward(self, x):
-        return self.body(x) + (self.shortcut(x) if self.shortcut is not None else x)
+    walk(layers, in_shape)
+    return params, values
+
+
+def training_bytes(params, values, batch, optimizer):
+    """About the memory training takes (bytes): the parameters, their gradients and the optimizer's
+    state (SGD's momentum, Adam's and Adadelta's two averages), and every layer's output for a batch,
+    kept for the backward pass beside its gradient."""
+    states = {"sgd": 1, "adam": 2, "adadelta": 2}.get(optimizer, 2)
+    return 4 * (params * (2 + states) + 2 * values * batch)
+
+
+def residual_class():
+    """The module of a res block (made once PyTorch is loaded)."""
+    class Residual(nn.Module):
+        """body(x) + shortcut(x), the shortcut the input itself or a strided 1x1 conv and batch norm."""
+
+        def __init__(self, body, shortcut):
+            super().__init__()
+            self.body = body
+            self.shortcut = shortcut
+
+        def forward(self, x):
+            return self.body(x) + (self.shortcut(x) if self.shortcut is not None else x)
+
+    return Residual
 
 
 def build_network(layers, in_shape, seed):
@@ -376,6 +431,7 @@ def build_network(layers, in_shape, seed):
     with Kaiming-uniform weights from a generator seeded with `seed` and zero biases; batch norm
     starts at gamma 1, beta 0 (PyTorch's and the course's). A res block is a Residual module whose
     body is an nn.Sequential of its layers."""
+    Residual = residual_class()
     generator = torch.Generator().manual_seed(seed)
 
     def init(module, fan_in):
@@ -440,37 +496,43 @@ def build_network(layers, in_shape, seed):
 
 # ---- data ----------------------------------------------------------------------------------------
 
+class Images:
+    """A split's pixels as read (uint8 bytes, N x C x H x W, row-major) and their shape: what
+    to_device turns into a tensor once PyTorch is loaded."""
+
+    def __init__(self, pixels, shape):
+        self.pixels, self.shape = pixels, tuple(shape)
+
+
+def data_files(dataset, dir_):
+    """The files of a data set's folder, training split first."""
+    if DATASETS[dataset][2]:
+        return [os.path.join(dir_, f"{p}-{k}-idx{3 if k == 'images' else 1}-ubyte") for p in ("train", "t10k")
+                for k in ("images", "labels")]
+    return [os.path.join(dir_, f"data_batch_{i}.bin") for i in range(1, 6)] + [os.path.join(dir_, "test_batch.bin")]
+
+
 def load_idx_split(dir_, split, limit):
     prefix = "train" if split == "train" else "t10k"
     arrays = []
     for kind in ("images", "labels"):
         path = os.path.join(dir_, f"{prefix}-{kind}-idx{3 if kind == 'images' else 1}-ubyte")
-        try:
-            with open(path, "rb") as f:
-                if f.read(2) == b"\x1f\x8b":
-                    raise InputError(f"{path}: is gzip-compressed; unpack it first (gunzip)", 1)
-            arrays.append((path, read_idx(path)))
-        except SystemExit as e:  # read_idx's own one-line message, "error: PATH: not an unsigned-byte IDX file"
-            message = str(e)
-            raise InputError(message[len("error: "):] if message.startswith("error: ") else message, 1)
-        except (ValueError, IndexError):
-            raise InputError(f"{path}: truncated or damaged IDX file (its size does not match its header; "
-                             f"fetch it again)", 1)
-        except OSError as e:
-            raise InputError(f"{path}: cannot be read ({e.strerror})", 1)
+        arrays.append((path, tool_io.read_idx(path)))  # a FIFO, a device, a cut or damaged file: one line
     (images_path, images), (labels_path, labels) = arrays
-    if images.ndim != 3:
-        raise InputError(f"{images_path}: expected 3 dimensions (count, rows, cols), not {images.ndim}", 1)
-    if labels.ndim != 1:
-        raise InputError(f"{labels_path}: expected 1 dimension (count), not {labels.ndim}", 1)
-    if images.shape[0] != labels.shape[0]:
-        raise InputError(f"{labels_path}: {labels.shape[0]} labels for {images.shape[0]} images in {images_path}", 1)
-    n = images.shape[0] if limit == 0 else min(limit, images.shape[0])
-    images, labels = images[:n].reshape(n, 1, images.shape[1], images.shape[2]), labels[:n]
-    bad = np.flatnonzero(labels > 9)
-    if bad.size:
-        raise InputError(f"{labels_path}: label {labels[bad[0]]} at index {bad[0]} is outside 0..9", 1)
-    return images, labels, images_path
+    if len(images.dims) != 3:
+        raise InputError(f"{images_path}: expected 3 dimensions (count, rows, cols), not {len(images.dims)}", 1)
+    if len(labels.dims) != 1:
+        raise InputError(f"{labels_path}: expected 1 dimension (count), not {len(labels.dims)}", 1)
+    count, rows, cols = images.dims
+    if count != labels.dims[0]:
+        raise InputError(f"{labels_path}: {labels.dims[0]} labels for {count} images in {images_path}", 1)
+    n = count if limit == 0 else min(limit, count)
+    label_bytes = labels.data[:n]
+    if label_bytes and max(label_bytes) > 9:
+        bad = next(i for i, v in enumerate(label_bytes) if v > 9)
+        raise InputError(f"{labels_path}: label {label_bytes[bad]} at index {bad} is outside 0..9", 1)
+    return Images(images.data[:n * rows * cols] if n < count else images.data, (n, 1, rows, cols)), label_bytes, \
+        images_path
 
 
 def load_cifar_split(dir_, split, limit):
@@ -478,9 +540,7 @@ def load_cifar_split(dir_, split, limit):
     paths = [os.path.join(dir_, name) for name in names]
     records = []
     for path in paths:  # every file's size first, as the course does
-        if not os.path.isfile(path):
-            raise InputError(f"{path}: not a regular file (a CIFAR-10 batch file)", 1)
-        size = os.path.getsize(path)
+        size = tool_io.input_size(path, "a CIFAR-10 batch file")
         if size == 0:
             raise InputError(f"{path}: empty file (0 bytes); a CIFAR-10 batch is a list of 3073-byte records", 1)
         if size % CIFAR_RECORD_BYTES:
@@ -490,38 +550,43 @@ def load_cifar_split(dir_, split, limit):
                              f"data/fetch_cifar10.sh gets the binary version", 1)
         records.append(size // CIFAR_RECORD_BYTES)
     wanted = sum(records) if limit == 0 else min(limit, sum(records))
-    parts = []
+    pixels, labels = [], []
     for path, count in zip(paths, records):
-        if sum(len(p) for p in parts) >= wanted:
+        if sum(len(part) for part in labels) >= wanted:
             break
-        try:
-            data = np.fromfile(path, dtype=np.uint8)
-        except OSError as e:
-            raise InputError(f"{path}: cannot be read ({e.strerror})", 1)
-        if data.size != count * CIFAR_RECORD_BYTES:
+        data = tool_io.read_bytes(path, "a CIFAR-10 batch file")
+        if len(data) != count * CIFAR_RECORD_BYTES:
             raise InputError(f"{path}: read error (did the file change while it was read?)", 1)
-        data = data.reshape(count, CIFAR_RECORD_BYTES)
-        bad = np.flatnonzero(data[:, 0] > 9)
-        if bad.size:
-            raise InputError(f"{path}: label {data[bad[0], 0]} in record {bad[0]} (counting from 0) is outside 0..9", 1)
-        parts.append(data)
-    data = np.concatenate(parts)[:wanted]
-    images = data[:, 1:].reshape(wanted, 3, CIFAR_SIDE, CIFAR_SIDE)
-    return images, data[:, 0], paths[0]
+        file_labels = data[0::CIFAR_RECORD_BYTES]
+        if max(file_labels) > 9:
+            bad = next(i for i, v in enumerate(file_labels) if v > 9)
+            raise InputError(f"{path}: label {file_labels[bad]} in record {bad} (counting from 0) is outside 0..9", 1)
+        take = min(count, wanted - sum(len(part) for part in labels))
+        labels.append(file_labels[:take])
+        pixels.append(b"".join(data[r * CIFAR_RECORD_BYTES + 1:(r + 1) * CIFAR_RECORD_BYTES] for r in range(take)))
+    return Images(b"".join(pixels), (wanted, 3, CIFAR_SIDE, CIFAR_SIDE)), b"".join(labels), paths[0]
 
 
-def load_data(dataset, dir_, train_limit, test_limit):
-    """uint8 images N x C x H x W and labels of both splits, checked as the course checks them."""
+def data_bytes_needed(dataset, dir_, device):
+    """About the memory that loading the data set takes (bytes), from its files' sizes: the bytes as
+    read and their copies on the way to the device, and the float32 images where the device is this
+    machine's memory. Refuses a FIFO, a device or a folder in the data set's place."""
+    total = sum(tool_io.input_size(path, "a CIFAR-10 batch file" if path.endswith(".bin") else "an IDX file")
+                for path in data_files(dataset, dir_))
+    return total * (3 + (4 if device == "cpu" else 0))
+
+
+def load_data(dataset, dir_, train_limit, test_limit, device="cpu"):
+    """Images (uint8 N x C x H x W) and labels (bytes) of both splits, checked as the course checks them,
+    before anything is read: every file a regular file of the size its header promises, the whole set
+    within the free memory."""
     folder, fetch_script, idx = DATASETS[dataset]
-    if idx:
-        needed = [f"{p}-{k}-idx{3 if k == 'images' else 1}-ubyte" for p in ("train", "t10k")
-                  for k in ("images", "labels")]
-    else:
-        needed = [f"data_batch_{i}.bin" for i in range(1, 6)] + ["test_batch.bin"]
-    missing = [name for name in needed if not os.path.exists(os.path.join(dir_, name))]
+    missing = [path for path in data_files(dataset, dir_) if not os.path.lexists(path)]
     if missing:
-        raise InputError(f"no {dataset} data set in {dir_} ({missing[0]} is missing): run {fetch_script}, "
-                         f"or pass --data DIR", 1)
+        raise InputError(f"no {dataset} data set in {dir_} ({os.path.basename(missing[0])} is missing): run "
+                         f"{fetch_script}, or pass --data DIR", 1)
+    tool_io.require_memory(data_bytes_needed(dataset, dir_, device), f"the {dataset} data set in {tool_io.shown(dir_)}",
+                           "the whole set is loaded (a damaged or sparse file declaring more images than it should?)")
     splits = {}
     for split, limit in (("train", train_limit), ("test", test_limit)):
         images, labels, first_file = (load_idx_split if idx else load_cifar_split)(dir_, split, limit)
@@ -537,28 +602,16 @@ def load_data(dataset, dir_, train_limit, test_limit):
 
 def to_device(images, labels, device):
     """The images as float32 pixels / 255 and the labels as int64, on the device (copied once)."""
-    x = torch.tensor(np.ascontiguousarray(images), device=device).to(torch.float32).div_(255.0)
-    y = torch.tensor(np.ascontiguousarray(labels), device=device).to(torch.int64)
+    pixels = np.frombuffer(images.pixels, dtype=np.uint8).reshape(images.shape)
+    x = torch.tensor(pixels, device=device).to(torch.float32).div_(255.0)
+    y = torch.tensor(np.frombuffer(labels, dtype=np.uint8), device=device).to(torch.int64)
     return x, y
 
 
 # ---- flags ---------------------------------------------------------------------------------------
 
-class Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line, exit status 2, instead of argparse's usage block
-        raise InputError(f"{message} (see {self.prog} --help)")
-
-
-def number(kind, check, what):
-    def parse(text):
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected {what}, got '{text}'")
-        if (kind is float and not math.isfinite(value)) or not check(value):
-            raise argparse.ArgumentTypeError(f"expected {what}, got '{text}'")
-        return value
-    return parse
+Parser = tool_io.ArgumentParser  # a bad flag: one line, exit status 2, instead of argparse's usage block
+number = tool_io.number
 
 
 def parse_lr_drops(text, epochs):
@@ -567,7 +620,7 @@ def parse_lr_drops(text, epochs):
         return []
     drops = []
     for token in text.split(","):
-        if not token.isdigit() or len(token) > 9:
+        if not re.fullmatch(r"[0-9]{1,9}", token):  # not str.isdigit: it takes '²', which int() refuses
             raise InputError(f"--lr-drops '{text[:80]}': '{token[:12]}' is not an epoch (expected epochs counted "
                              "from 1, comma-separated and increasing, e.g. 6,9)")
         epoch = int(token)
@@ -641,12 +694,8 @@ def parse_args(argv):
                             (args.cudnn_benchmark, "--cudnn-benchmark"), (args.channels_last, "--channels-last")):
             if given:
                 raise InputError(f"{flag} needs --device cuda (--device cpu runs --mode eager, FP32, for quick checks)")
-    if args.mode in ("compile-graph", "expert") and not hasattr(torch, "compile"):
-        raise InputError(f"--mode {args.mode} needs torch.compile (PyTorch 2), this is PyTorch {torch.__version__}")
     if args.json:
-        parent = os.path.dirname(os.path.abspath(args.json))
-        if not os.path.isdir(parent):
-            raise InputError(f"--json {args.json}: the folder {parent} does not exist")
+        tool_io.check_output_path(args.json, "--json")
     if args.lr is None:
         args.lr = DEFAULT_LR[args.optimizer]
     args.lr_drops = parse_lr_drops(args.lr_drops, args.epochs)
@@ -690,13 +739,22 @@ def run(argv):
     layers = model_layers(args.model)  # a bad layer stops here, before any data is read
     text = ",".join(layer.text() for layer in layers)
 
-    if args.device == "cuda" and not torch.cuda.is_available():
-        raise InputError("PyTorch sees no CUDA GPU", 1)
     data_dir = args.data or os.path.join(ROOT, "data", DATASETS[args.dataset][0])
     (train_images, train_labels), (test_images, test_labels) = load_data(
-        args.dataset, data_dir, args.train_limit, args.test_limit)
+        args.dataset, data_dir, args.train_limit, args.test_limit, args.device)
     in_shape = tuple(train_images.shape[1:])
     plan(layers, text, in_shape)  # a layer that does not fit the images stops here
+    examples = train_images.shape[0] + test_images.shape[0]
+    need = check_memory(layers, text, in_shape, args.batch, args.optimizer, args.device, examples)
+
+    load_torch()
+    from pytorch_mnist import EXPERT_COMPILE, eager_step, expert_epoch, graph_step, run_epochs
+    if args.mode in ("compile-graph", "expert") and not hasattr(torch, "compile"):
+        raise InputError(f"--mode {args.mode} needs torch.compile (PyTorch 2), this is PyTorch {torch.__version__}")
+    if args.device == "cuda" and not torch.cuda.is_available():
+        raise InputError("PyTorch sees no CUDA GPU", 1)
+    if args.device == "cuda":
+        check_gpu_memory(need, text, args.batch)
 
     device = torch.device(args.device)
     if args.device == "cuda":
@@ -773,22 +831,39 @@ def run(argv):
         write_json(args.json, results)
 
 
-def write_json(path, results):
-    """--json: the settings and results, or one line saying why the file cannot be written."""
+def check_memory(layers, text, in_shape, batch, optimizer, device, examples):
+    """Refuses, before PyTorch allocates anything, a network this machine cannot hold: it is built in
+    this machine's memory first, and trains there with --device cpu. Returns the bytes training
+    takes on the device (the network at --batch and the data set as float32)."""
+    params, values = network_size(layers, in_shape)
+    c, h, w = in_shape
+    need = training_bytes(params, values, batch, optimizer) + 5 * examples * c * h * w
+    here = need if device == "cpu" else 4 * params
+    tool_io.require_memory(here, f"network '{text}' at batch {batch} ({params} parameters)",
+                           "use a smaller --batch or a smaller network")
+    return need
+
+
+def check_gpu_memory(need, text, batch):
+    """The same for the GPU's memory, once PyTorch can say what it has free."""
     try:
-        with open(path, "w") as f:
-            json.dump(results, f, indent=1)
-    except OSError as e:
-        raise InputError(f"--json {path}: cannot be written ({e.strerror})", 1)
+        free = torch.cuda.mem_get_info()[0]
+    except (RuntimeError, AttributeError):
+        return
+    if need > free:
+        raise InputError(f"network '{text}' at batch {batch} with its data set needs about {tool_io.gib(need)} on "
+                         f"the GPU, more than the {tool_io.gib(free)} it has free; use a smaller --batch or a smaller "
+                         "network", 1)
+
+
+def write_json(path, results):
+    """--json: the settings and results, written all or nothing (one line when it cannot be)."""
+    tool_io.write_atomically(path, json.dumps(results, indent=1) + "\n")
 
 
 def main_of(run_argv):
     """A script's main: run_argv(the arguments); bad input ends it with one "error: ..." line."""
-    try:
-        run_argv(sys.argv[1:])
-    except InputError as e:
-        print(f"error: {e}", file=sys.stderr)
-        sys.exit(e.code)
+    tool_io.run_tool(run_argv, sys.argv[1:])
 
 
 def main():

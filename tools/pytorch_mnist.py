@@ -31,99 +31,151 @@ the optimizer state and the random state are restored after them.
 
 With --check-npy DIR it trains nothing: it loads the .npy files that `train_mnist --save DIR`
 wrote into this file's PyTorch model (so their names and shapes must be PyTorch's), runs the
-test set through it and compares the logits with DIR/test_logits.npy.
+test set through it and compares the logits with DIR/test_logits.npy. DIR must hold a finished run
+(its run.txt lists the files, written last).
+
+Bad input (flags, data files, the .npy files) gives one line "error: ..." and exit status 2 (usage)
+or 1; it is checked before NumPy and PyTorch are loaded (tools/tool_io.py).
 """
 import argparse
 import contextlib
 import json
 import os
+import sys
 import time
 
-import numpy as np
-import torch
-import torch.nn as nn
-import torch.nn.functional as F
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tool_io  # noqa: E402
+
+# NumPy and PyTorch, and the models made from them: load_torch() sets them once the input is checked.
+np = torch = nn = F = None
+ModelA = SmallCnn = None
+
+# The parameters of each model as PyTorch names and shapes them (what train_mnist --save writes).
+PARAMETERS = {
+    "a": {"conv1.weight": (32, 1, 5, 5), "conv1.bias": (32,), "conv2.weight": (64, 32, 5, 5), "conv2.bias": (64,),
+          "fc1.weight": (512, 64 * 7 * 7), "fc1.bias": (512,), "fc2.weight": (10, 512), "fc2.bias": (10,)},
+    "small": {"conv1.weight": (10, 1, 3, 3), "conv1.bias": (10,), "fc1.weight": (100, 10 * 14 * 14),
+              "fc1.bias": (100,), "fc2.weight": (10, 100), "fc2.bias": (10,)},
+}
 
 
-def read_idx(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    if data[0] != 0 or data[1] != 0 or data[2] != 8:
-        raise SystemExit(f"error: {path}: not an unsigned-byte IDX file")
-    rank = data[3]
-    dims = [int.from_bytes(data[4 + 4 * i: 8 + 4 * i], "big") for i in range(rank)]
-    return np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * rank).reshape(dims)
+def load_torch():
+    """NumPy, PyTorch and the two models into this module; one line when either library is missing."""
+    global np, torch, nn, F, ModelA, SmallCnn
+    if torch is not None:
+        return
+    np = tool_io.import_numpy()
+    torch = tool_io.import_torch()
+    nn = torch.nn
+    F = torch.nn.functional
+
+    class ModelA(nn.Module):
+        # conv 5x5x32 pad 2 -> ReLU -> max-pool 2 -> conv 5x5x64 pad 2 -> ReLU -> max-pool 2
+        # -> dense 3136->512 -> ReLU -> dense 512->10
+        def __init__(self):
+            super().__init__()
+            self.conv1 = nn.Conv2d(1, 32, 5, padding=2)
+            self.conv2 = nn.Conv2d(32, 64, 5, padding=2)
+            self.fc1 = nn.Linear(64 * 7 * 7, 512)
+            self.fc2 = nn.Linear(512, 10)
+
+        def forward(self, x):
+            x = F.max_pool2d(F.relu(self.conv1(x)), 2)
+            x = F.max_pool2d(F.relu(self.conv2(x)), 2)
+            return self.fc2(F.relu(self.fc1(x.flatten(1))))
+
+    class SmallCnn(nn.Module):
+        # conv 3x3x10 pad 1 -> ReLU -> max-pool 2 -> dense 1960->100 -> ReLU -> dense 100->10
+        def __init__(self):
+            super().__init__()
+            self.conv1 = nn.Conv2d(1, 10, 3, padding=1)
+            self.fc1 = nn.Linear(10 * 14 * 14, 100)
+            self.fc2 = nn.Linear(100, 10)
+
+        def forward(self, x):
+            x = F.max_pool2d(F.relu(self.conv1(x)), 2)
+            return self.fc2(F.relu(self.fc1(x.flatten(1))))
+
+    globals().update(ModelA=ModelA, SmallCnn=SmallCnn)
 
 
-def load(dir_, split, device):
+def read_split(dir_, split):
+    """A split of MNIST's IDX files as tool_io reads them: (images, labels), checked: 28 x 28 images,
+    one label an image, each 0..9."""
     prefix = "train" if split == "train" else "t10k"
-    images = read_idx(os.path.join(dir_, f"{prefix}-images-idx3-ubyte"))
-    labels = read_idx(os.path.join(dir_, f"{prefix}-labels-idx1-ubyte"))
-    x = torch.tensor(images, dtype=torch.float32, device=device).div_(255.0).unsqueeze(1)
-    y = torch.tensor(labels, dtype=torch.int64, device=device)
+    missing = "file not found (run data/fetch_mnist.sh, or pass --data DIR)"
+    images_path = os.path.join(dir_, f"{prefix}-images-idx3-ubyte")
+    labels_path = os.path.join(dir_, f"{prefix}-labels-idx1-ubyte")
+    images = tool_io.read_idx(images_path, missing)
+    labels = tool_io.read_idx(labels_path, missing)
+    if len(images.dims) != 3 or images.dims[1:] != (28, 28):
+        tool_io.fail(f"{tool_io.shown(images_path)}: images of {' x '.join(map(str, images.dims))}, expected "
+                     "N x 28 x 28 (the models here are MNIST's)")
+    if labels.dims != images.dims[:1]:
+        tool_io.fail(f"{tool_io.shown(labels_path)}: {' x '.join(map(str, labels.dims))} labels for "
+                     f"{images.dims[0]} images")
+    if max(labels.data) > 9:
+        bad = next(i for i, v in enumerate(labels.data) if v > 9)
+        tool_io.fail(f"{tool_io.shown(labels_path)}: label {labels.data[bad]} at index {bad} is outside 0..9")
+    return images, labels
+
+
+def to_tensors(split, device):
+    """A split from read_split as float32 images / 255 (N x 1 x 28 x 28) and int64 labels on the device."""
+    images, labels = split
+    pixels = np.frombuffer(images.data, dtype=np.uint8).reshape(images.dims)
+    x = torch.tensor(pixels, dtype=torch.float32, device=device).div_(255.0).unsqueeze(1)
+    y = torch.tensor(np.frombuffer(labels.data, dtype=np.uint8), dtype=torch.int64, device=device)
     return x, y
 
 
-class ModelA(nn.Module):
-    # conv 5x5x32 pad 2 -> ReLU -> max-pool 2 -> conv 5x5x64 pad 2 -> ReLU -> max-pool 2
-    # -> dense 3136->512 -> ReLU -> dense 512->10
-    def __init__(self):
-        super().__init__()
-        self.conv1 = nn.Conv2d(1, 32, 5, padding=2)
-        self.conv2 = nn.Conv2d(32, 64, 5, padding=2)
-        self.fc1 = nn.Linear(64 * 7 * 7, 512)
-        self.fc2 = nn.Linear(512, 10)
-
-    def forward(self, x):
-        x = F.max_pool2d(F.relu(self.conv1(x)), 2)
-        x = F.max_pool2d(F.relu(self.conv2(x)), 2)
-        return self.fc2(F.relu(self.fc1(x.flatten(1))))
+def load(dir_, split, device):
+    """A split on the device (read_split, then to_tensors): PyTorch must be loaded."""
+    load_torch()
+    return to_tensors(read_split(dir_, split), device)
 
 
-class SmallCnn(nn.Module):
-    # conv 3x3x10 pad 1 -> ReLU -> max-pool 2 -> dense 1960->100 -> ReLU -> dense 100->10
-    def __init__(self):
-        super().__init__()
-        self.conv1 = nn.Conv2d(1, 10, 3, padding=1)
-        self.fc1 = nn.Linear(10 * 14 * 14, 100)
-        self.fc2 = nn.Linear(100, 10)
+def read_saved(folder, model, test_images):
+    """What `train_mnist --save DIR` wrote, checked before PyTorch is loaded: a finished run (run.txt),
+    every parameter as float32 in PyTorch's shape, and test_logits.npy of one row of 10 a test image."""
+    names = [name + ".npy" for name in PARAMETERS[model]] + ["test_logits.npy"]
+    tool_io.finished_run(folder, names, "train_mnist --save DIR")
+    saved = {}
+    for name, shape in PARAMETERS[model].items():
+        path = os.path.join(folder, name + ".npy")
+        array = tool_io.read_npy(path, ("<f4",))
+        if array.shape != shape:
+            tool_io.fail(f"{tool_io.shown(path)}: shape {tool_io.npy_shape_text(array.shape)}, PyTorch's {name} of "
+                         f"model {model} is {tool_io.npy_shape_text(shape)}")
+        saved[name] = array
+    path = os.path.join(folder, "test_logits.npy")
+    logits = tool_io.read_npy(path, ("<f4",))
+    if logits.shape != (test_images, 10):
+        tool_io.fail(f"{tool_io.shown(path)}: shape {tool_io.npy_shape_text(logits.shape)}, expected "
+                     f"({test_images}, 10): a row of 10 logits for each test image")
+    return saved, logits
 
-    def forward(self, x):
-        x = F.max_pool2d(F.relu(self.conv1(x)), 2)
-        return self.fc2(F.relu(self.fc1(x.flatten(1))))
 
-
-def check_saved(args, device):
+def check_saved(args, device, saved, saved_logits, test):
     """The saved parameters, loaded into PyTorch's model, must reproduce train_mnist's test logits."""
     model = (ModelA() if args.model == "a" else SmallCnn()).to(device)
-    state = {}
-    for name, tensor in model.state_dict().items():
-        path = os.path.join(args.check_npy, name + ".npy")
-        if not os.path.exists(path):
-            raise SystemExit(f"error: {path} is missing (PyTorch's model has a parameter {name})")
-        value = np.load(path)
-        if value.dtype != np.float32 or tuple(value.shape) != tuple(tensor.shape):
-            raise SystemExit(f"error: {path}: {value.dtype} {value.shape}, PyTorch's {name} is float32 "
-                             f"{tuple(tensor.shape)}")
-        state[name] = torch.from_numpy(value)
-    model.load_state_dict(state)
-    x_test, y_test = load(args.data, "test", device)
-    saved = torch.from_numpy(np.load(os.path.join(args.check_npy, "test_logits.npy"))).to(device)
-    if tuple(saved.shape) != (x_test.shape[0], 10):
-        raise SystemExit(f"error: test_logits.npy is {tuple(saved.shape)}, expected ({x_test.shape[0]}, 10)")
+    model.load_state_dict({name: torch.from_numpy(array.numpy().copy()) for name, array in saved.items()})
+    x_test, y_test = to_tensors(test, device)
+    expected = torch.from_numpy(saved_logits.numpy().copy()).to(device)
     model.eval()
     with torch.no_grad():
         logits = torch.cat([model(x_test[i:i + 1000]) for i in range(0, x_test.shape[0], 1000)])
-    diff = float((logits - saved).abs().max())
-    scale = float(saved.abs().max())
-    same_class = float((logits.argmax(1) == saved.argmax(1)).float().mean())
+    diff = float((logits - expected).abs().max())
+    scale = float(expected.abs().max())
+    same_class = float((logits.argmax(1) == expected.argmax(1)).float().mean())
     accuracy = float((logits.argmax(1) == y_test).float().mean())
-    print(f"check-npy {args.check_npy}: {len(state)} parameters loaded into PyTorch; test logits differ by at most "
-          f"{diff:.2e} (largest |logit| {scale:.1f}); same class for {100 * same_class:.2f} % of the test set; "
+    print(f"check-npy {args.check_npy}: {len(saved)} parameters loaded into PyTorch; test logits differ by "
+          f"at most {diff:.2e} (largest |logit| {scale:.1f}); same class for {100 * same_class:.2f} % of the test set; "
           f"PyTorch's accuracy with these weights {100 * accuracy:.2f} %")
     # FP32 with a different summation order (cuDNN vs the course's kernels): about 1e-6 of the scale.
     if not diff <= 1e-4 * max(scale, 1.0):
-        raise SystemExit("error: the logits disagree: the saved layout is not PyTorch's")
+        tool_io.fail("the logits disagree: the saved layout is not PyTorch's")
 
 
 def autocast(amp):
@@ -293,12 +345,13 @@ def expert_epoch(model, opt, x_train, y_train, loss_sum, n, batch, device, amp, 
 
 
 def run_epochs(model, run_step, x_test, y_test, n, batch, epochs, amp, loss_sum, results,
-               synchronize=torch.cuda.synchronize, start_epoch=None):
+               synchronize=None, start_epoch=None):
     """Each epoch: a new order of the n training examples, the training steps in batches (timed,
     synchronised before and after), then the test set in batches of 1000 (not timed). Prints one
     line per epoch and appends its seconds, test accuracy and mean training loss to results.
     start_epoch(epoch), when given, runs before each epoch's clock starts (epoch counted from 0)."""
     device = loss_sum.device
+    synchronize = synchronize or torch.cuda.synchronize
     for epoch in range(epochs):
         if start_epoch:
             start_epoch(epoch)
@@ -328,19 +381,21 @@ def run_epochs(model, run_step, x_test, y_test, n, batch, epochs, amp, loss_sum,
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__)
+    number = tool_io.number
+    ap = tool_io.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", default=os.path.join(os.path.dirname(__file__), "..", "data", "mnist"))
     ap.add_argument("--model", choices=["a", "small"], default="a")
-    ap.add_argument("--epochs", type=int, default=3)
-    ap.add_argument("--batch", type=int, default=128)
-    ap.add_argument("--lr", type=float, default=0.05)
-    ap.add_argument("--momentum", type=float, default=0.9)
-    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--epochs", type=number(int, lambda v: 1 <= v <= 1000, "an integer in 1..1000"), default=3)
+    ap.add_argument("--batch", type=number(int, lambda v: 1 <= v <= 60000, "an integer in 1..60000"), default=128)
+    ap.add_argument("--lr", type=number(float, lambda v: v > 0, "a positive number"), default=0.05)
+    ap.add_argument("--momentum", type=number(float, lambda v: 0 <= v < 1, "a number in [0, 1)"), default=0.9)
+    ap.add_argument("--seed", type=number(int, lambda v: 0 <= v < 2 ** 63, "an integer >= 0"), default=1)
     ap.add_argument("--cudnn-benchmark", action="store_true", help="let cuDNN pick algorithms by timing")
     ap.add_argument("--mode", choices=["eager", "graph", "compile-graph", "expert"], default="eager",
                     help="eager ops, the whole step in one CUDA graph, torch.compile's kernels in that graph, "
                          "or an expert's configuration (see above)")
-    ap.add_argument("--steps-per-graph", type=int, default=50, help="expert: training steps in each CUDA graph")
+    ap.add_argument("--steps-per-graph", type=number(int, lambda v: v >= 1, "a positive integer"), default=50,
+                    help="expert: training steps in each CUDA graph")
     ap.add_argument("--channels-last", action="store_true", help="the network and the images in channels_last")
     ap.add_argument("--tf32", action="store_true", help="allow TF32 in cuDNN and cuBLAS (default: strict FP32)")
     ap.add_argument("--amp", choices=["off", "bf16"], default="off",
@@ -348,20 +403,27 @@ def main():
     ap.add_argument("--json", help="write results here")
     ap.add_argument("--check-npy", metavar="DIR", help="check the .npy files of `train_mnist --save DIR` instead")
     args = ap.parse_args()
+    if args.json:
+        tool_io.check_output_path(args.json, "--json")
+    # The input first, before NumPy and PyTorch: the data set and what --check-npy names.
+    test = read_split(args.data, "test")
+    if args.check_npy:
+        saved, saved_logits = read_saved(args.check_npy, args.model, test[0].dims[0])
+    else:
+        train = read_split(args.data, "train")
 
+    load_torch()
     if not torch.cuda.is_available():
-        raise SystemExit("error: PyTorch sees no CUDA GPU")
-    if args.steps_per_graph < 1:
-        raise SystemExit("error: --steps-per-graph must be >= 1")
+        tool_io.fail("PyTorch sees no CUDA GPU")
     torch.backends.cuda.matmul.allow_tf32 = args.tf32
     torch.backends.cudnn.allow_tf32 = args.tf32
     torch.backends.cudnn.benchmark = args.cudnn_benchmark
     torch.manual_seed(args.seed)
     device = torch.device("cuda")
     if args.check_npy:
-        return check_saved(args, device)
-    x_train, y_train = load(args.data, "train", device)
-    x_test, y_test = load(args.data, "test", device)
+        return check_saved(args, device, saved, saved_logits, test)
+    x_train, y_train = to_tensors(train, device)
+    x_test, y_test = to_tensors(test, device)
     model = (ModelA() if args.model == "a" else SmallCnn()).to(device)
     if args.channels_last:
         model = model.to(memory_format=torch.channels_last)
@@ -398,9 +460,8 @@ def main():
               f"(not timed)", flush=True)
     run_epochs(model, run_step, x_test, y_test, n, args.batch, args.epochs, args.amp, loss_sum, results)
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=1)
+        tool_io.write_atomically(args.json, json.dumps(results, indent=1) + "\n")
 
 
 if __name__ == "__main__":
-    main()
+    tool_io.run_tool(main)

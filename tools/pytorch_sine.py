@@ -9,7 +9,9 @@ one before update k, its held-out loss the one after it.
 --start DIR reads what `train_sine --out DIR` writes: start_params.npy (float32 [P]: w_ih [4H x 1],
 w_hh [4H x H], b_ih [4H], b_hh [4H], the head's weight [1 x H] and bias [1], gates i, f, g, o as
 nn.LSTM's) and offsets.npy (int32, one a wave, the held-out ones first): the course's run, its losses
-comparable. Without it (timing at any size): --sequences waves at offsets from numpy's
+comparable. DIR must hold a finished run: train_sine writes run.txt last, listing its files and their
+sizes; a folder without it (a run stopped part-way, its files perhaps beside an earlier run's) or whose
+files differ from the list is refused. Without it (timing at any size): --sequences waves at offsets from numpy's
 default_rng(--seed) in [-4 period, 4 period) and PyTorch's own initial weights: losses not comparable.
 
 --mode graph (CUDA) runs epochs 1..3 eagerly on a side stream, as capture requires (real epochs of the
@@ -18,7 +20,8 @@ the held-out loss runs outside it. On CUDA both modes use cuDNN's LSTM and the f
 their loss curves are one run. FP32 is strict (TF32 off) unless --tf32. An epoch's seconds are its
 training step only (synchronised before and after). --csv FILE writes epoch,train_loss,test_loss,
 seconds as train_sine's metrics.csv; --json FILE the settings and results. Bad input gives one line
-"error: ..." and exit status 2 (usage) or 1 (missing or damaged files, no GPU).
+"error: ..." and exit status 2 (usage) or 1 (missing or damaged files, no GPU), checked before NumPy
+and PyTorch are loaded (tools/tool_io.py).
 """
 import argparse
 import math
@@ -27,13 +30,12 @@ import statistics
 import sys
 import time
 
-import numpy as np
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import torch  # noqa: E402
-import torch.nn as nn  # noqa: E402
-
+import tool_io  # noqa: E402
 from pytorch_layers import InputError, Parser, main_of, number, write_json  # noqa: E402
+
+# NumPy and PyTorch, loaded once the input is checked.
+np = torch = nn = None
 
 WARM_UP = 3  # graph mode: eager epochs on a side stream before capture; timing skips them too
 
@@ -42,36 +44,49 @@ def parameter_count(hidden):
     return 4 * hidden + 4 * hidden * hidden + 4 * hidden + 4 * hidden + hidden + 1
 
 
-class SineNet(nn.Module):
-    def __init__(self, hidden):
-        super().__init__()
-        self.lstm = nn.LSTM(input_size=1, hidden_size=hidden)  # time-major, one layer
-        self.head = nn.Linear(hidden, 1)
-
-    def forward(self, x):  # x [steps, batch, 1] -> the next value's prediction [steps, batch, 1]
-        h, _ = self.lstm(x)  # no initial state given: zeros
-        return self.head(h)
+def load_torch():
+    global np, torch, nn
+    np = tool_io.import_numpy()
+    torch = tool_io.import_torch()
+    nn = torch.nn
 
 
-def load_start(dir_, hidden):
-    """DIR/start_params.npy and DIR/offsets.npy, checked."""
-    arrays = []
-    for name, dtype in (("start_params.npy", np.float32), ("offsets.npy", np.int32)):
-        path = os.path.join(dir_, name)
-        if not os.path.isfile(path):
-            raise InputError(f"{path}: not found (train_sine --out {dir_} writes it)", 1)
-        try:
-            array = np.load(path, allow_pickle=False)
-        except (OSError, ValueError) as e:
-            raise InputError(f"{path}: cannot be read as a .npy array ({e})", 1)
-        if array.dtype != np.dtype(dtype) or array.ndim != 1:
-            raise InputError(f"{path}: expected a 1-D {np.dtype(dtype).name} array, got {array.dtype} "
-                             f"{list(array.shape)}", 1)
-        arrays.append(array)
-    params, offsets = arrays
+def sine_net(hidden):
+    """nn.LSTM of `hidden` units (time-major, one layer, zero initial state) and a dense head."""
+    class SineNet(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lstm = nn.LSTM(input_size=1, hidden_size=hidden)
+            self.head = nn.Linear(hidden, 1)
+
+        def forward(self, x):  # x [steps, batch, 1] -> the next value's prediction [steps, batch, 1]
+            h, _ = self.lstm(x)  # no initial state given: zeros
+            return self.head(h)
+
+    return SineNet()
+
+
+def load_start(dir_, hidden, period):
+    """DIR/start_params.npy and DIR/offsets.npy of a finished train_sine run, checked (before NumPy and
+    PyTorch are loaded): run.txt lists both with their sizes, start_params.npy is a float32 vector of
+    the parameters of --hidden units, offsets.npy an int32 vector of offsets in [-4 period, 4 period)."""
+    names = ("start_params.npy", "offsets.npy")
+    tool_io.finished_run(dir_, names, f"train_sine --out {tool_io.shown(dir_)}")
+    params = tool_io.read_npy(os.path.join(dir_, names[0]), ("<f4",))
+    offsets = tool_io.read_npy(os.path.join(dir_, names[1]), ("<i4",))
+    for name, array in zip(names, (params, offsets)):
+        if len(array.shape) != 1:
+            raise InputError(f"{tool_io.shown(dir_)}/{name}: shape {tool_io.npy_shape_text(array.shape)}, expected a "
+                             "vector (one dimension)", 1)
     if params.size != parameter_count(hidden):
-        raise InputError(f"{dir_}/start_params.npy: {params.size} values, but an LSTM of --hidden {hidden} and its "
-                         f"head have {parameter_count(hidden)} (pass the --hidden train_sine ran with)")
+        raise InputError(f"{tool_io.shown(dir_)}/start_params.npy: {params.size} values, but an LSTM of --hidden "
+                         f"{hidden} and its head have {parameter_count(hidden)} (pass the --hidden train_sine ran "
+                         "with)", 1)
+    values = offsets.values()
+    bad = [v for v in values if not -4 * period <= v < 4 * period]
+    if bad:  # the course draws them from [-4 period, 4 period)
+        raise InputError(f"{tool_io.shown(dir_)}/offsets.npy: offset {bad[0]} is outside [{-4 * period}, "
+                         f"{4 * period}) (pass the --period train_sine ran with)", 1)
     return params, offsets
 
 
@@ -116,32 +131,35 @@ def parse_args(argv):
     if args.sequences is not None and args.sequences <= args.test:
         raise InputError(f"--sequences {args.sequences} with --test {args.test} leaves no wave to train on")
     for flag, path in (("--csv", args.csv), ("--json", args.json)):
-        if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
-            raise InputError(f"{flag} {path}: its folder does not exist")
+        if path:
+            tool_io.check_output_path(path, flag)
     return args
 
 
 def run(argv):
     args = parse_args(argv)
     cuda = args.device == "cuda"
+    start = None
+    if args.start:
+        start = load_start(args.start, args.hidden, args.period)
+        if args.sequences is not None and args.sequences != start[1].size:
+            raise InputError(f"--sequences {args.sequences}, but {args.start}/offsets.npy holds {start[1].size}")
+        if start[1].size <= args.test:
+            raise InputError(f"{args.start}/offsets.npy: {start[1].size} waves with --test {args.test} leave none to "
+                             "train on", 1)
+    load_torch()
     if cuda and not torch.cuda.is_available():
         raise InputError("PyTorch sees no CUDA GPU", 1)
     if args.threads:
         torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
-    model = SineNet(args.hidden)
-    if args.start:
-        params, offsets = load_start(args.start, args.hidden)
-        if args.sequences is not None and args.sequences != offsets.size:
-            raise InputError(f"--sequences {args.sequences}, but {args.start}/offsets.npy holds {offsets.size}")
-        bad = offsets[(offsets < -4 * args.period) | (offsets >= 4 * args.period)]
-        if bad.size:  # the course draws them from [-4 period, 4 period)
-            raise InputError(f"{args.start}/offsets.npy: offset {bad[0]} is outside [{-4 * args.period}, "
-                             f"{4 * args.period}) (pass the --period train_sine ran with)", 1)
+    model = sine_net(args.hidden)
+    if start:
+        params, offsets = start[0].numpy(), start[1].numpy()
         with torch.no_grad():  # the layout is the parameters' order: lstm's w_ih, w_hh, b_ih, b_hh, head's w, b
             first = 0
             for p in model.parameters():
-                p.copy_(torch.from_numpy(params[first:first + p.numel()]).view_as(p))
+                p.copy_(torch.from_numpy(params[first:first + p.numel()].copy()).view_as(p))
                 first += p.numel()
     else:
         offsets = np.random.default_rng(args.seed).integers(-4 * args.period, 4 * args.period,
@@ -231,12 +249,8 @@ def train(args, model, offsets, device):
           f"{median:.6f} s (min {min(measured):.6f}, max {max(measured):.6f} over epochs {first}..{args.epochs}), "
           f"final test loss {final_test:.6f}")
     if args.csv:
-        try:
-            with open(args.csv, "w") as f:
-                f.write("epoch,train_loss,test_loss,seconds\n" + "".join(
-                    f"{k},{tr:.9g},{te:.9g},{s:.6f}\n" for k, (tr, te, s) in enumerate(history, 1)))
-        except OSError as e:
-            raise InputError(f"--csv {args.csv}: cannot be written ({e.strerror})", 1)
+        tool_io.write_atomically(args.csv, "epoch,train_loss,test_loss,seconds\n" + "".join(
+            f"{k},{tr:.9g},{te:.9g},{s:.6f}\n" for k, (tr, te, s) in enumerate(history, 1)))
     if args.json:
         write_json(args.json, {
             "hidden": args.hidden, "parameters": parameters, "epochs": args.epochs, "mode": args.mode,

@@ -23,7 +23,8 @@ rate must change inside a captured graph. Shifts and orders come from PyTorch's 
 same distributions as the course's, not the same draws.
 
 Prints the recipe, one line per seed and the summary; --json FILE writes them. Bad input: one line
-"error: ..." and exit status 2 (usage) or 1 (missing data, no GPU).
+"error: ..." and exit status 2 (usage) or 1 (missing or damaged data, no GPU), checked before NumPy
+and PyTorch are loaded (tools/tool_io.py).
 """
 import argparse
 import json
@@ -33,12 +34,23 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import torch  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
-
+import pytorch_layers  # noqa: E402
+import tool_io  # noqa: E402
 from pytorch_layers import (DATASETS, InputError, Parser, build_network, load_data, model_layers,  # noqa: E402
                             number, plan, to_device)
-from pytorch_mnist import EXPERT_COMPILE, autocast, epoch_graphs  # noqa: E402
+
+# PyTorch and pytorch_mnist's helpers, loaded once the input is checked.
+torch = F = None
+EXPERT_COMPILE = autocast = epoch_graphs = None
+
+
+def load_torch():
+    global torch, F, EXPERT_COMPILE, autocast, epoch_graphs
+    pytorch_mnist = pytorch_layers.load_torch()
+    torch = pytorch_layers.torch
+    F = torch.nn.functional
+    EXPERT_COMPILE, autocast, epoch_graphs = (pytorch_mnist.EXPERT_COMPILE, pytorch_mnist.autocast,
+                                              pytorch_mnist.epoch_graphs)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SPEEDRUN_MODELS = os.path.join(ROOT, "lessons", "14_speedrun", "models")
@@ -53,7 +65,7 @@ def one_cycle_lr(step, total, warmup, peak):
 
 
 def parse_args(argv):
-    ap = Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False)
+    ap = Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", default="speedrun", help="speedrun (lessons/14_speedrun/models), a lesson 12 name, "
                     "@FILE or a layer list")
     ap.add_argument("--dataset", choices=["mnist", "fashion"], default="mnist")
@@ -83,8 +95,8 @@ def parse_args(argv):
     args = ap.parse_args(argv)
     if args.device == "cpu" and (args.mode != "eager" or args.amp != "off" or args.channels_last):
         raise InputError("--device cpu runs --mode eager --amp off only, without --channels-last")
-    if args.mode in ("compile-graph", "expert") and not hasattr(torch, "compile"):
-        raise InputError(f"--mode {args.mode} needs torch.compile (PyTorch 2), this is PyTorch {torch.__version__}")
+    if args.json:
+        tool_io.check_output_path(args.json, "--json")
     if args.lr == 0:
         args.lr = DEFAULT_LR[args.optimizer]
     named = os.path.join(SPEEDRUN_MODELS, args.model + ".txt")
@@ -106,67 +118,79 @@ def shift_images(x, shift):
     return padded.permute(0, 2, 3, 1)[batch, rows[:, :, None], cols[:, None, :]].permute(0, 3, 1, 2)
 
 
-class Update:
-    """The optimizer's step with the rate table[counter], counter += 1: tensors only, capturable."""
+def update_class():
+    """The optimizer's step with the rate table[counter], counter += 1: tensors only, capturable (the class
+    is made once PyTorch is loaded)."""
+    class Update:
+        """The optimizer's step with the rate table[counter], counter += 1: tensors only, capturable."""
 
-    def __init__(self, params, args, rates):
-        self.params, self.args = params, args
-        self.rates = rates
-        device = rates.device
-        self.counter = torch.zeros(1, dtype=torch.int64, device=device)
-        # Constants as tensors made here: a tensor made from a Python number inside a capture would
-        # be a copy from the host, which a CUDA graph cannot hold.
-        self.betas = torch.tensor([0.9, 0.999], dtype=torch.float32, device=device)
-        self.state = [torch.zeros_like(p) for p in params]
-        self.state2 = [torch.zeros_like(p) for p in params] if args.optimizer == "adam" else []
+        def __init__(self, params, args, rates):
+            self.params, self.args = params, args
+            self.rates = rates
+            device = rates.device
+            self.counter = torch.zeros(1, dtype=torch.int64, device=device)
+            # Constants as tensors made here: a tensor made from a Python number inside a capture would
+            # be a copy from the host, which a CUDA graph cannot hold.
+            self.betas = torch.tensor([0.9, 0.999], dtype=torch.float32, device=device)
+            self.state = [torch.zeros_like(p) for p in params]
+            self.state2 = [torch.zeros_like(p) for p in params] if args.optimizer == "adam" else []
 
-    def reset(self):
-        self.counter.zero_()
-        for t in self.state + self.state2:
-            t.zero_()
+        def reset(self):
+            self.counter.zero_()
+            for t in self.state + self.state2:
+                t.zero_()
 
-    @torch.no_grad()
-    def step(self):
-        a = self.args
-        grads = [p.grad for p in self.params]
-        lr = self.rates.index_select(0, self.counter).squeeze(0)  # on the GPU: no value comes to the host
-        self.counter.add_(1)
-        if a.weight_decay > 0:
-            torch._foreach_add_(grads, self.params, alpha=a.weight_decay)
-        if a.optimizer == "adam":
-            t = self.counter.to(torch.float32).squeeze(0)
-            torch._foreach_mul_(self.state, 0.9)
-            torch._foreach_add_(self.state, grads, alpha=1 - 0.9)
-            torch._foreach_mul_(self.state2, 0.999)
-            torch._foreach_addcmul_(self.state2, grads, grads, value=1 - 0.999)
-            bias1 = 1 - torch.pow(self.betas[0], t)
-            bias2 = 1 - torch.pow(self.betas[1], t)
-            denom = torch._foreach_sqrt(self.state2)
-            torch._foreach_div_(denom, torch.sqrt(bias2))
-            torch._foreach_add_(denom, 1e-8)
-            steps = torch._foreach_div(self.state, denom)
-            torch._foreach_mul_(steps, lr / bias1)
+        @torch.no_grad()
+        def step(self):
+            a = self.args
+            grads = [p.grad for p in self.params]
+            lr = self.rates.index_select(0, self.counter).squeeze(0)  # on the GPU: no value comes to the host
+            self.counter.add_(1)
+            if a.weight_decay > 0:
+                torch._foreach_add_(grads, self.params, alpha=a.weight_decay)
+            if a.optimizer == "adam":
+                t = self.counter.to(torch.float32).squeeze(0)
+                torch._foreach_mul_(self.state, 0.9)
+                torch._foreach_add_(self.state, grads, alpha=1 - 0.9)
+                torch._foreach_mul_(self.state2, 0.999)
+                torch._foreach_addcmul_(self.state2, grads, grads, value=1 - 0.999)
+                bias1 = 1 - torch.pow(self.betas[0], t)
+                bias2 = 1 - torch.pow(self.betas[1], t)
+                denom = torch._foreach_sqrt(self.state2)
+                torch._foreach_div_(denom, torch.sqrt(bias2))
+                torch._foreach_add_(denom, 1e-8)
+                steps = torch._foreach_div(self.state, denom)
+                torch._foreach_mul_(steps, lr / bias1)
+                torch._foreach_sub_(self.params, steps)
+                return
+            torch._foreach_mul_(self.state, a.momentum)
+            torch._foreach_add_(self.state, grads)
+            # Nesterov steps along g + momentum * v (the new v), SGD along v.
+            steps = torch._foreach_add(grads, self.state, alpha=a.momentum) if a.optimizer == "nesterov" else self.state
+            steps = torch._foreach_mul(steps, lr)
             torch._foreach_sub_(self.params, steps)
-            return
-        torch._foreach_mul_(self.state, a.momentum)
-        torch._foreach_add_(self.state, grads)
-        # Nesterov steps along g + momentum * v (the new v), SGD along v.
-        steps = torch._foreach_add(grads, self.state, alpha=a.momentum) if a.optimizer == "nesterov" else self.state
-        steps = torch._foreach_mul(steps, lr)
-        torch._foreach_sub_(self.params, steps)
+
+    return Update
 
 
 def main(argv):
     args = parse_args(argv)
     layers = model_layers(args.model)
     text = ",".join(layer.text() for layer in layers)
-    if args.device == "cuda" and not torch.cuda.is_available():
-        raise InputError("PyTorch sees no CUDA GPU", 1)
     data_dir = args.data or os.path.join(ROOT, "data", DATASETS[args.dataset][0])
     (train_images, train_labels), (test_images, test_labels) = load_data(args.dataset, data_dir, args.train_limit,
-                                                                         args.test_limit)
+                                                                         args.test_limit, args.device)
     in_shape = tuple(train_images.shape[1:])
     plan(layers, text, in_shape)
+    need = pytorch_layers.check_memory(layers, text, in_shape, args.batch, args.optimizer, args.device,
+                                       train_images.shape[0] + test_images.shape[0])
+    load_torch()
+    if args.mode in ("compile-graph", "expert") and not hasattr(torch, "compile"):
+        raise InputError(f"--mode {args.mode} needs torch.compile (PyTorch 2), this is PyTorch {torch.__version__}")
+    if args.device == "cuda" and not torch.cuda.is_available():
+        raise InputError("PyTorch sees no CUDA GPU", 1)
+    if args.device == "cuda":
+        pytorch_layers.check_gpu_memory(need, text, args.batch)
     device = torch.device(args.device)
     if args.device == "cuda":
         torch.backends.cuda.matmul.allow_tf32 = False
@@ -189,7 +213,7 @@ def main(argv):
         x_train = x_train.contiguous(memory_format=torch.channels_last)
         x_test = x_test.contiguous(memory_format=torch.channels_last)
     params = list(model.parameters())
-    update = Update(params, args, rates)
+    update = update_class()(params, args, rates)
     net = torch.compile(model, dynamic=False) if args.mode == "compile-graph" else model
     static_idx = {b: torch.zeros(b, dtype=torch.int64, device=device) for b in sorted({batch, n % batch} - {0})}
 
@@ -300,18 +324,13 @@ def main(argv):
     print(f"pytorch {len(runs)} seed(s): mean test accuracy {100 * mean:.2f} %, minimum {100 * least:.2f} %; "
           f"median training time {median_ms / 1e3:.3f} s", flush=True)
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"torch": torch.__version__, "device": torch.cuda.get_device_name(0) if args.device == "cuda"
+        tool_io.write_atomically(args.json, json.dumps({"torch": torch.__version__, "device": torch.cuda.get_device_name(0) if args.device == "cuda"
                        else "cpu", "mode": args.mode, "amp": args.amp, "channels_last": args.channels_last,
                        "graphs_per_epoch": run_epoch.graphs if run_epoch else None, "model": text, "recipe": vars(args),
                        "setup_seconds": setup_s, "runs": runs, "mean_accuracy": mean, "min_accuracy": least,
-                       "median_train_ms": median_ms}, f, indent=1)
+                       "median_train_ms": median_ms}, indent=1) + "\n")
     return 0
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main(sys.argv[1:]))
-    except InputError as e:
-        print(f"error: {e}", file=sys.stderr)
-        sys.exit(e.code)
+    tool_io.run_tool(main, sys.argv[1:])

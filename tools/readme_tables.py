@@ -15,11 +15,18 @@ copy between
 
   python3 tools/readme_tables.py           write the copies
   python3 tools/readme_tables.py --check   exit 1, naming each lesson whose copy differs
+
+A README is replaced all or nothing (a full disk leaves it as it was); a file that cannot be read
+(not UTF-8, not a regular file) stops the tool with one "error:" line.
 """
 import argparse
+import os
 import pathlib
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tool_io  # noqa: E402
 
 README_BEGIN = "<!-- measured: begin -->"
 README_END = "<!-- measured: end -->"
@@ -45,18 +52,14 @@ def readme_with_block(readme_text, block):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = tool_io.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check", action="store_true", help="only compare; exit 1 when a README differs")
     parser.add_argument("--root", default=pathlib.Path(__file__).resolve().parent.parent, type=pathlib.Path,
                         help="repository root (default: this script's parent folder)")
     args = parser.parse_args()
 
     results_path = args.root / "docs" / "results.md"
-    try:
-        blocks = results_blocks(results_path.read_text(encoding="utf-8"))
-    except OSError as e:
-        print(f"error: cannot read {results_path}: {e.strerror}", file=sys.stderr)
-        return 2
+    blocks = results_blocks(tool_io.read_text(results_path, "a markdown file"))
 
     problems = []
     readmes = sorted((args.root / "lessons").glob("[0-9][0-9]_*/README.md"))
@@ -65,7 +68,7 @@ def main():
         problems.append(f"docs/results.md has a block for lesson {number}, which has no README")
     for path in readmes:
         number, name = path.parent.name[:2], path.parent.name
-        text = path.read_text(encoding="utf-8")
+        text = tool_io.read_text(path, "a README (markdown)")
         has_markers = README_BEGIN in text or README_END in text
         if number not in blocks:
             if has_markers:
@@ -81,15 +84,19 @@ def main():
                 problems.append(f"lesson {name}: README's measured block differs from docs/results.md "
                                 "(run python3 tools/readme_tables.py)")
             else:
-                path.write_text(updated, encoding="utf-8")
+                tool_io.write_atomically(path, updated)
                 print(f"updated {path.relative_to(args.root)}")
 
-    for p in problems:
-        print(f"error: {p}", file=sys.stderr)
-    if not problems and args.check:
+    if len(problems) > 1:  # the list first, then the one error line
+        for p in problems:
+            print(f"  {tool_io.shown(p, 400)}", file=sys.stderr)
+        tool_io.fail(f"{len(problems)} problems, listed above; the first: {problems[0]}")
+    if problems:
+        tool_io.fail(problems[0])
+    if args.check:
         print(f"all {len(blocks)} measured blocks match docs/results.md")
-    return 1 if problems else 0
+    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    tool_io.run_tool(main)
