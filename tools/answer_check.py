@@ -19,6 +19,9 @@ import pathlib
 import re
 import sys
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import tool_io  # noqa: E402
+
 CODE = {".cpp", ".hpp", ".cu", ".cuh", ".h", ".py"}
 MIN_CHARS = 20
 
@@ -107,7 +110,7 @@ def self_test():
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = tool_io.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--root", default=pathlib.Path(__file__).resolve().parent.parent, type=pathlib.Path)
     ap.add_argument("--lesson", help="only lesson NN")
     ap.add_argument("--verbose", action="store_true", help="also list the files below the line")
@@ -115,9 +118,10 @@ def main():
     args = ap.parse_args()
     if args.self_test:
         return self_test()
-    if args.lesson and not re.fullmatch(r"\d\d", args.lesson):
-        print(f"error: --lesson takes two digits, got '{args.lesson}'", file=sys.stderr)
-        return 2
+    if args.lesson and not re.fullmatch(r"[0-9][0-9]", args.lesson):
+        tool_io.fail(f"--lesson takes two digits, got '{tool_io.shown(args.lesson, 40)}'", tool_io.EXIT_USAGE)
+    if not (args.root / "lessons").is_dir() or not (args.root / "solutions").is_dir():
+        tool_io.fail(f"--root {tool_io.shown(args.root)}: has no lessons/ and solutions/ folders", tool_io.EXIT_USAGE)
     bad = 0
     for path, written, found in check(args.root, args.lesson):
         share = len(found) / written
@@ -132,4 +136,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    tool_io.run_tool(main)

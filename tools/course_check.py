@@ -17,6 +17,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tool_io  # noqa: E402
 from ctest_results import run_ctest, step_key, step_of, todo_steps  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -26,14 +27,15 @@ def build(preset, build_dir, extra):
     print(f"== configure + build preset '{preset}' in {build_dir}", flush=True)
     cfg = ["cmake", "--preset", preset, "-B", build_dir, *extra]
     for cmd in (cfg, ["cmake", "--build", build_dir, "-j", str(os.cpu_count() or 2)]):
-        proc = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        proc = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              errors="replace")
         if proc.returncode != 0:
             print(proc.stdout[-6000:])
-            raise SystemExit(f"course check: '{' '.join(cmd)}' failed")
+            tool_io.fail(f"course check: '{' '.join(cmd)}' failed (its output above)")
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = tool_io.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--solutions-build", default=os.path.join(ROOT, "build", "solutions"))
     ap.add_argument("--lessons-build", default=os.path.join(ROOT, "build", "lessons"))
     ap.add_argument("--no-build", action="store_true", help="use the build folders as they are")
@@ -104,4 +106,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    tool_io.run_tool(main)

@@ -18,6 +18,9 @@ import pathlib
 import re
 import sys
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import tool_io  # noqa: E402
+
 CODE = {".cpp", ".hpp", ".cu", ".cuh", ".h", ".py"}
 
 
@@ -71,19 +74,21 @@ def lesson_table(root):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = tool_io.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--root", default=pathlib.Path(__file__).resolve().parent.parent, type=pathlib.Path)
     ap.add_argument("--markdown", action="store_true", help="a markdown table")
-    ap.add_argument("--max", type=float, help="fail when a lesson of --lessons reads more than this per line written")
+    ap.add_argument("--max", type=tool_io.number(float, lambda v: v > 0, "a positive number"), help="fail when a lesson of --lessons reads more than this per line written")
     ap.add_argument("--lessons", default="08-14", help="the lessons --max holds to (NN-MM or NN, comma-separated)")
     args = ap.parse_args()
     held = set()  # the lessons --max holds to
     for part in args.lessons.split(","):
         m = re.fullmatch(r"(\d\d)(?:-(\d\d))?", part)
         if not m:
-            print(f"error: --lessons takes NN-MM ranges separated by commas, got '{args.lessons}'", file=sys.stderr)
-            return 2
+            tool_io.fail(f"--lessons takes NN-MM ranges separated by commas, got '{tool_io.shown(args.lessons, 80)}'",
+                         tool_io.EXIT_USAGE)
         held.update(range(int(m.group(1)), int(m.group(2) or m.group(1)) + 1))
+    if not (args.root / "lessons").is_dir():
+        tool_io.fail(f"--root {tool_io.shown(args.root)}: has no lessons/ folder", tool_io.EXIT_USAGE)
     rows = lesson_table(args.root)
     if args.markdown:
         print("| lesson | given code lines | lines you write | given / written |")
@@ -102,4 +107,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    tool_io.run_tool(main)

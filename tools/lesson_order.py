@@ -27,6 +27,9 @@ import re
 import sys
 import tempfile
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import tool_io  # noqa: E402
+
 LESSON = re.compile(r"^(\d\d)_")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.MULTILINE)
 LIBRARY = re.compile(r"\b(?:course_exercise_library|course_given_library|add_library)\(\s*([A-Za-z0-9_]+)")
@@ -145,15 +148,14 @@ def self_test():
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = tool_io.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--root", default=pathlib.Path(__file__).resolve().parent.parent, type=pathlib.Path)
     ap.add_argument("--self-test", action="store_true")
     args = ap.parse_args()
     if args.self_test:
         return self_test()
     if not (args.root / "lessons").is_dir():
-        print(f"error: {args.root} has no lessons/ folder", file=sys.stderr)
-        return 2
+        tool_io.fail(f"--root {tool_io.shown(args.root)}: has no lessons/ folder", tool_io.EXIT_USAGE)
     found = findings(args.root)
     for line in found:
         print(line)
@@ -164,4 +166,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    tool_io.run_tool(main)

@@ -21,6 +21,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import tool_io  # noqa: E402
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 METRICS = {
     "time": "gpu__time_duration.sum",
@@ -64,56 +67,58 @@ def scale(unit, value):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = tool_io.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--train-fast", default=str(ROOT / "build/solutions/bin/train_fast"))
     parser.add_argument("--ncu", default="ncu")
     parser.add_argument("--csv", help="read this ncu CSV instead of running ncu")
     parser.add_argument("--keep-csv", help="also write ncu's CSV to this file")
     args = parser.parse_args()
+    if args.keep_csv:
+        tool_io.check_output_path(args.keep_csv, "--keep-csv")
 
     if args.csv:
-        text = pathlib.Path(args.csv).read_text()
+        text = tool_io.read_text(args.csv, "a CSV file")
     else:
         if shutil.which(args.ncu) is None:
-            print(f"error: {args.ncu} (Nsight Compute) not found: install it or pass --ncu PATH", file=sys.stderr)
-            return 1
+            tool_io.fail(f"{tool_io.shown(args.ncu)} (Nsight Compute) not found: install it or pass --ncu PATH")
         if not pathlib.Path(args.train_fast).exists():
-            print(f"error: {args.train_fast} not found: build the solutions first", file=sys.stderr)
-            return 1
+            tool_io.fail(f"{tool_io.shown(args.train_fast)} not found: build the solutions first")
         with tempfile.TemporaryDirectory() as out:
             # One training step (--train-limit 128) and a small evaluation; no graphs, so that
             # every kernel is its own launch.
             command = [args.ncu, "--csv", "--page", "raw", "--metrics", ",".join(METRICS.values()),
                        args.train_fast, "--graph", "off", "--epochs", "1", "--train-limit", "128",
                        "--test-limit", "128", "--out", out]
-            run = subprocess.run(command, capture_output=True, text=True)
+            run = subprocess.run(command, capture_output=True, text=True, errors="replace")
         if run.returncode != 0:
-            print(f"error: ncu exited with {run.returncode}:\n{run.stderr[-2000:]}", file=sys.stderr)
-            return 1
+            print(run.stderr[-2000:], file=sys.stderr)
+            tool_io.fail(f"ncu exited with {run.returncode} (its output above)")
         text = run.stdout
         if args.keep_csv:
-            pathlib.Path(args.keep_csv).write_text(text)
-    rows = list(csv.reader(io.StringIO(text[text.find('"ID"'):])))
-    if len(rows) < 3:
-        print("error: no kernels in ncu's output", file=sys.stderr)
-        return 1
-    header, units = rows[0], rows[1]
-    col = {key: header.index(name) for key, name in METRICS.items()}
-    name_col = header.index("Kernel Name")
-    kernels = []
-    for r in rows[2:]:
-        if len(r) < len(header):
-            continue
-        k = {key: scale(units[c], number(r[c])) for key, c in col.items()}
-        k["name"] = short_name(r[name_col])
-        kernels.append(k)
+            tool_io.write_atomically(args.keep_csv, text)
+    try:
+        rows = list(csv.reader(io.StringIO(text[text.find('"ID"'):])))
+        if len(rows) < 3:
+            tool_io.fail("no kernels in ncu's output")
+        header, units = rows[0], rows[1]
+        col = {key: header.index(name) for key, name in METRICS.items()}
+        name_col = header.index("Kernel Name")
+        kernels = []
+        for r in rows[2:]:
+            if len(r) < len(header):
+                continue
+            k = {key: scale(units[c], number(r[c])) for key, c in col.items()}
+            k["name"] = short_name(r[name_col])
+            kernels.append(k)
+    except (ValueError, IndexError, csv.Error) as e:
+        tool_io.fail(f"{tool_io.shown(args.csv or 'ncu output')}: not ncu's raw CSV with the metrics "
+                     f"{', '.join(METRICS.values())} ({e})")
     # The step: from its first kernel (the gather of the batch) to the optimizer's update.
     try:
         first = next(i for i, k in enumerate(kernels) if k["name"].startswith("gather_kernel"))
         last = next(i for i in range(first, len(kernels)) if "sgd_momentum" in kernels[i]["name"])
     except StopIteration:
-        print("error: no training step (gather ... sgd_momentum) among the profiled kernels", file=sys.stderr)
-        return 1
+        tool_io.fail("no training step (gather ... sgd_momentum) among the profiled kernels")
     step = kernels[first:last + 1]
 
     print("One training step of train_fast (model A, batch 128) under Nsight Compute: what each kernel executed")
@@ -149,4 +154,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    tool_io.run_tool(main)

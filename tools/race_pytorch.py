@@ -31,7 +31,8 @@ rows, NCHW for BF16 rows): each compile with max-autotune takes minutes. Default
 usage: tools/race_pytorch.py [--lessons 09,10,12,14,15,15-bf16] [--runs 3] [--epochs 3] [--seeds 10]
                              [--formats both|known] [--build DIR] [--timeout S] [--out DIR]
 Outputs (every log, race.json, race.md) go to --out (default $OUT/race or out/race). Exit 0 when
-every run finished; 1 when one failed (its log's last lines are printed); 2 for bad arguments.
+every run finished; 1 when one failed (its log's last lines are printed) or --out cannot be written;
+2 for bad arguments. Errors are one line "error: ..." (tools/tool_io.py); every output is written whole.
 """
 import argparse
 import json
@@ -41,6 +42,9 @@ import statistics
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tool_io  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PY = sys.executable
@@ -149,16 +153,34 @@ def run(cmd, log, timeout, js=None):
     began = time.perf_counter()
     try:
         done = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                              timeout=timeout)
+                              errors="replace", timeout=timeout)
     except subprocess.TimeoutExpired as e:
-        out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
-        open(log, "w").write(out)
+        out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+        tool_io.write_atomically(log, out)
         raise RunFailed(f"{' '.join(cmd)}: still running after {timeout} s (log {log})")
-    open(log, "w").write(done.stdout)
+    except OSError as e:
+        raise RunFailed(f"{' '.join(cmd)}: cannot be run ({tool_io.os_problem(e)})")
+    tool_io.write_atomically(log, done.stdout)
     if done.returncode != 0:
-        tail = "\n".join(done.stdout.splitlines()[-8:])
-        raise RunFailed(f"{' '.join(cmd)}: exit {done.returncode} (log {log})\n{tail}")
-    return done.stdout, (json.load(open(js)) if js else None), time.perf_counter() - began
+        tail = "; ".join(done.stdout.splitlines()[-3:])
+        raise RunFailed(f"{' '.join(cmd)}: exit {done.returncode} (log {log}): {tail}")
+    data = None
+    if js:
+        try:
+            data = json.loads(tool_io.read_text(js, "a JSON file"))
+        except ValueError as e:
+            raise RunFailed(f"{js}: not the JSON the PyTorch script writes ({e})")
+    return done.stdout, data, time.perf_counter() - began
+
+
+def command_output(cmd):
+    """The first line cmd prints, or "" where it cannot run (no nvidia-smi, no git)."""
+    try:
+        out = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                             errors="replace", timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return (out.splitlines() or [""])[0].strip()
 
 
 def spread(values):
@@ -243,15 +265,18 @@ def table(rows, gpu, commit, runs):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    number = tool_io.number
+    ap = tool_io.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lessons", default="09,10,12,14")
-    ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--epochs", type=int, default=3)
-    ap.add_argument("--seeds", type=int, default=10)
+    ap.add_argument("--runs", type=number(int, lambda v: 1 <= v <= 20, "an integer in 1..20"), default=3)
+    ap.add_argument("--epochs", type=number(int, lambda v: 2 <= v <= 100,
+                                            "an integer in 2..100 (epoch 1 is not measured)"), default=3)
+    ap.add_argument("--seeds", type=number(int, lambda v: 1 <= v <= 100, "an integer in 1..100"), default=10)
     ap.add_argument("--formats", choices=["both", "known"], default="both",
                     help="known: FP32 rows NCHW only, BF16 rows channels_last only")
     ap.add_argument("--build", default=os.path.join(ROOT, "build", "solutions"))
-    ap.add_argument("--timeout", type=int, default=540, help="seconds one program may run (compiling included)")
+    ap.add_argument("--timeout", type=number(int, lambda v: v >= 1, "a positive integer"), default=540,
+                    help="seconds one program may run (compiling included)")
     ap.add_argument("--out", default=os.path.join(os.environ.get("OUT", os.path.join(ROOT, "out")), "race"))
     args = ap.parse_args()
     specs = lessons(args)
@@ -259,44 +284,47 @@ def main():
         for spec in specs.values():
             spec["pytorch"] = [c for c in spec["pytorch"]
                                if not (("BF16" in c[0] and "NCHW" in c[0]) or ("FP32" in c[0] and "channels_last" in c[0]))]
-    chosen = [k.strip() for k in args.lessons.split(",") if k.strip()]
-    for bad, why in ((not chosen or any(k not in specs for k in chosen), f"--lessons takes some of {', '.join(specs)}"),
-                     (not 1 <= args.runs <= 20, "--runs must be 1..20"),
-                     (not 2 <= args.epochs <= 100, "--epochs must be 2..100 (epoch 1 is not measured)"),
-                     (not 1 <= args.seeds <= 100, "--seeds must be 1..100"),
-                     (args.timeout < 1, "--timeout must be positive")):
-        if bad:
-            print(f"error: {why}", file=sys.stderr)
-            return 2
+    chosen = [k.strip() for k in args.lessons.split(",")]
+    for key in chosen:
+        if key not in specs:
+            tool_io.fail(f"--lessons {tool_io.shown(args.lessons, 80)}: '{tool_io.shown(key, 20)}' is not one of "
+                         f"{', '.join(specs)}", tool_io.EXIT_USAGE)
+        if chosen.count(key) > 1:
+            tool_io.fail(f"--lessons {tool_io.shown(args.lessons, 80)}: lesson {key} is named twice (each race writes "
+                         f"its own folder {key}/ under --out)", tool_io.EXIT_USAGE)
+    # Every output checked before the first run: the folders and the two tables.
+    tool_io.make_folder(args.out, "--out")
+    for name in ("race.json", "race.md"):
+        tool_io.check_output_path(os.path.join(args.out, name), "--out")
     for key in chosen:
         exe = specs[key]["course"][1][0]
         if not os.access(exe, os.X_OK):
-            print(f"error: {exe} not found; build first: cmake --preset solutions && cmake --build --preset solutions",
-                  file=sys.stderr)
-            return 1
-    os.makedirs(args.out, exist_ok=True)
-    gpu = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
-                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout.splitlines()
-    gpu = gpu[0] if gpu else "unknown"
-    commit = os.environ.get("COURSE_COMMIT") or subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-        text=True).stdout.strip() or "unknown"
-    rows, status = [], 0
+            tool_io.fail(f"{tool_io.shown(exe)} not found; build first: cmake --preset solutions && "
+                         "cmake --build --preset solutions")
+    for key in chosen:
+        tool_io.make_folder(os.path.join(args.out, key), "--out")
+    gpu = (command_output(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"]) or
+           "unknown (nvidia-smi named no GPU)")
+    commit = os.environ.get("COURSE_COMMIT") or command_output(["git", "rev-parse", "--short", "HEAD"]) or "unknown"
+    rows, failed = [], []
     for key in chosen:
         print(f"== lesson {key}: {specs[key]['title']}", flush=True)
         try:
             rows.append(race(key, specs[key], args))
         except RunFailed as e:
-            print(f"error: lesson {key}: {e}", file=sys.stderr, flush=True)
-            status = 1
-        with open(os.path.join(args.out, "race.json"), "w") as f:
-            json.dump({"gpu": gpu, "commit": commit, "rows": rows}, f, indent=1)
+            print(f"lesson {key} FAILED: {tool_io.shown(e, 2000)}", file=sys.stderr, flush=True)
+            failed.append(key)
+        tool_io.write_atomically(os.path.join(args.out, "race.json"),
+                                 json.dumps({"gpu": gpu, "commit": commit, "rows": rows}, indent=1) + "\n")
     if rows:
         text = table(rows, gpu, commit, args.runs)
-        open(os.path.join(args.out, "race.md"), "w").write(text + "\n")
+        tool_io.write_atomically(os.path.join(args.out, "race.md"), text + "\n")
         print("\n" + text)
-    return status
+    if failed:
+        tool_io.fail(f"the race of lesson(s) {', '.join(failed)} failed (above; their logs are under "
+                     f"{tool_io.shown(args.out)})")
+    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    tool_io.run_tool(main)

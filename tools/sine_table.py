@@ -17,25 +17,32 @@ run trains with Adam's lr --small-lr (default 0.001): at 0.01 the first step ove
 loss jumps to about 86) and the runs diverge, each its own way. The CPU at --cpu-short-from units and more runs
 waves of 100 values and its time is scaled by 999/99 (an epoch's work grows with the steps; marked *).
 Writes DIR/sine_table.md and DIR/sine_table.csv, prints the table, and draws it in DIR/sine_table.png
-(programs/chart_csv, where it is built).
+(programs/chart_csv, where it is built). Errors are one line "error: ..." (tools/tool_io.py); the tables
+are written whole.
 """
 import argparse
 import csv
+import io
 import os
 import re
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import tool_io  # noqa: E402
 
 
 def run(cmd, log):
     with open(log, "a") as f:
         f.write("$ " + " ".join(cmd) + "\n")
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
+        except OSError as e:
+            tool_io.fail(f"{' '.join(cmd)}: cannot be run ({tool_io.os_problem(e)})")
         f.write(p.stdout)
     if p.returncode != 0:
-        sys.exit(f"error: {' '.join(cmd)} failed (exit {p.returncode}): {p.stdout.strip().splitlines()[-1:]}")
+        tool_io.fail(f"{' '.join(cmd)} failed (exit {p.returncode}): {p.stdout.strip().splitlines()[-1:]}")
     return p.stdout
 
 
@@ -55,35 +62,47 @@ def median_of(text):
 
 
 def losses(path):
-    with open(path) as f:
-        return [float(r["train_loss"]) for r in csv.DictReader(f)]
+    try:
+        return [float(r["train_loss"]) for r in csv.DictReader(io.StringIO(tool_io.read_text(path, "a CSV file")))]
+    except (KeyError, TypeError, ValueError):
+        tool_io.fail(f"{tool_io.shown(path)}: not a table with a train_loss column of numbers")
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    number = tool_io.number
+    count = number(int, lambda v: 1 <= v <= 1000000, "an integer in 1..1000000")
+    ap = tool_io.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--hidden", default="5,51,256,1024")
-    ap.add_argument("--epochs", type=int, default=20)
-    ap.add_argument("--large-epochs", type=int, default=10)
-    ap.add_argument("--cpu-epochs", type=int, default=2)
-    ap.add_argument("--cpu-short-from", type=int, default=1024)
-    ap.add_argument("--curve-epochs", type=int, default=300)
-    ap.add_argument("--threads", type=int, default=os.cpu_count())
+    ap.add_argument("--epochs", type=count, default=20)
+    ap.add_argument("--large-epochs", type=count, default=10)
+    ap.add_argument("--cpu-epochs", type=count, default=2)
+    ap.add_argument("--cpu-short-from", type=count, default=1024)
+    ap.add_argument("--curve-epochs", type=number(int, lambda v: 0 <= v <= 1000000, "an integer in 0..1000000"),
+                    default=300)
+    ap.add_argument("--threads", type=number(int, lambda v: 1 <= v <= 1024, "an integer in 1..1024"),
+                    default=os.cpu_count() or 1)
     ap.add_argument("--no-pytorch", action="store_true")
-    ap.add_argument("--small-lr-from", type=int, default=1024)
-    ap.add_argument("--small-lr", type=float, default=0.001)
+    ap.add_argument("--small-lr-from", type=count, default=1024)
+    ap.add_argument("--small-lr", type=number(float, lambda v: v > 0, "a positive number"), default=0.001)
     ap.add_argument("--two-gpus", choices=["auto", "on", "off"], default="auto",
                     help="the two-GPU column: auto = where nvidia-smi lists two GPUs or more")
     a = ap.parse_args()
     two = a.two_gpus == "on" or (a.two_gpus == "auto" and gpu_count() >= 2)
+    sizes = a.hidden.split(",")
+    if not all(re.fullmatch(r"[0-9]{1,4}", v) and 1 <= int(v) <= 4096 for v in sizes):
+        tool_io.fail(f"--hidden {tool_io.shown(a.hidden, 80)}: expected sizes in 1..4096 separated by commas, e.g. "
+                     "5,51,256", tool_io.EXIT_USAGE)
     sine = os.path.join(a.build, "bin", "train_sine")
     if not os.access(sine, os.X_OK):
-        sys.exit(f"error: {sine} not found: build the solutions first")
-    os.makedirs(a.out, exist_ok=True)
+        tool_io.fail(f"{tool_io.shown(sine)} not found: build the solutions first")
+    tool_io.make_folder(a.out, "--out")
+    for name in ("sine_table.log", "sine_table.csv", "sine_table.md", "sine_table.png"):
+        tool_io.check_output_path(os.path.join(a.out, name), "--out")
     log = os.path.join(a.out, "sine_table.log")
     rows = []
-    for h in [int(v) for v in a.hidden.split(",")]:
+    for h in [int(v) for v in sizes]:
         start = os.path.join(a.out, f"start_{h}")
         row = {"hidden": h}
         lr = ["--lr", str(a.small_lr)] if h >= a.small_lr_from else []
@@ -112,10 +131,11 @@ def main():
         print(row, flush=True)
     cols = (["hidden", "cpu", "cpu_scaled", "steps", "persistent"] + (["two_gpus"] if two else []) +
             ([] if a.no_pytorch else ["pytorch_fp32", "pytorch_tf32"]))
-    with open(os.path.join(a.out, "sine_table.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=cols)
-        w.writeheader()
-        w.writerows(rows)
+    table = io.StringIO(newline="")
+    w = csv.DictWriter(table, fieldnames=cols)
+    w.writeheader()
+    w.writerows(rows)
+    tool_io.write_atomically(os.path.join(a.out, "sine_table.csv"), table.getvalue())
     lines = ["| hidden | CPU (%d threads) | GPU 16.2 steps | GPU 16.3 persistent |" % a.threads +
              (" 2 GPUs, 16.3 |" if two else "") +
              ("" if a.no_pytorch else " PyTorch FP32 | PyTorch TF32 | persistent / PyTorch FP32 |"),
@@ -146,8 +166,7 @@ def main():
                      f"PyTorch {theirs[worst]:.6g}); first {ours[0]:.6g} vs {theirs[0]:.6g}, last "
                      f"{ours[-1]:.6g} vs {theirs[-1]:.6g}.")
     text = "\n".join(lines) + "\n"
-    with open(os.path.join(a.out, "sine_table.md"), "w") as f:
-        f.write(text)
+    tool_io.write_atomically(os.path.join(a.out, "sine_table.md"), text)
     print(text)
     draw(a, cols, two)
 
@@ -171,4 +190,4 @@ def draw(a, cols, two):
 
 
 if __name__ == "__main__":
-    main()
+    tool_io.run_tool(main)
