@@ -20,9 +20,17 @@ std::string duration_text(double s) {
 }
 }  // namespace
 
-ProgressBar::ProgressBar(std::string label, long total, std::string unit, std::FILE* out)
+ProgressBar::ProgressBar(std::string label, long total, std::string unit, std::FILE* out, double plain_every_s)
     : label_(std::move(label)), unit_(std::move(unit)), total_(std::max(total, 1L)), out_(out),
-      tty_(isatty(fileno(out)) != 0), start_(std::chrono::steady_clock::now()), last_draw_(start_) {}
+      tty_(isatty(fileno(out)) != 0), plain_every_s_(plain_every_s), start_(std::chrono::steady_clock::now()),
+      last_draw_(start_) {}
+
+std::string ProgressBar::plain_line(long done, double elapsed_s, const std::string& status) const {
+  std::string text = line(done, elapsed_s, status);
+  const size_t open = text.find(" ["), close = text.find("] ");
+  if (open != std::string::npos && close != std::string::npos && close > open) text.erase(open, close + 1 - open);
+  return text;
+}
 
 std::string ProgressBar::line(long done, double elapsed_s, const std::string& status) const {
   done = std::min(std::max(done, 0L), total_);
@@ -53,9 +61,12 @@ void ProgressBar::update(long done, const std::string& status) {
     std::fprintf(out_, "\r\033[K%s", line(done, elapsed, status).c_str());
   } else {
     const int decile = static_cast<int>(std::min(std::max(done, 0L), total_) * 10 / total_);
-    if (decile <= last_decile_ || decile == 10) return;  // 100 % is printed by finish()
-    last_decile_ = decile;
-    std::fprintf(out_, "%s\n", line(done, elapsed, status).c_str());
+    if (decile == 10) return;  // 100 % is printed by finish()
+    const bool quiet_too_long = std::chrono::duration<double>(now - last_draw_).count() >= plain_every_s_;
+    if (decile <= last_decile_ && !quiet_too_long) return;
+    last_decile_ = std::max(decile, last_decile_);
+    last_draw_ = now;
+    std::fprintf(out_, "%s\n", plain_line(done, elapsed, status).c_str());
   }
   std::fflush(out_);
 }
@@ -64,7 +75,10 @@ void ProgressBar::finish(const std::string& status) {
   if (finished_) return;
   finished_ = true;
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  std::fprintf(out_, tty_ ? "\r\033[K%s\n" : "%s\n", line(total_, elapsed, status).c_str());
+  if (tty_)
+    std::fprintf(out_, "\r\033[K%s\n", line(total_, elapsed, status).c_str());
+  else
+    std::fprintf(out_, "%s\n", plain_line(total_, elapsed, status).c_str());
   std::fflush(out_);
 }
 

@@ -1,7 +1,9 @@
 // ProgressBar: the line format, and the plain mode used when output is not a terminal.
 #include "course/progress.hpp"
 
+#include <chrono>
 #include <cstdio>
+#include <thread>
 
 #include "course_test.hpp"
 #include "test_files.hpp"
@@ -66,7 +68,7 @@ TEST_CASE("line() percent is exact for counts where floating point would round d
   std::fclose(f);
 }
 
-TEST_CASE("without a terminal, a line every 10 % and one at the end", "[progress]") {
+TEST_CASE("without a terminal, a plain line every 10 % and one at the end", "[progress]") {
   std::FILE* f = std::tmpfile();
   REQUIRE(f != nullptr);
   {
@@ -85,6 +87,8 @@ TEST_CASE("without a terminal, a line every 10 % and one at the end", "[progress
     CHECK(contains(lines[i], "status"));
     CHECK_FALSE(contains(lines[i], "\r"));  // plain lines in a log, no redraw codes
     CHECK_FALSE(contains(lines[i], "\033"));
+    CHECK_FALSE(contains(lines[i], "[#"));  // no bar: a log reads its numbers
+    CHECK_FALSE(contains(lines[i], ".]"));
   }
   CHECK(contains(lines[10], "100% 1000/1000"));
   CHECK(contains(lines[10], "done"));
@@ -110,4 +114,27 @@ TEST_CASE("jumps skip deciles; a total of 0 does not divide by zero", "[progress
   CHECK(contains(lines[2], "100% 10/10"));
   CHECK(contains(lines[3], "empty"));
   CHECK(contains(lines[3], "100%"));
+}
+
+TEST_CASE("without a terminal, a slow loop still prints a line every few seconds", "[progress]") {
+  std::FILE* f = std::tmpfile();
+  REQUIRE(f != nullptr);
+  {
+    // 1,000 items, 4 updates within the first 10 %, each after more than the quiet interval
+    // (50 ms here; 5 s by default): each one is printed, then the first decile once more.
+    ProgressBar bar("slow", 1000, "img", f, 0.05);
+    for (long i = 1; i <= 4; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(70));
+      bar.update(i * 10);
+    }
+    bar.update(45);  // at once: same decile, not quiet for long: nothing
+    bar.update(100);
+    bar.finish();
+  }
+  const auto lines = lines_of(f);
+  std::fclose(f);
+  REQUIRE(lines.size() == 6);
+  for (size_t i = 0; i < 4; ++i) CHECK(contains(lines[i], " " + std::to_string((i + 1) * 10) + "/1000"));
+  CHECK(contains(lines[4], " 10% 100/1000"));
+  CHECK(contains(lines[5], "100% 1000/1000"));
 }
