@@ -567,13 +567,19 @@ def load_cifar_split(dir_, split, limit):
     return Images(b"".join(pixels), (wanted, 3, CIFAR_SIDE, CIFAR_SIDE)), b"".join(labels), paths[0]
 
 
-def data_bytes_needed(dataset, dir_, device):
-    """About the memory that loading the data set takes (bytes), from its files' sizes: the bytes as
-    read and their copies on the way to the device, and the float32 images where the device is this
-    machine's memory. Refuses a FIFO, a device or a folder in the data set's place."""
-    total = sum(tool_io.input_size(path, "a CIFAR-10 batch file" if path.endswith(".bin") else "an IDX file")
-                for path in data_files(dataset, dir_))
-    return total * (3 + (4 if device == "cpu" else 0))
+def check_data_memory(dataset, dir_, device):
+    """Refuses, before anything is read, a data set this machine cannot load, naming its largest file:
+    the bytes as read and their copies on the way to the device, and the float32 images where the
+    device is this machine's memory. Refuses a FIFO, a device or a folder in a file's place too."""
+    sizes = {path: tool_io.input_size(path, "a CIFAR-10 batch file" if path.endswith(".bin") else "an IDX file")
+             for path in data_files(dataset, dir_)}
+    need = sum(sizes.values()) * (3 + (4 if device == "cpu" else 0))
+    free = tool_io.free_memory()
+    if free is not None and need > free:
+        largest = max(sizes, key=sizes.get)
+        raise InputError(f"{largest}: {sizes[largest]} bytes: the {dataset} data set needs about {tool_io.gib(need)} "
+                         f"to load, more than the {tool_io.gib(free)} this machine has free (a damaged or sparse file "
+                         "that declares more images than it holds?)", 1)
 
 
 def load_data(dataset, dir_, train_limit, test_limit, device="cpu"):
@@ -585,8 +591,7 @@ def load_data(dataset, dir_, train_limit, test_limit, device="cpu"):
     if missing:
         raise InputError(f"no {dataset} data set in {dir_} ({os.path.basename(missing[0])} is missing): run "
                          f"{fetch_script}, or pass --data DIR", 1)
-    tool_io.require_memory(data_bytes_needed(dataset, dir_, device), f"the {dataset} data set in {tool_io.shown(dir_)}",
-                           "the whole set is loaded (a damaged or sparse file declaring more images than it should?)")
+    check_data_memory(dataset, dir_, device)
     splits = {}
     for split, limit in (("train", train_limit), ("test", test_limit)):
         images, labels, first_file = (load_idx_split if idx else load_cifar_split)(dir_, split, limit)
