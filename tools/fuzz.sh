@@ -3,7 +3,9 @@
 # IDX files (fuzz_idx), .npy files (fuzz_npy), the command line (fuzz_cli), lesson 11's
 # scaling-study CSV (fuzz_scaling_csv), CIFAR-10's batch files (fuzz_cifar) and lesson 13's
 # all-reduce sweep (fuzz_allreduce_csv) and scaling study (fuzz_parallel_scaling_csv), and the
-# layer-list parser: --model text, @file and model names (fuzz_model_text).
+# layer-list parser: --model text, @file and model names (fuzz_model_text). Then the Python tools'
+# .npy and IDX readers (tools/tool_io.py) on random mutations of good files, in a Python loop
+# (tests/badinput/tool_cases.py --fuzz).
 #
 #   tools/fuzz.sh quick            configure + build the "fuzz" presets, then run each target for
 #                                  20000 executions over its generated seed corpus (what CI runs)
@@ -94,8 +96,22 @@ for target in idx npy cli scaling_csv cifar allreduce_csv parallel_scaling_csv m
     echo "    full log: $log"
   fi
 done
+# The Python tools' readers: each mutation refused in one line or read as it declares (quick: 5000 of
+# each kind, the same ones every run; campaign: a tenth of the runs, a new seed each time).
+py_runs=5000 py_seed=1
+[[ $mode == campaign ]] && py_runs=$((runs / 10)) py_seed=$RANDOM
+start=$SECONDS
+log=$build/logs/fuzz_tool_io-$mode.log
+if python3 tests/badinput/tool_cases.py --fuzz "$py_runs" --seed "$py_seed" >"$log" 2>&1; then
+  echo "$(tail -1 "$log") ($((SECONDS - start)) s)"
+else
+  failed=1
+  head -12 "$log" | sed 's/^/    /'
+  echo "    full log: $log (rerun: python3 tests/badinput/tool_cases.py --fuzz $py_runs --seed $py_seed)"
+fi
 if [[ $failed -ne 0 ]]; then
-  echo "error: fuzzing found a problem; reproduce it with build/fuzz/bin/fuzz_<target> <file in $artifacts>" >&2
+  echo "error: fuzzing found a problem; reproduce it with build/fuzz/bin/fuzz_<target> <file in $artifacts>" \
+       "(a Python finding: its log above)" >&2
   exit 1
 fi
 echo "fuzz $mode: $runs executions per target, no crash, leak or timeout"
