@@ -31,12 +31,16 @@ framework::TrainSummary train_on_cpu(const course::ArgParser& args, const framew
     if (args.given(flag)) std::printf("note: %s applies to the GPU trainer only; ignored\n", flag);
   framework::TrainConfig config;
   framework::apply_given_flags(args, config);
-  std::printf("CPU run: model %s, %d epoch(s), batch %d, lr %g%s\n", config.model.c_str(), config.epochs,
+  // The model as the trainer reads it, on one line (a layer list given across lines included).
+  const std::string model = framework::model_title(config.model, framework::model_by_name(config.model));
+  std::printf("CPU run: model %s, %d epoch(s), batch %d, lr %g%s\n", model.c_str(), config.epochs,
               config.batch, static_cast<double>(config.learning_rate()),
               args.given("--model") ? "" : " (lesson 02's defaults; --model a takes minutes per epoch here)");
   const int threads =
       args.get_int("--threads") > 0 ? static_cast<int>(args.get_int("--threads")) : fast_cpu::default_threads();
-  return host_training::train(config, data, fast_cpu::network_maker(threads), fast_cpu::network_description(threads));
+  const host_training::TrainerExtras extras{fast_cpu::network_maker(threads), fast_cpu::network_description(threads),
+                                            nullptr, fast_cpu::network_bytes(threads)};
+  return host_training::train(config, data, extras);
 }
 
 int train_main(int argc, char** argv) {

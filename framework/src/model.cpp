@@ -292,16 +292,9 @@ std::vector<std::string> layer_names(const std::vector<LayerPlan>& plan) {
 }
 
 uint64_t training_bytes(const std::vector<LayerPlan>& plan, int batch) {
-  uint64_t parameters = 0, per_example = plan.empty() ? 0 : plan.front().in_size();
-  for (const LayerPlan* p : all_layers(plan)) {
-    per_example += 3 * uint64_t(p->out_size());
-    if (p->weight < 0) continue;
-    const uint64_t fan = p->spec.kind == LayerKind::conv         ? uint64_t(p->in_c) * p->spec.kernel * p->spec.kernel
-                         : p->spec.kind == LayerKind::batch_norm ? 1
-                                                                 : p->in_size();
-    parameters += uint64_t(p->out_c) * fan + uint64_t(p->out_c);
-  }
-  return sizeof(float) * (4 * parameters + uint64_t(std::max(batch, 1)) * per_example);
+  uint64_t per_example = plan.empty() ? 0 : plan.front().in_size();
+  for (const LayerPlan* p : all_layers(plan)) per_example += 3 * uint64_t(p->out_size());
+  return sizeof(float) * (4 * parameter_values(plan) + uint64_t(std::max(batch, 1)) * per_example);
 }
 
 uint64_t available_host_bytes() {
@@ -354,9 +347,8 @@ std::vector<Parameter> running_statistics(const ModelSpec& spec, const std::vect
   return stats;
 }
 
-std::vector<Parameter> init_parameters(const ModelSpec& spec, uint64_t seed) {
+std::vector<Parameter> parameter_shapes(const ModelSpec& spec) {
   std::vector<Parameter> params;
-  course::Rng rng(seed, 0);
   int convs = 0, denses = 0, norms = 0;
   const std::vector<LayerPlan> plan = plan_layers(spec);
   for (const LayerPlan* layer : all_layers(plan)) {
@@ -364,12 +356,10 @@ std::vector<Parameter> init_parameters(const ModelSpec& spec, uint64_t seed) {
     if (p.weight < 0) continue;
     Parameter weight, bias;
     bias.shape = {p.out_c};
-    bias.value.assign(size_t(p.out_c), 0.0f);
-    if (p.spec.kind == LayerKind::batch_norm) {  // gamma 1, beta 0: the layer starts as plain normalisation
+    if (p.spec.kind == LayerKind::batch_norm) {
       const std::string prefix = "bn" + std::to_string(++norms);
       weight.name = prefix + ".weight", bias.name = prefix + ".bias";
       weight.shape = {p.out_c};
-      weight.value.assign(size_t(p.out_c), 1.0f);
     } else {
       const bool conv = p.spec.kind == LayerKind::conv;
       const std::string prefix = conv ? "conv" + std::to_string(++convs) : "fc" + std::to_string(++denses);
@@ -378,7 +368,35 @@ std::vector<Parameter> init_parameters(const ModelSpec& spec, uint64_t seed) {
         weight.shape = {p.out_c, p.in_c, p.spec.kernel, p.spec.kernel};
       else
         weight.shape = {p.out_c, static_cast<int>(p.in_size())};
-      const int fan_in = weight.shape[1] * (conv ? p.spec.kernel * p.spec.kernel : 1);
+    }
+    params.push_back(std::move(weight));
+    params.push_back(std::move(bias));
+  }
+  return params;
+}
+
+uint64_t parameter_values(const std::vector<LayerPlan>& plan) {
+  uint64_t values = 0;
+  for (const LayerPlan* p : all_layers(plan)) {
+    if (p->weight < 0) continue;
+    const uint64_t fan = p->spec.kind == LayerKind::conv         ? uint64_t(p->in_c) * p->spec.kernel * p->spec.kernel
+                         : p->spec.kind == LayerKind::batch_norm ? 1
+                                                                 : p->in_size();
+    values += uint64_t(p->out_c) * fan + uint64_t(p->out_c);
+  }
+  return values;
+}
+
+std::vector<Parameter> init_parameters(const ModelSpec& spec, uint64_t seed) {
+  std::vector<Parameter> params = parameter_shapes(spec);
+  course::Rng rng(seed, 0);
+  for (size_t t = 0; t < params.size(); t += 2) {
+    Parameter &weight = params[t], &bias = params[t + 1];
+    bias.value.assign(size_t(bias.shape[0]), 0.0f);
+    if (weight.shape.size() == 1) {  // batch norm: gamma 1, beta 0, the layer starts as plain normalisation
+      weight.value.assign(size_t(weight.shape[0]), 1.0f);
+    } else {
+      const int fan_in = weight.shape[1] * (weight.shape.size() == 4 ? weight.shape[2] * weight.shape[3] : 1);
       // Kaiming-uniform (He et al. 2015): keeps the activations' variance steady through ReLUs.
       const float bound = static_cast<float>(std::sqrt(6.0 / fan_in));
       weight.value.resize(course::element_count(weight.shape));
@@ -386,19 +404,17 @@ std::vector<Parameter> init_parameters(const ModelSpec& spec, uint64_t seed) {
     }
     weight.grad.assign(weight.value.size(), 0.0f);
     bias.grad.assign(bias.value.size(), 0.0f);
-    params.push_back(std::move(weight));
-    params.push_back(std::move(bias));
   }
   return params;
 }
 
 void require_parameters_fit(const ModelSpec& spec, const std::vector<Parameter>& params) {
-  const std::vector<Parameter> expected = init_parameters(spec, 0);
+  const std::vector<Parameter> expected = parameter_shapes(spec);  // shapes only: no second copy of the values
   if (params.size() != expected.size())
     throw course::Error("model '" + course::shown(spec.name, 80) + "' needs " + std::to_string(expected.size()) +
                         " parameters, got " + std::to_string(params.size()));
   for (size_t i = 0; i < params.size(); ++i)
-    if (params[i].shape != expected[i].shape || params[i].value.size() != expected[i].value.size())
+    if (params[i].shape != expected[i].shape || params[i].value.size() != course::element_count(expected[i].shape))
       throw course::Error("parameter " + std::to_string(i) + " ('" + params[i].name + "') of model '" +
                           course::shown(spec.name, 80) + "' has the wrong shape (expected '" + expected[i].name + "')");
 }

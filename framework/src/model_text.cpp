@@ -1,5 +1,6 @@
 // The course framework: networks written as text, e.g. "conv5x5x32p2,relu,pool2,dense10", and the
 // one-line picture of a model's shapes that the trainers print before they start.
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -124,6 +125,8 @@ bool parse_layer(const std::string& token, LayerSpec& layer, std::string& why) {
     return true;
   }
   why = "unknown layer";
+  if (token.find_first_of(" \t\r\n") != std::string::npos)
+    why += ": a layer holds no space or line break (a comma missing between two layers?)";
   return false;
 }
 
@@ -133,16 +136,33 @@ std::string trimmed(const std::string& text) {
   return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
 }
 
-// A description file: layers separated by commas or new lines; '#' starts a comment.
+// Whether a line break at the end of `text` so far (the lines before, joined) stands for a comma:
+// not after a comma or an opening bracket, not before a comma or a closing bracket (`next`: the
+// next line's first character). So a line break is a separator where a comma could go, and
+// whitespace where one already is ("pool2\n,dense10" is one comma, not two).
+bool line_break_separates(const std::string& text, char next) {
+  if (text.empty()) return false;
+  const char last = text.back();
+  return last != ',' && last != '(' && next != ',' && next != ')';
+}
+
+// A description file: layers separated by commas or new lines; '#' starts a comment. Its size is
+// checked before it is read: no network needs more than kMaxDescriptionBytes of text.
 std::string read_description_file(const std::string& path) {
   if (path.empty()) throw course::Error("'@' names no file: write @<file> with the path of a network description");
-  course::regular_file_size(path, "a network description", "file not found");
+  const uint64_t bytes = course::regular_file_size(path, "a network description", "file not found");
+  if (bytes > kMaxDescriptionBytes)
+    throw course::Error(course::shown(path) + ": " + std::to_string(bytes) + " bytes, more than the " +
+                        std::to_string(kMaxDescriptionBytes) + " a network description may hold (a ResNet-110 "
+                        "takes a few KiB): is this the right file?");
   std::ifstream in(path);
   if (!in) throw course::Error(course::shown(path) + ": cannot be opened");
   std::string text, line;
   while (std::getline(in, line)) {
-    line = line.substr(0, line.find('#'));
-    if (!trimmed(line).empty()) text += (text.empty() ? "" : ",") + trimmed(line);
+    line = trimmed(line.substr(0, line.find('#')));
+    if (line.empty()) continue;
+    if (line_break_separates(text, line.front())) text += ',';
+    text += line;
   }
   if (text.empty()) throw course::Error(course::shown(path) + ": holds no layers (" + kGrammar + ")");
   return text;
@@ -199,9 +219,15 @@ std::vector<LayerSpec> parse_list(const std::string& model, const std::string& t
 }  // namespace
 
 ModelSpec model_from_text(const std::string& description) {
-  const std::string text = !description.empty() && description[0] == '@'
-                               ? read_description_file(description.substr(1))
-                               : description;
+  const bool file = !description.empty() && description[0] == '@';
+  const std::string text = file ? read_description_file(description.substr(1)) : description;
+  // Every layer, a block's body's too, follows a comma but the first: counted before any is built,
+  // so a list far longer than any network is refused without building it.
+  const size_t layers = size_t(std::count(text.begin(), text.end(), ',')) + 1;
+  if (layers > kMaxLayers)
+    throw course::Error((file ? course::shown(description.substr(1)) + ": a network" : "network '" + course::shown(text, 80) + "'") +
+                        " of " + std::to_string(layers) + " layers, more than the " + std::to_string(kMaxLayers) +
+                        " a network of this course may have");
   ModelSpec m;
   m.layers = parse_list(text, text, "");
   m.name = model_text(m);

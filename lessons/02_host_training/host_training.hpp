@@ -38,6 +38,15 @@ void sgd_momentum_step(float* w, const float* g, float* velocity, size_t n, floa
 void adam_step(float* w, const float* g, float* m, float* v, size_t n, float lr, float beta1, float beta2,
                float eps, int t);
 
+// Sizes a scratch buffer to n values. Growing, it lets the old values go first: a plain resize would
+// hold the old and the new buffer at once while it copies values nobody reads again. The memory
+// estimates (bytes_for) count every buffer once, so every buffer that grows on demand grows here.
+template <typename T>
+void grow_to(std::vector<T>& buffer, size_t n) {
+  if (n > buffer.capacity()) std::vector<T>().swap(buffer);
+  buffer.resize(n);
+}
+
 // ---- models as data -----------------------------------------------------------------------
 // ModelSpec (a network as data: its layers, their sizes, the parameters and their initial values)
 // is the course framework's (framework/model.hpp), so that every trainer of the course builds the
@@ -83,10 +92,27 @@ class HostNetwork {
   // statistics, framework::running_statistics); none here.
   virtual std::vector<Parameter> running_tensors() const { return {}; }
 
+  // The training buffers prepare(batch) sizes, in values: acts[i] (and grads[i]) for layer i's input,
+  // acts.back() for the logits, argmax[i] for a max-pool's choices (ints), probs. prepare allocates
+  // exactly these, and the memory estimates count them.
+  struct Buffers {
+    std::vector<size_t> acts, argmax;
+    size_t probs = 0;
+    uint64_t bytes() const;  // acts and grads, argmax and probs
+  };
+  static Buffers buffers(const std::vector<LayerPlan>& plan, int classes, int batch);
+  // What a HostNetwork of these layers holds at most, in bytes, trained at `batch` and evaluated
+  // (forward) at `eval_batch`: the parameters and their gradients, the training buffers, and
+  // forward's two buffers of the largest tensor. An estimate from above, taken before it is built.
+  static uint64_t bytes_for(const std::vector<LayerPlan>& plan, int classes, int batch, int eval_batch);
+
  protected:  // a derived network reuses the buffers and the layer lookups
   // `accepted`: the layer kinds the constructor lets through (framework::LayerSet); a derived
   // network that runs more kinds of layers passes a larger set.
   HostNetwork(ModelSpec spec, std::vector<Parameter> params, LayerSet accepted);
+  // A network that reads the weights of `weights` (a shard of a batch): the same layers, parameters
+  // with names and shapes but no values, gradients of their size when `gradients` (else none).
+  HostNetwork(const HostNetwork& weights, bool gradients);
   // Sizes the training buffers below for exactly `batch` examples (the memory is reused).
   void prepare(int batch);
   host_layers::ConvShape conv_shape(size_t layer, int batch) const;
@@ -140,6 +166,9 @@ class Optimizer {
   using Ranges = std::function<void(size_t count, const std::function<void(size_t begin, size_t end)>& body)>;
   void step(std::vector<Parameter>& params, const Ranges& ranges = {});
   int steps() const;  // updates done so far (Adam's t of the last step)
+  // The arrays of state it keeps for each parameter (each of the parameter's size): 1 for SGD, 2 for
+  // Adam, the rule's for another kind.
+  static int state_arrays(const OptimizerConfig& config, const UpdateRule* extra);
   const OptimizerConfig& config() const;
 
  private:
@@ -182,15 +211,28 @@ TrainSummary train(const TrainConfig& config, const TrainingData& data);
 // The same with another network than HostNetwork (a derived one): `make` builds it from the spec
 // and the initial parameters, and `what` names it in the first line of the run.
 using NetworkMaker = std::function<std::unique_ptr<HostNetwork>(const ModelSpec&, std::vector<Parameter>)>;
+// What the networks a NetworkMaker makes hold at most, in bytes, for these layers trained at `batch`
+// and evaluated at `eval_batch` (HostNetwork::bytes_for for a HostNetwork): the trainer refuses a
+// run the machine cannot hold with it, before the network is built.
+using NetworkBytes = std::function<uint64_t(const std::vector<LayerPlan>& plan, int classes, int batch, int eval_batch)>;
 TrainSummary train(const TrainConfig& config, const TrainingData& data, const NetworkMaker& make,
                    const std::string& what);
-// What can be plugged into this trainer: another network (make, named by `what`) and an update
-// rule for an optimizer this lesson does not have (nullptr: none).
+// What can be plugged into this trainer: another network (make, named by `what`), an update rule
+// for an optimizer this lesson does not have (nullptr: none), and what that network holds (bytes;
+// left out: a HostNetwork's, HostNetwork::bytes_for).
 struct TrainerExtras {
   NetworkMaker make;
   std::string what;
   const UpdateRule* rule = nullptr;
+  NetworkBytes bytes = nullptr;
 };
+// The batch the trainer evaluates with (inference keeps nothing per layer, so it is larger than a
+// training batch), and about what a whole run holds in bytes: the network (`network_bytes`, or a
+// HostNetwork's), the optimizer's state, a training batch, the evaluation's and --save's buffers.
+// The data set is not counted: it is loaded already.
+constexpr int kEvalBatch = 256;
+uint64_t run_bytes(const TrainConfig& config, const std::vector<LayerPlan>& plan, int classes, int train_count,
+                   int test_count, const TrainerExtras& extras);
 TrainSummary train(const TrainConfig& config, const TrainingData& data, const TrainerExtras& extras);
 // The OptimizerConfig a trainer builds from config (kind, lr, momentum, rho; the rest defaults).
 OptimizerConfig optimizer_config(const TrainConfig& config);

@@ -22,6 +22,14 @@ HostNetwork::HostNetwork(ModelSpec spec, std::vector<Parameter> params, LayerSet
   argmax_.resize(plan_.size());
 }
 
+HostNetwork::HostNetwork(const HostNetwork& weights, bool gradients) : spec_(weights.spec_), plan_(weights.plan_) {
+  for (const Parameter& p : weights.params_)
+    params_.push_back({p.name, p.shape, {}, std::vector<float>(gradients ? p.value.size() : 0, 0.0f)});
+  acts_.resize(plan_.size() + 1);
+  grads_.resize(plan_.size() + 1);
+  argmax_.resize(plan_.size());
+}
+
 const ModelSpec& HostNetwork::spec() const { return spec_; }
 std::vector<Parameter>& HostNetwork::parameters() { return params_; }
 const std::vector<Parameter>& HostNetwork::parameters() const { return params_; }
@@ -30,18 +38,43 @@ const std::vector<float>& HostNetwork::probabilities() const { return probs_; }
 
 void HostNetwork::for_ranges(size_t count, const std::function<void(size_t, size_t)>& body) { body(0, count); }
 
+HostNetwork::Buffers HostNetwork::buffers(const std::vector<LayerPlan>& plan, int classes, int batch) {
+  Buffers s;
+  const size_t b = size_t(std::max(batch, 0));
+  for (const LayerPlan& p : plan) {
+    s.acts.push_back(b * p.in_size());
+    s.argmax.push_back(p.spec.kind == LayerKind::maxpool ? b * p.out_size() : 0);
+  }
+  s.acts.push_back(plan.empty() ? 0 : b * plan.back().out_size());
+  s.probs = b * size_t(std::max(classes, 0));
+  return s;
+}
+
+uint64_t HostNetwork::Buffers::bytes() const {
+  uint64_t floats = probs, ints = 0;
+  for (size_t a : acts) floats += 2 * uint64_t(a);  // the values and their gradients
+  for (size_t a : argmax) ints += a;
+  return floats * sizeof(float) + ints * sizeof(int);
+}
+
+uint64_t HostNetwork::bytes_for(const std::vector<LayerPlan>& plan, int classes, int batch, int eval_batch) {
+  uint64_t largest = plan.empty() ? 0 : plan.front().in_size();  // forward's `in` and `out`
+  for (const LayerPlan& p : plan) largest = std::max<uint64_t>(largest, p.out_size());
+  return 2 * sizeof(float) * framework::parameter_values(plan) + buffers(plan, classes, batch).bytes() +
+         2 * sizeof(float) * largest * uint64_t(std::max(eval_batch, 0));
+}
+
 void HostNetwork::prepare(int batch) {
   if (batch <= 0) throw course::Error("batch must be positive, got " + std::to_string(batch));
   batch_ = batch;
-  const size_t b = size_t(batch);
-  for (size_t i = 0; i < plan_.size(); ++i) {
-    acts_[i].resize(b * plan_[i].in_size());
-    grads_[i].resize(b * plan_[i].in_size());
-    if (plan_[i].spec.kind == LayerKind::maxpool) argmax_[i].resize(b * plan_[i].out_size());
+  const Buffers sizes = buffers(plan_, spec_.classes, batch);
+  for (size_t i = 0; i < sizes.acts.size(); ++i) {  // each pass writes them before it reads them
+    grow_to(acts_[i], sizes.acts[i]);
+    grow_to(grads_[i], sizes.acts[i]);
   }
-  acts_.back().resize(b * plan_.back().out_size());
-  grads_.back().resize(b * plan_.back().out_size());
-  probs_.resize(b * size_t(spec_.classes));
+  for (size_t i = 0; i < sizes.argmax.size(); ++i)
+    if (sizes.argmax[i] > 0) grow_to(argmax_[i], sizes.argmax[i]);
+  grow_to(probs_, sizes.probs);
 }
 
 host_layers::ConvShape HostNetwork::conv_shape(size_t layer, int batch) const {

@@ -33,11 +33,16 @@ Optimizer::Optimizer(OptimizerConfig config, const std::vector<Parameter>& param
                         "' (expected sgd or adam" + (extra ? std::string(" or ") + optimizer_name(extra->kind) : "") +
                         ")");
   if (!(config_.lr > 0)) throw course::Error("learning rate must be positive, got " + std::to_string(config_.lr));
-  const bool two_states = extra_ ? extra_->states == 2 : config_.kind == OptimizerKind::adam;
+  const bool two_states = state_arrays(config_, extra_) == 2;
   for (const Parameter& p : params) {
     state1_.emplace_back(p.value.size(), 0.0f);
     if (two_states) state2_.emplace_back(p.value.size(), 0.0f);
   }
+}
+
+int Optimizer::state_arrays(const OptimizerConfig& config, const UpdateRule* extra) {
+  if (extra && extra->kind == config.kind) return extra->states == 2 ? 2 : 1;
+  return config.kind == OptimizerKind::adam ? 2 : 1;
 }
 
 void Optimizer::step(std::vector<Parameter>& params, const Ranges& ranges) {

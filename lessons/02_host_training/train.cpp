@@ -33,6 +33,24 @@ int arg_max(const float* v, int n) { return static_cast<int>(std::max_element(v,
 
 }  // namespace
 
+uint64_t run_bytes(const TrainConfig& config, const std::vector<LayerPlan>& plan, int classes, int train_count,
+                   int test_count, const TrainerExtras& extras) {
+  const int batch = std::max(1, std::min(config.batch, train_count));  // the most a step runs
+  const uint64_t params = framework::parameter_values(plan);
+  const uint64_t per_example = plan.empty() ? 0 : plan.front().in_size();
+  const int eval_batch = std::max(1, std::min(kEvalBatch, test_count));  // evaluate's and --save's batches
+  const uint64_t network = extras.bytes ? extras.bytes(plan, classes, batch, eval_batch)
+                                        : HostNetwork::bytes_for(plan, classes, batch, eval_batch);
+  const uint64_t optimizer = uint64_t(Optimizer::state_arrays(optimizer_config(config), extras.rule)) * params;
+  const uint64_t step = uint64_t(std::max(config.batch, 1)) * (per_example + 1);  // the batch's images, its labels
+  const uint64_t tests = uint64_t(std::max(test_count, 0));
+  // evaluate: the logits and probabilities of a batch, every prediction, the confusion matrix;
+  // --save: the parameters' values (a copy) and every test image's logits.
+  const uint64_t eval = 2 * uint64_t(eval_batch) * classes + tests + uint64_t(classes) * classes;
+  const uint64_t save = params + tests * classes;
+  return network + sizeof(float) * (optimizer + step + eval + save);
+}
+
 TrainSummary train(const TrainConfig& config) {
   check_config(config);  // before the data: a bad setting is reported without loading anything
   return train(config, load_training_data(config));
@@ -55,8 +73,10 @@ TrainSummary train(const TrainConfig& config, const TrainingData& data, const Tr
   const course::Dataset& test_set = data.test;
   const std::string& dir = data.dir;
   const ModelSpec spec = model_for_data(config.model, data);
-  // A network the machine cannot hold is refused before anything is allocated.
-  require_memory(training_bytes(plan_layers(spec), std::min(config.batch, train_set.count())), available_host_bytes(),
+  // A run the machine cannot hold is refused before anything is allocated: every buffer it will
+  // hold counted, the evaluation's and the network's workspaces too.
+  require_memory(run_bytes(config, plan_layers(spec), spec.classes, train_set.count(), test_set.count(), extras),
+                 available_host_bytes(),
                  "model '" + course::shown(spec.name, 80) + "' at batch " + std::to_string(config.batch), "this machine");
   std::unique_ptr<HostNetwork> network = make ? make(spec, init_parameters(spec, config.seed))
                                               : std::make_unique<HostNetwork>(spec, init_parameters(spec, config.seed));
@@ -77,7 +97,8 @@ TrainSummary train(const TrainConfig& config, const TrainingData& data, const Tr
   // Every output is checked before the first step: a bad --out or --save stops the run before it trains.
   // --save: the parameters and what training changes beside them (batch norm's running statistics).
   auto saved_tensors = [&] {
-    std::vector<Parameter> tensors = net.parameters();
+    std::vector<Parameter> tensors;
+    for (const Parameter& p : net.parameters()) tensors.push_back({p.name, p.shape, p.value, {}});  // no gradients
     for (Parameter& p : net.running_tensors()) tensors.push_back(std::move(p));
     return tensors;
   };
@@ -90,7 +111,7 @@ TrainSummary train(const TrainConfig& config, const TrainingData& data, const Tr
   std::vector<float> x(size_t(config.batch) * per_example);
   std::vector<int> labels(size_t(config.batch));
   Evaluation eval;
-  const int eval_batch = 256;  // inference keeps nothing per layer, so a larger batch is cheap
+  const int eval_batch = kEvalBatch;  // inference keeps nothing per layer, so a larger batch is cheap
 
   LossWatch watch(opt_config.lr, classes);
   long step = 0;

@@ -8,6 +8,7 @@
 #include "course/arithmetic.hpp"
 #include "course/error.hpp"
 #include "fast_cpu.hpp"
+#include "layer_shapes.hpp"
 
 namespace fast_cpu {
 
@@ -28,6 +29,10 @@ FastHostNetwork::FastHostNetwork(host_training::ModelSpec spec, std::vector<host
     return framework::first_set_with(p.spec.kind) == framework::LayerSet::lesson02;
   });
 }
+
+FastHostNetwork::FastHostNetwork(const FastHostNetwork& owner, bool gradients)
+    : HostNetwork(owner, gradients), threads_(1), split_(owner.split_),
+      every_layer_lesson02_(owner.every_layer_lesson02_) {}
 
 void FastHostNetwork::extra_forward(size_t layer, int, bool) {
   throw course::Error("FastHostNetwork: layer '" + layer_text(plan_.at(layer).spec) + "' is not one of lesson 02's");
@@ -177,7 +182,7 @@ void FastHostNetwork::forward(const float* x, int batch, float* logits) {
   if (batch <= 0) throw course::Error("batch must be positive, got " + std::to_string(batch));
   // Inference: each example's logits are computed alone, so shards of any size give the same bits,
   // and as many shards as threads is the fastest cut.
-  const int shards = may_shard() ? std::clamp(batch / kShardExamples, 1, threads_) : 1;
+  const int shards = inference_shards(batch, threads_, may_shard());
   if (shards == 1) {
     prepare(batch);
     std::copy(x, x + acts_[0].size(), acts_[0].begin());
@@ -185,7 +190,7 @@ void FastHostNetwork::forward(const float* x, int batch, float* logits) {
     std::copy(acts_.back().begin(), acts_.back().end(), logits);
     return;
   }
-  grow_shards(size_t(shards));
+  grow_shards(size_t(shards), false);
   const size_t per_example = plan_.front().in_size(), classes = size_t(spec_.classes);
   run_shards(batch, shards, threads_, [&](int k, int begin, int end) {
     FastHostNetwork& shard = *shards_[size_t(k)];
@@ -252,7 +257,7 @@ float FastHostNetwork::forward_backward(const float* x, const int* labels, int b
   if (batch <= 0) throw course::Error("batch must be positive, got " + std::to_string(batch));
   const int shards = training_shards(batch);
   if (shards == 1) return pass(*this, x, labels, batch, batch);
-  grow_shards(size_t(shards));
+  grow_shards(size_t(shards), true);
   const size_t per_example = plan_.front().in_size(), classes = size_t(spec_.classes);
   probs_.resize(size_t(batch) * classes);
   // Shard 0 writes its gradients straight into this network's: the two trade buffers for the
@@ -305,16 +310,82 @@ void FastHostNetwork::for_ranges(size_t count, const std::function<void(size_t, 
                   [&](int first, int last) { body(size_t(first) * kBlock, std::min(count, size_t(last) * kBlock)); });
 }
 
+bool FastHostNetwork::may_shard(int threads, BatchSplit split, const std::vector<LayerPlan>& plan) {
+  return threads > 1 && split == BatchSplit::shards && std::all_of(plan.begin(), plan.end(), [](const LayerPlan& p) {
+           return framework::first_set_with(p.spec.kind) == framework::LayerSet::lesson02;
+         });
+}
+
 bool FastHostNetwork::may_shard() const {
   return threads_ > 1 && split_ == BatchSplit::shards && every_layer_lesson02_;
 }
 
-int FastHostNetwork::training_shards(int batch) const {
-  return may_shard() ? std::clamp(batch / kShardExamples, 1, kMaxShards) : 1;
+int FastHostNetwork::training_shards(int batch, bool may_shard) {
+  return may_shard ? std::clamp(batch / kShardExamples, 1, kMaxShards) : 1;
 }
 
-void FastHostNetwork::grow_shards(size_t count) {
-  while (shards_.size() < count) shards_.push_back(std::make_unique<FastHostNetwork>(spec_, params_, 1));
+int FastHostNetwork::inference_shards(int batch, int threads, bool may_shard) {
+  return may_shard ? std::clamp(batch / kShardExamples, 1, threads) : 1;
+}
+
+int FastHostNetwork::training_shards(int batch) const { return training_shards(batch, may_shard()); }
+
+void FastHostNetwork::grow_shards(size_t count, bool gradients) {
+  // A shard reads this network's weights: it holds none, and weight gradients only once it trains.
+  while (shards_.size() < count) shards_.push_back(std::unique_ptr<FastHostNetwork>(new FastHostNetwork(*this, gradients)));
+  if (!gradients) return;
+  for (size_t k = 0; k < count; ++k)
+    for (size_t t = 0; t < params_.size(); ++t) shards_[k]->params_[t].grad.resize(params_[t].value.size(), 0.0f);
+}
+
+uint64_t FastHostNetwork::bytes_for(const std::vector<LayerPlan>& plan, int classes, int batch, int eval_batch,
+                                    int threads, BatchSplit split) {
+  const bool shard = may_shard(threads, split, plan);
+  // Every batch up to `batch` (an epoch's last one is smaller) and up to `eval_batch` (the test set's
+  // last one): the largest this network runs whole, the most shards and the largest shard.
+  int whole = 0, shards = 0, shard_batch = 0, training = 0;
+  auto visit = [&](int b, int cut) {
+    if (cut == 1) whole = std::max(whole, b);
+    if (cut > 1) shards = std::max(shards, cut), shard_batch = std::max(shard_batch, course::ceil_div(b, cut));
+  };
+  for (int b = 1; b <= batch; ++b) {
+    visit(b, training_shards(b, shard));
+    training = std::max(training, training_shards(b, shard) > 1 ? training_shards(b, shard) : 0);
+  }
+  for (int b = 1; b <= eval_batch; ++b) visit(b, inference_shards(b, threads, shard));
+  const uint64_t params = framework::parameter_values(plan);
+  auto own = [&](int b) {  // a network's training buffers and conv workspace, prepared for b examples
+    return b == 0 ? 0 : HostNetwork::buffers(plan, classes, b).bytes() + sizeof(float) * largest_conv_workspace(plan, b);
+  };
+  return 2 * sizeof(float) * params + own(whole) + uint64_t(shards) * own(shard_batch) +
+         uint64_t(training) * sizeof(float) * params + scratch_bytes_on_cpu(plan, threads);
+}
+
+size_t conv_workspace_on_cpu(const host_layers::ConvShape& s) { return conv_is_thin(s) ? 0 : conv_workspace_floats(s); }
+
+size_t largest_conv_workspace(const std::vector<LayerPlan>& plan, int batch) {
+  size_t floats = 0;
+  for (const LayerPlan* p : framework::all_layers(plan))
+    if (p->spec.kind == LayerKind::conv)
+      floats = std::max(floats, conv_workspace_on_cpu(host_training::conv_shape_of(*p, batch)));
+  return floats;
+}
+
+uint64_t scratch_bytes_on_cpu(const std::vector<LayerPlan>& plan, int threads) {
+  // 11.2 packs blocks of up to 256 x 256 of B and a panel of A per thread; 11.5's direct
+  // convolutions pad one image's channels, keep an output plane's sums in rows of SIMD vectors and
+  // dW's partial sums (up to 32 lanes), each on the thread that runs it. Doubled: a margin.
+  uint64_t per_thread = 256 * 256 + 256 * 32, weights = 0;
+  for (const LayerPlan* p : framework::all_layers(plan)) {
+    if (p->spec.kind != LayerKind::conv || !conv_is_thin(host_training::conv_shape_of(*p, 1))) continue;
+    const uint64_t rows = uint64_t(p->in_h) + 2 * p->spec.pad + p->spec.kernel,
+                   cols = uint64_t(p->in_w) + 2 * p->spec.pad + p->spec.kernel + 32 * uint64_t(p->spec.stride);
+    const uint64_t taps = uint64_t(p->in_c) * p->spec.kernel * p->spec.kernel;
+    per_thread = std::max(per_thread, uint64_t(p->in_c) * rows * cols + 2 * uint64_t(p->out_h) * (p->out_w + 32));
+    weights = std::max(weights, uint64_t(p->out_c) * (taps + 1) * 32);
+  }
+  // The fused ReLU and 2x2 pool keeps a row too; a row of any layer is far below these.
+  return 2 * sizeof(float) * (uint64_t(std::max(threads, 1)) * per_thread + weights);
 }
 
 void conv_forward_on_cpu(const host_layers::ConvShape& s, const float* x, const float* w, const float* b, float* y,
@@ -323,7 +394,7 @@ void conv_forward_on_cpu(const host_layers::ConvShape& s, const float* x, const 
     conv2d_direct_forward(s, x, w, b, y, threads);
     return;
   }
-  workspace.resize(std::max(workspace.size(), conv_workspace_floats(s)));
+  host_training::grow_to(workspace, std::max(workspace.size(), conv_workspace_on_cpu(s)));
   conv2d_forward(s, x, w, b, y, workspace.data(), threads);
 }
 
@@ -333,7 +404,7 @@ void conv_backward_on_cpu(const host_layers::ConvShape& s, const float* x, const
     conv2d_direct_backward(s, x, w, dy, dx, dw, db, threads, input_grad);
     return;
   }
-  workspace.resize(std::max(workspace.size(), conv_workspace_floats(s)));
+  host_training::grow_to(workspace, std::max(workspace.size(), conv_workspace_on_cpu(s)));
   conv2d_backward(s, x, w, dy, dx, dw, db, workspace.data(), threads, input_grad);
 }
 
@@ -343,6 +414,12 @@ host_training::NetworkMaker network_maker(int threads) {
   if (threads < 1) throw course::Error("threads must be >= 1, got " + std::to_string(threads));
   return [threads](const host_training::ModelSpec& spec, std::vector<host_training::Parameter> params) {
     return std::make_unique<FastHostNetwork>(spec, std::move(params), threads);
+  };
+}
+
+host_training::NetworkBytes network_bytes(int threads) {
+  return [threads](const std::vector<LayerPlan>& plan, int classes, int batch, int eval_batch) {
+    return FastHostNetwork::bytes_for(plan, classes, batch, eval_batch, threads);
   };
 }
 

@@ -35,6 +35,14 @@ class FastHostNetwork : public host_training::HostNetwork {
   void for_ranges(size_t count, const std::function<void(size_t begin, size_t end)>& body) override;
   int threads() const { return threads_; }
 
+  // What a FastHostNetwork of these layers holds at most, in bytes, trained at `batch` and evaluated
+  // at `eval_batch` on `threads` threads: its parameters and gradients, its training buffers and
+  // workspace at the largest batch it runs whole, and its shards' (buffers, workspace and, for
+  // training, gradients) at the largest shard, and the layers' scratch on every thread. Worked out
+  // with the rules the passes follow (the shards' cut, conv_workspace_on_cpu), before it is built.
+  static uint64_t bytes_for(const std::vector<host_training::LayerPlan>& plan, int classes, int batch, int eval_batch,
+                            int threads, BatchSplit split = BatchSplit::shards);
+
  protected:
   // For a derived network that runs more layer kinds than lesson 02's (an activation, dropout): it passes
   // a larger LayerSet and runs them in the two functions below, which FastHostNetwork calls for every
@@ -56,8 +64,14 @@ class FastHostNetwork : public host_training::HostNetwork {
   // False with one thread, with BatchSplit::whole, or where a layer is not lesson 02's (a derived
   // network's extra_* reads its own acts_, which a shard does not have).
   bool may_shard() const;
-  int training_shards(int batch) const;  // 1 where !may_shard()
-  void grow_shards(size_t count);
+  static bool may_shard(int threads, BatchSplit split, const std::vector<host_training::LayerPlan>& plan);
+  // The shards a training batch and an inference batch are cut into: 1 where !may_shard().
+  static int training_shards(int batch, bool may_shard);
+  static int inference_shards(int batch, int threads, bool may_shard);
+  int training_shards(int batch) const;
+  // A shard of this network: its layers, no weights (it reads this network's), gradients for training.
+  FastHostNetwork(const FastHostNetwork& owner, bool gradients);
+  void grow_shards(size_t count, bool gradients);
   // One forward and backward pass on `batch` examples reading the weights of `weights` (this
   // network, or the one a shard works for); the loss gradient is that of the mean over `mean_over`
   // examples. Returns the mean loss over `batch`; the gradients land in this network's parameters.
@@ -79,12 +93,22 @@ void conv_forward_on_cpu(const host_layers::ConvShape& s, const float* x, const 
                          std::vector<float>& workspace, int threads);
 void conv_backward_on_cpu(const host_layers::ConvShape& s, const float* x, const float* w, const float* dy, float* dx,
                           float* dw, float* db, std::vector<float>& workspace, int threads, bool input_grad);
+// The floats the two functions above grow `workspace` to for a convolution of shape s: 11.4's
+// conv_workspace_floats, none for a thin one (11.5's direct functions take no workspace).
+size_t conv_workspace_on_cpu(const host_layers::ConvShape& s);
+// The most floats any convolution of `plan` (res blocks opened) needs as its workspace at `batch`.
+size_t largest_conv_workspace(const std::vector<host_training::LayerPlan>& plan, int batch);
+// About what lesson 11's layers allocate for themselves on each of `threads` threads while they run
+// (11.2's packed blocks, kept by every thread; 11.5's padded planes and partial sums), in bytes:
+// an estimate from above.
+uint64_t scratch_bytes_on_cpu(const std::vector<host_training::LayerPlan>& plan, int threads);
 
 // All the cores this machine reports (at least 1).
 int default_threads();
 // For host_training::train: makes FastHostNetworks with `threads` threads; and the words the
 // trainer prints for them.
 host_training::NetworkMaker network_maker(int threads);
+host_training::NetworkBytes network_bytes(int threads);  // FastHostNetwork::bytes_for with these threads
 std::string network_description(int threads);
 
 }  // namespace fast_cpu

@@ -213,7 +213,7 @@ TEST_CASE("training_bytes counts parameters four times and each example's tensor
 
 TEST_CASE("model_from_text: a huge list with one bad layer gives a short one-line message", "[model_text]") {
   std::string text;
-  for (int i = 0; i < 200000; ++i) text += "relu,";
+  for (int i = 0; i < 9000; ++i) text += "relu,";
   text += "relu\nbad\x1b[2J,dense10";
   std::string message;
   try {
@@ -222,7 +222,7 @@ TEST_CASE("model_from_text: a huge list with one bad layer gives a short one-lin
     message = e.what();
   }
   INFO(message.substr(0, 300));
-  CHECK(message.find("layer 200001 'relu\\nbad\\x1b[2J'") != std::string::npos);
+  CHECK(message.find("layer 9001 'relu\\nbad\\x1b[2J'") != std::string::npos);
   CHECK(message.find('\n') == std::string::npos);
   CHECK(message.find('\x1b') == std::string::npos);
   CHECK(message.size() < 1500);
@@ -393,4 +393,86 @@ TEST_CASE("res(...) blocks: a bad body, brackets or a shape no shortcut matches 
         std::string::npos);
   CHECK(plan_error("res(conv3x3x8p1s2),globalavg,dense10") == "(accepted)");  // 28 -> 14, a stride-2 projection
   CHECK(plan_error("res(conv3x3x8p1),globalavg,dense10") == "(accepted)");
+}
+
+TEST_CASE("model_from_text: line breaks around a layer are whitespace; in an @file a line break next to a comma "
+          "or a bracket is no second separator", "[model_text]") {
+  // On the command line (a shell's $'...'): the layers as if on one line, and the name on one line.
+  const ModelSpec m = model_from_text("conv3x3x10p1,relu,pool2\n,dense100,relu,\r\ndense10\n");
+  CHECK(same_layers(m, small_cnn()));
+  CHECK(m.name == "conv3x3x10p1,relu,pool2,dense100,relu,dense10");
+  CHECK(model_title("conv3x3x10p1,relu,pool2\n,dense100,relu,\r\ndense10\n", m).find('\n') == std::string::npos);
+  // Two layers with a line break and no comma between them are one bad layer, and the message says why.
+  const std::string joined = error_of("relu\ndense10");
+  CHECK(joined.find("layer 1 'relu\\ndense10': unknown layer: a layer holds no space or line break") !=
+        std::string::npos);
+  CHECK(joined.find('\n') == std::string::npos);
+
+  const std::string path = "test_model_text_breaks.txt";
+  {
+    std::ofstream out(path);  // a line break before a comma, after one, and inside a block's brackets
+    out << "conv3x3x10p1,relu,pool2\n,dense100\nrelu,\ndense10\n";
+  }
+  const ModelSpec from_file = model_by_name("@" + path);
+  CHECK(same_layers(from_file, small_cnn()));
+  {
+    std::ofstream out(path);
+    out << "conv3x3x8p1,bn,relu,res(\n  conv3x3x8p1,bn,relu   # the body\n  ,conv3x3x8p1,bn\n),relu,\nglobalavg\n,dense10\n";
+  }
+  CHECK(model_by_name("@" + path).name ==
+        "conv3x3x8p1,bn,relu,res(conv3x3x8p1,bn,relu,conv3x3x8p1,bn),relu,globalavg,dense10");
+  {
+    std::ofstream out(path);  // an empty layer is still refused: two commas on one line
+    out << "relu,,\ndense10\n";
+  }
+  CHECK(error_of("@" + path).find("two commas in a row") != std::string::npos);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("model_from_text: a list longer than any network, or an @file larger than any description, is refused "
+          "before it is parsed", "[model_text]") {
+  std::string text;
+  for (size_t i = 0; i < kMaxLayers; ++i) text += "relu,";
+  text += "dense10";
+  std::string message = error_of(text);
+  CHECK(message.find("of 10001 layers, more than the 10000 a network of this course may have") != std::string::npos);
+  CHECK(message.size() < 400);
+  text.resize(text.size() - std::string("relu,dense10").size());
+  text += "dense10";
+  CHECK(model_by_name(text).layers.size() == kMaxLayers);  // the limit itself is a network
+
+  const std::string path = "test_model_text_huge.txt";
+  {
+    std::ofstream out(path);
+    const std::string line(1000, ' ');
+    for (uint64_t written = 0; written <= kMaxDescriptionBytes; written += line.size() + 1) out << line << "\n";
+    out << "relu,dense10\n";
+  }
+  message = error_of("@" + path);
+  CHECK(message.find(path + ": ") == 0);
+  CHECK(message.find("bytes, more than the 1048576 a network description may hold") != std::string::npos);
+  {
+    std::ofstream out(path);  // small enough to read, too many layers to be a network: named by its file
+    for (size_t i = 0; i < kMaxLayers + 5; ++i) out << "relu\n";
+  }
+  message = error_of("@" + path);
+  CHECK(message.find(path + ": a network of 10005 layers, more than the 10000") == 0);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("parameter_shapes: init_parameters' names and shapes without values; parameter_values counts them",
+          "[model_text]") {
+  ModelSpec spec = model_from_text("conv3x3x8p1,bn,relu,res(conv3x3x8p1s2,bn),globalavg,dense10");
+  spec.in_channels = 3, spec.height = 9, spec.width = 9;
+  const std::vector<Parameter> full = init_parameters(spec, 3), shapes = parameter_shapes(spec);
+  REQUIRE(shapes.size() == full.size());
+  uint64_t values = 0;
+  for (size_t i = 0; i < full.size(); ++i) {
+    CHECK(shapes[i].name == full[i].name);
+    CHECK(shapes[i].shape == full[i].shape);
+    CHECK(shapes[i].value.empty());
+    CHECK(shapes[i].grad.empty());
+    values += full[i].value.size();
+  }
+  CHECK(parameter_values(plan_layers(spec)) == values);
 }

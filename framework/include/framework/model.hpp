@@ -83,13 +83,19 @@ std::string model_title(const std::string& flag, const ModelSpec& spec);
 // relu, pool<window>[s<stride>], dense<units>, lesson 12's sigmoid, tanh, dropout<rate>, and lesson
 // 15's bn, globalavg and res(<layers>) (a residual block: its body's layers inside the brackets,
 // no res among them); e.g. "conv5x5x32p2,relu,pool2,dense10" or
-// "conv3x3x16p1,bn,relu,res(conv3x3x16p1,bn,relu,conv3x3x16p1,bn),relu,globalavg,dense10" (spaces
-// around a layer are ignored). "@<file>": the layers from a text file, separated by commas or
-// lines, '#' starting a comment. The model's name is its canonical text (model_text). Throws
+// "conv3x3x16p1,bn,relu,res(conv3x3x16p1,bn,relu,conv3x3x16p1,bn),relu,globalavg,dense10" (spaces,
+// tabs and line breaks around a layer are ignored). "@<file>": the layers from a text file,
+// separated by commas or lines (a line break next to a comma or a bracket is no second separator),
+// '#' starting a comment. The model's name is its canonical text (model_text). Throws
 // course::Error naming the layer (counting from 1, as every message about a layer does; 3.2 is
 // layer 2 of block 3's body) and what a layer looks like. The sizes are checked later, by
 // plan_layers, once the input's size is known.
 ModelSpec model_from_text(const std::string& description);
+// The longest network a layer list may name (its blocks' layers counted), and the largest @file:
+// far more than any network of the course (ResNet-110 has about 330 layers), so that a list that
+// cannot be a network is refused before it is parsed or read.
+constexpr size_t kMaxLayers = 10000;
+constexpr uint64_t kMaxDescriptionBytes = uint64_t(1) << 20;
 bool looks_like_layer_list(const std::string& text);  // a comma, or a layer's first word
 std::string layer_text(const LayerSpec& layer);       // "conv5x5x32p2", "relu", "pool2", "res(conv3x3x8p1,bn)"
 std::string model_text(const ModelSpec& spec);        // the layers' texts joined by commas
@@ -161,6 +167,11 @@ std::vector<Parameter> init_parameters(const ModelSpec& spec, uint64_t seed);
 // network's buffers hold them); empty: PyTorch's start, mean 0 and variance 1. Throws course::Error
 // when `values` is neither empty nor of their size. Empty for a network without batch norm.
 std::vector<Parameter> running_statistics(const ModelSpec& spec, const std::vector<float>& values = {});
+// The tensors init_parameters makes, their names and shapes only (no values, no gradients): what a
+// check of given parameters compares with, without a second copy of them.
+std::vector<Parameter> parameter_shapes(const ModelSpec& spec);
+// How many values the parameters of these layers hold, all of them together.
+uint64_t parameter_values(const std::vector<LayerPlan>& plan);
 // Every network built from given parameters checks them here: throws course::Error naming the first
 // misfit unless `params` are the tensors init_parameters makes for `spec` (their number, order, shapes
 // and sizes; values aside).
