@@ -85,7 +85,7 @@ def main():
                                 "(run python3 tools/readme_tables.py)")
             else:
                 tool_io.write_atomically(path, updated)
-                print(f"updated {path.relative_to(args.root)}")
+                print(f"updated {tool_io.shown(path.relative_to(args.root))}")
 
     if len(problems) > 1:  # the list first, then the one error line
         for p in problems:

@@ -157,11 +157,17 @@ def run_tool(main, *args):
             pass
     try:
         sys.stdout.flush()
-    except (OSError, ValueError):  # stdout closed or full: nothing more to say there
+    except (OSError, ValueError) as e:  # stdout closed or full: said once, and not again at exit
         try:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         except (OSError, ValueError):
             pass
+        if message is None:
+            try:
+                print(error_line(f"cannot write to the standard output ({getattr(e, 'strerror', None) or e})"),
+                      file=sys.stderr, flush=True)
+            except (OSError, ValueError):
+                pass
         code = code or EXIT_BAD_INPUT
     sys.exit(0 if code is None else code if isinstance(code, int) else EXIT_BAD_INPUT)
 
