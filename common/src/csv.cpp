@@ -1,6 +1,7 @@
 // CSV helpers (csv.hpp).
 #include "course/csv.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -15,6 +16,17 @@
 namespace course {
 
 namespace {
+// A CSV file is text: a NUL byte inside it is a damaged or binary file. C's number parsers stop at a
+// NUL, so "12<NUL>9999" would read as 12 if the byte were let through to them.
+void refuse_nul_bytes(const std::string& text, const std::string& path) {
+  const size_t at = text.find('\0');
+  if (at == std::string::npos) return;
+  const size_t line_start = text.rfind('\n', at);
+  const size_t line = 1 + static_cast<size_t>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+  const size_t column = at - (line_start == std::string::npos ? 0 : line_start + 1) + 1;
+  throw Error(path + ":" + std::to_string(line) + ": a NUL byte at character " + std::to_string(column) +
+              ": not a text file (a CSV file holds text only)");
+}
 }  // namespace
 
 std::string csv_field(const std::string& text) {
@@ -51,7 +63,7 @@ long parse_csv_integer(const std::string& text, const std::string& column, long 
   const long v = digits ? std::strtol(text.c_str(), nullptr, 10) : 0;
   if (!digits || errno != 0 || v < min || v > max)
     throw Error(column + " must be an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "], got '" +
-                text + "'");
+                shown(text) + "'");
   return v;
 }
 
@@ -60,17 +72,20 @@ double parse_csv_number(const std::string& text, const std::string& column, doub
   char* end = nullptr;
   errno = 0;
   const double v = text.empty() ? 0.0 : std::strtod(text.c_str(), &end);
-  const bool whole = !text.empty() && *end == '\0' && !std::isspace(static_cast<unsigned char>(text[0]));
+  // Whole: strtod stopped at the text's end, not at a NUL byte inside it.
+  const bool whole = !text.empty() && end == text.c_str() + text.size() &&
+                     !std::isspace(static_cast<unsigned char>(text[0]));
   const bool in_range = std::isfinite(v) && (min_excluded ? v > min : v >= min) && v <= max;
   if (!whole || errno == ERANGE || !in_range)
     throw Error(column + " must be a number " + (min_excluded ? "> " : ">= ") + shortest_text(min) +
-                (max < 1e300 ? " and <= " + shortest_text(max) : std::string()) + ", got '" + text + "'");
+                (max < 1e300 ? " and <= " + shortest_text(max) : std::string()) + ", got '" + shown(text) + "'");
   return v;
 }
 
 void for_each_csv_row(const std::string& text, const std::string& path, const std::string& header,
                       const std::string& what,
                       const std::function<void(const std::vector<std::string>& fields, int line)>& row) {
+  refuse_nul_bytes(text, path);
   std::istringstream in(text);
   std::string line;
   int line_number = 0;
@@ -103,7 +118,9 @@ std::string read_text_file(const std::string& path, const std::string& kind, con
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) throw Error(path + ": the file could not be read to its end");
-  return text.str();
+  const std::string whole = text.str();
+  refuse_nul_bytes(whole, path);  // before any reader splits it: its header too is text
+  return whole;
 }
 
 }  // namespace course

@@ -24,6 +24,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     expect(std::string(e.what()).rfind("allreduce.csv", 0) == 0, "error message starts with the file's name", e.what());
     return 0;
   }
+  // A NUL byte would cut a number short ("12<NUL>9999" read as 12): no accepted file holds one.
+  expect(text.find('\0') == std::string::npos, "an accepted CSV holds no NUL byte");
   expect(sweep.ranks >= 2 && sweep.ranks <= 64, "accepted ranks are 2..64");
   expect(!sweep.points.empty(), "an accepted sweep has a row");
   std::set<double> sizes;

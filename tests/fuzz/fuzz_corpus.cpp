@@ -28,6 +28,12 @@ void save(const fs::path& path, const Bytes& bytes) {
 }
 void save(const fs::path& path, const std::string& text) { save(path, Bytes(text.begin(), text.end())); }
 
+// A string literal whole, NUL bytes inside it too.
+template <size_t N>
+std::string text_of(const char (&literal)[N]) {
+  return std::string(literal, N - 1);
+}
+
 Bytes load(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   return Bytes(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
@@ -198,6 +204,11 @@ void scaling_csv_corpus(const fs::path& dir) {
   save(dir / "few-fields", header + "cpu-naive,x,1,32\n");
   save(dir / "quote-open", header + "cpu-naive,\"x,1,32,100,6000,1,10,yes,10,0.5,\n");
   save(dir / "twice", valid + valid.substr(header.size()));
+  // A NUL byte inside a number (threads "1<NUL>9999"), and in the header: C's parsers stop at it.
+  std::string nul = valid;
+  nul.insert(nul.find(",1,32,") + 2, text_of("\0" "9999"));
+  save(dir / "nul-in-number", nul);
+  save(dir / "nul-in-header", std::string(header).insert(6, 1, '\0') + valid.substr(header.size()));
 }
 
 // ---- CIFAR-10 batch files -----------------------------------------------------------------
@@ -254,6 +265,10 @@ void allreduce_csv_corpus(const fs::path& dir) {
   save(dir / "sub-nanosecond", header + "2,4096,0.0001,1,1\n2,8192,20,1,1\n");
   save(dir / "windows-line-ends", "ranks,bytes,microseconds,algbw_gb_per_s,busbw_gb_per_s\r\n2,4096,20,0.2,0.2\r\n2,8192,21,0.4,0.4\r\n");
   save(dir / "old-header", "bytes,microseconds,algbw_gb_per_s,busbw_gb_per_s\n4096,14.9,0.3,0.3\n");
+  // A NUL byte inside a number ("12<NUL>9999" must not read as 12), at a line's end, in the header.
+  save(dir / "nul-in-number", header + text_of("2,4096,12\0" "9999,1,1\n2,1048576,20,1,1\n"));
+  save(dir / "nul-at-line-end", header + text_of("2,4096,12,1,1\0\n2,1048576,20,1,1\n"));
+  save(dir / "nul-in-header", text_of("ranks\0,bytes,microseconds,algbw_gb_per_s,busbw_gb_per_s\n2,4096,12,1,1\n"));
 }
 
 // ---- lesson 13's scaling study ------------------------------------------------------------
@@ -266,6 +281,8 @@ void parallel_scaling_csv_corpus(const fs::path& dir) {
   save(dir / "zero-time", header + "a,1663370,128,2,9.265,0,0.5,0.4,0,0,0,0,,,\n");
   save(dir / "empty-network", header + ",1663370,128,2,9.265,0.3,0.5,0.4,0,0,0,0,,,\n");
   save(dir / "header-only", header);
+  // A NUL byte inside a number: C's parsers would stop at it and read what comes before.
+  save(dir / "nul-in-number", header + text_of("a,1663370,128,2,9.265,0.28\0" "9,0.5,0.4,0,0,0,0,,,\n"));
 }
 }  // namespace
 
@@ -281,6 +298,11 @@ void model_text_corpus(const fs::path& dir) {
   for (const char* list : lists) save(dir / ("text-" + std::to_string(n++)), std::string(1, '\0') + list);
   save(dir / "file-lines", std::string(1, '\1') + "# a network\nconv5x5x8p2  # first\nrelu\npool2\n\ndense10\n");
   save(dir / "file-commas", std::string(1, '\1') + "conv3x3x8,relu,\npool2,dense10");
+  // Line breaks next to commas and brackets: whitespace on the command line, one separator in a file.
+  save(dir / "text-line-breaks", std::string(1, '\0') + "conv3x3x10p1,relu,pool2\n,dense100,relu,\r\ndense10\n");
+  save(dir / "text-two-layers-one-line-break", std::string(1, '\0') + "relu\ndense10");
+  save(dir / "file-comma-first", std::string(1, '\1') + "conv3x3x8p1\n,relu\n,pool2\n,dense10\n");
+  save(dir / "file-block-lines", std::string(1, '\1') + "conv3x3x8p1,res(\nconv3x3x8p1,bn\n,relu\n),globalavg\ndense10\n");
   for (const char* name : {"small", "a", "scaling-8", "lenet5", "mlp"}) save(dir / (std::string("name-") + name), std::string(1, '\2') + name);
 }
 

@@ -23,6 +23,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     expect(std::string(e.what()).rfind("scaling.csv", 0) == 0, "error message starts with the file's name", e.what());
     return 0;
   }
+  // A NUL byte would cut a number short ("12<NUL>9999" read as 12): no accepted file holds one.
+  expect(text.find('\0') == std::string::npos, "an accepted CSV holds no NUL byte");
   expect(!steps.empty(), "an accepted study has a row");
   for (const data_parallel::MeasuredStep& s : steps) {
     expect(!s.network.empty() && s.parameters >= 1, "accepted rows name a network with parameters");

@@ -31,6 +31,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     check_csv_message(e);
     return 0;
   }
+  // A NUL byte would cut a number short ("12<NUL>9999" read as 12): no accepted file holds one.
+  expect(text.find('\0') == std::string::npos, "an accepted CSV holds no NUL byte");
   for (const scaling_study::Result& r : rows) {
     expect(r.filters > 0 && r.batch > 0 && r.images_timed > 0, "accepted sizes are positive");
     expect(r.seconds_timed > 0 && r.seconds_per_epoch > 0, "accepted times are positive");

@@ -24,13 +24,15 @@ double parse_csv_number(const std::string& text, const std::string& column, doub
 // The first line must be `header` exactly ("<path>:1: not <what>: the first line must be ..."); empty
 // lines are skipped; a trailing '\r' (Windows line ends) is dropped; a row with another number of
 // fields than the header is refused. Any course::Error from `row` comes out as "<path>:<line>: ...".
-// An empty text is "<path>: the file is empty (no header line)".
+// An empty text is "<path>: the file is empty (no header line)"; a NUL byte anywhere in it is
+// "<path>:<line>: a NUL byte at character <n>: not a text file ..." (a number's parser would stop there).
 void for_each_csv_row(const std::string& text, const std::string& path, const std::string& header,
                       const std::string& what,
                       const std::function<void(const std::vector<std::string>& fields, int line)>& row);
 
 // The whole regular file at `path` (course::regular_file_size's checks first: kind and when_missing
-// as there); a file that cannot be opened or read to its end is a course::Error naming it.
+// as there); a file that cannot be opened or read to its end, or that holds a NUL byte (it is not
+// text), is a course::Error naming it (and the line of the NUL byte).
 std::string read_text_file(const std::string& path, const std::string& kind, const std::string& when_missing);
 
 }  // namespace course
