@@ -1,9 +1,13 @@
 // error.hpp, cuda_check.hpp and main.hpp: what a learner sees when something goes wrong.
+#include <stdio_ext.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <iostream>
 #include <new>
 #include <stdexcept>
+#include <vector>
 
 #include "course/cuda_check.hpp"
 #include "course/error.hpp"
@@ -59,7 +63,8 @@ TEST_CASE("run_main returns the body's code, or 1 with one line 'error: ...'", "
   CHECK(run_main_captured([]() -> int { course::todo("02.1", "sgd_step"); }, printed) == 1);
   CHECK(contains(printed, "error: TODO(02.1): sgd_step"));
   CHECK(run_main_captured([]() -> int { throw std::bad_alloc(); }, printed) == 1);
-  CHECK(printed == "error: out of host memory\n");
+  CHECK(printed.rfind("error: out of host memory", 0) == 0);
+  CHECK(contains(printed, "use a smaller --batch"));
   CHECK(run_main_captured([]() -> int { throw std::out_of_range("vector::at"); }, printed) == 1);
   CHECK(printed == "error: vector::at\n");
 }
@@ -97,4 +102,60 @@ TEST_CASE("shown and one_line: echoed text is escaped to one line and capped", "
   CHECK(message.find('\r') == std::string::npos);
   CHECK(message.rfind("data: /x\\nerror: fake\\r\\n", 0) == 0);
   CHECK(message.size() < 2100);
+}
+
+TEST_CASE("run_main: out of host memory says how much was asked for, what is free and what to do", "[error]") {
+#if defined(__SANITIZE_ADDRESS__)
+  WARN("built with AddressSanitizer: its own allocator answers a failed allocation; the check is skipped");
+  return;
+#endif
+  std::string printed;
+  // 2^50 bytes (1 PiB): no machine the course runs on gives that; the request fails at once.
+  CHECK(run_main_captured([]() -> int {
+          std::vector<char> huge(size_t(1) << 50);
+          return int(huge.size());
+        }, printed) == 1);
+  INFO(printed);
+  CHECK(printed.rfind("error: out of host memory: 1048576.0 GiB asked for at once (", 0) == 0);
+  CHECK(contains(printed, " available)"));
+  CHECK(contains(printed, "use a smaller --batch, a smaller network or fewer images (--train-limit, --test-limit)"));
+  // Inside a course::MemoryUse the line names what the memory was for.
+  CHECK(run_main_captured([]() -> int {
+          const course::MemoryUse use("the training images of data/mnist");
+          std::vector<char> huge(size_t(1) << 50);
+          return int(huge.size());
+        }, printed) == 1);
+  CHECK(printed.rfind("error: out of host memory: 1048576.0 GiB asked for at once for the training images of "
+                      "data/mnist (", 0) == 0);
+  CHECK(contains(printed, " available)"));
+  CHECK(contains(printed, "use a smaller --batch, a smaller network or fewer images (--train-limit, --test-limit)"));
+  CHECK(std::count(printed.begin(), printed.end(), '\n') == 1);
+}
+
+TEST_CASE("run_main: a result that cannot be written to standard output is an error, not exit 0", "[error]") {
+  std::FILE* full = std::fopen("/dev/full", "w");
+  if (!full) {
+    WARN("no /dev/full here: the check is skipped");
+    return;
+  }
+  std::string printed;
+  std::fflush(stdout);
+  const int saved = dup(fileno(stdout));
+  dup2(fileno(full), fileno(stdout));
+  const int rc = run_main_captured([] {
+    std::printf("the one result\n");
+    return 0;
+  }, printed);
+  __fpurge(stdout);  // what could not be written is dropped, not printed once stdout is back
+  std::clearerr(stdout);
+  std::cout.clear();  // the failed flush marked std::cout bad too
+  dup2(saved, fileno(stdout));
+  close(saved);
+  std::fclose(full);
+  CHECK(rc == 1);
+  CHECK(printed == "error: standard output: No space left on device\n");
+
+  // Written in full: the body's own exit code.
+  CHECK(run_main_captured([] { return 0; }, printed) == 0);
+  CHECK(printed.empty());
 }

@@ -1,0 +1,38 @@
+#include "course/host_memory.hpp"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <cstdio>
+
+namespace course {
+
+uint64_t host_memory_available() {
+  uint64_t available = 0;
+  if (std::FILE* f = std::fopen("/proc/meminfo", "r")) {
+    char line[256];
+    unsigned long long kib = 0;
+    bool found = false;
+    while (!found && std::fgets(line, sizeof line, f)) found = std::sscanf(line, "MemAvailable: %llu kB", &kib) == 1;
+    std::fclose(f);
+    if (found) available = uint64_t(kib) * 1024;
+  }
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+    available = available == 0 ? uint64_t(limit.rlim_cur) : std::min(available, uint64_t(limit.rlim_cur));
+  return available;
+}
+
+std::string byte_size_text(uint64_t bytes) {
+  char text[48];
+  const double b = static_cast<double>(bytes);
+  if (bytes < 1024 * 1024)
+    std::snprintf(text, sizeof text, "%llu bytes", static_cast<unsigned long long>(bytes));
+  else if (b < 1024.0 * 1024.0 * 1024.0)
+    std::snprintf(text, sizeof text, "%.1f MiB", b / (1024.0 * 1024.0));
+  else
+    std::snprintf(text, sizeof text, "%.1f GiB", b / (1024.0 * 1024.0 * 1024.0));
+  return text;
+}
+
+}  // namespace course
