@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -17,11 +18,70 @@ namespace framework {
 
 namespace {
 
-void prepare_folder(const std::string& folder, const std::vector<std::string>& names, const char* why) {
+namespace fs = std::filesystem;
+
+// The path as the file system resolves it ("o/../o/", and a link to o, are o), to compare outputs.
+fs::path resolved(const std::string& path) {
+  std::error_code ec;
+  fs::path p = fs::weakly_canonical(path, ec);
+  if (ec) p = fs::absolute(path, ec).lexically_normal();
+  if (!p.has_filename() && p.has_parent_path()) p = p.parent_path();  // "o/" is o
+  return p;
+}
+
+// Whether `inner` is `outer` or a path inside it.
+bool at_or_under(const fs::path& inner, const fs::path& outer) {
+  auto part = inner.begin();
+  for (const fs::path& name : outer) {
+    if (part == inner.end() || *part != name) return false;
+    ++part;
+  }
+  return true;
+}
+
+// One output folder (flag, dir) must be neither a file that the other folder of the run gets
+// (its outputs and its run.txt) nor inside one: the run would fail there only after its work.
+void refuse_overlap(const std::string& flag, const std::string& dir, const std::string& other_flag,
+                    const std::string& other_dir, std::vector<std::string> other_names) {
+  other_names.push_back(RunFiles::kManifest);
+  const fs::path mine = resolved(dir), theirs = resolved(other_dir);
+  for (const std::string& name : other_names) {
+    const fs::path file = theirs / name;
+    if (mine == file)
+      throw course::Error(flag + " " + course::shown(dir) + ": is where " + other_flag + " writes " + name +
+                          "; give " + flag + " a folder of its own");
+    if (at_or_under(mine, file))
+      throw course::Error(flag + " " + course::shown(dir) + ": is inside " + course::shown(other_dir + "/" + name) +
+                          ", a file " + other_flag + " writes; give " + flag + " a folder of its own");
+  }
+}
+
+// The folders of `folder`'s path that do not exist yet, the deepest first: what creating it makes.
+std::vector<fs::path> missing_folders(const std::string& folder) {
+  std::vector<fs::path> missing;
+  std::error_code ec;
+  for (fs::path p = fs::absolute(folder, ec).lexically_normal(); !ec && p.has_relative_path(); p = p.parent_path()) {
+    if (!p.has_filename()) continue;  // "o/": its last part is empty
+    std::error_code status_ec;  // set for a missing path too: only its type tells
+    if (fs::symlink_status(p, status_ec).type() != fs::file_type::not_found) break;
+    missing.push_back(p);
+  }
+  return missing;
+}
+
+// Makes the folder (recording what it made), proves it writable, and checks every output the run
+// writes there and its manifest: that each can be replaced. Removes nothing.
+void prepare_folder(const std::string& folder, const std::vector<std::string>& names, const char* why,
+                    std::vector<fs::path>& made) {
+  const std::vector<fs::path> missing = missing_folders(folder);
   course::create_writable_folder(folder, why);
+  made.insert(made.end(), missing.begin(), missing.end());
   for (const std::string& name : names) course::check_output_path(folder + "/" + name);
+  course::check_output_path(folder + "/" + RunFiles::kManifest);
+}
+
+void remove_manifest(const std::string& folder) {
   const std::string manifest = folder + "/" + RunFiles::kManifest;
-  course::check_output_path(manifest);
   if (::unlink(manifest.c_str()) != 0 && errno != ENOENT)
     throw course::Error(manifest + ": cannot remove the earlier run's manifest: " + std::strerror(errno));
 }
@@ -48,16 +108,32 @@ std::string manifest_text(const std::string& folder, const std::vector<std::stri
 RunFiles::RunFiles(std::string out_dir, const std::vector<std::string>& out_names, std::string save_dir,
                    const std::vector<std::string>& save_names)
     : out_dir_(std::move(out_dir)), save_dir_(std::move(save_dir)) {
-  if (has_out() && has_save()) {  // --save where --out puts a file: refused before either folder is made
-    std::error_code ec;
-    const auto save = std::filesystem::weakly_canonical(save_dir_, ec);
-    for (const std::string& name : out_names)
-      if (!ec && std::filesystem::weakly_canonical(out_dir_ + "/" + name, ec) == save && !ec)
-        throw course::Error("--save " + course::shown(save_dir_) + ": is where --out writes " + name +
-                            "; give --save a folder of its own");
+  // First what needs no file system change: neither folder is a file the other one gets, or inside one.
+  if (has_out() && has_save()) {
+    refuse_overlap("--save", save_dir_, "--out", out_dir_, out_names);
+    refuse_overlap("--out", out_dir_, "--save", save_dir_, save_names);
+    if (resolved(out_dir_) == resolved(save_dir_))
+      for (const std::string& name : out_names)
+        for (const std::string& saved : save_names)
+          if (name == saved)
+            throw course::Error("--out and --save are one folder, " + course::shown(out_dir_) + ", and both write " +
+                                name + "; give --save a folder of its own");
   }
-  if (has_out()) prepare_folder(out_dir_, out_names, "for --out");
-  if (has_save()) prepare_folder(save_dir_, save_names, "for --save");
+  // Then every output of both folders is checked before anything is removed: a refused run leaves an
+  // earlier run's files, its run.txt too, as they were, and no folder it made.
+  std::vector<fs::path> made;
+  try {
+    if (has_out()) prepare_folder(out_dir_, out_names, "for --out", made);
+    if (has_save()) prepare_folder(save_dir_, save_names, "for --save", made);
+  } catch (const course::Error&) {
+    // The deepest first (a folder inside another has the longer path); rmdir removes only empty ones.
+    std::sort(made.begin(), made.end(), [](const fs::path& a, const fs::path& b) { return a.native().size() > b.native().size(); });
+    for (const fs::path& folder : made) ::rmdir(folder.c_str());
+    throw;
+  }
+  // Only now the earlier run's manifests go: from here on the folders do not hold one finished run.
+  if (has_out()) remove_manifest(out_dir_);
+  if (has_save()) remove_manifest(save_dir_);
 }
 
 std::string RunFiles::out_path(const std::string& name) const { return has_out() ? out_dir_ + "/" + name : ""; }

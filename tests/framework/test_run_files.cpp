@@ -99,3 +99,59 @@ TEST_CASE("run files: the names --save writes", "[run_files]") {
   CHECK(framework::npy_names(params) ==
         std::vector<std::string>{"conv1.weight.npy", "conv1.bias.npy", "test_logits.npy"});
 }
+
+TEST_CASE("run files: a refused run leaves an earlier run's files, run.txt too, byte for byte", "[run_files]") {
+  TempDir dir;
+  const std::string out = dir.file("o"), save = dir.file("o/npy");
+  {
+    framework::RunFiles files(out, {"metrics.csv"}, save, {"w.npy"});
+    course::write_file_atomically(files.out_path("metrics.csv"), "epoch\n1\n");
+    course::write_file_atomically(files.save_path("w.npy"), "weights");
+    files.finish({"metrics.csv"}, {"w.npy"});
+  }
+  const std::string out_manifest = text_of(out + "/run.txt"), save_manifest = text_of(save + "/run.txt");
+  course::write_file_atomically(dir.file("f"), "x\n");
+  // --save names a file: the folder cannot be made. Checked before either manifest is touched.
+  std::string message = error_message([&] { framework::RunFiles(out, {"metrics.csv"}, dir.file("f"), {"w.npy"}); });
+  CHECK(contains(message, dir.file("f") + ": cannot create the folder for --save"));
+  CHECK(text_of(out + "/run.txt") == out_manifest);
+  // An output of --save that is not a regular file: the --out folder's manifest stays too.
+  std::filesystem::create_directory(save + "/test_logits.npy");
+  message = error_message([&] { framework::RunFiles(out, {"metrics.csv"}, save, {"w.npy", "test_logits.npy"}); });
+  CHECK(contains(message, save + "/test_logits.npy: is a folder"));
+  CHECK(text_of(out + "/run.txt") == out_manifest);
+  CHECK(text_of(save + "/run.txt") == save_manifest);
+  CHECK(text_of(out + "/metrics.csv") == "epoch\n1\n");
+  // A refused run removes the folders it made for itself, and only those.
+  message = error_message([&] { framework::RunFiles(dir.file("new/deeper"), {"metrics.csv"}, dir.file("f/npy"), {"w.npy"}); });
+  CHECK(contains(message, "cannot create the folder for --save"));
+  CHECK_FALSE(std::filesystem::exists(dir.file("new")));
+}
+
+TEST_CASE("run files: neither folder may be, or be inside, a file the other one gets", "[run_files]") {
+  TempDir dir;
+  const std::string out = dir.file("o"), save = dir.file("npy");
+  std::filesystem::create_directories(out);
+  course::write_file_atomically(out + "/run.txt", "an earlier run\n");
+  const auto refused = [&](const std::string& o, const std::string& s) {
+    const std::string message =
+        error_message([&] { framework::RunFiles(o, {"metrics.csv", "confusion.png"}, s, {"w.npy", "test_logits.npy"}); });
+    CHECK(text_of(out + "/run.txt") == "an earlier run\n");  // refused before anything was touched
+    return message;
+  };
+  // --save where --out's run.txt goes: before, the run trained and then failed on its manifest.
+  CHECK(contains(refused(out, out + "/run.txt"), "--save " + out + "/run.txt: is where --out writes run.txt"));
+  CHECK(contains(refused(out, out + "/./run.txt/"), ": is where --out writes run.txt"));
+  CHECK(contains(refused(out, out + "/metrics.csv/npy"),
+                 "--save " + out + "/metrics.csv/npy: is inside " + out + "/metrics.csv, a file --out writes"));
+  // --out where --save writes: its run.txt, a weight file, or inside one.
+  CHECK(contains(refused(save + "/run.txt", save), "--out " + save + "/run.txt: is where --save writes run.txt"));
+  CHECK(contains(refused(save + "/test_logits.npy", save), "is where --save writes test_logits.npy"));
+  CHECK(contains(refused(save + "/w.npy/pictures", save), "is inside " + save + "/w.npy, a file --save writes"));
+  CHECK_FALSE(std::filesystem::exists(save));
+  CHECK_FALSE(std::filesystem::exists(out + "/metrics.csv"));
+  // One folder for both, and --save in a folder of its own inside --out, stay allowed.
+  framework::RunFiles same(out, {"metrics.csv"}, out, {"w.npy"});
+  framework::RunFiles inside(out, {"metrics.csv"}, out + "/npy", {"w.npy"});
+  CHECK(std::filesystem::is_directory(out + "/npy"));
+}

@@ -2,10 +2,14 @@
 // The course framework: where a run's files go, checked before the run does any work.
 //
 // --out holds metrics.csv and the pictures, --save the weights as .npy files. Before training:
+//   - neither folder is a file that the other folder gets (its outputs, its run.txt), nor inside one
+//     (--save OUT/run.txt, --out SAVE/test_logits.npy are refused);
 //   - both folders are made and proved writable (a read-only mount is found now, not after an hour);
-//   - every file the run will write there is a regular file or nothing (course::check_output_path:
-//     a folder, a named pipe, a device or a symbolic link at one of the names stops the run now);
-//   - each folder's manifest (run.txt) from an earlier run is removed.
+//   - every file the run will write there is a regular file or nothing that this user may replace
+//     (course::check_output_path: a folder, a named pipe, a device or a symbolic link at one of the
+//     names, or another user's file in a sticky folder, stops the run now);
+//   - only when all of that holds, each folder's manifest (run.txt) from an earlier run is removed:
+//     a refused run leaves the earlier run's files, run.txt too, as they were.
 // After the run has written everything, finish() writes each folder's run.txt: the files of this run,
 // with their sizes. A folder without run.txt holds the files of a run that did not finish (stopped,
 // interrupted, out of disk), perhaps beside an earlier run's: they are not one run's set.
