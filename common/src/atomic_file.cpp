@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -126,11 +127,21 @@ void remove_stale_temporaries(const std::string& path) {
 
 void check_output_path(const std::string& path) {
   const std::string what = not_a_file(path);
-  if (what.empty()) return;
   if (what == "a symbolic link")
     throw Error(path + ": is a symbolic link: outputs replace only regular files (remove the link, or give the "
                        "path it points to)");
-  throw Error(path + ": is " + what + ", not a regular file: outputs replace only regular files");
+  if (!what.empty()) throw Error(path + ": is " + what + ", not a regular file: outputs replace only regular files");
+  // In a sticky folder (mode +t, like /tmp) only the file's owner, the folder's owner or root may
+  // rename over a file: the rename at the end of the write would fail, after the work.
+  struct stat file, folder;
+  if (::lstat(path.c_str(), &file) != 0 || ::stat(folder_of(path).c_str(), &folder) != 0) return;
+  const uid_t me = ::geteuid();
+  if (!(folder.st_mode & S_ISVTX) || me == 0 || file.st_uid == me || folder.st_uid == me) return;
+  char mode[8];
+  std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(folder.st_mode & 07777));
+  throw Error(path + ": cannot be replaced: it belongs to another user (uid " + std::to_string(file.st_uid) +
+              ") and its folder " + folder_of(path) + " is sticky (mode " + mode +
+              ": there only a file's owner may replace it); remove it as its owner, or write elsewhere");
 }
 
 void install_interrupt_cleanup() {
@@ -227,7 +238,17 @@ void create_parent_folder(const std::string& path) {
 void create_folder(const std::string& folder, const std::string& why) {
   std::error_code ec;
   std::filesystem::create_directories(folder, ec);
-  if (ec) throw Error(folder + ": cannot create the folder " + why + " (" + ec.message() + ")");
+  if (!ec) return;
+  // "Not a directory" names no path: say which part of the path is something other than a folder.
+  for (std::filesystem::path part = folder; !part.empty() && part.has_relative_path(); part = part.parent_path()) {
+    struct stat st;
+    if ((::stat(part.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) || ::lstat(part.c_str(), &st) != 0) continue;
+    const std::string what = not_a_file(part.string());  // a dangling link is "a symbolic link"
+    throw Error(folder + ": cannot create the folder " + why + ": " +
+                (part == std::filesystem::path(folder) ? "it" : part.string()) + " is " +
+                (what.empty() ? "a regular file" : what) + ", not a folder");
+  }
+  throw Error(folder + ": cannot create the folder " + why + " (" + ec.message() + ")");
 }
 
 void create_writable_folder(const std::string& folder, const std::string& why) {

@@ -1,6 +1,7 @@
 // Files written all or nothing (course/atomic_file.hpp) and the writers built on it (PNG, .npy):
 // a full disk, an unwritable or missing folder and a failed rename each throw course::Error naming
 // the file and the reason, keep the old file under its name unchanged, and leave no temporary file.
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -381,7 +383,9 @@ TEST_CASE("create_writable_folder makes the folder and proves it can be written"
   write_bytes(dir.file("a-file"), {1});
   const std::string message =
       error_message([&] { course::create_writable_folder(dir.file("a-file/sub"), "for --save"); });
-  CHECK(contains(message, "cannot create the folder for --save"));
+  CHECK(contains(message, "cannot create the folder for --save: " + dir.file("a-file") + " is a regular file, not a folder"));
+  CHECK(contains(error_message([&] { course::create_writable_folder(dir.file("a-file"), "for --save"); }),
+                 dir.file("a-file") + ": cannot create the folder for --save: it is a regular file, not a folder"));
   if (::geteuid() == 0) {
     WARN("running as root: the unwritable-folder check is skipped (root writes into a 0555 folder)");
     return;
@@ -393,4 +397,61 @@ TEST_CASE("create_writable_folder makes the folder and proves it can be written"
   ::chmod(locked.c_str(), 0755);
   CHECK(contains(denied, locked + ": cannot write in the folder for --save (Permission denied)"));
   CHECK(names_in(locked).empty());
+}
+
+TEST_CASE("another user's file in a sticky folder is refused before the work, not at the rename", "[atomic_file]") {
+  // Needs two users: as root the test makes the files and checks them as the user nobody.
+  if (::geteuid() != 0) {
+    WARN("not running as root: the sticky-folder check is skipped (it needs a file of another user)");
+    return;
+  }
+  TempDir dir;
+  REQUIRE(::chmod(dir.path().c_str(), 0755) == 0);  // nobody may pass through
+  const std::string shared = dir.file("shared");
+  std::filesystem::create_directory(shared);
+  REQUIRE(::chmod(shared.c_str(), 01777) == 0);  // like /tmp: anyone writes, only owners rename
+  const std::string theirs = shared + "/metrics.csv";
+  write_bytes(theirs, {'o', 'l', 'd', '\n'});  // root's
+  REQUIRE(::chmod(theirs.c_str(), 0666) == 0);  // writable by all, and still not replaceable by them
+  int pipe_fds[2];
+  REQUIRE(::pipe(pipe_fds) == 0);
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {  // as nobody: the rename would fail (EPERM), so the check must refuse it first
+    ::close(pipe_fds[0]);
+    if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(10);
+    const std::string temp = shared + "/probe";
+    const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd < 0) ::_exit(11);
+    ::close(fd);
+    const bool rename_fails = ::rename(temp.c_str(), theirs.c_str()) != 0 && errno == EPERM;
+    ::unlink(temp.c_str());
+    if (!rename_fails) ::_exit(12);
+    std::string message = error_message([&] { course::check_output_path(theirs); });
+    message += "\n" + error_message([&] { course::write_file_atomically(theirs, "new\n"); });
+    // Its own file there, and a new name, are fine.
+    message += "\n" + error_message([&] { course::write_file_atomically(shared + "/mine.csv", "x\n"); });
+    message += "\n" + error_message([&] { course::write_file_atomically(shared + "/mine.csv", "y\n"); });
+    if (::write(pipe_fds[1], message.data(), message.size()) < 0) ::_exit(13);
+    ::_exit(0);
+  }
+  ::close(pipe_fds[1]);
+  std::string message;
+  char buffer[512];
+  for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0;) message.append(buffer, size_t(n));
+  ::close(pipe_fds[0]);
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);  // 10: no user nobody; 12: the folder did not stop the rename
+  INFO(message);
+  const std::string refusal = theirs + ": cannot be replaced: it belongs to another user (uid 0) and its folder " +
+                              shared + " is sticky (mode 1777";
+  CHECK(message.find(refusal) == 0);
+  CHECK(message.find(refusal, 1) != std::string::npos);  // write_file_atomically refuses before it writes
+  // nobody's own file: written, then replaced (two empty messages at the end)
+  CHECK(message.size() > 2);
+  CHECK(message.substr(message.size() - 2) == "\n\n");
+  CHECK(text_of(theirs) == "old\n");
+  CHECK(names_in(shared) == std::vector<std::string>{"metrics.csv", "mine.csv"});
 }

@@ -52,7 +52,9 @@ void install_interrupt_cleanup();
 
 // Throws course::Error "<path>: is a <what>, not a regular file: ..." when something other than a
 // regular file (or nothing) is at `path`: a folder, a symbolic link, a named pipe, a socket, a
-// device. A program checks its outputs with it before it starts work that the file would record.
+// device; and "<path>: cannot be replaced: ..." when this user may not rename over the file there
+// (another user's file in a sticky folder, mode 1777 like /tmp). A program checks its outputs with
+// it before it starts work that the file would record.
 void check_output_path(const std::string& path);
 
 // The whole file at once through AtomicFile.
