@@ -1,11 +1,14 @@
 #include "course/cifar.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <climits>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include "course/error.hpp"
+#include "course/host_memory.hpp"
 #include "course/input_file.hpp"
 
 namespace course {
@@ -37,11 +40,12 @@ size_t whole_records(const std::string& name, uint64_t size) {
 }
 
 // Every record's label, also those a limit leaves out: a damaged file is refused whatever the limit.
-void check_labels(const std::string& name, const uint8_t* data, size_t records) {
+// `first`: the number in its file of the first record given.
+void check_labels(const std::string& name, const uint8_t* data, size_t records, size_t first = 0) {
   for (size_t r = 0; r < records; ++r) {
     const int label = data[r * kCifarRecordBytes];
     if (label > 9)
-      fail(name, "label " + std::to_string(label) + " in record " + std::to_string(r) +
+      fail(name, "label " + std::to_string(label) + " in record " + std::to_string(first + r) +
                      " (counting from 0) is outside 0..9");
   }
 }
@@ -105,20 +109,30 @@ Dataset load_cifar10(const std::string& dir, Split split, int limit) {
     fail(dir, std::to_string(total) + " records, more than a data set can hold (" + std::to_string(INT_MAX) + ")");
   const size_t kept = limit > 0 ? std::min<size_t>(total, static_cast<size_t>(limit)) : static_cast<size_t>(total);
 
+  const uint64_t float_bytes = uint64_t(kept) * kCifarImageBytes * sizeof(float), available = host_memory_available();
+  if (available != 0 && float_bytes > available)
+    fail(dir, std::to_string(kept) + " images of 3x32x32 take " + byte_size_text(float_bytes) +
+                  " as floats, more than the " + byte_size_text(available) +
+                  " of host memory available: load fewer (a limit such as --train-limit)");
   Dataset ds = empty_dataset(kept);
+  // Every file is read, also those past a limit: each label is checked whatever the limit. A piece
+  // of records at a time, so a file of any size takes no more memory than that.
+  constexpr size_t kPiece = 4096;
   std::vector<uint8_t> bytes;
   size_t done = 0;
-  // Every file is read, also those past a limit: each label is checked whatever the limit.
   for (size_t f = 0; f < paths.size(); ++f) {
-    bytes.resize(records[f] * kCifarRecordBytes);
     std::ifstream in(paths[f], std::ios::binary);
-    if (!in) fail(paths[f], "cannot be opened for reading");
-    if (!in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size())))
-      fail(paths[f], "read error (did the file change while it was read?)");
-    check_labels(paths[f], bytes.data(), records[f]);
-    const size_t take = std::min(records[f], kept - done);  // 0 past the limit
-    copy_records(bytes.data(), take, ds, done);
-    done += take;
+    if (!in) fail(paths[f], std::string("cannot be opened for reading: ") + std::strerror(errno));
+    for (size_t first = 0; first < records[f]; first += kPiece) {
+      const size_t count = std::min(kPiece, records[f] - first);
+      bytes.resize(count * kCifarRecordBytes);
+      if (!in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size())))
+        fail(paths[f], "read error (did the file change while it was read?)");
+      check_labels(paths[f], bytes.data(), count, first);
+      const size_t take = std::min(count, kept - done);  // 0 past the limit
+      copy_records(bytes.data(), take, ds, done);
+      done += take;
+    }
   }
   return ds;
 }

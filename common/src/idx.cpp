@@ -1,12 +1,15 @@
 #include "course/idx.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 
 #include "course/atomic_file.hpp"
 #include "course/error.hpp"
+#include "course/host_memory.hpp"
 #include "course/input_file.hpp"
 
 #ifndef COURSE_DATA_DIR
@@ -98,20 +101,40 @@ IdxArray parse_idx(const void* bytes, size_t size, const std::string& name) {
   return arr;
 }
 
-IdxArray read_idx(const std::string& path) {
+namespace {
+// Opens an IDX file and checks its header against its size; `in` is left at the data.
+IdxLayout open_idx(const std::string& path, std::ifstream& in) {
   const uint64_t file_size = regular_file_size(path, "an IDX file", std::string("file not found; ") + kFetchHint);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, "cannot be opened for reading");
+  in.open(path, std::ios::binary);
+  if (!in) fail(path, std::string("cannot be opened for reading: ") + std::strerror(errno));
   unsigned char head[kMaxHeaderBytes];
   const size_t head_size = static_cast<size_t>(std::min<uint64_t>(file_size, kMaxHeaderBytes));
   if (!in.read(reinterpret_cast<char*>(head), static_cast<std::streamsize>(head_size)))
     fail(path, "read error (did the file change while it was read?)");
   IdxLayout layout = idx_layout(path, head, head_size, file_size);
+  in.seekg(static_cast<std::streamoff>(layout.data_offset));
+  return layout;
+}
+}  // namespace
+
+std::vector<int> read_idx_dims(const std::string& path) {
+  std::ifstream in;
+  return open_idx(path, in).dims;
+}
+
+IdxArray read_idx(const std::string& path, int max_rows) {
+  std::ifstream in;
+  IdxLayout layout = open_idx(path, in);
   IdxArray arr;
   arr.dims = std::move(layout.dims);
-  arr.data.resize(static_cast<size_t>(layout.count));
-  in.seekg(static_cast<std::streamoff>(layout.data_offset));
-  if (!in.read(reinterpret_cast<char*>(arr.data.data()), static_cast<std::streamsize>(layout.count)))
+  // Only the rows asked for are read (the whole file was checked against its header above).
+  uint64_t bytes = layout.count;
+  if (max_rows > 0 && max_rows < arr.dims[0]) {
+    bytes = layout.count / static_cast<uint64_t>(arr.dims[0]) * static_cast<uint64_t>(max_rows);
+    arr.dims[0] = max_rows;
+  }
+  arr.data.resize(static_cast<size_t>(bytes));
+  if (!in.read(reinterpret_cast<char*>(arr.data.data()), static_cast<std::streamsize>(bytes)))
     fail(path, "read error (did the file change while it was read?)");
   return arr;
 }
@@ -151,43 +174,75 @@ bool dataset_present(const std::string& dir) {
   return true;
 }
 
-Dataset dataset_from_idx(const IdxArray& images, const std::string& image_name, const IdxArray& labels,
-                         const std::string& label_name, int limit) {
-  if (images.dims.size() != 3) fail(image_name, "expected 3 dimensions (count, rows, cols)");
+namespace {
+// The checks of an image file's dimensions and its labels, before any image is read: 3 dimensions,
+// 1 dimension, as many labels as images, every label in 0..9 (also those a limit leaves out: a
+// damaged file is refused whatever the limit).
+void check_labels_for(const std::vector<int>& image_dims, const std::string& image_name, const IdxArray& labels,
+                      const std::string& label_name) {
+  if (image_dims.size() != 3) fail(image_name, "expected 3 dimensions (count, rows, cols)");
   if (labels.dims.size() != 1) fail(label_name, "expected 1 dimension (count)");
-  // Arrays built by hand may disagree with their dims; never read past their data.
-  for (const auto* arr : {&images, &labels}) {
-    const std::string& name = arr == &images ? image_name : label_name;
-    const uint64_t count = element_count(name, arr->dims);
-    if (count != arr->data.size())
-      fail(name, "holds " + std::to_string(arr->data.size()) + " bytes, its dimensions give " + std::to_string(count));
-  }
-  if (images.dims[0] != labels.dims[0])
-    fail(label_name, std::to_string(labels.dims[0]) + " labels for " + std::to_string(images.dims[0]) +
+  const uint64_t count = element_count(label_name, labels.dims);
+  if (count != labels.data.size())
+    fail(label_name, "holds " + std::to_string(labels.data.size()) + " bytes, its dimensions give " + std::to_string(count));
+  if (image_dims[0] != labels.dims[0])
+    fail(label_name, std::to_string(labels.dims[0]) + " labels for " + std::to_string(image_dims[0]) +
                          " images in " + image_name);
-  // Every label, also those a limit leaves out: a damaged file is refused whatever the limit.
   for (size_t i = 0; i < labels.data.size(); ++i)
     if (labels.data[i] > 9)
       fail(label_name, "label " + std::to_string(labels.data[i]) + " at index " + std::to_string(i) + " is outside 0..9");
-  int n = images.dims[0];
-  if (limit > 0 && limit < n) n = limit;
-  const int h = images.dims[1], w = images.dims[2];
+}
 
+// Refuses n images of h x w before they are allocated when the host cannot hold them: `per_pixel`
+// bytes each (a float, and the byte read from the file while it is converted).
+void check_room(const std::string& image_name, int n, int h, int w, uint64_t per_pixel) {
+  const uint64_t bytes = uint64_t(n) * uint64_t(h) * uint64_t(w) * per_pixel, available = host_memory_available();
+  if (available != 0 && bytes > available)
+    fail(image_name, std::to_string(n) + " images of " + std::to_string(h) + "x" + std::to_string(w) + " take " +
+                         byte_size_text(bytes) + " to load, more than the " + byte_size_text(available) +
+                         " of host memory available: load fewer (a limit such as --train-limit)");
+}
+
+// The first n images as floats and their labels.
+Dataset dataset_of(const IdxArray& images, const std::string& image_name, const IdxArray& labels, int n) {
+  const int h = images.dims[1], w = images.dims[2];
+  const size_t pixels = static_cast<size_t>(n) * h * w;
+  check_room(image_name, n, h, w, sizeof(float));
   Dataset ds;
   ds.images = HostTensor({n, 1, h, w});
-  const size_t pixels = static_cast<size_t>(n) * h * w;
   for (size_t i = 0; i < pixels; ++i) ds.images[i] = images.data[i] / 255.0f;
   ds.labels.resize(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) ds.labels[static_cast<size_t>(i)] = labels.data[static_cast<size_t>(i)];
   return ds;
 }
+}  // namespace
+
+Dataset dataset_from_idx(const IdxArray& images, const std::string& image_name, const IdxArray& labels,
+                         const std::string& label_name, int limit) {
+  check_labels_for(images.dims, image_name, labels, label_name);
+  // Arrays built by hand may disagree with their dims; never read past their data.
+  const uint64_t count = element_count(image_name, images.dims);
+  if (count != images.data.size())
+    fail(image_name, "holds " + std::to_string(images.data.size()) + " bytes, its dimensions give " + std::to_string(count));
+  int n = images.dims[0];
+  if (limit > 0 && limit < n) n = limit;
+  return dataset_of(images, image_name, labels, n);
+}
 
 Dataset load_dataset(const std::string& dir, Split split, int limit) {
   const std::string image_path = idx_images_path(dir, split);
   const std::string label_path = idx_labels_path(dir, split);
-  const IdxArray images = read_idx(image_path);
+  // The image file's header (checked against its size) and every label first; then only the
+  // images the limit keeps are read: --train-limit 64 reads 64 images of a file of any size.
+  const std::vector<int> image_dims = read_idx_dims(image_path);
   const IdxArray labels = read_idx(label_path);
-  return dataset_from_idx(images, image_path, labels, label_path, limit);
+  check_labels_for(image_dims, image_path, labels, label_path);
+  const int n = limit > 0 && limit < image_dims[0] ? limit : image_dims[0];
+  check_room(image_path, n, image_dims[1], image_dims[2], 1 + sizeof(float));
+  const IdxArray images = read_idx(image_path, n);
+  if (images.dims != std::vector<int>{n, image_dims[1], image_dims[2]})
+    fail(image_path, "changed while it was read");
+  return dataset_of(images, image_path, labels, n);
 }
 
 std::string default_data_dir(const std::string& dataset) { return std::string(COURSE_DATA_DIR) + "/" + dataset; }

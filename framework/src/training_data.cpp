@@ -1,7 +1,17 @@
 #include "framework/training_data.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
 #include "course/cifar.hpp"
 #include "course/error.hpp"
+#include "course/main.hpp"
 
 namespace framework {
 
@@ -31,6 +41,36 @@ const KnownDataset& known_dataset(const std::string& name) {
   throw course::Error("unknown data set '" + name + "' (expected mnist, fashion or cifar10)");
 }
 
+// What keeps `dir` from being a data folder this user can read, "" when nothing does (a missing
+// folder is "" too: the message then says how to fetch the set).
+std::string folder_problem(const std::string& dir) {
+  struct stat st;
+  if (::lstat(dir.c_str(), &st) != 0) {
+    if (errno == ENOENT) return "";
+    if (errno == ENOTDIR) return "a part of its path is a file, not a folder";
+    return std::string("it cannot be reached: ") + std::strerror(errno);
+  }
+  if (S_ISLNK(st.st_mode) && ::stat(dir.c_str(), &st) != 0) {
+    const int error_number = errno;
+    std::error_code ec;
+    const std::string target = std::filesystem::read_symlink(dir, ec).string();
+    const std::string link = "it is a symbolic link" + (ec ? std::string() : " to " + course::shown(target));
+    if (error_number == ENOENT) return link + ", which does not exist (a dangling link)";
+    return link + " that cannot be followed: " + std::strerror(error_number);
+  }
+  if (!S_ISDIR(st.st_mode))
+    return S_ISREG(st.st_mode) ? "it is a regular file, not a folder" : "it is not a folder (a device, pipe or socket)";
+  // Its files are opened by name: the folder must be searchable (x); listing it (r) is not needed.
+  if (::faccessat(AT_FDCWD, dir.c_str(), X_OK, AT_EACCESS) != 0) {
+    const int error_number = errno;
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    return std::string("the folder cannot be read: ") + std::strerror(error_number) + " (its mode is " + mode +
+           ", owner uid " + std::to_string(st.st_uid) + ")";
+  }
+  return "";
+}
+
 bool present(const KnownDataset& set, const std::string& dir) {
   return set.idx ? course::dataset_present(dir) : course::cifar10_present(dir);
 }
@@ -50,13 +90,23 @@ TrainingData load_training_data(const TrainConfig& config) {
   const KnownDataset& set = known_dataset(config.dataset);
   if (config.train_limit < 0 || config.test_limit < 0) throw course::Error("train/test limits must not be negative");
   const std::string dir = config.data_dir.empty() ? course::default_data_dir(set.folder) : config.data_dir;
+  const std::string problem = folder_problem(dir);
+  if (!problem.empty())
+    throw course::Error("no " + config.dataset + " data set in " + course::shown(dir) + ": " + problem +
+                        "; pass --data DIR, the folder that holds the set's files");
   if (!present(set, dir))
     throw course::Error("no " + config.dataset + " data set in " + dir + " (run " + set.fetch_script +
                         ", or pass --data DIR)");
   TrainingData data;
   data.dir = dir;
-  data.train = load_split(set, dir, course::Split::train, config.train_limit);
-  data.test = load_split(set, dir, course::Split::test, config.test_limit);
+  {
+    const course::MemoryUse use("the training images of " + course::shown(dir));
+    data.train = load_split(set, dir, course::Split::train, config.train_limit);
+  }
+  {
+    const course::MemoryUse use("the test images of " + course::shown(dir));
+    data.test = load_split(set, dir, course::Split::test, config.test_limit);
+  }
   if (data.train.count() == 0)
     throw course::Error(images_file(set, dir, course::Split::train) + ": holds no images");
   if (data.test.count() == 0)

@@ -2,11 +2,14 @@
 #include "course/idx.hpp"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <future>
 #include <thread>
@@ -303,4 +306,63 @@ TEST_CASE("dataset_present needs all four standard files", "[idx]") {
   const std::string def = course::default_data_dir("mnist");
   CHECK(def.size() > 6);
   CHECK(def.compare(def.size() - 6, 6, "/mnist") == 0);
+}
+
+TEST_CASE("load_dataset with a limit reads only those images of a 3 GB file; without one it refuses", "[idx]") {
+  // A training-image file of 3.8 million 28x28 images (3 GB) as a sparse file: its header and its
+  // first 64 images written, the rest a hole that takes no disk. A child process with 512 MiB of
+  // address space beyond what it uses now loads it: reading the whole file would not fit.
+  TempDir dir;
+  const uint32_t n = 3800000, side = 28, kept = 64;
+  std::vector<uint8_t> head = idx_bytes(0x08, {n, side, side}, 0);
+  const std::vector<uint8_t> first = random_bytes(size_t(kept) * side * side, 31);
+  head.insert(head.end(), first.begin(), first.end());
+  const std::string images = course::idx_images_path(dir.path(), Split::train);
+  write_bytes(images, head);
+  REQUIRE(::truncate(images.c_str(), off_t(16) + off_t(n) * side * side) == 0);
+  std::vector<uint8_t> labels = idx_bytes(0x08, {n}, 0);
+  labels.resize(labels.size() + n, 3);
+  write_bytes(course::idx_labels_path(dir.path(), Split::train), labels);
+
+  int pipe_fds[2];
+  REQUIRE(::pipe(pipe_fds) == 0);
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::close(pipe_fds[0]);
+    long pages = 0;
+    if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+      if (std::fscanf(f, "%ld", &pages) != 1) pages = 0;
+      std::fclose(f);
+    }
+    const rlim_t room = rlim_t(pages) * rlim_t(::sysconf(_SC_PAGESIZE)) + (rlim_t(512) << 20);
+    const rlimit limit{room, room};
+    if (pages == 0 || ::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(10);
+    std::string report;
+    try {
+      const course::Dataset ds = course::load_dataset(dir.path(), Split::train, int(kept));
+      bool same = ds.count() == int(kept) && ds.labels == std::vector<int>(kept, 3);
+      for (size_t i = 0; same && i < first.size(); ++i) same = ds.images[i] == first[i] / 255.0f;
+      report = same ? "loaded" : "wrong images";
+    } catch (const std::exception& e) {
+      report = std::string("limit 64: ") + e.what();
+    }
+    report += "\n" + error_message([&] { course::load_dataset(dir.path(), Split::train); });
+    if (::write(pipe_fds[1], report.data(), report.size()) < 0) ::_exit(11);
+    ::_exit(0);
+  }
+  ::close(pipe_fds[1]);
+  std::string report;
+  char buffer[512];
+  for (ssize_t got; (got = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0;) report.append(buffer, size_t(got));
+  ::close(pipe_fds[0]);
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  INFO(report);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  CHECK(report.rfind("loaded\n", 0) == 0);
+  // The whole file, as floats, is refused before it is allocated, naming the file and what to do.
+  CHECK(contains(report, "\n" + images + ": 3800000 images of 28x28 take 13.9 GiB to load, more than the "));
+  CHECK(contains(report, "load fewer (a limit such as --train-limit)"));
 }

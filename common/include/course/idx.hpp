@@ -18,7 +18,12 @@ struct IdxArray {
   std::vector<uint8_t> data;
 };
 
-IdxArray read_idx(const std::string& path);
+// The whole array; max_rows > 0 reads only the first max_rows entries of the first dimension (the
+// first images of an image file: dims[0] is then that count). The header is always checked against
+// the whole file's size first.
+IdxArray read_idx(const std::string& path, int max_rows = 0);
+// Only the dimensions, from the header (checked against the file's size); no data is read.
+std::vector<int> read_idx_dims(const std::string& path);
 // The same checks for the bytes of an IDX file in memory; `name` starts each error message.
 IdxArray parse_idx(const void* bytes, size_t size, const std::string& name);
 void write_idx(const std::string& path, const std::vector<int>& dims, const std::vector<uint8_t>& data);
@@ -37,7 +42,9 @@ std::string idx_images_path(const std::string& dir, Split split);
 std::string idx_labels_path(const std::string& dir, Split split);
 // True when all four files exist in dir (it does not validate them).
 bool dataset_present(const std::string& dir);
-// Loads one split; limit > 0 keeps only the first `limit` examples.
+// Loads one split; limit > 0 keeps only the first `limit` examples, and reads only their images
+// (every label is read and checked). Images that would not fit in the host memory available
+// (course/host_memory.hpp) are refused before they are allocated.
 Dataset load_dataset(const std::string& dir, Split split, int limit = 0);
 // What load_dataset does with the two arrays it read: checks that they are images (count, rows,
 // cols) and labels (count) in 0..9 of the same count; the names start each error message.

@@ -22,7 +22,8 @@ struct TrainingData {
 // data/fashion-mnist, data/cifar-10; the first two are IDX files, CIFAR-10 is its binary
 // version's batch files, 3x32x32 colour images). Loads both splits
 // (train_limit / test_limit > 0 keep the first examples) and checks what every later step relies
-// on: the folder holds the set (else the message says how to fetch it), neither split is empty,
+// on: the folder is one this user can read (else the message says what it is: a file, a dangling
+// link, a folder without permission), it holds the set (else the message says how to fetch it), neither split is empty,
 // and the test images have the training images' shape. Throws course::Error naming the folder or file.
 TrainingData load_training_data(const TrainConfig& config);
 
