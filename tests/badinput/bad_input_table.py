@@ -300,6 +300,128 @@ def make_socket(folder):
         s.bind(os.path.join(folder, "run.txt"))
 
 
+# ---- outputs checked before any is touched; data folders; a large file --------------------------
+def as_nobody_prefix():
+    """The command prefix that runs a program as the user nobody, when this process is root and
+    setpriv is there (permission cases: root reads and replaces anything); None otherwise."""
+    setpriv = shutil.which("setpriv")
+    if os.geteuid() != 0 or not setpriv:
+        return None
+    probe = subprocess.run([setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "true"])
+    return [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"] if probe.returncode == 0 else None
+
+
+LOCKED = []  # folders a case made unreadable: opened again before the temporary folder is removed
+
+
+def folder_cases(prog_root, root, good, writes):
+    """Cases in the table's form: a --data that is no readable folder, and an output that this user
+    may not replace (another user's file in a sticky folder, like /tmp). The permission cases run
+    as the user nobody when this is root (root passes every permission check)."""
+    nobody = as_nobody_prefix()
+    if nobody:
+        os.chmod(root, 0o711)  # nobody may pass through to the data and the output folder
+    a_file = os.path.join(prog_root, "data_is_a_file")
+    with open(a_file, "wb") as f:
+        f.write(b"not a folder\n")
+    dangling = os.path.join(prog_root, "data_dangling")
+    os.symlink(os.path.join(prog_root, "no_such_folder"), dangling)
+    cases = [
+        ("--data is a regular file", ["--data", a_file], ["no mnist data set in", a_file, "regular file, not a folder"],
+         None, None),
+        ("--data is a dangling symbolic link", ["--data", dangling],
+         ["no mnist data set in", dangling, "symbolic link", "does not exist"], None, None),
+    ]
+    locked = write_set(os.path.join(prog_root, "data_locked"))
+    os.chmod(locked, 0)
+    LOCKED.append(locked)
+    words = ["no mnist data set in", locked, "cannot be read", "Permission denied"]
+    if os.geteuid() != 0:
+        cases.append(("--data folder without permission (chmod 000)", ["--data", locked], words, None, None))
+    elif nobody:
+        cases.append(("--data folder without permission (chmod 000; run as nobody)", ["--data", locked], words,
+                      ("user", nobody), None))
+
+        def sticky(folder, w=writes):
+            os.chmod(folder, 0o1777)
+            with open(os.path.join(folder, w), "w") as f:  # root's, from an earlier run
+                f.write("an earlier run's file\n")
+
+        cases.append((f"another user's {writes} in a sticky --out folder (mode 1777; run as nobody)", ["--data", good],
+                      [writes, "cannot be replaced", "sticky"], ("user", nobody), sticky))
+    return cases
+
+
+def snapshot(folder):
+    """Every file under folder with its bytes."""
+    return {rel: open(os.path.join(folder, rel), "rb").read() for rel in files_in(folder)}
+
+
+def refused_reruns(prog, good, root, blocker):
+    """A finished run (--out OUT --save OUT/npy), then runs into the same folders that are refused:
+    every output is checked before any is touched, so the earlier run's files, run.txt too, stay
+    byte for byte. An output that is a file of the other folder (OUT/run.txt, SAVE/test_logits.npy)
+    is refused before training. Returns rows (case, rc, line, problems)."""
+    out_dir = os.path.join(root, "out_refused")
+    shutil.rmtree(out_dir, ignore_errors=True)
+    save_dir = os.path.join(out_dir, "npy")
+    rc, out = run([*prog, "--data", good, "--out", out_dir, "--save", save_dir])
+    if rc != 0 or not os.path.isfile(os.path.join(out_dir, "run.txt")) or \
+            not os.path.isfile(os.path.join(save_dir, "run.txt")):
+        return [("a finished run, then refused ones", rc, "",
+                 [f"the first run did not finish with a run.txt in both folders (exit {rc})"])]
+    before = snapshot(out_dir)
+    refusals = [
+        ("--save names a regular file", ["--out", out_dir, "--save", blocker], ["--save", blocker]),
+        ("--save OUT/run.txt", ["--out", out_dir, "--save", os.path.join(out_dir, "run.txt")],
+         ["--save", "is where --out writes run.txt"]),
+        ("--save inside OUT/metrics.csv", ["--out", out_dir, "--save", os.path.join(out_dir, "metrics.csv", "npy")],
+         ["--save", "is inside", "metrics.csv, a file --out writes"]),
+        ("--out SAVE/run.txt", ["--out", os.path.join(save_dir, "run.txt"), "--save", save_dir],
+         ["--out", "is where --save writes run.txt"]),
+        ("--out SAVE/test_logits.npy", ["--out", os.path.join(save_dir, "test_logits.npy"), "--save", save_dir],
+         ["--out", "is where --save writes test_logits.npy"]),
+    ]
+    rows = []
+    for name, extra, words in refusals:
+        rc, out = run([*prog, "--data", good, *extra])
+        problems, line = check(rc, out, words, os.path.join(root, "nothing_here"))
+        after = snapshot(out_dir)
+        changed = sorted(set(before) ^ set(after) | {f for f in before if f in after and before[f] != after[f]})
+        if changed:
+            problems.append(f"the finished run's files changed: {', '.join(changed[:5])}")
+        if "epoch 1/" in out:
+            problems.append("it trained before it refused")
+        rows.append((f"after a finished run: {name}", rc, line, problems))
+    return rows
+
+
+def big_file_runs(prog, root, limit_kib=600000):
+    """A training-image file of 3.8 million images (3 GB, a sparse file: no disk taken) in 600 MB of
+    address space: --train-limit 64 reads only those 64 images and trains; without a limit the
+    images are refused before they are allocated, naming the file and --train-limit. Rows as above."""
+    folder = os.path.join(root, "big")
+    if not os.path.isdir(folder):
+        count, side, kept = 3800000, 28, 64
+        write_set(folder, files={"train-labels-idx1-ubyte": idx_bytes([count], bytes(i % 10 for i in range(count)))})
+        images = os.path.join(folder, "train-images-idx3-ubyte")
+        with open(images, "wb") as f:
+            f.write(idx_bytes([count, side, side], [(i * 37 + 11) % 256 for i in range(kept * side * side)]))
+            f.truncate(16 + count * side * side)
+    out_dir = os.path.join(root, "out_big")
+    rows = []
+    shutil.rmtree(out_dir, ignore_errors=True)
+    rc, out = run([*prog, "--data", folder, "--train-limit", "64", "--out", out_dir], address_space_kib=limit_kib)
+    problems = [] if rc == 0 else [f"exit {rc}: {out[-400:]!r}"]
+    rows.append(("--train-limit 64 of a 3 GB training-image file (ulimit -v 600 MB): trains", rc,
+                 "(no error: it reads only the 64 images)", problems))
+    shutil.rmtree(out_dir, ignore_errors=True)
+    rc, out = run([*prog, "--data", folder, "--out", out_dir], address_space_kib=limit_kib)
+    problems, line = check(rc, out, ["train-images-idx3-ubyte", "host memory available", "--train-limit"], out_dir)
+    rows.append(("a 3 GB training-image file, no --train-limit (ulimit -v 600 MB)", rc, line, problems))
+    return rows
+
+
 def check(rc, output, words, out_dir, prepared=()):
     """The problems of one run (empty when the case holds) and its error line. `prepared`: files the
     case put in the output folder itself (they may stay)."""
@@ -418,6 +540,7 @@ def main():
                  lambda d, w=writes: os.mkdir(os.path.join(d, w))),
                 ("run.txt is a socket", ["--data", good], ["run.txt", "socket"], None, make_socket),
             ]
+            cases += folder_cases(prog_root, root, good, writes)
             if can_make_device_node(root):  # root, where the container allows it: a twin of /dev/null
                 cases.append((f"{writes} is a device (a twin of /dev/null)", ["--data", good],
                               [writes, "character device"], None,
@@ -445,7 +568,8 @@ def main():
                 if "--out" not in extra:
                     cmd += ["--out", out_dir]
                 if isinstance(limit, tuple):  # ("address space", KiB): threads that cannot start
-                    rc, out = run(cmd, address_space_kib=limit[1])
+                    # ("user", prefix): run as another user (folder_cases)
+                    rc, out = run(cmd, address_space_kib=limit[1]) if limit[0] == "address space" else run([*limit[1], *cmd])
                     limit = None
                 else:
                     rc, out = run(cmd, limit)
@@ -467,6 +591,17 @@ def main():
                 rows.append((prog_name, "rerun over a finished run, Ctrl-C after its first epoch", rc, line, status))
                 print(f"[{'ok' if not problems else 'FAILED'}] {prog_name}: interrupted rerun: exit {rc}: {line}"
                       + ("" if not problems else f"\n        {status}"))
+                more = refused_reruns(prog, good, root, blocker)
+            else:
+                more = []
+            if prog_name == "lesson02_host_training" or "--device cpu" in prog_name:  # the CPU path: a large file
+                more += big_file_runs(prog, root)
+            for name, rc, line, problems in more:
+                status = "ok" if not problems else "FAILED: " + "; ".join(problems)
+                failures += bool(problems)
+                rows.append((prog_name, name, rc, line, status))
+                print(f"[{'ok' if not problems else 'FAILED'}] {prog_name}: {name}: exit {rc}: {line}"
+                      + ("" if not problems else f"\n        {status}"))
         if gpu_note:
             print(gpu_note)
         if args.markdown:  # the temporary folder's name changes from run to run: $TMP in the table
@@ -475,6 +610,8 @@ def main():
         print(f"\n{len(rows) - failures} of {len(rows)} bad-input cases hold")
         return 1 if failures else 0
     finally:
+        for folder in LOCKED:  # unreadable folders of the cases, so that they can be removed
+            os.chmod(folder, 0o755)
         shutil.rmtree(root, ignore_errors=True)
 
 
