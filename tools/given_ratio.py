@@ -24,12 +24,22 @@ import tool_io  # noqa: E402
 CODE = {".cpp", ".hpp", ".cu", ".cuh", ".h", ".py"}
 
 
+# Every lesson's CMakeLists.txt opens with the same guard: CMake run on the lesson folder alone is
+# told where to run it (cmake/RunFromRoot.cmake). It is the build's, the same in every lesson, and
+# teaches nothing: it is not counted as the lesson's.
+FOLDER_GUARD = "if(CMAKE_SOURCE_DIR STREQUAL CMAKE_CURRENT_SOURCE_DIR)"
+
+
 def code_lines(path):
     """The file's lines that hold code: not blank, not only a comment."""
     lines = []
     in_block = False
+    in_guard = False
     for raw in path.read_text(encoding="utf-8", errors="replace").splitlines():
         line = raw.strip()
+        if path.name == "CMakeLists.txt" and (in_guard or line.startswith(FOLDER_GUARD)):
+            in_guard = line != "endif()"
+            continue
         if in_block:
             if "*/" in line:
                 in_block = False
