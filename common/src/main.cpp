@@ -96,14 +96,20 @@ MemoryUse::MemoryUse(std::string what) : what_(std::move(what)), outer_(g_memory
 MemoryUse::~MemoryUse() { g_memory_use = outer_; }
 
 int run_main(const std::function<int()>& body) {
+  // A file or a pipe gets each line as it is printed, as a terminal does: a log shows progress while
+  // the program runs, and an error line (stderr, unbuffered) comes after the lines printed before it.
+  std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
   install_interrupt_cleanup();  // Ctrl-C during a write leaves neither a cut file nor a temporary one
   int rc = 1;
   try {
     rc = body();
   } catch (const std::bad_alloc&) {
+    std::fflush(stdout);
     std::fprintf(stderr, "error: %s\n", out_of_memory_text().c_str());
     return 1;
   } catch (const std::exception& e) {
+    std::cout.flush();
+    std::fflush(stdout);  // what was printed before the error comes before it
     std::fprintf(stderr, "error: %s\n", one_line(e.what()).c_str());  // one line, whatever it echoes
     return 1;
   }

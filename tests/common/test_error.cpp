@@ -1,5 +1,6 @@
 // error.hpp, cuda_check.hpp and main.hpp: what a learner sees when something goes wrong.
 #include <stdio_ext.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -142,10 +143,17 @@ TEST_CASE("run_main: a result that cannot be written to standard output is an er
   std::fflush(stdout);
   const int saved = dup(fileno(stdout));
   dup2(fileno(full), fileno(stdout));
+  // Standard output is line-buffered: a whole line fails as it is printed (the reason is gone by the
+  // end), a line without its end fails at the final flush (its reason is known).
   const int rc = run_main_captured([] {
     std::printf("the one result\n");
     return 0;
   }, printed);
+  std::string printed_unended;
+  const int rc_unended = run_main_captured([] {
+    std::printf("the one result, no line end");
+    return 0;
+  }, printed_unended);
   __fpurge(stdout);  // what could not be written is dropped, not printed once stdout is back
   std::clearerr(stdout);
   std::cout.clear();  // the failed flush marked std::cout bad too
@@ -153,9 +161,41 @@ TEST_CASE("run_main: a result that cannot be written to standard output is an er
   close(saved);
   std::fclose(full);
   CHECK(rc == 1);
-  CHECK(printed == "error: standard output: No space left on device\n");
+  CHECK(printed == "error: standard output: a write failed (the output is incomplete)\n");
+  CHECK(rc_unended == 1);
+  CHECK(printed_unended == "error: standard output: No space left on device\n");
 
   // Written in full: the body's own exit code.
   CHECK(run_main_captured([] { return 0; }, printed) == 0);
   CHECK(printed.empty());
+}
+
+TEST_CASE("run_main: in a file or a pipe, the lines printed before an error come before its line", "[error]") {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  std::FILE* both = std::tmpfile();
+  REQUIRE(both != nullptr);
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {  // stdout and stderr into one file, as `program > log 2>&1` does
+    dup2(fileno(both), STDOUT_FILENO);
+    dup2(fileno(both), STDERR_FILENO);
+    const int rc = course::run_main([]() -> int {
+      std::printf("header line\n");
+      std::cout << "second line" << std::endl;
+      std::printf("third line\n");
+      throw course::Error("the first thing that went wrong");
+    });
+    _exit(rc);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 1);
+  std::rewind(both);
+  std::string text;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, both)) text += buf;
+  std::fclose(both);
+  CHECK(text == "header line\nsecond line\nthird line\nerror: the first thing that went wrong\n");
 }
