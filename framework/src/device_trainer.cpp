@@ -38,9 +38,17 @@ RunStart start_run(const TrainConfig& config, const TrainingData& data, const De
     size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     const std::vector<LayerPlan> plan = plan_layers(start.spec);
+    // Beside the network, each GPU holds the training set (every rank its copy: it gathers its own
+    // share), the test set (the first rank), the epoch's order and a batch's images, labels and
+    // predictions (train_rank's buffers).
+    const uint64_t data_bytes =
+        sizeof(float) * (data.train.images.size() + (r == 0 ? data.test.images.size() : 0)) +
+        sizeof(int) * (2 * data.train.labels.size() + (r == 0 ? data.test.labels.size() : 0)) +
+        sizeof(float) * uint64_t(start.batch) * (data.train.images.size() / std::max<size_t>(1, data.train.labels.size()) + 2);
+    const uint64_t room = free_bytes > data_bytes ? free_bytes - data_bytes : 0;
     const int network =
-        network_batch(start.batch, r, ranks, [&](int b) { return training_bytes(plan, b) <= free_bytes; });
-    require_memory(training_bytes(plan, network), free_bytes,
+        network_batch(start.batch, r, ranks, [&](int b) { return training_bytes(plan, b) <= room; });
+    require_memory(training_bytes(plan, network) + data_bytes, free_bytes,
                    "model '" + course::shown(start.spec.name, 80) + "' at batch " + std::to_string(start.batch),
                    ranks == 1 ? std::string("the GPU") : "GPU " + std::to_string(devices[size_t(r)]));
     start.network_batches.push_back(network);

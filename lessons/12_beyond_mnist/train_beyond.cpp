@@ -10,6 +10,7 @@
 #include "adadelta_rules.hpp"
 #include "beyond_gpu_layers.hpp"
 #include "beyond_host_network.hpp"
+#include "fast_host_network.hpp"
 #include "device_choice.hpp"
 #include "course/cli.hpp"
 #include "course/device_info.hpp"
@@ -102,7 +103,8 @@ int main(int argc, char** argv) {
                                                         {"--profile", "--profile-steps", "--conv", "--gpu-layers", "--graph"});
       const host_training::TrainerExtras extras{beyond_mnist::network_maker(threads, config.seed),
                                                 beyond_mnist::network_description(threads),
-                                                &beyond_mnist::adadelta_rule()};
+                                                &beyond_mnist::adadelta_rule(),
+                                                fast_cpu::network_bytes(threads)};  // lesson 11's buffers
       framework::print_summary(host_training::train(config, data, extras), "CPU");
       return 0;
     }

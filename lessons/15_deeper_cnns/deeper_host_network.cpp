@@ -67,7 +67,7 @@ const float* DeeperHostNetwork::forward_list(const std::vector<LayerPlan>& list,
 void DeeperHostNetwork::forward_layer(const LayerPlan& p, size_t at, const float* x, int batch, bool training) {
   LayerState& st = state_[at];
   const size_t n_in = size_t(batch) * p.in_size(), n_out = size_t(batch) * p.out_size();
-  st.out.resize(n_out);
+  host_training::grow_to(st.out, n_out);  // bytes_for counts it at the larger batch
   float* y = st.out.data();
   switch (p.spec.kind) {
     case LayerKind::conv:
@@ -79,7 +79,7 @@ void DeeperHostNetwork::forward_layer(const LayerPlan& p, size_t at, const float
       return;
     case LayerKind::relu: host_layers::relu_forward(x, y, n_in); return;
     case LayerKind::maxpool:
-      st.argmax.resize(n_out);
+      host_training::grow_to(st.argmax, n_out);
       host_layers::maxpool_forward(host_training::pool_shape_of(p, batch), x, y, st.argmax.data());
       return;
     case LayerKind::sigmoid: beyond_mnist::sigmoid_forward(x, y, n_in); return;
@@ -126,7 +126,7 @@ void DeeperHostNetwork::backward_layer(const LayerPlan& p, size_t at, const floa
                                        bool input_grad) {
   LayerState& st = state_[at];
   const size_t n_in = size_t(batch) * p.in_size();
-  st.din.resize(n_in);
+  host_training::grow_to(st.din, n_in);
   float* dx = st.din.data();
   switch (p.spec.kind) {
     case LayerKind::conv:
@@ -188,6 +188,26 @@ std::vector<host_training::Parameter> DeeperHostNetwork::running_tensors() const
     values.insert(values.end(), running_var(k).begin(), running_var(k).end());
   }
   return framework::running_statistics(spec(), values);
+}
+
+uint64_t DeeperHostNetwork::bytes_for(const std::vector<LayerPlan>& plan, int classes, int batch, int eval_batch,
+                                      int threads) {
+  const uint64_t most = uint64_t(std::max(batch, eval_batch)), train = uint64_t(std::max(batch, 0));
+  uint64_t floats = 2 * framework::parameter_values(plan) + 2 * train * uint64_t(classes);  // + probs_, dlogits_
+  uint64_t ints = 0;
+  for (const LayerPlan* p : framework::all_layers(plan)) {  // what forward_layer and backward_layer size
+    floats += most * p->out_size() + train * p->in_size();
+    if (p->spec.kind == LayerKind::maxpool) ints += most * p->out_size();
+    if (p->spec.kind == LayerKind::batch_norm) floats += 4 * uint64_t(p->out_c);
+  }
+  floats += fast_cpu::largest_conv_workspace(plan, int(most));
+  return sizeof(float) * floats + sizeof(int) * ints + fast_cpu::scratch_bytes_on_cpu(plan, threads);
+}
+
+host_training::NetworkBytes network_bytes(int threads) {
+  return [threads](const std::vector<LayerPlan>& plan, int classes, int batch, int eval_batch) {
+    return DeeperHostNetwork::bytes_for(plan, classes, batch, eval_batch, threads);
+  };
 }
 
 host_training::NetworkMaker network_maker(int threads, uint64_t seed) {

@@ -182,7 +182,8 @@ int main(int argc, char** argv) {
                                                         {"--profile", "--profile-steps", "--graph", "--gpus",
                                                          "--batch-norm", "--precision", "--branches"});
       const host_training::TrainerExtras extras{deeper_cnns::network_maker(threads, config.seed),
-                                                deeper_cnns::network_description(threads), nullptr};
+                                                deeper_cnns::network_description(threads), nullptr,
+                                                deeper_cnns::network_bytes(threads)};
       framework::print_summary(host_training::train(config, data, extras), "CPU");
       return 0;
     }

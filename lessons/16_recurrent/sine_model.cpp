@@ -48,7 +48,7 @@ LstmParams<float> SineNetwork::lstm() const {
 }
 
 void SineNetwork::run(Pass& pass, int batch, int steps, const float* inputs, const float* h0, const float* c0) const {
-  const size_t states = size_t(steps) * batch * hidden_;
+  const size_t states = size_t(steps) * batch * hidden_;  // pass_floats counts these
   pass.h.resize(states), pass.c.resize(states), pass.gates.resize(states * 4), pass.pred.resize(size_t(steps) * batch);
   lstm_forward<float>({batch, steps, 1, hidden_}, lstm(), inputs, h0, c0, pass.h.data(), pass.c.data(),
                       pass.gates.data());
@@ -56,7 +56,7 @@ void SineNetwork::run(Pass& pass, int batch, int steps, const float* inputs, con
                                     steps * batch, hidden_, 1);
 }
 
-double SineNetwork::shard_loss(Shard& shard, int all_rows, bool learn) const {
+double SineNetwork::shard_loss(Shard& shard, int64_t all_rows, bool learn) const {
   const SineSet& set = shard.set;
   shard.zeros.assign(size_t(set.count) * hidden_, 0.0f);
   run(shard.pass, set.count, set.steps, set.inputs.data(), shard.zeros.data(), shard.zeros.data());
@@ -65,7 +65,7 @@ double SineNetwork::shard_loss(Shard& shard, int all_rows, bool learn) const {
   const double mean = deeper_cnns::regression_loss<float>(deeper_cnns::RegressionLoss::squared, shard.pass.pred.data(),
                                                           set.targets.data(), rows, 1, 1.0f, shard.row_loss.data(),
                                                           shard.dpred.data());
-  const double share = double(rows) / all_rows;  // this shard's rows' part of the mean over all rows
+  const double share = double(rows) / double(all_rows);  // this shard's rows' part of the mean over all rows
   if (!learn) return mean * share;
   for (float& d : shard.dpred) d = float(d * share);
   const Pass& pass = shard.pass;
@@ -82,7 +82,8 @@ double SineNetwork::shard_loss(Shard& shard, int all_rows, bool learn) const {
 }
 
 double SineNetwork::loss(const SineSet& set, bool learn) {
-  const int count = std::min(kShards, set.count), all_rows = set.steps * set.count;
+  const int count = std::min(kShards, set.count);
+  const int64_t all_rows = int64_t(set.steps) * set.count;
   if (shards_.size() < size_t(count)) shards_.resize(size_t(count));  // never shrunk: the buffers stay
   const double loss = fast_cpu::run_shards(set.count, count, threads_, [&](int k, int begin, int end) {
     Shard& shard = shards_[size_t(k)];
@@ -95,6 +96,29 @@ double SineNetwork::loss(const SineSet& set, bool learn) {
     fast_cpu::sum_in_order(parts, params_.size(), grad_.data(), threads_);
   }
   return loss;
+}
+
+uint64_t SineNetwork::pass_floats(int64_t batch, int64_t steps, int hidden) {
+  const uint64_t rows = uint64_t(batch) * uint64_t(steps);
+  return rows * (6 * uint64_t(hidden) + 1);
+}
+
+uint64_t SineNetwork::run_bytes(const SineSpec& spec, int hidden, int64_t future, bool cpu_training) {
+  const uint64_t H = uint64_t(std::max(hidden, 1)), steps = uint64_t(std::max(spec.length - 1, 0));
+  const uint64_t train = uint64_t(std::max(spec.sequences - spec.test, 0)), test = uint64_t(std::max(spec.test, 0));
+  const uint64_t params = SineLayout(hidden).total, shards = std::min<uint64_t>(kShards, train);
+  uint64_t floats = 2 * steps * (train + test) + 4 * params;  // the two sets; parameters, gradient, Adam's m and v
+  if (cpu_training) {
+    // Each shard keeps the larger of its training and its held-out share: together at most both sets.
+    const uint64_t both = train + test;
+    floats += 2 * steps * both + pass_floats(int64_t(both), int64_t(steps), hidden) + 2 * steps * both;  // slices; passes; row_loss, dpred
+    floats += steps * train * (H + 1) + 3 * H * both + shards * params;  // dh, dx; zeros, dh0, dc0; gradients
+  }
+  // predict: a pass over the held-out waves, its one-step predictions, then `future` values of each.
+  floats += pass_floats(int64_t(test), int64_t(steps), hidden) + steps * test + uint64_t(std::max<int64_t>(future, 0)) * test;
+  // sine.png's series: every point of up to length + future steps, x and y as doubles, three lines.
+  const uint64_t points = 3 * (uint64_t(spec.length) + uint64_t(std::max<int64_t>(future, 0)));
+  return sizeof(float) * floats + 2 * sizeof(double) * points + sizeof(int) * (train + test);
 }
 
 void SineNetwork::update(float lr, int step) {

@@ -45,6 +45,14 @@ class SineNetwork {
   // `future` more values, each from the network fed its own previous prediction (one thread).
   std::vector<float> predict(const SineSet& set, int future, std::vector<float>* one_step_ahead) const;
 
+  // About what a run of train_sine holds on the host at most, in bytes: the data, this network (its
+  // parameters, Adam's state, each shard's sequences, passes and gradients when it trains on the
+  // CPU: `cpu_training`), predict's pass over the held-out waves and their `future` values, and the
+  // picture's series. Worked out in 64 bits from the sizes the passes allocate (pass_floats).
+  static uint64_t run_bytes(const SineSpec& spec, int hidden, int64_t future, bool cpu_training);
+  // The floats one pass over `batch` sequences of `steps` steps holds: h, c, the four gates, pred.
+  static uint64_t pass_floats(int64_t batch, int64_t steps, int hidden);
+
  private:
   struct Pass {  // what one run of the network over some sequences holds
     std::vector<float> h, c, gates, pred;
@@ -60,7 +68,7 @@ class SineNetwork {
   void run(Pass& pass, int batch, int steps, const float* inputs, const float* h0, const float* c0) const;
   // One shard (its set filled): its share of the loss (its rows' squared errors over all_rows) and,
   // with learn, its gradients of that share in shard.grad.
-  double shard_loss(Shard& shard, int all_rows, bool learn) const;
+  double shard_loss(Shard& shard, int64_t all_rows, bool learn) const;
 
   int hidden_, threads_;
   size_t w_hh_, b_ih_, b_hh_, head_, head_b_;  // where each tensor starts in params_ (w_ih at 0)

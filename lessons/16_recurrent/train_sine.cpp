@@ -25,6 +25,7 @@
 #include "data_parallel.hpp"      // lesson 13's shards
 #include "fast_host_network.hpp"  // lesson 11's default_threads
 #include "framework/host_barrier.hpp"
+#include "framework/model.hpp"  // available_host_bytes
 #include "framework/ranks.hpp"
 #include "framework/run_files.hpp"
 #include "sine_gpu_model.hpp"
@@ -43,13 +44,15 @@ using recurrent::SineSpec;
 // step ahead over the data, then on its own (every `stride`-th point: a chart of lines, not dots).
 course::Image wave_picture(const SineSpec& spec, int hidden, int offset, const std::vector<float>& ahead, int count,
                            const std::vector<float>& future) {
-  const int steps = spec.length - 1, horizon = int(future.size()) / count, stride = std::max(1, spec.length / 250);
+  // In 64 bits: --test x --future values may pass what an int holds.
+  const long steps = spec.length - 1, horizon = long(future.size() / size_t(count));
+  const long stride = std::max(1L, long(spec.length) / 250);
   course::ChartSeries truth{"the true wave", {}, {}}, fitted{"the network, one step ahead", {}, {}},
       alone{"the network on its own, fed its predictions", {}, {}};
   for (long t = 0; t < spec.length + horizon; t += stride)
     truth.x.push_back(double(t)), truth.y.push_back(recurrent::sine_value(spec, offset, t));
-  for (int t = 0; t < steps; t += stride) fitted.x.push_back(t + 1.0), fitted.y.push_back(ahead[size_t(t) * count]);
-  for (int k = 0; k < horizon; k += stride)
+  for (long t = 0; t < steps; t += stride) fitted.x.push_back(t + 1.0), fitted.y.push_back(ahead[size_t(t) * count]);
+  for (long k = 0; k < horizon; k += stride)
     alone.x.push_back(double(spec.length + k)), alone.y.push_back(future[size_t(k) * count]);
   course::ChartSpec chart;
   chart.title = "An LSTM of " + std::to_string(hidden) + " units continues a sine wave (held-out sequence 1)";
@@ -73,6 +76,7 @@ struct EpochsRun {
 EpochsRun run_epochs(int epochs, const std::function<double(int)>& step, const std::function<double()>& test,
                      bool log) {
   EpochsRun run;
+  course::HostTimer since_printed;  // a log never goes quiet for more than a few seconds
   for (int epoch = 1; epoch <= epochs; ++epoch) {
     course::HostTimer timer;
     const double train_loss = step(epoch);
@@ -86,9 +90,12 @@ EpochsRun run_epochs(int epochs, const std::function<double(int)>& step, const s
     char row[96];  // the losses to float's last digit: runs that differ in one bit differ here
     std::snprintf(row, sizeof row, "%d,%.9g,%.9g,%.6f\n", epoch, train_loss, run.last_test, seconds);
     run.csv += row;
-    if (epoch == 1 || epoch == epochs || epoch % std::max(1, epochs / 20) == 0)
+    if (epoch == 1 || epoch == epochs || epoch % std::max(1, epochs / 20) == 0 || since_printed.seconds() >= 5) {
       std::printf("epoch %d/%d  train loss %.6f  test loss %.6f  %.3f s\n", epoch, epochs, train_loss, run.last_test,
                   seconds);
+      std::fflush(stdout);
+      since_printed.reset();
+    }
   }
   return run;
 }
@@ -167,6 +174,19 @@ int main(int argc, char** argv) {
     if (floats > 2e9)
       throw course::Error("--sequences x --length x --hidden: " + std::to_string(long(floats / 1e9)) +
                           " billion floats of states for one epoch; make one of them smaller");
+    // Everything the run holds on this machine, counted before any of it is allocated.
+    const bool on_gpu = args.get_string("--device") == "gpu";
+    const uint64_t bytes = recurrent::SineNetwork::run_bytes(spec, hidden, future, !on_gpu),
+                   available = framework::available_host_bytes();
+    if (available > 0 && bytes > available) {
+      char text[320];
+      std::snprintf(text, sizeof text,
+                    "--sequences %d --length %d --hidden %d --test %d --future %d: the run needs about %.1f GiB, "
+                    "more than the %.1f GiB this machine has free; make one of them smaller",
+                    spec.sequences, spec.length, hidden, spec.test, future, double(bytes) / (1ull << 30),
+                    double(available) / (1ull << 30));
+      throw course::Error(text);
+    }
     const recurrent::SineData data = recurrent::make_sine_data(spec);
     framework::RunFiles files(args.get_string("--out"), {"metrics.csv", "sine.png", "start_params.npy", "offsets.npy"},
                               "", {});
@@ -218,7 +238,7 @@ int main(int argc, char** argv) {
     std::vector<float> ahead;
     const std::vector<float> generated = net.predict(data.test, future, &ahead);
     double error = 0;
-    for (int k = 0; k < future; ++k)
+    for (long k = 0; k < future; ++k)
       for (int b = 0; b < data.test.count; ++b) {
         const double d = generated[size_t(k) * data.test.count + b] -
                          recurrent::sine_value(spec, data.test.offsets[b], spec.length + k);
