@@ -202,6 +202,74 @@ SPEEDRUN_FLAG_CASES = [
 ]
 
 
+# ---- memory and layer lists: rows of their own ---------------------------------------------------
+def free_memory_bytes():
+    """MemAvailable of /proc/meminfo, 0 when it cannot be read."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def past_memory_model():
+    """A network that needs twice this machine's free memory or more, but only once the im2col
+    workspace is counted (at the training batch alone; the evaluation's batch adds more): conv1x1x<C>
+    then a 64 x 64 convolution padded by 64 (C x 4096 taps, 93 x 93 outputs: C x 142 MB of workspace
+    an image, C x 2.3 GB at a batch of 16). Its activations and weights are a few MB, so an estimate of
+    those alone lets it through, and then it grows until the kernel kills it. None where the free
+    memory cannot be read."""
+    free = free_memory_bytes()
+    if free == 0:
+        return None
+    channels = 2 * free // (16 * 4096 * 93 * 93 * 4) + 1
+    return f"conv1x1x{channels},conv64x64x1p64,dense10"
+
+
+def model_rows(program, good, root):
+    """Rows (case, rc, line, problems) for the memory check and the layer lists: a model past the
+    memory (the CPU trainers on lesson 11's layers: their workspaces), an @file larger than any
+    network description, and a layer list with line breaks, which trains and is echoed on one line."""
+    if program.name != "lesson02_host_training" and "--device cpu" not in program.name:
+        return []  # the CPU trainers (the GPU's memory check is another one)
+    out_dir = os.path.join(root, "out_model_rows")
+    rows = []
+    model = past_memory_model()
+    if model and program.name != "lesson02_host_training":  # lesson 01's loops take no workspace
+        shutil.rmtree(out_dir, ignore_errors=True)
+        rc, out = run([*program.cmd, "--data", good, "--model", model, "--out", out_dir])
+        problems, line = check(rc, out, ["GiB", "has free", model], out_dir)
+        if "epoch 1/" in out:
+            problems.append("it trained before it refused")
+        rows.append(("a model past the free memory once its im2col workspace is counted (2x or more)", rc, line,
+                     problems))
+    big = os.path.join(root, "relu_2MB.txt")
+    if not os.path.exists(big):
+        with open(big, "w") as f:
+            f.write("relu," * 400000 + "dense10\n")
+    shutil.rmtree(out_dir, ignore_errors=True)
+    rc, out = run([*program.cmd, "--data", good, "--model", "@" + big, "--out", out_dir])
+    problems, line = check(rc, out, ["--model", big, "bytes, more than the 1048576"], out_dir)
+    rows.append(("--model @file of 2 MB of 'relu,'", rc, line, problems))
+    # Not bad input: line breaks between layers are whitespace; what the run prints is one line.
+    shutil.rmtree(out_dir, ignore_errors=True)
+    text = "conv3x3x8p1,relu,pool2\n,dense10\n"
+    rc, out = run([*program.cmd, "--data", good, "--model", text, "--out", out_dir])
+    problems = [] if rc == 0 else [f"exit {rc}: {out[-400:]!r}"]
+    canonical = "conv3x3x8p1,relu,pool2,dense10"
+    if not any(line.startswith("model " + canonical) for line in out.splitlines()):
+        problems.append(f"no line 'model {canonical} ...' in the output")
+    if any(line.startswith(",dense10") or line.startswith("dense10") for line in out.splitlines()):
+        problems.append("the model is echoed across two lines")
+    rows.append(("--model with a line break before a comma: trains, echoed on one line", rc,
+                 f"(no error: model {canonical})", problems))
+    shutil.rmtree(out_dir, ignore_errors=True)
+    return rows
+
+
 class Program:
     """A trainer under test and what it takes: CIFAR-10, --save, the file its run writes, its own flags."""
 
@@ -495,6 +563,13 @@ def main():
         gpu_note = "" if rc == 0 else " and ".join(gpu_only) + ": not run (no usable GPU here)"
 
         rows, failures = [], 0
+        for program in programs:  # the memory check and the layer lists (model_rows)
+            for name, rc, line, problems in model_rows(program, good, root):
+                status = "ok" if not problems else "FAILED: " + "; ".join(problems)
+                failures += bool(problems)
+                rows.append((program.name, name, rc, line, status))
+                print(f"[{'ok' if not problems else 'FAILED'}] {program.name}: {name}: exit {rc}: {line}"
+                      + ("" if not problems else f"\n        {status}"))
         for program in programs:
             prog_name, prog = program.name, program.cmd
             # The good data set must train, or every case below would pass for the wrong reason.
