@@ -19,6 +19,9 @@
 #ifndef COURSE_OUTPUT_DIR
 #define COURSE_OUTPUT_DIR "out"
 #endif
+#ifndef COURSE_LEARNER_BUILD
+#define COURSE_LEARNER_BUILD 0
+#endif
 
 namespace {
 
@@ -64,6 +67,9 @@ int train_main(int argc, char** argv) {
                "CPU trainer only: threads of lesson 11's layers (0: all cores, " +
                    std::to_string(fast_cpu::default_threads()) + " here)");
   if (!args.parse(argc, argv)) return 0;
+  if (COURSE_LEARNER_BUILD)  // whose code trains: never the learner's exercises, and it says so first
+    std::printf("train runs the reference solutions (solutions/), not your exercise files: lessons 01-08 on a GPU, "
+                "01, 02 and 11 on the CPU; your own code runs in each lesson's program and tests\n");
 
   const std::string device = args.get_string("--device");
   if (device == "gpu") course::require_gpu("--device gpu");  // before anything else: the clearest message
