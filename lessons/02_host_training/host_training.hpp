@@ -231,6 +231,10 @@ struct TrainerExtras {
 // HostNetwork's), the optimizer's state, a training batch, the evaluation's and --save's buffers.
 // The data set is not counted: it is loaded already.
 constexpr int kEvalBatch = 256;
+// What a run holds beside the buffers an estimate counts, for `bytes` of them: the allocator's freed
+// pieces it keeps for reuse and its bookkeeping, and the pages of code and stack the first passes
+// touch. run_bytes adds it; measured runs stayed within it.
+inline uint64_t allocator_allowance(uint64_t bytes) { return bytes / 256 + (uint64_t(4) << 20); }
 uint64_t run_bytes(const TrainConfig& config, const std::vector<LayerPlan>& plan, int classes, int train_count,
                    int test_count, const TrainerExtras& extras);
 TrainSummary train(const TrainConfig& config, const TrainingData& data, const TrainerExtras& extras);

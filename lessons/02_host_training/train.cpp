@@ -48,7 +48,8 @@ uint64_t run_bytes(const TrainConfig& config, const std::vector<LayerPlan>& plan
   // --save: the parameters' values (a copy) and every test image's logits.
   const uint64_t eval = 2 * uint64_t(eval_batch) * classes + tests + uint64_t(classes) * classes;
   const uint64_t save = params + tests * classes;
-  return network + sizeof(float) * (optimizer + step + eval + save);
+  const uint64_t buffers = network + sizeof(float) * (optimizer + step + eval + save);
+  return buffers + allocator_allowance(buffers);
 }
 
 TrainSummary train(const TrainConfig& config) {

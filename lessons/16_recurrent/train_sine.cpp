@@ -176,7 +176,8 @@ int main(int argc, char** argv) {
                           " billion floats of states for one epoch; make one of them smaller");
     // Everything the run holds on this machine, counted before any of it is allocated.
     const bool on_gpu = args.get_string("--device") == "gpu";
-    const uint64_t bytes = recurrent::SineNetwork::run_bytes(spec, hidden, future, !on_gpu),
+    const uint64_t buffers = recurrent::SineNetwork::run_bytes(spec, hidden, future, !on_gpu),
+                   bytes = buffers + host_training::allocator_allowance(buffers),
                    available = framework::available_host_bytes();
     if (available > 0 && bytes > available) {
       char text[320];
