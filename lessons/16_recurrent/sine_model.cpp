@@ -116,9 +116,13 @@ uint64_t SineNetwork::run_bytes(const SineSpec& spec, int hidden, int64_t future
   }
   // predict: a pass over the held-out waves, its one-step predictions, then `future` values of each.
   floats += pass_floats(int64_t(test), int64_t(steps), hidden) + steps * test + uint64_t(std::max<int64_t>(future, 0)) * test;
-  // sine.png's series: every point of up to length + future steps, x and y as doubles, three lines.
-  const uint64_t points = 3 * (uint64_t(spec.length) + uint64_t(std::max<int64_t>(future, 0)));
-  return sizeof(float) * floats + 2 * sizeof(double) * points + sizeof(int) * (train + test);
+  // sine.png: three lines of a point every chart_stride steps, each point's x and y (doubles) in the
+  // lines, in the chart's copy and twice over while a line grows: 8 doubles a point (about 6
+  // measured), and the picture's pixels.
+  const int64_t horizon = std::max<int64_t>(future, 0);
+  const uint64_t points = 3 * (uint64_t(spec.length + horizon) / uint64_t(chart_stride(spec, long(horizon))) + 1);
+  const uint64_t picture = 8 * sizeof(double) * points + (uint64_t(8) << 20);
+  return sizeof(float) * floats + picture + sizeof(int) * (train + test);
 }
 
 void SineNetwork::update(float lr, int step) {

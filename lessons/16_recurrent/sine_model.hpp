@@ -48,7 +48,7 @@ class SineNetwork {
   // About what a run of train_sine holds on the host at most, in bytes: the data, this network (its
   // parameters, Adam's state, each shard's sequences, passes and gradients when it trains on the
   // CPU: `cpu_training`), predict's pass over the held-out waves and their `future` values, and the
-  // picture's series. Worked out in 64 bits from the sizes the passes allocate (pass_floats).
+  // picture. Worked out in 64 bits from the sizes the passes allocate (pass_floats).
   static uint64_t run_bytes(const SineSpec& spec, int hidden, int64_t future, bool cpu_training);
   // The floats one pass over `batch` sequences of `steps` steps holds: h, c, the four gates, pred.
   static uint64_t pass_floats(int64_t batch, int64_t steps, int hidden);

@@ -1,6 +1,7 @@
 // Lesson 16 (given): the sine-wave sequences (sine_task.hpp).
 #include "sine_task.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -11,6 +12,11 @@ namespace recurrent {
 
 float sine_value(const SineSpec& spec, int offset, long t) {
   return float(std::sin(double(t + offset) / spec.period));
+}
+
+long chart_stride(const SineSpec& spec, long horizon) {
+  const long longer = std::max(long(spec.length), horizon);
+  return std::max(1L, std::min(longer / 250, long(spec.period) / 4));
 }
 
 namespace {

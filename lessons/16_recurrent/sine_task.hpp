@@ -34,5 +34,9 @@ void slice_sequences(const SineSet& set, int begin, int end, SineSet& part);
 SineData make_sine_data(const SineSpec& spec);
 // The true wave of a sequence with this offset at time t (t may run past the data's length).
 float sine_value(const SineSpec& spec, int offset, long t);
+// Every how many steps sine.png takes a point of its lines, for `horizon` steps of continuation:
+// about 250 points for the longer of the data and the continuation, and at least 4 a period (fewer
+// would draw another wave). So a line holds at most about (length + horizon) / stride + 1 points.
+long chart_stride(const SineSpec& spec, long horizon);
 
 }  // namespace recurrent

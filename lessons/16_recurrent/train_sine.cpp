@@ -46,7 +46,7 @@ course::Image wave_picture(const SineSpec& spec, int hidden, int offset, const s
                            const std::vector<float>& future) {
   // In 64 bits: --test x --future values may pass what an int holds.
   const long steps = spec.length - 1, horizon = long(future.size() / size_t(count));
-  const long stride = std::max(1L, long(spec.length) / 250);
+  const long stride = recurrent::chart_stride(spec, horizon);
   course::ChartSeries truth{"the true wave", {}, {}}, fitted{"the network, one step ahead", {}, {}},
       alone{"the network on its own, fed its predictions", {}, {}};
   for (long t = 0; t < spec.length + horizon; t += stride)
