@@ -80,14 +80,20 @@ std::string out_of_memory_text() {
 // Standard output is flushed and checked before the program ends: a result that could not be
 // written (a full disk, /dev/full, a closed pipe) is an error, not a silent exit 0.
 bool standard_output_written() {
+  // Standard output is line-buffered: a line that failed did so as it was printed, and its reason is
+  // errno then, unless a later failing call replaced it. A write's reasons are kept; others are not.
+  const int earlier = errno;
+  const bool write_reason = earlier == ENOSPC || earlier == EFBIG || earlier == EPIPE || earlier == EIO ||
+                            earlier == EDQUOT || earlier == EBADF;
   errno = 0;
   std::cout.flush();
   const bool stream_failed = std::cout.fail();
   const bool flush_failed = std::fflush(stdout) != 0;
   const int error_number = errno;
   if (!stream_failed && !flush_failed && !std::ferror(stdout)) return true;
+  const int reason = error_number != 0 ? error_number : write_reason ? earlier : 0;
   std::fprintf(stderr, "error: standard output: %s\n",
-               error_number != 0 ? std::strerror(error_number) : "a write failed (the output is incomplete)");
+               reason != 0 ? std::strerror(reason) : "a write failed (the output is incomplete)");
   return false;
 }
 }  // namespace

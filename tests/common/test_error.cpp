@@ -143,12 +143,19 @@ TEST_CASE("run_main: a result that cannot be written to standard output is an er
   std::fflush(stdout);
   const int saved = dup(fileno(stdout));
   dup2(fileno(full), fileno(stdout));
-  // Standard output is line-buffered: a whole line fails as it is printed (the reason is gone by the
-  // end), a line without its end fails at the final flush (its reason is known).
+  // Standard output is line-buffered: a whole line fails as it is printed (its reason is kept unless
+  // a later failing call replaced it), a line without its end fails at the final flush.
   const int rc = run_main_captured([] {
     std::printf("the one result\n");
     return 0;
   }, printed);
+  std::string printed_replaced;
+  const int rc_replaced = run_main_captured([] {
+    std::printf("the one result\n");
+    std::FILE* none = std::fopen("/no/such/folder/file", "r");  // fails: errno is ENOENT now
+    if (none) std::fclose(none);
+    return 0;
+  }, printed_replaced);
   std::string printed_unended;
   const int rc_unended = run_main_captured([] {
     std::printf("the one result, no line end");
@@ -161,7 +168,9 @@ TEST_CASE("run_main: a result that cannot be written to standard output is an er
   close(saved);
   std::fclose(full);
   CHECK(rc == 1);
-  CHECK(printed == "error: standard output: a write failed (the output is incomplete)\n");
+  CHECK(printed == "error: standard output: No space left on device\n");
+  CHECK(rc_replaced == 1);
+  CHECK(printed_replaced == "error: standard output: a write failed (the output is incomplete)\n");
   CHECK(rc_unended == 1);
   CHECK(printed_unended == "error: standard output: No space left on device\n");
 
