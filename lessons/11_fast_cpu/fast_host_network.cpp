@@ -423,6 +423,26 @@ host_training::NetworkBytes network_bytes(int threads) {
   };
 }
 
+uint64_t layer_list_bytes(const std::vector<LayerPlan>& plan, int classes, int batch, int eval_batch,
+                          int threads) {
+  const uint64_t most = uint64_t(std::max(batch, eval_batch)), train = uint64_t(std::max(batch, 0));
+  uint64_t floats = 2 * framework::parameter_values(plan) + 2 * train * uint64_t(classes);  // + probs_, dlogits_
+  uint64_t ints = 0;
+  for (const LayerPlan* p : framework::all_layers(plan)) {  // what each layer's passes keep
+    floats += most * p->out_size() + train * p->in_size();
+    if (p->spec.kind == LayerKind::maxpool) ints += most * p->out_size();
+    if (p->spec.kind == LayerKind::batch_norm) floats += 4 * uint64_t(p->out_c);
+  }
+  floats += largest_conv_workspace(plan, int(most));
+  return sizeof(float) * floats + sizeof(int) * ints + scratch_bytes_on_cpu(plan, threads);
+}
+
+host_training::NetworkBytes layer_list_network_bytes(int threads) {
+  return [threads](const std::vector<LayerPlan>& plan, int classes, int batch, int eval_batch) {
+    return layer_list_bytes(plan, classes, batch, eval_batch, threads);
+  };
+}
+
 std::string network_description(int threads) {
   return "lesson 11's layers (dense and conv on the blocked, vectorised GEMM; thin convs direct) on " +
          std::to_string(threads) + " thread" + (threads == 1 ? "" : "s") + ", the first layer's dx skipped";

@@ -109,6 +109,15 @@ int default_threads();
 // trainer prints for them.
 host_training::NetworkMaker network_maker(int threads);
 host_training::NetworkBytes network_bytes(int threads);  // FastHostNetwork::bytes_for with these threads
+
+// What a network that runs a layer list's layers one after another on these layers, without shards
+// (residual blocks and batch norms included), holds at most in bytes, trained at `batch` and
+// evaluated at `eval_batch` on `threads` threads: the parameters and gradients, every layer's output
+// and argmax at the larger batch, its input gradient at `batch`, a batch norm's statistics, the
+// convolutions' workspace (conv_workspace_on_cpu) and the layers' scratch.
+uint64_t layer_list_bytes(const std::vector<host_training::LayerPlan>& plan, int classes, int batch, int eval_batch,
+                          int threads);
+host_training::NetworkBytes layer_list_network_bytes(int threads);  // layer_list_bytes with these threads
 std::string network_description(int threads);
 
 }  // namespace fast_cpu

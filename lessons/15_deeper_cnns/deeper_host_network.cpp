@@ -190,26 +190,6 @@ std::vector<host_training::Parameter> DeeperHostNetwork::running_tensors() const
   return framework::running_statistics(spec(), values);
 }
 
-uint64_t DeeperHostNetwork::bytes_for(const std::vector<LayerPlan>& plan, int classes, int batch, int eval_batch,
-                                      int threads) {
-  const uint64_t most = uint64_t(std::max(batch, eval_batch)), train = uint64_t(std::max(batch, 0));
-  uint64_t floats = 2 * framework::parameter_values(plan) + 2 * train * uint64_t(classes);  // + probs_, dlogits_
-  uint64_t ints = 0;
-  for (const LayerPlan* p : framework::all_layers(plan)) {  // what forward_layer and backward_layer size
-    floats += most * p->out_size() + train * p->in_size();
-    if (p->spec.kind == LayerKind::maxpool) ints += most * p->out_size();
-    if (p->spec.kind == LayerKind::batch_norm) floats += 4 * uint64_t(p->out_c);
-  }
-  floats += fast_cpu::largest_conv_workspace(plan, int(most));
-  return sizeof(float) * floats + sizeof(int) * ints + fast_cpu::scratch_bytes_on_cpu(plan, threads);
-}
-
-host_training::NetworkBytes network_bytes(int threads) {
-  return [threads](const std::vector<LayerPlan>& plan, int classes, int batch, int eval_batch) {
-    return DeeperHostNetwork::bytes_for(plan, classes, batch, eval_batch, threads);
-  };
-}
-
 host_training::NetworkMaker network_maker(int threads, uint64_t seed) {
   return [threads, seed](const host_training::ModelSpec& spec, std::vector<host_training::Parameter> params) {
     return std::make_unique<DeeperHostNetwork>(spec, std::move(params), threads, seed);

@@ -40,13 +40,6 @@ class DeeperHostNetwork : public host_training::HostNetwork {
   // Every batch norm's running mean and variance, named for --save (framework::running_statistics).
   std::vector<host_training::Parameter> running_tensors() const override;
 
-  // What a DeeperHostNetwork of these layers holds at most, in bytes, trained at `batch` and
-  // evaluated at `eval_batch` on `threads` threads: the parameters and gradients, every layer's
-  // output and argmax at the larger batch, its input gradient at `batch`, batch norm's statistics,
-  // the convolutions' workspace (lesson 11's conv_workspace_on_cpu) and the layers' scratch.
-  static uint64_t bytes_for(const std::vector<host_training::LayerPlan>& plan, int classes, int batch, int eval_batch,
-                            int threads);
-
  private:
   // What one layer (all_layers' order) keeps between its passes.
   struct LayerState {
@@ -77,7 +70,6 @@ class DeeperHostNetwork : public host_training::HostNetwork {
 
 // For host_training::train: DeeperHostNetworks on `threads` threads.
 host_training::NetworkMaker network_maker(int threads, uint64_t seed);
-host_training::NetworkBytes network_bytes(int threads);  // DeeperHostNetwork::bytes_for with these threads
 std::string network_description(int threads);
 
 }  // namespace deeper_cnns

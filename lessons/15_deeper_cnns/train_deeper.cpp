@@ -22,6 +22,7 @@
 #include "framework/train_flags.hpp"
 #include "framework/training_data.hpp"
 #include "fast_gpu_layers.hpp"  // lesson 12's use_branch
+#include "fast_host_network.hpp"  // lesson 11's count of a layer list's buffers
 #include "host_training.hpp"
 #include "layer_shapes.hpp"  // conv_shape_of
 #include "parallel_trainer.hpp"  // lesson 13's data-parallel run
@@ -183,7 +184,7 @@ int main(int argc, char** argv) {
                                                          "--batch-norm", "--precision", "--branches"});
       const host_training::TrainerExtras extras{deeper_cnns::network_maker(threads, config.seed),
                                                 deeper_cnns::network_description(threads), nullptr,
-                                                deeper_cnns::network_bytes(threads)};
+                                                fast_cpu::layer_list_network_bytes(threads)};
       framework::print_summary(host_training::train(config, data, extras), "CPU");
       return 0;
     }

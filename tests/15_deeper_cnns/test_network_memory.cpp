@@ -1,5 +1,6 @@
-// Lesson 15 (given code): what a DeeperHostNetwork says it will hold (bytes_for, the number
-// train_deeper --device cpu refuses a run with before anything is allocated) against the peak
+// Lesson 15 (given code): what a DeeperHostNetwork will hold by lesson 11's count for a layer list
+// (fast_cpu::layer_list_bytes, the number train_deeper --device cpu refuses a run with before
+// anything is allocated) against the peak
 // resident memory of training steps and evaluations at the trainer's batches, measured.
 #include <memory>
 #include <vector>
@@ -7,6 +8,7 @@
 #include "course/rng.hpp"
 #include "course_test.hpp"
 #include "deeper_host_network.hpp"
+#include "fast_host_network.hpp"
 #include "resident_memory.hpp"
 
 namespace {
@@ -18,7 +20,7 @@ struct MemoryCase {
 
 }  // namespace
 
-TEST_CASE("DeeperHostNetwork::bytes_for: not below the peak training steps and evaluations reach",
+TEST_CASE("fast_cpu::layer_list_bytes for a DeeperHostNetwork: not below the peak training steps and evaluations reach",
           "[15-network_memory]") {
   // conv8x8x1p8 and the block's conv9x9x8p4 (648 taps) run on im2col: their workspaces at the
   // evaluation's batch of 256 are most of what the network holds.
@@ -29,7 +31,7 @@ TEST_CASE("DeeperHostNetwork::bytes_for: not below the peak training steps and e
     const host_training::ModelSpec spec = host_training::model_by_name(c.model);
     const std::vector<host_training::LayerPlan> plan = host_training::plan_layers(spec);
     const int eval = host_training::kEvalBatch;
-    const uint64_t estimate = deeper_cnns::DeeperHostNetwork::bytes_for(plan, spec.classes, c.batch, eval, c.threads);
+    const uint64_t estimate = fast_cpu::layer_list_bytes(plan, spec.classes, c.batch, eval, c.threads);
 
     course::Rng rng(15, 0);
     std::vector<float> x(static_cast<size_t>(eval) * 28 * 28);
