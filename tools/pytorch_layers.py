@@ -100,6 +100,19 @@ def load_torch():
     return pytorch_mnist
 
 
+def torch_for_run(args, need, text):
+    """PyTorch loaded (load_torch), and what the run asks of it there: torch.compile for the compiled
+    modes, a CUDA GPU with room for `need` bytes."""
+    pytorch_mnist = load_torch()
+    if args.mode in ("compile-graph", "expert") and not hasattr(torch, "compile"):
+        raise InputError(f"--mode {args.mode} needs torch.compile (PyTorch 2), this is PyTorch {torch.__version__}")
+    if args.device == "cuda" and not torch.cuda.is_available():
+        raise InputError("PyTorch sees no CUDA GPU", 1)
+    if args.device == "cuda":
+        check_gpu_memory(need, text, args.batch)
+    return pytorch_mnist
+
+
 def float32(value):
     """`value` rounded to the nearest float32, as a Python float."""
     return struct.unpack("<f", struct.pack("<f", value))[0]
@@ -752,14 +765,8 @@ def run(argv):
     examples = train_images.shape[0] + test_images.shape[0]
     need = check_memory(layers, text, in_shape, args.batch, args.optimizer, args.device, examples)
 
-    load_torch()
+    torch_for_run(args, need, text)
     from pytorch_mnist import EXPERT_COMPILE, eager_step, expert_epoch, graph_step, run_epochs
-    if args.mode in ("compile-graph", "expert") and not hasattr(torch, "compile"):
-        raise InputError(f"--mode {args.mode} needs torch.compile (PyTorch 2), this is PyTorch {torch.__version__}")
-    if args.device == "cuda" and not torch.cuda.is_available():
-        raise InputError("PyTorch sees no CUDA GPU", 1)
-    if args.device == "cuda":
-        check_gpu_memory(need, text, args.batch)
 
     device = torch.device(args.device)
     if args.device == "cuda":

@@ -44,9 +44,10 @@ torch = F = None
 EXPERT_COMPILE = autocast = epoch_graphs = None
 
 
-def load_torch():
+def load_torch(args, need, text):
+    """PyTorch for the run (pytorch_layers.torch_for_run), and what this script takes of it."""
     global torch, F, EXPERT_COMPILE, autocast, epoch_graphs
-    pytorch_mnist = pytorch_layers.load_torch()
+    pytorch_mnist = pytorch_layers.torch_for_run(args, need, text)
     torch = pytorch_layers.torch
     F = torch.nn.functional
     EXPERT_COMPILE, autocast, epoch_graphs = (pytorch_mnist.EXPERT_COMPILE, pytorch_mnist.autocast,
@@ -184,13 +185,7 @@ def main(argv):
     plan(layers, text, in_shape)
     need = pytorch_layers.check_memory(layers, text, in_shape, args.batch, args.optimizer, args.device,
                                        train_images.shape[0] + test_images.shape[0])
-    load_torch()
-    if args.mode in ("compile-graph", "expert") and not hasattr(torch, "compile"):
-        raise InputError(f"--mode {args.mode} needs torch.compile (PyTorch 2), this is PyTorch {torch.__version__}")
-    if args.device == "cuda" and not torch.cuda.is_available():
-        raise InputError("PyTorch sees no CUDA GPU", 1)
-    if args.device == "cuda":
-        pytorch_layers.check_gpu_memory(need, text, args.batch)
+    load_torch(args, need, text)
     device = torch.device(args.device)
     if args.device == "cuda":
         torch.backends.cuda.matmul.allow_tf32 = False
