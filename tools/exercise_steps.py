@@ -18,6 +18,9 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tool_io  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join("cmake", "ExerciseSteps.cmake")
 SOURCE_SUFFIXES = (".cpp", ".cu", ".hpp", ".cuh", ".h")
@@ -111,7 +114,7 @@ def render(places):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = tool_io.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     mode = ap.add_mutually_exclusive_group(required=True)
     mode.add_argument("--write", action="store_true", help=f"write {OUT}")
     mode.add_argument("--check", action="store_true", help=f"fail when {OUT} and the markers differ")
@@ -121,10 +124,7 @@ def main():
     wanted = render(step_places(args.root))
     path = os.path.join(args.root, OUT)
     if args.write:
-        tmp = path + ".tmp"
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(wanted)
-        os.replace(tmp, path)
+        tool_io.write_atomically(path, wanted.encode("utf-8"))
         print(f"wrote {OUT}")
         return 0
     try:
@@ -148,4 +148,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    tool_io.run_tool(main)

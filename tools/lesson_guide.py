@@ -18,6 +18,9 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tool_io  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README = os.path.join("lessons", "00_setup", "README.md")
 BEGIN, END = "<!-- without a GPU: begin -->", "<!-- without a GPU: end -->"
@@ -51,7 +54,7 @@ def table(build_dir):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = tool_io.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build-dir", required=True, help="a configured build of every lesson")
     ap.add_argument("--check", action="store_true", help="only compare; exit 1 when the README differs")
     ap.add_argument("--root", default=ROOT)
@@ -73,13 +76,10 @@ def main():
             return 1
         print(f"{README}: the table of steps without a GPU matches the tests' labels")
         return 0
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(wanted)
-    os.replace(tmp, path)
+    tool_io.write_atomically(path, wanted.encode("utf-8"))
     print(f"wrote {README}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    tool_io.run_tool(main)
