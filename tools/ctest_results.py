@@ -22,6 +22,9 @@ def run_ctest(build_dir, extra_args=(), jobs=None, quiet=True):
     """Returns {test name: (status, output)} with status 'pass', 'fail' or 'skip'.
 
     quiet=False lets CTest print to the terminal as it runs (nothing is captured)."""
+    if not os.path.isfile(os.path.join(build_dir, "CTestTestfile.cmake")):  # ctest would write Testing/ there
+        raise SystemExit(f"{build_dir}: not a configured build folder (no CTestTestfile.cmake); configure it "
+                         "first, e.g. cmake --preset lessons")
     jobs = jobs or int(os.environ.get("CTEST_PARALLEL_LEVEL", 0)) or os.cpu_count() or 2
     with tempfile.TemporaryDirectory() as tmp:
         junit = os.path.join(tmp, "results.xml")
@@ -36,8 +39,7 @@ def run_ctest(build_dir, extra_args=(), jobs=None, quiet=True):
             log = ""
         if not os.path.exists(junit):
             print(log[-2000:], end="")
-            print(f"error: ctest wrote no results in {build_dir} (is it a configured build folder?)", file=sys.stderr)
-            raise SystemExit(1)
+            raise SystemExit(f"ctest wrote no results in {build_dir} (is it a configured build folder?)")
         results = {}
         for case in ET.parse(junit).getroot().iter("testcase"):
             name = case.get("name")

@@ -15,6 +15,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tool_io  # noqa: E402
 from ctest_results import run_ctest, step_key, step_of, todo_steps  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -23,7 +24,7 @@ SYMBOL = {"pass": "PASS", "fail": "FAIL", "not started": "....", "skipped": "ski
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = tool_io.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--no-build", action="store_true", help="do not rebuild first")
     ap.add_argument("--lesson", help="only this lesson number, e.g. 05")
     args = ap.parse_args()
@@ -32,8 +33,7 @@ def main():
     if args.lesson is not None:
         number = args.lesson.zfill(2) if args.lesson.isdigit() else args.lesson
         if number not in [d[:2] for d in lessons]:
-            print(f"error: there is no lesson {args.lesson!r}. Lessons: {', '.join(lessons)}", file=sys.stderr)
-            return 2
+            raise tool_io.ToolError(f"there is no lesson {tool_io.shown(args.lesson)!r}. Lessons: {', '.join(lessons)}", 2)
         args.lesson = number
 
     if not args.no_build:
@@ -44,8 +44,7 @@ def main():
             proc = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             if proc.returncode != 0:
                 print(proc.stdout[-4000:])
-                print(f"error: '{' '.join(cmd)}' failed: {what}", file=sys.stderr)
-                return 1
+                raise tool_io.ToolError(f"'{' '.join(cmd)}' failed: {what}")
     label = ["-L", f"^{args.lesson}$"] if args.lesson else []
     results = run_ctest(BUILD, label)
     open_steps = todo_steps(ROOT)
@@ -83,4 +82,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    tool_io.run_tool(main)

@@ -17,11 +17,12 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tool_io  # noqa: E402
 from ctest_results import run_ctest, summary_lines  # noqa: E402
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = tool_io.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build-dir", required=True)
     group = ap.add_mutually_exclusive_group()
     group.add_argument("--lesson", help="only this lesson's tests (CTest label NN)")
@@ -37,12 +38,12 @@ def main():
     results = run_ctest(args.build_dir, ["--output-on-failure", *select, *args.ctest_args], quiet=False)
     if not results:
         what = f"lesson {args.lesson}" if args.lesson else f"step {args.step}" if args.step else "this build"
-        print(f"error: no tests found for {what} in {args.build_dir}", file=sys.stderr)
-        return 1
+        raise tool_io.ToolError(f"no tests found for {what} in {tool_io.shown(args.build_dir)} "
+                                "(is it a configured build folder?)")
     lines, counts = summary_lines(results)
     print("\n" + "\n".join(lines))
     return 1 if counts["fail"] else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    tool_io.run_tool(main)

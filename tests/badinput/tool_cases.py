@@ -520,6 +520,13 @@ def cases(python):
     add("given_ratio.py", "--lessons x", lambda d: ["--lessons", "x"], 2, ["--lessons"])
     add("lesson_order.py", "--root with no lessons/", lambda d: ["--root", d], 2, ["--root", "lessons/"])
     add("course_check.py", "--bogus", lambda d: ["--bogus"], 2, ["--bogus"])
+    add("progress.py", "--lesson 42 (no such lesson)", lambda d: ["--lesson", "42", "--no-build"], 2,
+        ["there is no lesson '42'", "00_setup"])
+    add("progress.py", "--bogus", lambda d: ["--bogus"], 2, ["--bogus"])
+    add("run_tests.py", "--build-dir that is no build folder", lambda d: ["--build-dir", d], 1,
+        ["not a configured build folder", "cmake --preset"])
+    add("run_tests.py", "--lesson and --step together", lambda d: ["--build-dir", d, "--lesson", "01", "--step", "01.1"],
+        2, ["--step", "--lesson"])
     add("answer_check.py", "good path: the course itself", lambda d: ["--root", ROOT], 0)
     return c, empty_path
 
