@@ -309,6 +309,12 @@ TEST_CASE("dataset_present needs all four standard files", "[idx]") {
 }
 
 TEST_CASE("load_dataset with a limit reads only those images of a 3 GB file; without one it refuses", "[idx]") {
+#if defined(__SANITIZE_ADDRESS__)
+  // AddressSanitizer reserves terabytes of address space for its shadow: a limit on the address
+  // space, which this check stands on, means nothing there.
+  WARN("built with AddressSanitizer: no address-space limit can hold; the check is skipped");
+  return;
+#endif
   // A training-image file of 3.8 million 28x28 images (3 GB) as a sparse file: its header and its
   // first 64 images written, the rest a hole that takes no disk. A child process with 512 MiB of
   // address space beyond what it uses now loads it: reading the whole file would not fit.
