@@ -168,8 +168,12 @@ Result run_one(const SystemInfo& system, int filters, int batch, const StudySett
     } else {
       r.threads = system.name == "cpu-fast-1" ? 1 : fast_cpu::default_threads();
       r.setup = fast_cpu::network_description(r.threads) + cpu_build_note();
-      summary = host_training::train(config, data, warmed_up(fast_cpu::network_maker(r.threads), warm_batch),
-                                     fast_cpu::network_description(r.threads));
+      // Lesson 11's count of what its network holds, for the trainer's memory check (its shards and
+      // workspaces: a HostNetwork's count would fall short).
+      const host_training::TrainerExtras extras{warmed_up(fast_cpu::network_maker(r.threads), warm_batch),
+                                                fast_cpu::network_description(r.threads), nullptr,
+                                                fast_cpu::network_bytes(r.threads)};
+      summary = host_training::train(config, data, extras);
     }
     r.setup += "; buffers allocated by an untimed pass before the epoch";
   } else if (system.name == "gpu-lesson08") {
