@@ -1,22 +1,28 @@
 #include "course/host_memory.hpp"
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 
 namespace course {
 
-uint64_t host_memory_available() {
-  uint64_t available = 0;
+uint64_t memory_available() {
   if (std::FILE* f = std::fopen("/proc/meminfo", "r")) {
     char line[256];
     unsigned long long kib = 0;
     bool found = false;
     while (!found && std::fgets(line, sizeof line, f)) found = std::sscanf(line, "MemAvailable: %llu kB", &kib) == 1;
     std::fclose(f);
-    if (found) available = uint64_t(kib) * 1024;
+    if (found) return uint64_t(kib) * 1024;
   }
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : 0;
+}
+
+uint64_t host_memory_available() {
+  uint64_t available = memory_available();
   rlimit limit{};
   if (::getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
     available = available == 0 ? uint64_t(limit.rlim_cur) : std::min(available, uint64_t(limit.rlim_cur));

@@ -1,6 +1,5 @@
 // The course framework: the models as data, their layer sizes and their initial weights
 // (framework/model.hpp).
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -10,6 +9,7 @@
 #include <string>
 
 #include "course/error.hpp"
+#include "course/host_memory.hpp"
 #include "course/rng.hpp"
 #include "course/tensor.hpp"
 #include "framework/model.hpp"
@@ -297,18 +297,7 @@ uint64_t training_bytes(const std::vector<LayerPlan>& plan, int batch) {
   return sizeof(float) * (4 * parameter_values(plan) + uint64_t(std::max(batch, 1)) * per_example);
 }
 
-uint64_t available_host_bytes() {
-  if (FILE* f = std::fopen("/proc/meminfo", "r")) {
-    char line[256];
-    unsigned long long kib = 0;
-    bool found = false;
-    while (!found && std::fgets(line, sizeof line, f)) found = std::sscanf(line, "MemAvailable: %llu kB", &kib) == 1;
-    std::fclose(f);
-    if (found) return uint64_t(kib) * 1024;
-  }
-  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
-  return pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : 0;
-}
+uint64_t available_host_bytes() { return course::memory_available(); }
 
 void require_memory(uint64_t bytes, uint64_t available, const std::string& what, const std::string& where) {
   if (available == 0 || bytes <= available) return;

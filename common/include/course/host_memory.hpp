@@ -6,8 +6,12 @@
 
 namespace course {
 
-// MemAvailable of /proc/meminfo, capped by the address-space limit (ulimit -v) when one is set;
-// 0 when neither can be read (then nothing is refused on its account).
+// MemAvailable of /proc/meminfo (the memory the machine can give without swapping), else all of
+// its memory; 0 when neither can be read.
+uint64_t memory_available();
+
+// memory_available(), capped by the address-space limit (ulimit -v) when one is set; 0 when neither
+// can be read (then nothing is refused on its account).
 uint64_t host_memory_available();
 
 // "512 bytes", "3.8 MiB", "12.0 GiB".

@@ -139,8 +139,8 @@ std::vector<std::string> layer_names(const std::vector<LayerPlan>& plan);
 // times (output, its gradient, a mask or argmax). An estimate from above, for refusing a run the
 // machine cannot hold before anything is allocated.
 uint64_t training_bytes(const std::vector<LayerPlan>& plan, int batch);
-// The memory this machine has for a new allocation now (MemAvailable of /proc/meminfo, else its
-// physical memory), in bytes; 0 when it cannot tell.
+// The memory this machine has for a new allocation now (course::memory_available: MemAvailable of
+// /proc/meminfo, else its physical memory), in bytes; 0 when it cannot tell.
 uint64_t available_host_bytes();
 // Throws course::Error "<what> needs about N GiB ..., more than the M GiB <where> has free; ..."
 // when `bytes` exceeds `available` (nothing is checked when available is 0: it could not be told).
