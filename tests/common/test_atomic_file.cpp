@@ -18,6 +18,7 @@
 #include "course/atomic_file.hpp"
 #include "course/npy.hpp"
 #include "course/png.hpp"
+#include "child_process.hpp"
 #include "course_test.hpp"
 #include "test_files.hpp"
 
@@ -413,13 +414,8 @@ TEST_CASE("another user's file in a sticky folder is refused before the work, no
   const std::string theirs = shared + "/metrics.csv";
   write_bytes(theirs, {'o', 'l', 'd', '\n'});  // root's
   REQUIRE(::chmod(theirs.c_str(), 0666) == 0);  // writable by all, and still not replaceable by them
-  int pipe_fds[2];
-  REQUIRE(::pipe(pipe_fds) == 0);
-  const pid_t child = ::fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {  // as nobody: the rename would fail (EPERM), so the check must refuse it first
-    ::close(pipe_fds[0]);
-    if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(10);
+  // As nobody: the rename would fail (EPERM), so the check must refuse it first.
+  const course::test::ChildResult child = course::test::run_in_child(course::test::become_nobody, [&] {
     const std::string temp = shared + "/probe";
     const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
     if (fd < 0) ::_exit(11);
@@ -432,18 +428,10 @@ TEST_CASE("another user's file in a sticky folder is refused before the work, no
     // Its own file there, and a new name, are fine.
     message += "\n" + error_message([&] { course::write_file_atomically(shared + "/mine.csv", "x\n"); });
     message += "\n" + error_message([&] { course::write_file_atomically(shared + "/mine.csv", "y\n"); });
-    if (::write(pipe_fds[1], message.data(), message.size()) < 0) ::_exit(13);
-    ::_exit(0);
-  }
-  ::close(pipe_fds[1]);
-  std::string message;
-  char buffer[512];
-  for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0;) message.append(buffer, size_t(n));
-  ::close(pipe_fds[0]);
-  int status = 0;
-  REQUIRE(::waitpid(child, &status, 0) == child);
-  REQUIRE(WIFEXITED(status));
-  REQUIRE(WEXITSTATUS(status) == 0);  // 10: no user nobody; 12: the folder did not stop the rename
+    return message;
+  });
+  const std::string& message = child.text;
+  REQUIRE(child.exit_code == 0);  // 10: no user nobody; 12: the folder did not stop the rename
   INFO(message);
   const std::string refusal = theirs + ": cannot be replaced: it belongs to another user (uid 0) and its folder " +
                               shared + " is sticky (mode 1777";

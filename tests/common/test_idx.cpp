@@ -14,6 +14,7 @@
 #include <future>
 #include <thread>
 
+#include "child_process.hpp"
 #include "course_test.hpp"
 #include "test_files.hpp"
 
@@ -330,12 +331,7 @@ TEST_CASE("load_dataset with a limit reads only those images of a 3 GB file; wit
   labels.resize(labels.size() + n, 3);
   write_bytes(course::idx_labels_path(dir.path(), Split::train), labels);
 
-  int pipe_fds[2];
-  REQUIRE(::pipe(pipe_fds) == 0);
-  const pid_t child = ::fork();
-  REQUIRE(child >= 0);
-  if (child == 0) {
-    ::close(pipe_fds[0]);
+  const auto limit_address_space = [] {  // 512 MiB beyond what the child uses now
     long pages = 0;
     if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
       if (std::fscanf(f, "%ld", &pages) != 1) pages = 0;
@@ -343,7 +339,9 @@ TEST_CASE("load_dataset with a limit reads only those images of a 3 GB file; wit
     }
     const rlim_t room = rlim_t(pages) * rlim_t(::sysconf(_SC_PAGESIZE)) + (rlim_t(512) << 20);
     const rlimit limit{room, room};
-    if (pages == 0 || ::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(10);
+    return pages > 0 && ::setrlimit(RLIMIT_AS, &limit) == 0;
+  };
+  const course::test::ChildResult child = course::test::run_in_child(limit_address_space, [&] {
     std::string report;
     try {
       const course::Dataset ds = course::load_dataset(dir.path(), Split::train, int(kept));
@@ -353,20 +351,11 @@ TEST_CASE("load_dataset with a limit reads only those images of a 3 GB file; wit
     } catch (const std::exception& e) {
       report = std::string("limit 64: ") + e.what();
     }
-    report += "\n" + error_message([&] { course::load_dataset(dir.path(), Split::train); });
-    if (::write(pipe_fds[1], report.data(), report.size()) < 0) ::_exit(11);
-    ::_exit(0);
-  }
-  ::close(pipe_fds[1]);
-  std::string report;
-  char buffer[512];
-  for (ssize_t got; (got = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0;) report.append(buffer, size_t(got));
-  ::close(pipe_fds[0]);
-  int status = 0;
-  REQUIRE(::waitpid(child, &status, 0) == child);
+    return report + "\n" + error_message([&] { course::load_dataset(dir.path(), Split::train); });
+  });
+  const std::string& report = child.text;
   INFO(report);
-  REQUIRE(WIFEXITED(status));
-  REQUIRE(WEXITSTATUS(status) == 0);
+  REQUIRE(child.exit_code == 0);
   CHECK(report.rfind("loaded\n", 0) == 0);
   // The whole file, as floats, is refused before it is allocated, naming the file and what to do.
   CHECK(contains(report, "\n" + images + ": 3800000 images of 28x28 take 13.9 GiB to load, more than the "));

@@ -1,7 +1,6 @@
 // Where a trainer's data comes from (training_data.hpp): a --data that is no folder this user can
 // read is named with what is wrong with it, not reported as a folder without the data set.
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -9,6 +8,7 @@
 #include <vector>
 
 #include "../common/test_files.hpp"
+#include "child_process.hpp"
 #include "course/error.hpp"
 #include "course/idx.hpp"
 #include "course_test.hpp"
@@ -67,25 +67,10 @@ TEST_CASE("a --data folder this user cannot read says so", "[training_data]") {
     message = load_error(locked);
   } else {  // root reads any folder: the user nobody tries it, in a child process
     REQUIRE(::chmod(dir.path().c_str(), 0755) == 0);
-    int pipe_fds[2];
-    REQUIRE(::pipe(pipe_fds) == 0);
-    const pid_t child = ::fork();
-    REQUIRE(child >= 0);
-    if (child == 0) {
-      ::close(pipe_fds[0]);
-      if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(10);
-      const std::string text = load_error(locked);
-      if (::write(pipe_fds[1], text.data(), text.size()) < 0) ::_exit(11);
-      ::_exit(0);
-    }
-    ::close(pipe_fds[1]);
-    char buffer[512];
-    for (ssize_t got; (got = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0;) message.append(buffer, size_t(got));
-    ::close(pipe_fds[0]);
-    int status = 0;
-    REQUIRE(::waitpid(child, &status, 0) == child);
-    REQUIRE(WIFEXITED(status));
-    REQUIRE(WEXITSTATUS(status) == 0);
+    const course::test::ChildResult nobody =
+        course::test::run_in_child(course::test::become_nobody, [&] { return load_error(locked); });
+    REQUIRE(nobody.exit_code == 0);
+    message = nobody.text;
   }
   ::chmod(locked.c_str(), 0755);  // so that TempDir can remove it
   INFO(message);
