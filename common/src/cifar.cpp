@@ -109,11 +109,7 @@ Dataset load_cifar10(const std::string& dir, Split split, int limit) {
     fail(dir, std::to_string(total) + " records, more than a data set can hold (" + std::to_string(INT_MAX) + ")");
   const size_t kept = limit > 0 ? std::min<size_t>(total, static_cast<size_t>(limit)) : static_cast<size_t>(total);
 
-  const uint64_t float_bytes = uint64_t(kept) * kCifarImageBytes * sizeof(float), available = host_memory_available();
-  if (available != 0 && float_bytes > available)
-    fail(dir, std::to_string(kept) + " images of 3x32x32 take " + byte_size_text(float_bytes) +
-                  " as floats, more than the " + byte_size_text(available) +
-                  " of host memory available: load fewer (a limit such as --train-limit)");
+  require_room_for_images(dir, kept, "3x32x32", uint64_t(kept) * kCifarImageBytes * sizeof(float));
   Dataset ds = empty_dataset(kept);
   // Every file is read, also those past a limit: each label is checked whatever the limit. A piece
   // of records at a time, so a file of any size takes no more memory than that.

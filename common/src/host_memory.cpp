@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "course/error.hpp"
+
 namespace course {
 
 uint64_t memory_available() {
@@ -27,6 +29,14 @@ uint64_t host_memory_available() {
   if (::getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
     available = available == 0 ? uint64_t(limit.rlim_cur) : std::min(available, uint64_t(limit.rlim_cur));
   return available;
+}
+
+void require_room_for_images(const std::string& name, uint64_t count, const std::string& shape, uint64_t bytes) {
+  const uint64_t available = host_memory_available();
+  if (available != 0 && bytes > available)
+    throw Error(name + ": " + std::to_string(count) + " images of " + shape + " take " + byte_size_text(bytes) +
+                " to load, more than the " + byte_size_text(available) +
+                " of host memory available: load fewer (a limit such as --train-limit)");
 }
 
 std::string byte_size_text(uint64_t bytes) {

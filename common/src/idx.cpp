@@ -196,18 +196,14 @@ void check_labels_for(const std::vector<int>& image_dims, const std::string& ima
 // Refuses n images of h x w before they are allocated when the host cannot hold them: `per_pixel`
 // bytes each (a float, and the byte read from the file while it is converted).
 void check_room(const std::string& image_name, int n, int h, int w, uint64_t per_pixel) {
-  const uint64_t bytes = uint64_t(n) * uint64_t(h) * uint64_t(w) * per_pixel, available = host_memory_available();
-  if (available != 0 && bytes > available)
-    fail(image_name, std::to_string(n) + " images of " + std::to_string(h) + "x" + std::to_string(w) + " take " +
-                         byte_size_text(bytes) + " to load, more than the " + byte_size_text(available) +
-                         " of host memory available: load fewer (a limit such as --train-limit)");
+  require_room_for_images(image_name, uint64_t(n), std::to_string(h) + "x" + std::to_string(w),
+                          uint64_t(n) * uint64_t(h) * uint64_t(w) * per_pixel);
 }
 
-// The first n images as floats and their labels.
-Dataset dataset_of(const IdxArray& images, const std::string& image_name, const IdxArray& labels, int n) {
+// The first n images as floats and their labels (their room checked by the caller).
+Dataset dataset_of(const IdxArray& images, const IdxArray& labels, int n) {
   const int h = images.dims[1], w = images.dims[2];
   const size_t pixels = static_cast<size_t>(n) * h * w;
-  check_room(image_name, n, h, w, sizeof(float));
   Dataset ds;
   ds.images = HostTensor({n, 1, h, w});
   for (size_t i = 0; i < pixels; ++i) ds.images[i] = images.data[i] / 255.0f;
@@ -226,7 +222,8 @@ Dataset dataset_from_idx(const IdxArray& images, const std::string& image_name, 
     fail(image_name, "holds " + std::to_string(images.data.size()) + " bytes, its dimensions give " + std::to_string(count));
   int n = images.dims[0];
   if (limit > 0 && limit < n) n = limit;
-  return dataset_of(images, image_name, labels, n);
+  check_room(image_name, n, images.dims[1], images.dims[2], sizeof(float));
+  return dataset_of(images, labels, n);
 }
 
 Dataset load_dataset(const std::string& dir, Split split, int limit) {
@@ -242,7 +239,7 @@ Dataset load_dataset(const std::string& dir, Split split, int limit) {
   const IdxArray images = read_idx(image_path, n);
   if (images.dims != std::vector<int>{n, image_dims[1], image_dims[2]})
     fail(image_path, "changed while it was read");
-  return dataset_of(images, image_path, labels, n);
+  return dataset_of(images, labels, n);
 }
 
 std::string default_data_dir(const std::string& dataset) { return std::string(COURSE_DATA_DIR) + "/" + dataset; }
