@@ -334,11 +334,16 @@ endfunction()
 # course_require_builds(): every test defined so far in the current folder needs the build of
 # what it runs (course_finish_targets adds those builds as tests). A lesson's tests need its
 # lesson_NN; the rest (common/, the framework, the programs, bad input) everything; the documents'
-# and data scripts' tests nothing. course_add_tests and course_add_program_test schedule it for the
-# end of their folder; a folder that only calls add_test calls it at its end.
+# and data scripts' tests, and a test with the property COURSE_RUNS_NO_BUILD, nothing.
+# course_add_tests and course_add_program_test schedule it for the end of their folder; a folder
+# that only calls add_test schedules it itself (course_require_builds_at_end).
 function(course_require_builds)
   get_property(tests DIRECTORY PROPERTY TESTS)
   foreach(test IN LISTS tests)
+    get_test_property(${test} COURSE_RUNS_NO_BUILD no_build)
+    if(no_build)
+      continue()
+    endif()
     get_test_property(${test} LABELS labels)
     set(fixture course_build_all)
     foreach(label IN LISTS labels)
