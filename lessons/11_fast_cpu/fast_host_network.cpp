@@ -25,14 +25,10 @@ FastHostNetwork::FastHostNetwork(host_training::ModelSpec spec, std::vector<host
                                  int threads, framework::LayerSet accepted)
     : HostNetwork(std::move(spec), std::move(params), accepted), threads_(threads) {
   if (threads < 1) throw course::Error("FastHostNetwork: threads must be >= 1, got " + std::to_string(threads));
-  every_layer_lesson02_ = std::all_of(plan_.begin(), plan_.end(), [](const LayerPlan& p) {
-    return framework::first_set_with(p.spec.kind) == framework::LayerSet::lesson02;
-  });
 }
 
 FastHostNetwork::FastHostNetwork(const FastHostNetwork& owner, bool gradients)
-    : HostNetwork(owner, gradients), threads_(1), split_(owner.split_),
-      every_layer_lesson02_(owner.every_layer_lesson02_) {}
+    : HostNetwork(owner, gradients), threads_(1), split_(owner.split_) {}
 
 void FastHostNetwork::extra_forward(size_t layer, int, bool) {
   throw course::Error("FastHostNetwork: layer '" + layer_text(plan_.at(layer).spec) + "' is not one of lesson 02's");
@@ -316,9 +312,7 @@ bool FastHostNetwork::may_shard(int threads, BatchSplit split, const std::vector
          });
 }
 
-bool FastHostNetwork::may_shard() const {
-  return threads_ > 1 && split_ == BatchSplit::shards && every_layer_lesson02_;
-}
+bool FastHostNetwork::may_shard() const { return may_shard(threads_, split_, plan_); }
 
 int FastHostNetwork::training_shards(int batch, bool may_shard) {
   return may_shard ? std::clamp(batch / kShardExamples, 1, kMaxShards) : 1;
@@ -349,8 +343,9 @@ uint64_t FastHostNetwork::bytes_for(const std::vector<LayerPlan>& plan, int clas
     if (cut > 1) shards = std::max(shards, cut), shard_batch = std::max(shard_batch, course::ceil_div(b, cut));
   };
   for (int b = 1; b <= batch; ++b) {
-    visit(b, training_shards(b, shard));
-    training = std::max(training, training_shards(b, shard) > 1 ? training_shards(b, shard) : 0);
+    const int cut = training_shards(b, shard);
+    visit(b, cut);
+    if (cut > 1) training = std::max(training, cut);  // shards that train hold weight gradients
   }
   for (int b = 1; b <= eval_batch; ++b) visit(b, inference_shards(b, threads, shard));
   const uint64_t params = framework::parameter_values(plan);

@@ -81,7 +81,6 @@ class FastHostNetwork : public host_training::HostNetwork {
   bool relu_into_pool(size_t layer) const;  // a ReLU that runs together with the max-pool after it
   int threads_;
   BatchSplit split_ = BatchSplit::shards;
-  bool every_layer_lesson02_ = false;
   std::vector<float> workspace_;   // the convolutions' im2col scratch, grown on demand
   std::vector<std::unique_ptr<FastHostNetwork>> shards_;  // one thread each, grown on demand
 };
