@@ -526,25 +526,11 @@ def data_files(dataset, dir_):
 
 
 def load_idx_split(dir_, split, limit):
-    prefix = "train" if split == "train" else "t10k"
-    arrays = []
-    for kind in ("images", "labels"):
-        path = os.path.join(dir_, f"{prefix}-{kind}-idx{3 if kind == 'images' else 1}-ubyte")
-        arrays.append((path, tool_io.read_idx(path)))  # a FIFO, a device, a cut or damaged file: one line
-    (images_path, images), (labels_path, labels) = arrays
-    if len(images.dims) != 3:
-        raise InputError(f"{images_path}: expected 3 dimensions (count, rows, cols), not {len(images.dims)}", 1)
-    if len(labels.dims) != 1:
-        raise InputError(f"{labels_path}: expected 1 dimension (count), not {len(labels.dims)}", 1)
+    """A split of an MNIST-like folder, checked (tool_io.read_idx_split), its first `limit` images."""
+    images_path, images, _, labels = tool_io.read_idx_split(dir_, split)
     count, rows, cols = images.dims
-    if count != labels.dims[0]:
-        raise InputError(f"{labels_path}: {labels.dims[0]} labels for {count} images in {images_path}", 1)
     n = count if limit == 0 else min(limit, count)
-    label_bytes = labels.data[:n]
-    if label_bytes and max(label_bytes) > 9:
-        bad = next(i for i, v in enumerate(label_bytes) if v > 9)
-        raise InputError(f"{labels_path}: label {label_bytes[bad]} at index {bad} is outside 0..9", 1)
-    return Images(images.data[:n * rows * cols] if n < count else images.data, (n, 1, rows, cols)), label_bytes, \
+    return Images(images.data[:n * rows * cols] if n < count else images.data, (n, 1, rows, cols)), labels.data[:n], \
         images_path
 
 

@@ -101,23 +101,13 @@ def load_torch():
 
 
 def read_split(dir_, split):
-    """A split of MNIST's IDX files as tool_io reads them: (images, labels), checked: 28 x 28 images,
-    one label an image, each 0..9."""
-    prefix = "train" if split == "train" else "t10k"
-    missing = "file not found (run data/fetch_mnist.sh, or pass --data DIR)"
-    images_path = os.path.join(dir_, f"{prefix}-images-idx3-ubyte")
-    labels_path = os.path.join(dir_, f"{prefix}-labels-idx1-ubyte")
-    images = tool_io.read_idx(images_path, missing)
-    labels = tool_io.read_idx(labels_path, missing)
-    if len(images.dims) != 3 or images.dims[1:] != (28, 28):
+    """A split of MNIST's IDX files as tool_io reads them (read_idx_split): (images, labels), checked,
+    and 28 x 28 images."""
+    images_path, images, _, labels = tool_io.read_idx_split(
+        dir_, split, "file not found (run data/fetch_mnist.sh, or pass --data DIR)")
+    if images.dims[1:] != (28, 28):
         tool_io.fail(f"{tool_io.shown(images_path)}: images of {' x '.join(map(str, images.dims))}, expected "
                      "N x 28 x 28 (the models here are MNIST's)")
-    if labels.dims != images.dims[:1]:
-        tool_io.fail(f"{tool_io.shown(labels_path)}: {' x '.join(map(str, labels.dims))} labels for "
-                     f"{images.dims[0]} images")
-    if max(labels.data) > 9:
-        bad = next(i for i, v in enumerate(labels.data) if v > 9)
-        tool_io.fail(f"{tool_io.shown(labels_path)}: label {labels.data[bad]} at index {bad} is outside 0..9")
     return images, labels
 
 

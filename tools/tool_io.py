@@ -483,6 +483,26 @@ def read_idx(path, missing=None):
         return IdxArray(dims, read_exactly(f, path, offset, size - offset))
 
 
+def read_idx_split(dir_, split, missing=None):
+    """A split of an MNIST-like folder ("train" or "test") as the course reads it: (images_path,
+    images, labels_path, labels), checked: images N x rows x cols, one label an image, every label
+    0..9 (also those a limit leaves out: a damaged file is refused whatever the limit)."""
+    prefix = "train" if split == "train" else "t10k"
+    images_path = os.path.join(dir_, f"{prefix}-images-idx3-ubyte")
+    labels_path = os.path.join(dir_, f"{prefix}-labels-idx1-ubyte")
+    images, labels = read_idx(images_path, missing), read_idx(labels_path, missing)
+    if len(images.dims) != 3:
+        fail(f"{shown(images_path)}: expected 3 dimensions (count, rows, cols), not {len(images.dims)}")
+    if len(labels.dims) != 1:
+        fail(f"{shown(labels_path)}: expected 1 dimension (count), not {len(labels.dims)}")
+    if labels.dims[0] != images.dims[0]:
+        fail(f"{shown(labels_path)}: {labels.dims[0]} labels for {images.dims[0]} images in {shown(images_path)}")
+    if labels.data and max(labels.data) > 9:
+        bad = next(i for i, v in enumerate(labels.data) if v > 9)
+        fail(f"{shown(labels_path)}: label {labels.data[bad]} at index {bad} is outside 0..9")
+    return images_path, images, labels_path, labels
+
+
 # ---- outputs -------------------------------------------------------------------------------------
 
 def check_output_path(path, flag=None):
