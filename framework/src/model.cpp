@@ -336,10 +336,11 @@ std::vector<Parameter> running_statistics(const ModelSpec& spec, const std::vect
   return stats;
 }
 
-std::vector<Parameter> parameter_shapes(const ModelSpec& spec) {
+namespace {
+// Every parameter of these layers, named and shaped, with no values.
+std::vector<Parameter> shapes_of(const std::vector<LayerPlan>& plan) {
   std::vector<Parameter> params;
   int convs = 0, denses = 0, norms = 0;
-  const std::vector<LayerPlan> plan = plan_layers(spec);
   for (const LayerPlan* layer : all_layers(plan)) {
     const LayerPlan& p = *layer;
     if (p.weight < 0) continue;
@@ -364,15 +365,13 @@ std::vector<Parameter> parameter_shapes(const ModelSpec& spec) {
   return params;
 }
 
+}  // namespace
+
+std::vector<Parameter> parameter_shapes(const ModelSpec& spec) { return shapes_of(plan_layers(spec)); }
+
 uint64_t parameter_values(const std::vector<LayerPlan>& plan) {
   uint64_t values = 0;
-  for (const LayerPlan* p : all_layers(plan)) {
-    if (p->weight < 0) continue;
-    const uint64_t fan = p->spec.kind == LayerKind::conv         ? uint64_t(p->in_c) * p->spec.kernel * p->spec.kernel
-                         : p->spec.kind == LayerKind::batch_norm ? 1
-                                                                 : p->in_size();
-    values += uint64_t(p->out_c) * fan + uint64_t(p->out_c);
-  }
+  for (const Parameter& p : shapes_of(plan)) values += course::element_count(p.shape);
   return values;
 }
 
