@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""No answers in given code: a solution's lines must not already stand in the lesson's README or
-given code.
+"""No answers in given text: a solution's lines must not already stand in the lesson's README (its
+hints) or given code.
 
 For each file solutions/NN_*/exercises/F, the lines the learner writes (the solution's code lines
 that its stub lessons/NN_*/exercises/F does not have, at least 20 characters once spaces are
 squeezed, not comments) are looked up, verbatim after squeezing spaces, in the lesson's README and
-in every file of lessons/NN_*/ outside exercises/. A solution file with more than half of those
-lines found there fails, with the lines and where they stand.
+in every file of lessons/NN_*/ outside exercises/. A hint never holds a solution's line: one such
+line in the README fails, unless the lesson's given code holds it too (a declaration the learner
+copies from a header is not an answer). A solution file with more than half of its lines standing
+in given code fails too. Each failure lists the lines and where they stand.
 
 usage: tools/answer_check.py [--root DIR] [--lesson NN] [--verbose]
        tools/answer_check.py --self-test     a small tree whose README holds a solution's lines
@@ -84,6 +86,16 @@ def check(root, only=None):
     return failures
 
 
+def in_readme_only(where):
+    return any(p.endswith("README.md") for p in where) and all(p.endswith("README.md") for p in where)
+
+
+def given_away(failure):
+    """A README (hint) holds one of the written lines, or given code more than half of them."""
+    _, written, found = failure
+    return any(in_readme_only(where) for _, where in found) or len(found) / written > 0.5
+
+
 def self_test():
     import tempfile
     with tempfile.TemporaryDirectory() as tmp:
@@ -97,15 +109,19 @@ def self_test():
         for name, text in files.items():
             (root / name).parent.mkdir(parents=True, exist_ok=True)
             (root / name).write_text(text)
-        failing = [f for f in check(root) if len(f[2]) / f[1] > 0.5]
+        failing = [f for f in check(root) if given_away(f)]
         if len(failing) != 1:
             print("self-test: a README holding a solution's lines was not reported:", check(root))
+            return 1
+        (root / "lessons/01_a/README.md").write_text("# a\n```\n" + answer[1] + "\n```\n")
+        if len([f for f in check(root) if given_away(f)]) != 1:
+            print("self-test: a hint holding one of a solution's lines was not reported:", check(root))
             return 1
         (root / "lessons/01_a/README.md").write_text("# a\nAdd the two inputs, scaled, then apply the ReLU.\n")
         if any(found for _, _, found in check(root)):
             print("self-test: a README without the solution's lines was reported:", check(root))
             return 1
-    print("self-test: a README holding a solution's lines fails, one without them passes")
+    print("self-test: a README holding a solution's lines fails, one holding one of them fails, one without them passes")
     return 0
 
 
@@ -125,10 +141,13 @@ def main():
     bad = 0
     for path, written, found in check(args.root, args.lesson):
         share = len(found) / written
-        if share > 0.5 or (args.verbose and found):
-            bad += share > 0.5
+        failed = given_away((path, written, found))
+        if failed or (args.verbose and found):
+            bad += failed
+            hint = sum(in_readme_only(where) for _, where in found)
             print(f"{path}: {len(found)} of its {written} written lines stand in given text ({100 * share:.0f} %)"
-                  + ("" if share > 0.5 else " (below the line)"))
+                  + (f", {hint} of them in the README's hints" if hint else "")
+                  + ("" if failed else " (below the line)"))
             for line, where in found[:8]:
                 print(f"    {line[:90]}    <- {', '.join(where[:2])}")
     print(f"answer check: {bad} solution file(s) given away" if bad else "answer check: no solution file given away")

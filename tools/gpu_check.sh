@@ -16,7 +16,7 @@
 #   race      the course's fastest trainers against an expert's PyTorch (tools/race_pytorch.py): lessons 09,
 #             10, 12 and 14, three alternated runs each (not in the default list: its first compiles take
 #             minutes; RACE_LESSONS=09,10 picks lessons, RACE_RUNS=N the rounds, RACE_FORMATS=known
-#             only the memory format earlier races found faster)
+#             only the memory format measured faster on an H100)
 #   sine      lesson 16: tools/sine_table.py, an epoch of train_sine on the CPU, with 16.2 and with 16.3,
 #             against PyTorch's nn.LSTM from the same weights, at 5, 51, 256 and 1,024 units, then the
 #             loss curves (not in the default list: a few minutes; SINE_ARGS adds flags, e.g.

@@ -25,7 +25,7 @@ PyTorch program's timed part (Inductor's cache makes the later rounds' set-up sh
 Measures: lessons 09, 10, 12: the median training seconds of epochs 2..E (epoch 1 carries one-time
 costs on both sides); lesson 14: the median training time over the seeds. Accuracies beside them.
 
---formats known skips the memory format that earlier races found slower (channels_last for FP32
+--formats known skips the memory format measured slower on an H100 (channels_last for FP32
 rows, NCHW for BF16 rows): each compile with max-autotune takes minutes. Default: both.
 
 usage: tools/race_pytorch.py [--lessons 09,10,12,14,15,15-bf16] [--runs 3] [--epochs 3] [--seeds 10]
@@ -280,7 +280,7 @@ def main():
     ap.add_argument("--out", default=os.path.join(os.environ.get("OUT", os.path.join(ROOT, "out")), "race"))
     args = ap.parse_args()
     specs = lessons(args)
-    if args.formats == "known":  # the slower format of each arithmetic, as earlier races measured it
+    if args.formats == "known":  # the slower format of each arithmetic, as measured on an H100
         for spec in specs.values():
             spec["pytorch"] = [c for c in spec["pytorch"]
                                if not (("BF16" in c[0] and "NCHW" in c[0]) or ("FP32" in c[0] and "channels_last" in c[0]))]

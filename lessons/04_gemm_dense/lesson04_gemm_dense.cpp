@@ -3,7 +3,7 @@
 //      A^T*B for the last two) against the product in double on odd and aligned shapes;
 //   2. times every rung beside cuBLAS SGEMM (FP32, TF32 off) on the same matrices, each first
 //      checked against cuBLAS: cubes 128^3 ... 4096^3 and the GEMMs of the MNIST model, and
-//      prints GFLOP/s and % of cuBLAS as a Markdown table (the one in docs/results.md).
+//      prints GFLOP/s and % of cuBLAS as a Markdown table (the one in docs/results/04_gemm_dense.md).
 // Without a GPU (or with --cpu-only) it times lesson 01's dense loop instead (cpu_baseline.hpp).
 #include <cstdio>
 #include <string>

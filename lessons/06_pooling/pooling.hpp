@@ -30,7 +30,7 @@
 // Which one the GPU trainer uses: the argmax variant. It works for every window and stride, and it
 // moves as few bytes as the mask variant (an int per output = one byte per input at 2x2/2)
 // while the recompute variant reads x a second time. lesson06_pooling times all three side by
-// side; docs/results.md holds the H100 numbers.
+// side; docs/results/06_pooling.md holds the H100 numbers.
 #include <cstddef>
 #include <cstdint>
 

@@ -19,7 +19,7 @@ const char* conv_algorithm_name(ConvAlgorithm algorithm);
 // The algorithm a conv layer runs when `requested` is asked for: requested itself unless it is
 // automatic; then direct when the im2col GEMM's inner dimension (in_c * k * k) is below
 // kDirectBelowK, where that GEMM is too thin to pay for the col buffer (model A's conv1: K = 25,
-// see the --profile tables in docs/results.md), im2col otherwise. A rule of the shape, not a timing,
+// see the --profile tables in docs/results/08_mnist_gpu.md), im2col otherwise. A rule of the shape, not a timing,
 // so the same command always trains the same way.
 inline constexpr int kDirectBelowK = 64;
 ConvAlgorithm choose_conv_algorithm(ConvAlgorithm requested, const host_training::LayerPlan& plan);

@@ -38,7 +38,7 @@ struct GpuTrainConfig : framework::TrainConfig {
     model = "a";  // about half an hour per epoch on a CPU, seconds on a GPU
     epochs = 5;
     batch = 128;
-    default_sgd_lr = 0.05f;  // the setting of the measured runs (docs/results.md)
+    default_sgd_lr = 0.05f;  // the setting of the measured runs (docs/results/08_mnist_gpu.md)
   }
   ConvAlgorithm conv = ConvAlgorithm::automatic;
 };

@@ -52,7 +52,7 @@ inline void gemm_simd(Trans ta, Trans tb, int M, int N, int K, const float* A, c
 // starting a std::thread. A thread still pays only with enough work: each range a core takes is data
 // another core wrote, and the results go back to the core that reads them next. At batch 32
 // splitting the small CNN's 4.5 MFLOP convolutions over two cores made the step slower on the 2-core
-// machine of docs/results.md. Smaller work runs on fewer threads, down to one.
+// machine of docs/results/11_fast_cpu.md. Smaller work runs on fewer threads, down to one.
 constexpr double kMinFlopsPerThread = 8e6;
 
 // Given (parallel.cpp): body(r) for every r in [0, ranges), on the calling thread and on up to

@@ -135,13 +135,15 @@ def saved_mnist(folder, manifest=True):
 
 
 def mini_course(folder, readme_bytes=None, results_bytes=None):
-    """A course tree for readme_tables.py: docs/results.md with lesson 01's measured block, and lesson
-    01's README (about 30 KB) whose copy of it is out of date."""
-    results = ("# Results\n\n<!-- measured 01: begin -->\n| size | ms |\n|---:|---:|\n"
+    """A course tree for readme_tables.py: lesson 01's record docs/results/01_first.md with its measured
+    block, and lesson 01's README (about 30 KB) whose copy of it is out of date."""
+    results = ("# Lesson 01 -- measured\n\n<!-- measured 01: begin -->\n"
+               "**A CPU, 2026-11-29, commit 0a1b2c3**: `lesson01_first`\n\n| size | ms |\n|---:|---:|\n"
                + "".join(f"| {i} | {i * 0.25:.2f} |\n" for i in range(1, 400)) + "<!-- measured 01: end -->\n")
     readme = ("# Lesson 01\n\n" + "Some words about the lesson.\n" * 1000 +
               "\n<!-- measured: begin -->\nold numbers\n<!-- measured: end -->\n\nThe end.\n")
-    write(os.path.join(folder, "docs", "results.md"), results_bytes if results_bytes is not None else results)
+    write(os.path.join(folder, "docs", "results", "01_first.md"),
+          results_bytes if results_bytes is not None else results)
     if readme_bytes is not False:
         write(os.path.join(folder, "lessons", "01_first", "README.md"),
               readme_bytes if readme_bytes is not None else readme)
@@ -319,9 +321,23 @@ def cases(python):
     add(t, "a README that is not UTF-8",
         lambda d: ["--root", mini_course(os.path.join(d, "course"), readme_bytes=b"# Lesson\n\xff\xfe caf\xe9\n")],
         1, ["README.md", "not UTF-8", "line 2"])
-    add(t, "docs/results.md that is not UTF-8",
+    add(t, "a lesson's record that is not UTF-8",
         lambda d: ["--check", "--root", mini_course(os.path.join(d, "course"), results_bytes=b"\x80 results\n")],
-        1, ["results.md", "not UTF-8"])
+        1, ["01_first.md", "not UTF-8"])
+    add(t, "a record with two measured blocks",
+        lambda d: ["--check", "--root", mini_course(os.path.join(d, "course"), results_bytes=(
+            "<!-- measured 01: begin -->\n**A CPU, 2026-11-29, commit 0a1b2c3**: x\n<!-- measured 01: end -->\n" * 2
+        ).encode())], 1, ["01_first.md", "exactly one", "has 2"])
+    add(t, "a measured block whose first line does not name its run",
+        lambda d: ["--check", "--root", mini_course(os.path.join(d, "course"), results_bytes=(
+            b"<!-- measured 01: begin -->\n| size | ms |\n<!-- measured 01: end -->\n"))],
+        1, ["01_first.md", "first line must name the run"])
+
+    def record_missing(d):
+        os.remove(os.path.join(mini_course(os.path.join(d, "course")), "docs", "results", "01_first.md"))
+        return ["--check", "--root", os.path.join(d, "course")]
+    add(t, "a lesson without its record", record_missing, 1, ["01_first.md is missing"])
+    add(t, "--lesson 1 (not two digits)", lambda d: ["--check", "--lesson", "1"], 2, ["--lesson takes two digits"])
     add(t, "--chek (misspelt): one line, not argparse's usage block", lambda d: ["--chek"], 2, ["--chek"])
     add(t, "--root with a line break and 'error:' in it", lambda d: ["--root", os.path.join(d, "x\nerror: fake")],
         1, ["x\\nerror: fake"])
@@ -528,6 +544,11 @@ def cases(python):
     add("run_tests.py", "--lesson and --step together", lambda d: ["--build-dir", d, "--lesson", "01", "--step", "01.1"],
         2, ["--step", "--lesson"])
     add("answer_check.py", "good path: the course itself", lambda d: ["--root", ROOT], 0)
+    add("course_wording.py", "good path: the course itself", lambda d: ["--root", ROOT], 0)
+    add("course_wording.py", "--root that is no git clone", lambda d: ["--root", d], 1, ["git ls-files failed"])
+    add("course_wording.py", "--bogus", lambda d: ["--bogus"], 2, ["--bogus"])
+    add("step_sizes.py", "--max -1", lambda d: ["--max", "-1"], 2, ["--max"])
+    add("step_sizes.py", "--root with no lessons/", lambda d: ["--root", d], 2, ["--root", "lessons/"])
     return c, empty_path
 
 
