@@ -25,6 +25,9 @@
 #             included) and the later lessons' two-GPU runs (15, 16); lesson 13's test programs under
 #             memcheck and racecheck; then train_parallel's table: 1 and 2 GPUs, model A and lesson
 #             12's mnist_cnn (--network layers)
+#   measure   each lesson's measured block from one run of its measuring program (tools/measure.py run; the
+#             blocks come back in $LOG/measured, for tools/measure.py write; MEASURE_LESSONS picks lessons,
+#             COURSE_COMMIT names the tree's commit where the copy is no clone; not in the default list)
 #   scaling   lesson 13: lesson13_data_parallel over NVLink and through host memory (NCCL_P2P_DISABLE=1),
 #             CSVs and pictures in $LOG/scaling_nvlink and $LOG/scaling_no_p2p (not in the default list;
 #             SCALING_LINKS=nvlink runs one link: each study takes a few minutes on two GPUs)
@@ -242,7 +245,13 @@ for stage in "${stages[@]}"; do
       cp "$LOG/scaling_$link/scaling.png" "$LOG/scaling_$link.png" 2>/dev/null || true  # comes back beside the logs
     done
     ;;
-  *) echo "unknown stage '$stage' (build test sanitize stubs bench train beyond speedrun race sine two_gpus scaling)"; exit 2 ;;
+  measure)
+    note "each lesson's measured block: one run of its measuring program (tools/measure.py)"
+    python3 tools/measure.py run --out "$LOG/measured" --lessons "${MEASURE_LESSONS:-03-10,12,14,15}" \
+      ${COURSE_COMMIT:+--commit "$COURSE_COMMIT"} 2>&1 | tee -a "$LOG/summary.txt"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+    ;;
+  *) echo "unknown stage '$stage' (build test sanitize stubs bench train beyond speedrun race sine two_gpus scaling measure)"; exit 2 ;;
   esac
 done
 note "gpu_check finished, status $status"

@@ -547,6 +547,14 @@ def cases(python):
     add("course_wording.py", "good path: the course itself", lambda d: ["--root", ROOT], 0)
     add("course_wording.py", "--root that is no git clone", lambda d: ["--root", d], 1, ["git ls-files failed"])
     add("course_wording.py", "--bogus", lambda d: ["--bogus"], 2, ["--bogus"])
+    add("measure.py", "run --lessons 1x", lambda d: ["run", "--out", d, "--lessons", "1x"], 2, ["--lessons"])
+    add("measure.py", "run --build-dir with no bin/", lambda d: ["run", "--out", d, "--build-dir", d], 1,
+        ["--build-dir", "no bin/"])
+    add("measure.py", "run --commit that is no hash", lambda d: ["run", "--out", os.path.join(d, "o"), "--build-dir",
+                                                                 os.path.dirname(write(os.path.join(d, "bin", "x"), "x")),
+                                                                 "--commit", "main"], 2, ["--commit"])
+    add("measure.py", "write a folder that is not there", lambda d: ["write", os.path.join(d, "none")], 1,
+        ["no such folder"])
     add("step_sizes.py", "--max -1", lambda d: ["--max", "-1"], 2, ["--max"])
     add("step_sizes.py", "--root with no lessons/", lambda d: ["--root", d], 2, ["--root", "lessons/"])
     return c, empty_path
