@@ -47,6 +47,25 @@ size_t LayerStack::input_size() const {
   return size_t(spec_.in_channels) * size_t(spec_.height) * size_t(spec_.width);
 }
 
+void LayerStack::forward(const float* x, int batch) {
+  const float* in = x;
+  for (auto& layer : layers_) {
+    layer->forward(in, batch);
+    in = layer->output();
+  }
+}
+
+void LayerStack::forward_backward(const float* x, const int* labels, int batch) {
+  forward(x, batch);
+  loss_->forward(logits(), labels, batch);
+  loss_->backward(labels, batch);
+  const float* dy = loss_->logits_grad();
+  for (size_t i = layers_.size(); i-- > 0;) {
+    layers_[i]->backward(i == 0 ? x : layers_[i - 1]->output(), dy, batch);
+    dy = layers_[i]->input_grad();
+  }
+}
+
 void LayerStack::forward_and_loss(const float* x, const int* labels, int batch) {
   forward(x, batch);
   loss_->forward(logits(), labels, batch);

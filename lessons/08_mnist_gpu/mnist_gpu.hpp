@@ -5,8 +5,7 @@
 //   08.1-08.5 the layers, one file each (conv_layer.hpp ... softmax_cross_entropy.hpp)
 //   08.6 adam_update        Adam as one kernel over ALL parameters (one launch per step)
 //   08.7 gather_batch       a minibatch picked on the device: images and labels by index
-//   08.8 the network's forward and backward chain (network.hpp)
-//   08.9 predict_and_count  argmax per row and the number of right answers
+//   08.8 predict_and_count  argmax per row and the number of right answers
 //        accumulate_loss    the step's loss added up on the device, with a NaN/Inf flag
 //
 // Every pointer is a DEVICE pointer. Every function launches on `stream` (the default stream
@@ -41,7 +40,7 @@ void adam_update(float* w, const float* grad, float* m, float* v, size_t n, floa
 void gather_batch(const float* images, const int* labels, int n, int per_example, const int* order, int first,
                   int count, float* x, int* batch_labels, cudaStream_t stream = nullptr);
 
-// ---- 08.9 evaluation on the device ---------------------------------------------------------------
+// ---- 08.8 evaluation on the device ---------------------------------------------------------------
 // predictions[b] = the index of the largest of logits[b][0..classes) (the FIRST one on ties, as
 // lesson 01 and std::max_element), for b < batch; *correct += the number of b with
 // predictions[b] == labels[b]. *correct accumulates: zero it before the first batch.

@@ -1,5 +1,4 @@
-// Lesson 08 (given code): GpuNetwork's construction. Its passes are step 08.8
-// (exercises/network_passes.cpp).
+// Lesson 08 (given code): GpuNetwork's construction. Its passes are the framework's LayerStack's.
 #include "network.hpp"
 
 #include <algorithm>

@@ -1,10 +1,10 @@
 #pragma once
 // GpuNetwork: lesson 02's ModelSpec built from the GPU layers (conv_layer.hpp, relu_layer.hpp,
 // maxpool_layer.hpp, dense_layer.hpp), its parameters in one ParameterStore (the framework's), the loss
-// (softmax_cross_entropy.hpp) at the end, kept by the framework's LayerStack. Its forward and forward_backward (step 08.8,
-// exercises/network_passes.cpp) chain the layers exactly as lesson 02's HostNetwork does on the
-// CPU, so the same weights and batches give the same losses and gradients (up to float rounding):
-// the test of step 08.8 checks that.
+// (softmax_cross_entropy.hpp) at the end, kept by the framework's LayerStack. The framework chains
+// the layers exactly as lesson 02's HostNetwork chains lesson 01's on the CPU (your 02.3), so the
+// same weights and batches give the same losses and gradients (up to float rounding): the test
+// 08-train_step checks that, once the layers of 08.1-08.5 are written.
 //
 //   x --> layer 0 --> layer 1 --> ... --> layer L-1 --> logits --> softmax-CE --> row losses
 //   dx <-- ...      <-- input_grad() <--  ...        <-- logits_grad() <--
@@ -54,14 +54,6 @@ class GpuNetwork : public framework::LayerStack {
              int max_batch, ConvAlgorithm conv, const LayerMaker& extra_layers = nullptr,
              const LossMaker& extra_loss = nullptr);
 
-  // ---- step 08.8 -------------------------------------------------------------------------------
-  // x: batch x C x H x W on the device. Runs every layer forward; logits() then holds the result.
-  void forward(const float* x, int batch) override;
-  // forward, the loss on `labels` (device ints), then every layer backward: afterwards
-  // loss().row_loss() holds the batch's losses and every gradient in parameters() is fresh.
-  void forward_backward(const float* x, const int* labels, int batch) override;
-
-  // ---- given -----------------------------------------------------------------------------------
   ConvAlgorithm conv_algorithm() const { return conv_; }  // as requested (may be automatic)
   // What each conv layer runs, e.g. "im2col" or "auto (conv1 direct, conv2 im2col)".
   std::string conv_summary() const;

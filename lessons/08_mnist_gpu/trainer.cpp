@@ -69,7 +69,8 @@ framework::TrainSummary train_on_gpu(const GpuTrainConfig& config, const framewo
   run.profile = config.profile, run.profile_steps = config.profile_steps;
 
   // THE TRAINING STEP, all on the device, the host never waiting: the batch gathered (08.7), the
-  // passes (08.8), the loss summed and the right answers counted (08.9), the update (08.6).
+  // passes (the framework's chain of the layers of 08.1-08.5), the loss summed and the right answers
+  // counted (08.8), the update (08.6).
   run.step = [&](const framework::StepArgs& s) {
     gather_batch(s.data.images.data(), s.data.labels.data(), s.data.count, s.data.per_example, s.order, s.first,
                  s.count, s.x, s.labels, s.stream);

@@ -2,8 +2,8 @@
 // The GPU trainer of train_mnist: this lesson's network, optimizer and training step.
 //
 // Per step, all on the device and without the host waiting (trainer.cpp, run.step):
-//   gather (08.7) -> forward + loss + backward (08.8: the layers of 08.1-08.5) -> loss sum and
-//   NaN flag (08.9) -> right answers of the batch (08.9) -> optimizer: ONE launch (lesson 03 SGD
+//   gather (08.7) -> forward + loss + backward (the framework's chain of the layers of 08.1-08.5)
+//   -> loss sum and NaN flag (08.8) -> right answers of the batch (08.8) -> optimizer: ONE launch (lesson 03 SGD
 //   or 08.6 Adam)
 // The run around the steps is the framework's (framework/device_trainer.hpp): the epochs, the
 // host reading the device's loss sum only at report points (every framework::kReportEvery steps,
@@ -63,8 +63,8 @@ struct GpuTrainerExtras : framework::DeviceRun {
   std::function<cudaStream_t()> counters_stream;
   std::function<void()> after_update;
   // What counts as a right answer, for a task whose outputs are not classes (a box regression):
-  // counted in the step, the evaluation and the profile in place of 08.9's argmax against the label.
-  // Unset: 08.9's.
+  // counted in the step, the evaluation and the profile in place of 08.8's argmax against the label.
+  // Unset: 08.8's.
   decltype(framework::StepKernels::count_correct) count_correct;
 };
 framework::TrainSummary train_on_gpu(const GpuTrainConfig& config, const framework::TrainingData& data,

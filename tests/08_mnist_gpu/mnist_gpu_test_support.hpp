@@ -1,6 +1,6 @@
 #pragma once
 // Shared by lesson 08's tests: synthetic data sets, device buffers with a guard zone, and the
-// "fragile decision" count the equivalence test (08.8) uses to pick inputs.
+// "fragile decision" count the equivalence test (08-train_step) uses to pick inputs.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

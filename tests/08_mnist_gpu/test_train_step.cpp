@@ -1,9 +1,10 @@
-// Lesson 08, step 08.8, THE EQUIVALENCE TEST: training steps of the GPU network (the layers of
-// 08.1-08.5 chained by your forward / forward_backward, the gather of 08.7, the device optimizer
+// Lesson 08, THE EQUIVALENCE TEST: training steps of the GPU network (your layers of 08.1-08.5,
+// chained by the framework as your 02.3 chains lesson 01's, the gather of 08.7, the device optimizer
 // with 08.6's Adam) against the same steps of lesson 02's CPU trainer (host_training::HostNetwork
 // + Optimizer), from the same initial weights (init_parameters) and the same batches (epoch_order).
 // Each layer alone is checked by its own step's test (test_*_layer.cpp, test_softmax_cross_entropy.cpp);
-// this one checks the chain: which input and which dy each layer gets, and that every gradient is fresh.
+// this one checks them together: each layer's output is what the next one reads, and every gradient
+// is fresh after a step.
 //
 // Five steps (the last batch partial) of the small CNN (28x28, batch 16) and of model A on odd
 // 15x15 images (batch 11; both pools drop a row), SGD with momentum and Adam, conv direct and
@@ -234,20 +235,20 @@ void run_shape(const Shape& shape, uint64_t base_seed) {
 
 }  // namespace
 
-TEST_CASE("small CNN: 5 GPU steps equal lesson 02's CPU steps", "[08.8]") {
+TEST_CASE("small CNN: 5 GPU steps equal lesson 02's CPU steps", "[train_step]") {
   run_shape({"small", 28, 28, 16, 16 * 4 + 7, kSteps}, 881);
 }
 
-TEST_CASE("model A on odd 15x15 images (pools drop a row): 5 GPU steps equal the CPU's", "[08.8]") {
+TEST_CASE("model A on odd 15x15 images (pools drop a row): 5 GPU steps equal the CPU's", "[train_step]") {
   run_shape({"a", 15, 15, 11, 11 * 4 + 3, kSteps}, 901);
 }
 
-TEST_CASE("model A at 28x28: the first step's logits, loss and gradients equal the CPU's", "[08.8]") {
+TEST_CASE("model A at 28x28: the first step's logits, loss and gradients equal the CPU's", "[train_step]") {
   run_shape({"a", 28, 28, 8, 8 * 4 + 5, 1}, 891);
 }
 
 TEST_CASE("forward runs every layer once in order; forward_backward adds the loss, then every backward in reverse",
-          "[08.8]") {
+          "[train_step]") {
   // What --profile relies on (each pass opens with check_batch, which tells the observer): one
   // forward and one backward per layer and for the loss, in the network's order and back.
   const host_training::ModelSpec spec = host_training::model_by_name("small");

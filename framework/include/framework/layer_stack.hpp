@@ -13,8 +13,12 @@
 // Backward passes OVERWRITE what they write (as lesson 01's do), so nothing is zeroed per step.
 // Rows past `batch` (the buffers hold max_batch rows) are neither read nor written.
 //
-// A LayerStack holds the layers, the loss and the parameters, and answers everything the framework
-// asks of a network, except the passes themselves: forward and forward_backward are the lesson's.
+// A LayerStack holds the layers, the loss and the parameters, runs the passes through them (the
+// chain of lesson 02, whatever the layers are) and answers everything the framework asks of a
+// network. A lesson builds the layers; the chain is the same for every network:
+//
+//   x --> layer 0 --> layer 1 --> ... --> layer L-1 --> logits --> loss --> row losses
+//   dx <-- ...      <-- input_grad() <--  ...        <-- logits_grad() <--
 #include <cuda_runtime_api.h>  // cudaStream_t
 
 #include <cstddef>
@@ -108,9 +112,16 @@ class LayerStack : public LayeredNetwork {
   LayerStack(const ModelSpec& spec, const std::vector<Parameter>& params, int max_batch,
              std::unique_ptr<DeviceLoss> loss);
 
-  // ---- the lesson's: the passes ----------------------------------------------------------------
-  void forward(const float* x, int batch) override = 0;
-  void forward_backward(const float* x, const int* labels, int batch) override = 0;
+  // ---- the passes ------------------------------------------------------------------------------
+  // x: batch x C x H x W on the device. Every layer forward in order (layer 0 reads x, layer i the
+  // output of layer i - 1); logits() then holds the last layer's output. Each output stays in its
+  // own buffer, so every layer's input is still there for the backward pass.
+  void forward(const float* x, int batch) override;
+  // forward, the loss on `labels` (device ints) and its gradient, then every layer backward from
+  // the last: layer i reads its input (x or layer i - 1's output) and dL/d(its output) (the loss's
+  // logits_grad() or layer i + 1's input_grad()). Afterwards row_loss() holds the batch's losses
+  // and every gradient in parameters() is fresh. All on the layers' stream: nothing waits.
+  void forward_backward(const float* x, const int* labels, int batch) override;
 
   // ---- the rest --------------------------------------------------------------------------------
   const ModelSpec& spec() const override { return spec_; }
