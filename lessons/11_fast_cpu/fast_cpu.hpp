@@ -96,7 +96,7 @@ void conv2d_forward(const ConvShape& s, const float* x, const float* W, const fl
 void conv2d_backward(const ConvShape& s, const float* x, const float* W, const float* dy, float* dx, float* dW,
                      float* dbias, float* workspace, int threads, bool input_grad = true);
 
-// ---- 11.5 thin convolutions, computed directly ---------------------------------------------------
+// ---- 11.5 (forward) and 11.6 (backward): thin convolutions, computed directly -------------------
 // A convolution with few taps per output (C*kh*kw: 9 for lesson 02's first layer) is a poor GEMM:
 // im2col copies the image kh*kw times, and the products have K = 9 (forward) or N = 9 (dW), so
 // 11.2's register tile is mostly empty. Computed directly, one output row is C*kh*kw vector
@@ -111,7 +111,7 @@ void conv2d_direct_forward(const ConvShape& s, const float* x, const float* W, c
 void conv2d_direct_backward(const ConvShape& s, const float* x, const float* W, const float* dy, float* dx,
                             float* dW, float* dbias, int threads, bool input_grad = true);
 
-// ---- 11.6 the batch on every core ---------------------------------------------------------------
+// ---- 11.7 the batch on every core ---------------------------------------------------------------
 // At batch 32 the small CNN's products are too small to share (kMinFlopsPerThread): 11.3 leaves the
 // second core idle. Cut the batch instead (data parallelism): each
 // shard of examples runs through the whole network on one thread, with its own activations and

@@ -274,7 +274,7 @@ float FastHostNetwork::forward_backward(const float* x, const int* labels, int b
   double loss = 0;
   {
     TradedGradients traded(params_, shards_[0]->params_);
-    // 11.6: each shard's pass on its own thread; the mean loss is the shards' means weighted by
+    // 11.7: each shard's pass on its own thread; the mean loss is the shards' means weighted by
     // their sizes, added in shard order.
     loss = run_shards(batch, shards, threads_, [&](int k, int begin, int end) {
       FastHostNetwork& shard = *shards_[size_t(k)];
@@ -294,7 +294,7 @@ float FastHostNetwork::forward_backward(const float* x, const int* labels, int b
 }
 
 void FastHostNetwork::for_ranges(size_t count, const std::function<void(size_t, size_t)>& body) {
-  // Blocks of elements (an int counts them), as 11.6's sum splits its elements: a thread's worth of
+  // Blocks of elements (an int counts them), as 11.7's sum splits its elements: a thread's worth of
   // work for every kMinElementsPerThread of them.
   constexpr size_t kBlock = 4096;
   const size_t blocks = course::ceil_div(count, kBlock);

@@ -1,10 +1,10 @@
 #pragma once
 // Lesson 11 (given): lesson 02's HostNetwork on this lesson's layers. Dense layers and convolutions
-// run on 11.4's functions (11.3's threaded GEMMs), thin convolutions (conv_is_thin) on 11.5's
+// run on 11.4's functions (11.3's threaded GEMMs), thin convolutions (conv_is_thin) on 11.5's and 11.6's
 // direct ones; the first layer's input gradient is not computed (nobody reads it). A ReLU followed
 // by a max-pool with non-overlapping windows runs as one pass forward and one backward (they only
 // move memory: each pass saved is a trip through the activations). Other ReLUs, max-pools and
-// softmax-cross-entropy stay lesson 01's. With two threads or more a training batch runs in 11.6's
+// softmax-cross-entropy stay lesson 01's. With two threads or more a training batch runs in 11.7's
 // shards. Lesson 02's trainer, evaluation and pictures take it as they take a HostNetwork: the
 // course's train program trains with it on the CPU.
 #include <functional>
@@ -18,7 +18,7 @@
 namespace fast_cpu {
 
 // How a training batch meets the threads: whole (every layer on the whole batch, its products
-// split over the threads where they are large enough: 11.3), or in 11.6's shards (the default).
+// split over the threads where they are large enough: 11.3), or in 11.7's shards (the default).
 enum class BatchSplit { whole, shards };
 
 class FastHostNetwork : public host_training::HostNetwork {
@@ -55,7 +55,7 @@ class FastHostNetwork : public host_training::HostNetwork {
   virtual void extra_backward(size_t layer, int batch);
 
  private:
-  // 11.6's shards: with two threads or more, a training batch is cut into shards of at least
+  // 11.7's shards: with two threads or more, a training batch is cut into shards of at least
   // kShardExamples examples (at most kMaxShards), each run through the whole network by one thread
   // with its own activations and gradients (shards_, each a network of one thread), the gradients then
   // summed in shard order. The cut depends on the batch alone, so every thread count from 2 up gives
@@ -85,7 +85,7 @@ class FastHostNetwork : public host_training::HostNetwork {
   std::vector<std::unique_ptr<FastHostNetwork>> shards_;  // one thread each, grown on demand
 };
 
-// A convolution as this lesson's networks run one: on 11.5's direct functions where it is thin
+// A convolution as this lesson's networks run one: on 11.5's and 11.6's direct functions where it is thin
 // (conv_is_thin), else on 11.4's im2col + GEMM, `workspace` grown to fit: the one rule for every
 // host network built on this lesson's layers.
 void conv_forward_on_cpu(const host_layers::ConvShape& s, const float* x, const float* w, const float* b, float* y,
@@ -93,12 +93,12 @@ void conv_forward_on_cpu(const host_layers::ConvShape& s, const float* x, const 
 void conv_backward_on_cpu(const host_layers::ConvShape& s, const float* x, const float* w, const float* dy, float* dx,
                           float* dw, float* db, std::vector<float>& workspace, int threads, bool input_grad);
 // The floats the two functions above grow `workspace` to for a convolution of shape s: 11.4's
-// conv_workspace_floats, none for a thin one (11.5's direct functions take no workspace).
+// conv_workspace_floats, none for a thin one (11.5's and 11.6's direct functions take no workspace).
 size_t conv_workspace_on_cpu(const host_layers::ConvShape& s);
 // The most floats any convolution of `plan` (res blocks opened) needs as its workspace at `batch`.
 size_t largest_conv_workspace(const std::vector<host_training::LayerPlan>& plan, int batch);
 // About what lesson 11's layers allocate for themselves on each of `threads` threads while they run
-// (11.2's packed blocks, kept by every thread; 11.5's padded planes and partial sums), in bytes:
+// (11.2's packed blocks, kept by every thread; 11.5's padded planes, 11.6's partial sums), in bytes:
 // an estimate from above.
 uint64_t scratch_bytes_on_cpu(const std::vector<host_training::LayerPlan>& plan, int threads);
 

@@ -2,7 +2,7 @@
 // against lesson 01 in double (course::validate), then timed with the host clock (median of
 // repeats) at square sizes and at the GEMMs of the MNIST models; then the layers of lesson 02's
 // small CNN, lesson 01's loops beside 11.4's; then a whole training step of that CNN, the batch
-// whole or in 11.6's shards. No GPU needed.
+// whole or in 11.7's shards. No GPU needed.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -109,7 +109,7 @@ void gemm_table(const std::vector<Problem>& problems, const std::vector<Rung>& r
 
 // ---- the layers of lesson 02's small CNN ------------------------------------------------------
 void layer_table(int batch, int threads, int repeats) {
-  std::printf("\n== Lesson 02's small CNN at batch %d: lesson 01's layers against 11.4's (and 11.5's), ms, median of %d\n",
+  std::printf("\n== Lesson 02's small CNN at batch %d: lesson 01's layers against 11.4's (and 11.5's and 11.6's), ms, median of %d\n",
               batch, repeats);
   std::printf("each result validated against lesson 01 in double first; conv1's backward skips dx (input_grad=false)\n\n");
   std::printf("| layer | pass | lesson 01 | lesson 11, threads=1 | lesson 11, threads=%d | speed-up |\n", threads);
@@ -151,16 +151,16 @@ void layer_table(int batch, int threads, int repeats) {
           fast_cpu::conv2d_backward(s, x.data(), W.data(), dy.data(), nullptr, dW.data(), db.data(), work.data(), t,
                                     false);
         });
-    // 11.5: the same layer computed directly (what the network runs: 1*3*3 taps is a thin conv).
+    // 11.5 and 11.6: the same layer computed directly (what the network runs: 1*3*3 taps is a thin conv).
     fast_cpu::conv2d_direct_forward(s, x.data(), W.data(), b.data(), y.data(), threads);
     fast_cpu::conv2d_direct_backward(s, x.data(), W.data(), dy.data(), nullptr, dW.data(), db.data(), threads, false);
     course::validate("11.5 conv1 y", y, yr, course::float_sum_tolerance(10));
-    course::validate("11.5 conv1 dW", dW, dWr, course::float_sum_tolerance(pixels));
-    course::validate("11.5 conv1 dbias", db, dbr, course::float_sum_tolerance(pixels));
+    course::validate("11.6 conv1 dW", dW, dWr, course::float_sum_tolerance(pixels));
+    course::validate("11.6 conv1 dbias", db, dbr, course::float_sum_tolerance(pixels));
     row("conv1 3x3x10, 11.5 direct", "forward",
         [&] { host_layers::conv2d_forward(s, x.data(), W.data(), b.data(), y.data()); },
         [&](int t) { fast_cpu::conv2d_direct_forward(s, x.data(), W.data(), b.data(), y.data(), t); });
-    row("conv1 3x3x10, 11.5 direct", "backward",
+    row("conv1 3x3x10, 11.6 direct", "backward",
         [&] { host_layers::conv2d_backward(s, x.data(), W.data(), dy.data(), dx.data(), dW.data(), db.data()); },
         [&](int t) {
           fast_cpu::conv2d_direct_backward(s, x.data(), W.data(), dy.data(), nullptr, dW.data(), db.data(), t, false);
@@ -201,12 +201,12 @@ void layer_table(int batch, int threads, int repeats) {
   }
 }
 
-// ---- 11.6: a whole training step --------------------------------------------------------------
+// ---- 11.7: a whole training step --------------------------------------------------------------
 // Forward, loss and backward of lesson 02's small CNN at `batch` on the network built on your
-// layers: the batch whole (11.3 splits what products it can) and in 11.6's shards. Each way's loss
+// layers: the batch whole (11.3 splits what products it can) and in 11.7's shards. Each way's loss
 // and gradients are first checked against lesson 02's HostNetwork (lesson 01's loops).
 void step_table(int batch, int threads, int repeats) {
-  std::printf("\n== 11.6 a training step of lesson 02's small CNN at batch %d (forward, loss, backward), ms, "
+  std::printf("\n== 11.7 a training step of lesson 02's small CNN at batch %d (forward, loss, backward), ms, "
               "median of %d\n", batch, repeats);
   std::printf("each way's loss and gradients validated against lesson 02's HostNetwork (lesson 01's layers) "
               "first\n\n");
@@ -225,7 +225,7 @@ void step_table(int batch, int threads, int repeats) {
   };
   const std::vector<Way> ways = {{"the whole batch", 1, fast_cpu::BatchSplit::whole},
                                  {"the whole batch, 11.3 splits the products", threads, fast_cpu::BatchSplit::whole},
-                                 {"11.6 shards of 16 examples, one thread each", threads, fast_cpu::BatchSplit::shards}};
+                                 {"11.7 shards of 16 examples, one thread each", threads, fast_cpu::BatchSplit::shards}};
   std::printf("| way | threads | ms | speed-up |\n|---|---:|---:|---:|\n");
   double base = 0;
   for (const Way& w : ways) {
@@ -255,7 +255,7 @@ int main(int argc, char** argv) {
     course::ArgParser args("lesson11_fast_cpu",
                            "The CPU's GEMM, one idea per rung (11.1 blocking, 11.2 SIMD register tiles, 11.3 threads):\n"
                            "each rung validated against lesson 01 in double, then timed; then lesson 02's small CNN,\n"
-                           "layer by layer (11.4, 11.5) and a whole training step (11.6 shards).");
+                           "layer by layer (11.4, 11.5, 11.6) and a whole training step (11.7 shards).");
     args.add_flag("--quick", "256^3 and the small model's shapes only, 3 repeats (a fast smoke run)");
     args.add_int("--threads", cores, 1, 1024, "threads of the last column (default: all cores of this machine)");
     args.add_int("--repeats", 5, 1, 1000, "timed repeats per measurement (the median is reported)");

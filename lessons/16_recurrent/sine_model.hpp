@@ -5,7 +5,7 @@
 // minimised with Adam (lesson 02). Weights start as PyTorch's nn.LSTM and nn.Linear start them:
 // uniform in [-1/sqrt(hidden), 1/sqrt(hidden)].
 //
-// The sequences are independent until the gradients are summed: lesson 11's 11.6 cuts them into
+// The sequences are independent until the gradients are summed: lesson 11's 11.7 cuts them into
 // kShards shards, each run through the whole network on a thread of its own with its own states and
 // gradients, and adds the shards' gradients in shard order. The shards are the same for any number
 // of threads: so are the results, bit for bit.

@@ -1,4 +1,4 @@
-// Lesson 11, step 11.6: run_shards (the batch cut into shards, run on the pool's threads, the
+// Lesson 11, step 11.7: run_shards (the batch cut into shards, run on the pool's threads, the
 // results added in shard order) and sum_in_order (the shards' gradients added in shard order).
 #include <atomic>
 #include <chrono>
@@ -16,7 +16,7 @@ using course::test::random_vector;
 using fast_cpu::run_shards;
 using fast_cpu::sum_in_order;
 
-TEST_CASE("run_shards: contiguous shards of sizes within one, each run once, k*batch/shards", "[11.6]") {
+TEST_CASE("run_shards: contiguous shards of sizes within one, each run once, k*batch/shards", "[11.7]") {
   for (int threads : {1, 2, 3}) {
     for (const auto& [batch, shards] : std::vector<std::pair<int, int>>{{1, 1}, {32, 2}, {37, 2}, {50, 3}, {7, 7}, {100, 8}}) {
       CAPTURE(threads, batch, shards);
@@ -45,7 +45,7 @@ TEST_CASE("run_shards: contiguous shards of sizes within one, each run once, k*b
   }
 }
 
-TEST_CASE("run_shards returns the passes' results added in shard order", "[11.6]") {
+TEST_CASE("run_shards returns the passes' results added in shard order", "[11.7]") {
   // 1e16 + 1 - 1e16 is 0 in double, 1 in another order: only shard order k = 0, 1, 2 gives 0.
   const std::vector<double> values = {1e16, 1.0, -1e16, 0.25};
   for (int threads : {1, 2, 4}) {
@@ -55,7 +55,7 @@ TEST_CASE("run_shards returns the passes' results added in shard order", "[11.6]
   }
 }
 
-TEST_CASE("run_shards runs the shards at the same time on two threads", "[11.6]") {
+TEST_CASE("run_shards runs the shards at the same time on two threads", "[11.7]") {
   // Each pass waits for the other to start: in turn on one thread they would never meet.
   std::atomic<int> started{0};
   std::atomic<bool> met{true};
@@ -74,7 +74,7 @@ TEST_CASE("run_shards runs the shards at the same time on two threads", "[11.6]"
   REQUIRE(met.load());
 }
 
-TEST_CASE("run_shards: bad arguments throw; a pass's exception reaches the caller", "[11.6]") {
+TEST_CASE("run_shards: bad arguments throw; a pass's exception reaches the caller", "[11.7]") {
   auto nothing = [](int, int, int) { return 0.0; };
   REQUIRE_THROWS_AS(run_shards(0, 1, 1, nothing), course::Error);
   REQUIRE_THROWS_AS(run_shards(8, 0, 1, nothing), course::Error);
@@ -88,7 +88,7 @@ TEST_CASE("run_shards: bad arguments throw; a pass's exception reaches the calle
                     std::runtime_error);
 }
 
-TEST_CASE("sum_in_order adds the parts in order, the same bits for every thread count", "[11.6]") {
+TEST_CASE("sum_in_order adds the parts in order, the same bits for every thread count", "[11.7]") {
   // Parts of very different sizes: another order of the additions gives other bits (checked below).
   for (size_t count : {size_t(1), size_t(7), size_t(2049), size_t(100003)}) {
     for (int parts_n : {1, 2, 3, 5}) {
@@ -129,7 +129,7 @@ TEST_CASE("sum_in_order adds the parts in order, the same bits for every thread 
   }
 }
 
-TEST_CASE("sum_in_order: no parts or threads < 1 throw; count 0 writes nothing", "[11.6]") {
+TEST_CASE("sum_in_order: no parts or threads < 1 throw; count 0 writes nothing", "[11.7]") {
   std::vector<float> a(4, 1.0f), sum(4, 5.0f);
   REQUIRE_THROWS_AS(sum_in_order({}, 4, sum.data(), 1), course::Error);
   REQUIRE_THROWS_AS(sum_in_order({a.data()}, 4, sum.data(), 0), course::Error);

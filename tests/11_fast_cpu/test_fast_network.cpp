@@ -1,6 +1,6 @@
 // Lesson 11 (given code): the host network on lesson 11's layers against lesson 02's HostNetwork on
 // lesson 01's, from the same parameters on the same batch: loss, probabilities, every gradient and
-// the inference logits, the batch whole and in 11.6's shards; and the same bits for every thread
+// the inference logits, the batch whole and in 11.7's shards; and the same bits for every thread
 // count that cuts the batch the same way.
 #include <algorithm>
 #include <atomic>
@@ -100,7 +100,7 @@ TEST_CASE("FastHostNetwork: the same bits for 1, 2 and 3 threads; threads < 1 th
   REQUIRE_THROWS_AS(fast_cpu::FastHostNetwork(spec, init, 0), course::Error);
 }
 
-TEST_CASE("FastHostNetwork in shards (11.6): the same bits for 2, 3 and 4 threads, one thread within rounding",
+TEST_CASE("FastHostNetwork in shards (11.7): the same bits for 2, 3 and 4 threads, one thread within rounding",
           "[11-network]") {
   // Batch 48: three shards of 16 from two threads up; one thread runs the batch whole and adds
   // the weight gradients in another order.

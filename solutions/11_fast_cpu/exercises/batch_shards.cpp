@@ -1,4 +1,4 @@
-// Lesson 11, step 11.6: the batch cut into shards, one thread each, the gradients summed in order.
+// Lesson 11, step 11.7: the batch cut into shards, one thread each, the gradients summed in order.
 #include <algorithm>
 #include <string>
 #include <vector>

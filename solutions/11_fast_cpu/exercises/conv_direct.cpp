@@ -1,4 +1,5 @@
-// Lesson 11, step 11.5: thin convolutions computed directly, 16 output columns at a time.
+// Lesson 11, steps 11.5 (forward) and 11.6 (backward): thin convolutions computed directly, 16
+// output columns at a time.
 #include <algorithm>
 #include <vector>
 
@@ -76,37 +77,6 @@ inline void tap_forward(const Padded& p, int S, float w, const float* __restrict
       for (int l = 0; l < kLanes; ++l) oc[l] += w * at[l * S];
     }
 }
-// part[l] += sum over the chunks of one image and channel of d[l] * in[l*S]: d holds dy's rows cut
-// into chunks of kLanes (zeros past each row's end), `in` is one tap's first input.
-template <int kStride>
-inline void tap_partials(const Padded& p, int S, const float* __restrict__ d, const float* __restrict__ in,
-                         float* __restrict__ part) {
-  if (kStride > 0) S = kStride;
-  float sum[kLanes];
-  for (int l = 0; l < kLanes; ++l) sum[l] = part[l];
-  for (int oy = 0; oy < p.OH; ++oy)
-    for (int ch = 0; ch < p.chunks; ++ch) {
-      const float* __restrict__ dc = d + size_t(oy * p.chunks + ch) * kLanes;
-      const float* __restrict__ at = in + size_t(oy) * S * p.cols + size_t(ch) * kLanes * S;
-#pragma GCC unroll 16
-      for (int l = 0; l < kLanes; ++l) sum[l] += dc[l] * at[l * S];
-    }
-  for (int l = 0; l < kLanes; ++l) part[l] = sum[l];
-}
-
-// out[l*S] += w * d[l]: one tap's share of dx from a chunk of dy.
-template <int kStride>
-inline void scatter_chunk(float* __restrict__ out, float w, const float* __restrict__ d, int S) {
-  if (kStride > 0) S = kStride;
-  for (int l = 0; l < kLanes; ++l) out[l * S] += w * d[l];
-}
-
-// d = dy's plane of image n, channel o, as OH rows of chunks of kLanes (zeros past each row's end).
-void chunk_dy(const ConvShape& s, const Padded& p, const float* dy, int n, int o, float* d) {
-  const float* plane = dy + (size_t(n) * s.out_channels + o) * p.OH * p.OW;
-  for (int oy = 0; oy < p.OH; ++oy)
-    for (int x = 0; x < p.chunks * kLanes; ++x) d[size_t(oy) * p.chunks * kLanes + x] = x < p.OW ? plane[oy * p.OW + x] : 0.0f;
-}
 
 void forward_images(const ConvShape& s, const Padded& p, const float* x, const float* W, const float* bias,
                     float* y, int n0, int n1) {
@@ -168,6 +138,57 @@ void forward_images_stride1(const ConvShape& s, const Padded& p, const float* x,
         }
     }
   }
+}
+
+}  // namespace
+
+void conv2d_direct_forward(const ConvShape& s, const float* x, const float* W, const float* bias, float* y,
+                           int threads) {
+  const Padded p(s);
+  const bool empty = p.OH == 0 || p.OW == 0;
+  const double flops = 2.0 * double(s.output_size()) * s.in_channels * s.kernel_h * s.kernel_w;
+  parallel_ranges(threads, empty ? 0 : s.batch, flops, [&](int n0, int n1) {
+    if (s.stride == 1)
+      forward_images_stride1(s, p, x, W, bias, y, n0, n1);
+    else
+      forward_images(s, p, x, W, bias, y, n0, n1);
+  });
+}
+
+// ---- 11.6: the backward pass, on 11.5's padded planes and taps ------------------------------
+
+namespace {
+
+// part[l] += sum over the chunks of one image and channel of d[l] * in[l*S]: d holds dy's rows cut
+// into chunks of kLanes (zeros past each row's end), `in` is one tap's first input.
+template <int kStride>
+inline void tap_partials(const Padded& p, int S, const float* __restrict__ d, const float* __restrict__ in,
+                         float* __restrict__ part) {
+  if (kStride > 0) S = kStride;
+  float sum[kLanes];
+  for (int l = 0; l < kLanes; ++l) sum[l] = part[l];
+  for (int oy = 0; oy < p.OH; ++oy)
+    for (int ch = 0; ch < p.chunks; ++ch) {
+      const float* __restrict__ dc = d + size_t(oy * p.chunks + ch) * kLanes;
+      const float* __restrict__ at = in + size_t(oy) * S * p.cols + size_t(ch) * kLanes * S;
+#pragma GCC unroll 16
+      for (int l = 0; l < kLanes; ++l) sum[l] += dc[l] * at[l * S];
+    }
+  for (int l = 0; l < kLanes; ++l) part[l] = sum[l];
+}
+
+// out[l*S] += w * d[l]: one tap's share of dx from a chunk of dy.
+template <int kStride>
+inline void scatter_chunk(float* __restrict__ out, float w, const float* __restrict__ d, int S) {
+  if (kStride > 0) S = kStride;
+  for (int l = 0; l < kLanes; ++l) out[l * S] += w * d[l];
+}
+
+// d = dy's plane of image n, channel o, as OH rows of chunks of kLanes (zeros past each row's end).
+void chunk_dy(const ConvShape& s, const Padded& p, const float* dy, int n, int o, float* d) {
+  const float* plane = dy + (size_t(n) * s.out_channels + o) * p.OH * p.OW;
+  for (int oy = 0; oy < p.OH; ++oy)
+    for (int x = 0; x < p.chunks * kLanes; ++x) d[size_t(oy) * p.chunks * kLanes + x] = x < p.OW ? plane[oy * p.OW + x] : 0.0f;
 }
 
 // part [o - o0][tap][lane], then [o - o0][taps][lane] for the bias: kLanes partial sums per tap.
@@ -261,19 +282,6 @@ void input_gradients(const ConvShape& s, const Padded& p, const float* W, const 
 }
 
 }  // namespace
-
-void conv2d_direct_forward(const ConvShape& s, const float* x, const float* W, const float* bias, float* y,
-                           int threads) {
-  const Padded p(s);
-  const bool empty = p.OH == 0 || p.OW == 0;
-  const double flops = 2.0 * double(s.output_size()) * s.in_channels * s.kernel_h * s.kernel_w;
-  parallel_ranges(threads, empty ? 0 : s.batch, flops, [&](int n0, int n1) {
-    if (s.stride == 1)
-      forward_images_stride1(s, p, x, W, bias, y, n0, n1);
-    else
-      forward_images(s, p, x, W, bias, y, n0, n1);
-  });
-}
 
 void conv2d_direct_backward(const ConvShape& s, const float* x, const float* W, const float* dy, float* dx,
                             float* dW, float* dbias, int threads, bool input_grad) {
