@@ -3,13 +3,15 @@
 
 For every exercise file, the lines of solutions/NN_*/exercises/F that its stub lessons/NN_*/exercises/F
 does not have (a line-by-line difference of the code lines: blank and comment-only lines left out,
-as tools/given_ratio.py counts them) are the lines the learner writes. Each such line belongs to the
-step whose TODO(NN.k) marker stands nearest above the place it goes in the stub (the marker opens
-the function the learner fills in); a line above the file's first marker belongs to that first
-marker's step (a helper the solution adds before the function).
+as tools/given_ratio.py counts them) are the lines the learner writes. Each such line belongs to a
+step by where it stands in the solution: inside a function a TODO(NN.k) marker of the stub names
+(tools/exercise_steps.py reads which), that step; before it (a helper the solution adds), the step
+of the next such function; after the last one, the last one's step. A file whose functions cannot
+be found in the solution falls back to the stub's markers: the nearest one above the place.
 
-usage: tools/step_sizes.py [--root DIR] [--markdown] [--lesson NN] [--min N --max N]
-  --min/--max   exit 1 naming each step that writes fewer than --min or more than --max lines
+usage: tools/step_sizes.py [--root DIR] [--markdown] [--lesson NN] [--min N --max N [--lessons 01-15]]
+  --min/--max   exit 1 naming each step (of --lessons: NN-MM ranges or NN, comma-separated; default
+                every lesson) that writes fewer than --min or more than --max lines
        tools/step_sizes.py --self-test   a small tree whose two steps must be counted apart
 """
 import argparse
@@ -20,6 +22,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import tool_io  # noqa: E402
+from exercise_steps import definition_name, functions_of_file  # noqa: E402
 
 CODE = {".cpp", ".hpp", ".cu", ".cuh", ".h"}
 MARKER = re.compile(r"TODO\((\d\d\.\d+)\)")
@@ -44,6 +47,31 @@ def numbered_code_lines(text):
     return out
 
 
+def function_spans(text, names):
+    """{name: (first line, last line)} of each named function's definition in `text` (braces counted
+    from its first line; the last definition of a name wins: a declaration has no body)."""
+    lines = text.splitlines()
+    spans = {}
+    for start, line in enumerate(lines):
+        name = definition_name(line)
+        short = name.split("::")[-1] if name else None
+        wanted = [n for n in names if n == name or n.split("::")[-1] == short]
+        if not wanted:
+            continue
+        depth, opened = 0, False
+        for end in range(start, len(lines)):
+            code = lines[end].split("//")[0]
+            depth += code.count("{") - code.count("}")
+            opened = opened or "{" in code
+            if opened and depth <= 0:
+                for n in wanted:
+                    spans[n] = (start + 1, end + 1)
+                break
+            if not opened and code.rstrip().endswith(";"):
+                break  # a declaration
+    return spans
+
+
 def file_steps(stub_text, solution_text):
     """{step: lines written} for one exercise file."""
     markers = [(number, m.group(1)) for number, line in enumerate(stub_text.splitlines(), 1)
@@ -52,16 +80,26 @@ def file_steps(stub_text, solution_text):
         return {}
     before = numbered_code_lines(stub_text)
     after = numbered_code_lines(solution_text)
-    counts = {}
+    written = []  # (solution line number, stub line where it goes)
     matcher = difflib.SequenceMatcher(None, [t for _, t in before], [t for _, t in after], autojunk=False)
     for op, i1, _, j1, j2 in matcher.get_opcodes():
-        if op not in ("replace", "insert"):
-            continue
-        # Where the written lines go in the stub: at stub code line i1 (the end of the file past it).
-        where = before[i1][0] if i1 < len(before) else len(stub_text.splitlines()) + 1
-        above = [step for number, step in markers if number <= where]
-        step = above[-1] if above else markers[0][1]
-        counts[step] = counts.get(step, 0) + (j2 - j1)
+        if op in ("replace", "insert"):
+            where = before[i1][0] if i1 < len(before) else len(stub_text.splitlines()) + 1
+            written += [(after[j][0], where) for j in range(j1, j2)]
+    functions = functions_of_file(stub_text)
+    spans = function_spans(solution_text, [n for names in functions.values() for n in names])
+    intervals = sorted((spans[n][0], spans[n][1], step) for step, names in functions.items()
+                       for n in names if n in spans)
+    counts = {}
+    for line, where in written:
+        if intervals:
+            inside = [step for first, last, step in intervals if first <= line <= last]
+            later = [step for first, _, step in intervals if first > line]
+            step = inside[0] if inside else later[0] if later else intervals[-1][2]
+        else:
+            above = [step for number, step in markers if number <= where]
+            step = above[-1] if above else markers[0][1]
+        counts[step] = counts.get(step, 0) + 1
     return counts
 
 
@@ -110,6 +148,7 @@ def main():
     positive = tool_io.number(int, lambda v: v >= 0, "a whole number >= 0")
     ap.add_argument("--min", type=positive, help="fail for a step that writes fewer lines")
     ap.add_argument("--max", type=positive, help="fail for a step that writes more lines")
+    ap.add_argument("--lessons", help="the lessons --min and --max hold to (default: every lesson)")
     ap.add_argument("--self-test", action="store_true")
     args = ap.parse_args()
     if args.self_test:
@@ -118,6 +157,15 @@ def main():
         tool_io.fail(f"--lesson takes two digits, got '{tool_io.shown(args.lesson, 40)}'", tool_io.EXIT_USAGE)
     if not (args.root / "lessons").is_dir() or not (args.root / "solutions").is_dir():
         tool_io.fail(f"--root {tool_io.shown(args.root)}: has no lessons/ and solutions/ folders", tool_io.EXIT_USAGE)
+    held = None
+    if args.lessons:
+        held = set()
+        for part in args.lessons.split(","):
+            m = re.fullmatch(r"(\d\d)(?:-(\d\d))?", part)
+            if not m:
+                tool_io.fail(f"--lessons takes NN-MM ranges or NN, comma-separated, got "
+                             f"'{tool_io.shown(args.lessons, 80)}'", tool_io.EXIT_USAGE)
+            held.update(range(int(m.group(1)), int(m.group(2) or m.group(1)) + 1))
     steps = step_table(args.root, args.lesson)
     if args.markdown:
         print("| step | lines you write |\n|---|---:|")
@@ -126,8 +174,8 @@ def main():
     if steps:
         sizes = sorted(steps.values())
         print(f"{len(steps)} steps: {sizes[0]} to {sizes[-1]} lines written, median {sizes[len(sizes) // 2]}")
-    outside = [(s, c) for s, c in steps.items()
-               if (args.min is not None and c < args.min) or (args.max is not None and c > args.max)]
+    outside = [(s, c) for s, c in steps.items() if (held is None or int(s.split(".")[0]) in held)
+               and ((args.min is not None and c < args.min) or (args.max is not None and c > args.max))]
     for step, count in outside:
         print(f"step {step}: {count} lines written, outside {args.min or 0} to {args.max or 'any'}")
     return 1 if outside else 0
