@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Each lesson's measured block, generated: one run of the lesson's measuring program, its own output.
 
-  tools/measure.py run --out DIR [--lessons 03-10,15] [--build-dir build/solutions] [--commit HASH]
+  tools/measure.py run --out DIR [--lessons 03-10] [--build-dir build/solutions] [--commit HASH]
       runs each lesson's measuring command (MEASURE below; a GPU lesson needs a GPU, a CPU lesson
       runs anywhere) and writes DIR/NN.md: the block's text, its first line naming the machine, the
       date and the commit, then the program's output (progress lines left out) as a text block.
@@ -13,8 +13,10 @@
       the lessons and their commands.
 
 Which commit: --commit, else `git rev-parse --short HEAD` of this tree (a copy of the tree that is
-no git clone must be given --commit). Lessons without a command here (13: two GPUs; 16: the sine
-table's several devices) keep the block their record has.
+no git clone must be given --commit). Lessons 11-16 measure against PyTorch or on several GPUs with
+the scripts their records name (tools/compare_pytorch_cpu.sh, compare_pytorch_beyond.sh, the
+two_gpus and scaling stages of gpu_check.sh, speedrun_table.sh, race_pytorch.py, sine_table.py);
+their records keep the block those printed.
 """
 import argparse
 import datetime
@@ -43,10 +45,6 @@ MEASURE = {
     "08": ("gpu", ["train_mnist"], "model A trained on MNIST with the defaults"),
     "09": ("gpu", ["lesson09_fast_training"], "a step on the roofline; the convolutions' kernels"),
     "10": ("gpu", ["lesson10_tensor_cores"], "number formats and the Tensor Core kernels"),
-    "11": ("cpu", ["lesson11_fast_cpu", "--repeats", "9"], "the CPU GEMM ladder and the small CNN's layers"),
-    "12": ("gpu", ["train_beyond", "--device", "gpu"], "lesson 12's default network trained on the GPU"),
-    "14": ("gpu", ["train_speedrun", "--precision", "bf16"], "the speedrun recipe, one seed"),
-    "15": ("gpu", ["train_deeper"], "ResNet-20 on Fashion-MNIST with the defaults"),
 }
 PROGRESS = re.compile(r"\s\d+% \d+/\d+ .*elapsed .*eta |\] *\d+% ")
 

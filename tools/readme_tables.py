@@ -77,6 +77,8 @@ def main():
 
     if args.lesson and not re.fullmatch(r"\d\d", args.lesson):
         tool_io.fail(f"--lesson takes two digits, got '{tool_io.shown(args.lesson, 40)}'", tool_io.EXIT_USAGE)
+    if not (args.root / "lessons").is_dir():
+        tool_io.fail(f"--root {tool_io.shown(args.root)}: has no lessons/ folder (give the course's root)")
     problems = []
     readmes = sorted((args.root / "lessons").glob("[0-9][0-9]_*/README.md"))
     records = args.root / "docs" / "results"

@@ -551,7 +551,8 @@ def cases(python):
     add("measure.py", "run --build-dir with no bin/", lambda d: ["run", "--out", d, "--build-dir", d], 1,
         ["--build-dir", "no bin/"])
     add("measure.py", "run --commit that is no hash", lambda d: ["run", "--out", os.path.join(d, "o"), "--build-dir",
-                                                                 os.path.dirname(write(os.path.join(d, "bin", "x"), "x")),
+                                                                 os.path.dirname(os.path.dirname(
+                                                                     write(os.path.join(d, "bin", "x"), "x"))),
                                                                  "--commit", "main"], 2, ["--commit"])
     add("measure.py", "write a folder that is not there", lambda d: ["write", os.path.join(d, "none")], 1,
         ["no such folder"])
