@@ -141,25 +141,19 @@ void train_rank(const TrainConfig& config, const TrainingData& data, const Devic
   }
 
   // Each stretch of the epoch between two report points runs as it is enqueued or as run.capture replays it.
-  // A captured update keeps the learning rate it was captured with: with --lr-drops, one set of
-  // stretches a rate (phase p: the rate after p drops), all captured before the first epoch.
-  const size_t phases = config.lr_drops.size() + 1;
-  std::vector<std::vector<std::function<void()>>> run_stretch(phases);
+  // The update reads the learning rate from device memory when it runs, so one set of stretches
+  // serves every rate of --lr-drops: a drop writes the new rate before the epoch's first step.
+  std::vector<std::function<void()>> run_stretch;
   net.set_training(true);
   course::HostTimer capture_timer;
-  for (size_t p = 0; p < phases; ++p) {
-    if (phases > 1) update->set_learning_rate(config.learning_rate_after(int(p)));
-    for (const auto& [first, last] : report_stretches(steps_per_epoch)) {
-      std::function<void()> enqueue = [&enqueue_steps, first = first, last = last] { enqueue_steps(first, last); };
-      run_stretch[p].push_back(run.capture ? run.capture(enqueue) : enqueue);
-    }
+  for (const auto& [first, last] : report_stretches(steps_per_epoch)) {
+    std::function<void()> enqueue = [&enqueue_steps, first = first, last = last] { enqueue_steps(first, last); };
+    run_stretch.push_back(run.capture ? run.capture(enqueue) : enqueue);
   }
   if (run.capture && lead)
-    std::printf("captured %zu graph(s) of up to %d steps (%d steps an epoch)%s%s in %.1f ms\n",
-                run_stretch[0].size() * phases, kReportEvery, steps_per_epoch,
-                phases > 1 ? (", a set for each of " + std::to_string(phases) + " learning rates").c_str() : "",
-                ranks > 1 ? " on each GPU" : "", capture_timer.milliseconds());
-  size_t phase = 0;  // the current epoch's set
+    std::printf("captured %zu graph(s) of up to %d steps (%d steps an epoch)%s in %.1f ms\n", run_stretch.size(),
+                kReportEvery, steps_per_epoch, ranks > 1 ? " on each GPU" : "", capture_timer.milliseconds());
+  int drops = 0;  // the drops of the rate the update reads now
 
   EpochLoop loop;
   loop.examples = n, loop.batch = batch, loop.epochs = config.epochs;
@@ -169,16 +163,16 @@ void train_rank(const TrainConfig& config, const TrainingData& data, const Devic
     order.upload(run.epoch_order(n, config.seed, epoch));
     net.set_training(true);
     counters.new_epoch();
-    if (phases > 1) {
-      const size_t now = size_t(config.lr_drops_by(epoch));
-      const float rate = config.learning_rate_after(int(now));
-      update->set_learning_rate(rate);  // for the steps enqueued, not replayed
-      if (lead && (epoch == 0 || now != phase))
+    if (!config.lr_drops.empty()) {
+      const int now = config.lr_drops_by(epoch);
+      const float rate = config.learning_rate_after(now);
+      if (now != drops) update->set_learning_rate(rate, stream);  // before the epoch's first step
+      if (lead && (epoch == 0 || now != drops))
         std::printf("from epoch %d: learning rate %s\n", epoch + 1, course::shortest_text(rate).c_str());
-      phase = now;
+      drops = now;
     }
   };
-  loop.run_stretch = [&](size_t k, int, int) { run_stretch[phase][k](); };
+  loop.run_stretch = [&](size_t k, int, int) { run_stretch[k](); };
   loop.wait = [&] {
     CUDA_CHECK(cudaDeviceSynchronize());  // every stream and the uploads too
     side.meet();                          // every GPU idle: an epoch starts and ends with all of them

@@ -49,9 +49,12 @@ void bias_add_nchw(float* y, const float* bias, int batch, int channels, int pla
 // ---- 03.4 SGD with momentum (PyTorch's torch.optim.SGD, dampening 0, no Nesterov) --------
 // In place, for every i < n:
 //   velocity[i] = momentum * velocity[i] + (g[i] + weight_decay * w[i])
-//   w[i]       -= lr * velocity[i]
-// Launches on `stream` (the default stream unless given), so that a caller can capture it into a CUDA graph.
-void sgd_momentum_update(float* w, const float* g, float* velocity, size_t n, float lr, float momentum,
+//   w[i]       -= (*lr) * velocity[i]
+// lr points to ONE float in device memory, read when the kernel runs: a launch recorded once (a CUDA
+// graph) and replayed later uses the rate of that moment, so a trainer that changes its rate writes
+// that float instead of recording its launches again. Launches on `stream` (the default stream
+// unless given), so that a caller can capture it into a CUDA graph.
+void sgd_momentum_update(float* w, const float* g, float* velocity, size_t n, const float* lr, float momentum,
                          float weight_decay, cudaStream_t stream = nullptr);
 
 }  // namespace first_kernels

@@ -171,11 +171,12 @@ Row bench_sgd(size_t n, const TableOptions& o) {
   const Vec w0 = course::random_uniform(n, o.seed + 7, -1.0f, 1.0f), g = course::random_uniform(n, o.seed + 8);
   const Vec v0 = course::random_uniform(n, o.seed + 9, -0.1f, 0.1f);
   Vec w = w0, v = v0, w_host(n), v_host(n);
-  DeviceBuffer<float> dw(w0), dg(g), dv(v0);
+  DeviceBuffer<float> dw(w0), dg(g), dv(v0), dlr(Vec{kLr});  // the rate in device memory (03.4)
   // The GPU may fuse a*b + c into one FMA (one rounding instead of two) where the CPU
   // rounds twice: a few float ulps of the largest term (|terms| <= 2) apart, so 1e-6.
   Bench bench{"03.4", "sgd_momentum", 20.0 * n, {1e-6, 1e-6}, {}, {}, {}, {}, {}};
-  bench.gpu = [&] { first_kernels::sgd_momentum_update(dw.data(), dg.data(), dv.data(), n, kLr, kMomentum, kWeightDecay); };
+  bench.gpu = [&] { first_kernels::sgd_momentum_update(dw.data(), dg.data(), dv.data(), n, dlr.data(), kMomentum,
+                                                      kWeightDecay); };
   bench.cpu = [&] {  // lesson 02's host_training::sgd_momentum_step, written out
     for (size_t i = 0; i < n; ++i) {
       v[i] = kMomentum * v[i] + (g[i] + kWeightDecay * w[i]);

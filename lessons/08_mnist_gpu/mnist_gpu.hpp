@@ -24,11 +24,12 @@ namespace mnist_gpu {
 //   g    = grad[i] + weight_decay * w[i]          (weight_decay 0: the plain gradient)
 //   m[i] = beta1 * m[i] + (1 - beta1) * g
 //   v[i] = beta2 * v[i] + (1 - beta2) * g * g
-//   w[i] = w[i] - lr * (m[i] / (1 - beta1^t)) / (sqrt(v[i] / (1 - beta2^t)) + eps)
+//   w[i] = w[i] - (*lr) * (m[i] / (1 - beta1^t)) / (sqrt(v[i] / (1 - beta2^t)) + eps)
 // t = 1, 2, ... is the number of the step (t < 1 throws). The two bias corrections are computed
-// once on the host, in double, as lesson 02 does, and passed to the kernel.
-void adam_update(float* w, const float* grad, float* m, float* v, size_t n, float lr, float beta1, float beta2,
-                 float eps, float weight_decay, int t, cudaStream_t stream = nullptr);
+// once on the host, in double, as lesson 02 does, and passed to the kernel. lr points to one float
+// in device memory, read when the kernel runs (as lesson 03's sgd_momentum_update).
+void adam_update(float* w, const float* grad, float* m, float* v, size_t n, const float* lr, float beta1,
+                 float beta2, float eps, float weight_decay, int t, cudaStream_t stream = nullptr);
 
 // ---- 08.7 minibatch gather -----------------------------------------------------------------------
 // The data set lives on the GPU: images [n x per_example] floats, labels [n] ints. order [n] is

@@ -3,7 +3,9 @@
 #include "optimizer.hpp"
 
 #include <string>
+#include <vector>
 
+#include "course/cuda_check.hpp"
 #include "course/error.hpp"
 #include "first_kernels.hpp"
 #include "mnist_gpu.hpp"
@@ -21,6 +23,8 @@ DeviceOptimizer::DeviceOptimizer(host_training::OptimizerConfig config, framewor
   const int states = extra_ ? extra_->states : config_.kind == framework::OptimizerKind::adam ? 2 : 1;
   state_ = course::DeviceBuffer<float>(params_.total() * size_t(states));
   state_.zero();  // velocity, or m and v, start at 0 (as in lesson 02 and PyTorch)
+  lr_value_ = config_.lr;
+  lr_ = course::DeviceBuffer<float>(std::vector<float>{lr_value_});
 }
 
 void DeviceOptimizer::begin_step() { ++steps_; }
@@ -33,14 +37,14 @@ void DeviceOptimizer::update_range(size_t offset, size_t count, cudaStream_t str
   const float* g = params_.grads() + offset;
   if (extra_) {
     float* second = extra_->states == 2 ? state_.data() + params_.total() + offset : nullptr;
-    extra_->update(w, g, state_.data() + offset, second, count, config_, steps_, stream);
+    extra_->update(w, g, state_.data() + offset, second, count, config_, steps_, lr_.data(), stream);
   } else if (config_.kind == framework::OptimizerKind::sgd) {
-    first_kernels::sgd_momentum_update(w, g, state_.data() + offset, count, config_.lr, config_.momentum,
+    first_kernels::sgd_momentum_update(w, g, state_.data() + offset, count, lr_.data(), config_.momentum,
                                        config_.weight_decay, stream);
   } else {
     float* m = state_.data() + offset;
     float* v = state_.data() + params_.total() + offset;
-    adam_update(w, g, m, v, count, config_.lr, config_.beta1, config_.beta2, config_.eps, config_.weight_decay,
+    adam_update(w, g, m, v, count, lr_.data(), config_.beta1, config_.beta2, config_.eps, config_.weight_decay,
                 steps_, stream);
   }
 }
@@ -50,9 +54,11 @@ void DeviceOptimizer::step(cudaStream_t stream) {
   update_range(0, params_.total(), stream);
 }
 
-void DeviceOptimizer::set_learning_rate(float lr) {
+void DeviceOptimizer::set_learning_rate(float lr, cudaStream_t stream) {
   if (!(lr > 0)) throw course::Error("DeviceOptimizer::set_learning_rate: the rate must be positive");
-  config_.lr = lr;
+  lr_value_ = lr;
+  // In stream order: the updates enqueued before read the old rate, those after the new one.
+  CUDA_CHECK(cudaMemcpyAsync(lr_.data(), &lr_value_, sizeof(float), cudaMemcpyHostToDevice, stream));
 }
 
 std::vector<float> DeviceOptimizer::download_state() const { return state_.to_host(); }

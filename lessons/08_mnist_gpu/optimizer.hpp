@@ -18,12 +18,13 @@ namespace mnist_gpu {
 
 // An update rule this lesson does not have (e.g. Adadelta's) for the optimizer `kind`: `states`
 // (1 or 2) state arrays of params.total() values each, zeroed at the start; update(w, g, state1,
-// state2, n, config, t, stream) launches ONE kernel over n values (state2 null with one state).
+// state2, n, config, t, lr, stream) launches ONE kernel over n values (state2 null with one state);
+// lr points to the optimizer's rate in device memory (config.lr is the rate it started with).
 struct DeviceUpdateRule {
   framework::OptimizerKind kind = framework::OptimizerKind::sgd;
   int states = 1;
   std::function<void(float* w, const float* g, float* state1, float* state2, size_t n,
-                     const host_training::OptimizerConfig& config, int t, cudaStream_t stream)>
+                     const host_training::OptimizerConfig& config, int t, const float* lr, cudaStream_t stream)>
       update;
 };
 
@@ -41,7 +42,7 @@ class DeviceOptimizer : public framework::DeviceUpdate {
   void update_range(size_t offset, size_t count, cudaStream_t stream = nullptr) override;
 
   int steps() const override { return steps_; }
-  void set_learning_rate(float lr) override;
+  void set_learning_rate(float lr, cudaStream_t stream) override;
   const host_training::OptimizerConfig& config() const { return config_; }
   // The state as one host vector, and back (the profile runs throw-away steps, then restores).
   std::vector<float> download_state() const override;
@@ -51,6 +52,8 @@ class DeviceOptimizer : public framework::DeviceUpdate {
   host_training::OptimizerConfig config_;
   framework::ParameterStore& params_;
   course::DeviceBuffer<float> state_;  // SGD: velocity; Adam: m then v; a rule's states one after another
+  course::DeviceBuffer<float> lr_;     // the rate, one float, read by the update kernel when it runs
+  float lr_value_ = 0;                 // the last rate written (the source of its copy)
   const DeviceUpdateRule* extra_ = nullptr;
   int steps_ = 0;
 };

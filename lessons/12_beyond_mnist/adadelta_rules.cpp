@@ -19,8 +19,8 @@ const mnist_gpu::DeviceUpdateRule& adadelta_device_rule() {
   static const mnist_gpu::DeviceUpdateRule rule{
       framework::OptimizerKind::adadelta, 2,
       [](float* w, const float* g, float* square_avg, float* delta_avg, size_t n,
-         const host_training::OptimizerConfig& c, int, cudaStream_t stream) {
-        adadelta_update_gpu(w, g, square_avg, delta_avg, n, c.lr, c.rho, c.adadelta_eps, c.weight_decay, stream);
+         const host_training::OptimizerConfig& c, int, const float* lr, cudaStream_t stream) {
+        adadelta_update_gpu(w, g, square_avg, delta_avg, n, lr, c.rho, c.adadelta_eps, c.weight_decay, stream);
       }};
   return rule;
 }

@@ -15,12 +15,24 @@ void check_dropout_rate(const char* function, float rate) {
                         course::shortest_text(rate));
 }
 
-void check_adadelta(const char* function, float lr, float rho, float eps) {
-  const std::string name(function);
-  if (!(lr > 0.0f)) throw course::Error(name + ": the learning rate lr must be > 0, got " + course::shortest_text(lr));
+namespace {
+void check_averages(const std::string& name, float rho, float eps) {
   if (!(rho >= 0.0f && rho <= 1.0f))
     throw course::Error(name + ": rho must be in [0, 1], got " + course::shortest_text(rho));
   if (!(eps > 0.0f)) throw course::Error(name + ": eps must be > 0, got " + course::shortest_text(eps));
+}
+}  // namespace
+
+void check_adadelta(const char* function, float lr, float rho, float eps) {
+  const std::string name(function);
+  if (!(lr > 0.0f)) throw course::Error(name + ": the learning rate lr must be > 0, got " + course::shortest_text(lr));
+  check_averages(name, rho, eps);
+}
+
+void check_adadelta_gpu(const char* function, const float* lr, size_t n, float rho, float eps) {
+  const std::string name(function);
+  if (n > 0 && lr == nullptr) throw course::Error(name + ": lr must point to the rate in device memory, got null");
+  check_averages(name, rho, eps);
 }
 
 }  // namespace beyond_mnist

@@ -68,14 +68,18 @@ void check_dropout_rate(const char* function, float rate);
 //   w[i]          = w[i] - lr * delta
 // delta uses the NEW square_avg and the OLD delta_avg. Both averages start at 0 (zero them before
 // the first step); grad is only read. lr > 0, 0 <= rho <= 1 and eps > 0, else course::Error
-// before anything is written (check_adadelta, given).
+// before anything is written (check_adadelta, given). On the GPU lr points to the rate in device
+// memory, read when the kernel runs (as lesson 03's sgd_momentum_update); the launcher checks rho,
+// eps and that lr is there (check_adadelta_gpu, given).
 void adadelta_step(float* w, const float* grad, float* square_avg, float* delta_avg, size_t n, float lr, float rho,
                    float eps, float weight_decay);
-void adadelta_update_gpu(float* w, const float* grad, float* square_avg, float* delta_avg, size_t n, float lr,
+void adadelta_update_gpu(float* w, const float* grad, float* square_avg, float* delta_avg, size_t n, const float* lr,
                          float rho, float eps, float weight_decay, cudaStream_t stream = nullptr);
 
 // Given (argument_checks.cpp): throws course::Error naming `function` and the value unless
-// lr > 0, 0 <= rho <= 1 and eps > 0 (NaN fails every one of them).
+// lr > 0, 0 <= rho <= 1 and eps > 0 (NaN fails every one of them); the GPU's: unless 0 <= rho <= 1,
+// eps > 0 and, with n > 0, lr is not null.
 void check_adadelta(const char* function, float lr, float rho, float eps);
+void check_adadelta_gpu(const char* function, const float* lr, size_t n, float rho, float eps);
 
 }  // namespace beyond_mnist

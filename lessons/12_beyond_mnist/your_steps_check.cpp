@@ -116,8 +116,8 @@ void check_adadelta_step(bool gpu) {
   std::vector<float> hw = w, hsq = sq, hda = da;
   adadelta_step(hw.data(), g.data(), hsq.data(), hda.data(), kValues, lr, rho, eps, decay);
   if (!gpu) return;
-  course::DeviceBuffer<float> dw(w), dg(g), dsq(sq), dda(da);
-  adadelta_update_gpu(dw.data(), dg.data(), dsq.data(), dda.data(), kValues, lr, rho, eps, decay);
+  course::DeviceBuffer<float> dw(w), dg(g), dsq(sq), dda(da), dlr(std::vector<float>{lr});
+  adadelta_update_gpu(dw.data(), dg.data(), dsq.data(), dda.data(), kValues, dlr.data(), rho, eps, decay);
   auto same = [](const char* output, const std::vector<float>& got, const std::vector<float>& host) {
     course::expect_step_output({"12.3", "adadelta_update_gpu", "exercises/adadelta.cu", output}, got,
                                std::vector<double>(host.begin(), host.end()), 1e-5, 1e-4, "your host function gives");

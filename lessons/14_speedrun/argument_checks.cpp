@@ -46,12 +46,23 @@ void check_shift(const char* function, int batch, int channels, int height, int 
                          "), got " + std::to_string(max_shift));
 }
 
-void check_nesterov(const char* function, float lr, float momentum, float weight_decay) {
-  if (!(lr > 0.0f)) refuse(function, "the learning rate lr must be > 0, got " + course::shortest_text(lr));
+namespace {
+void check_momentum_decay(const char* function, float momentum, float weight_decay) {
   if (!(momentum >= 0.0f && momentum < 1.0f))
     refuse(function, "momentum must be in [0, 1), got " + course::shortest_text(momentum));
   if (!(weight_decay >= 0.0f))
     refuse(function, "weight_decay must be >= 0, got " + course::shortest_text(weight_decay));
+}
+}  // namespace
+
+void check_nesterov(const char* function, float lr, float momentum, float weight_decay) {
+  if (!(lr > 0.0f)) refuse(function, "the learning rate lr must be > 0, got " + course::shortest_text(lr));
+  check_momentum_decay(function, momentum, weight_decay);
+}
+
+void check_nesterov_gpu(const char* function, const float* lr, size_t n, float momentum, float weight_decay) {
+  if (n > 0 && lr == nullptr) refuse(function, "lr must point to the rate in device memory, got null");
+  check_momentum_decay(function, momentum, weight_decay);
 }
 
 }  // namespace speedrun

@@ -63,10 +63,12 @@ void shift_images_gpu(const float* x, float* y, int batch, int channels, int hei
 //   velocity[i] = momentum * velocity[i] + g
 //   w[i]        = w[i] - lr * (g + momentum * velocity[i])      (the NEW velocity)
 // velocity starts at 0; grad is only read. Throws (check_nesterov) unless lr > 0, 0 <= momentum < 1
-// and weight_decay >= 0 (NaN fails each).
+// and weight_decay >= 0 (NaN fails each). On the GPU lr points to the rate in device memory, read
+// when the kernel runs (as lesson 03's sgd_momentum_update); the launcher checks it is there
+// (check_nesterov_gpu).
 void nesterov_step(float* w, const float* grad, float* velocity, size_t n, float lr, float momentum,
                    float weight_decay);
-void nesterov_update_gpu(float* w, const float* grad, float* velocity, size_t n, float lr, float momentum,
+void nesterov_update_gpu(float* w, const float* grad, float* velocity, size_t n, const float* lr, float momentum,
                          float weight_decay, cudaStream_t stream = nullptr);
 
 // ---- given (argument_checks.cpp) ---------------------------------------------------------------------
@@ -75,5 +77,6 @@ void check_one_cycle(const char* function, int step, int total_steps, int warmup
 void check_smoothing(const char* function, int batch, int classes, float smoothing);
 void check_shift(const char* function, int batch, int channels, int height, int width, int max_shift);
 void check_nesterov(const char* function, float lr, float momentum, float weight_decay);
+void check_nesterov_gpu(const char* function, const float* lr, size_t n, float momentum, float weight_decay);
 
 }  // namespace speedrun

@@ -1,6 +1,9 @@
 // Lesson 14 (given): the loss and the update rule of the speedrun (speedrun_parts.hpp).
 #include "speedrun_parts.hpp"
 
+#include <memory>
+#include <vector>
+
 #include "course/error.hpp"
 #include "first_kernels.hpp"
 #include "mnist_gpu.hpp"
@@ -27,27 +30,35 @@ mnist_gpu::LossMaker smoothed_loss_maker(float smoothing) {
 }
 
 mnist_gpu::DeviceUpdateRule scheduled_rule(framework::OptimizerKind kind, Schedule schedule, int total_steps,
-                                           int warmup_steps) {
+                                           int warmup_steps, float peak_lr) {
   using framework::OptimizerKind;
   if (kind != OptimizerKind::nesterov && kind != OptimizerKind::sgd && kind != OptimizerKind::adam)
     throw course::Error(std::string("the speedrun has no optimizer '") + framework::optimizer_name(kind) +
                         "' (expected nesterov, sgd or adam)");
-  if (schedule == Schedule::one_cycle) check_one_cycle("scheduled_rule", 0, total_steps, warmup_steps, 1.0f);
+  // The one-cycle rate of every step (your 14.1), in device memory: step t reads entry t - 1.
+  std::shared_ptr<course::DeviceBuffer<float>> rates;
+  if (schedule == Schedule::one_cycle) {
+    check_one_cycle("scheduled_rule", 0, total_steps, warmup_steps, peak_lr);
+    std::vector<float> each_step;
+    for (int step = 0; step < total_steps; ++step)
+      each_step.push_back(one_cycle_lr(step, total_steps, warmup_steps, peak_lr));
+    rates = std::make_shared<course::DeviceBuffer<float>>(each_step);
+  }
   mnist_gpu::DeviceUpdateRule rule;
   rule.kind = kind;
   rule.states = kind == OptimizerKind::adam ? 2 : 1;
-  rule.update = [kind, schedule, total_steps, warmup_steps](float* w, const float* g, float* s1, float* s2, size_t n,
-                                                            const host_training::OptimizerConfig& c, int t,
-                                                            cudaStream_t stream) {
+  rule.update = [kind, rates, total_steps](float* w, const float* g, float* s1, float* s2, size_t n,
+                                           const host_training::OptimizerConfig& c, int t, const float* rate,
+                                           cudaStream_t stream) {
     // t counts the optimizer's steps from 1; the schedule counts from 0.
     if (t > total_steps)
       throw course::Error("scheduled_rule: step " + std::to_string(t) + " of a run of " +
                           std::to_string(total_steps) + " steps");
-    const float lr = schedule == Schedule::one_cycle ? one_cycle_lr(t - 1, total_steps, warmup_steps, c.lr) : c.lr;
+    const float* lr = rates ? rates->data() + (t - 1) : rate;
     if (kind == OptimizerKind::nesterov)
       nesterov_update_gpu(w, g, s1, n, lr, c.momentum, c.weight_decay, stream);
     else if (kind == OptimizerKind::sgd)
-      first_kernels::sgd_momentum_update(w, g, s1, n, lr, c.momentum, c.weight_decay, stream);
+      first_kernels::sgd_momentum_update(w, g, s1, n, lr, c.momentum, c.weight_decay, stream);  // lr: device
     else
       mnist_gpu::adam_update(w, g, s1, s2, n, lr, c.beta1, c.beta2, c.eps, c.weight_decay, t, stream);
   };

@@ -30,9 +30,11 @@ enum class Schedule { one_cycle, constant };
 
 // The optimizer `kind` (nesterov: your 14.4; sgd: lesson 03's momentum SGD; adam: lesson 08's)
 // with step t's learning rate from `schedule` over total_steps steps (warmup_steps of them rising),
-// peaking at config.lr. A captured step keeps the rate it was captured with: capture each step of
-// the run once (train_speedrun does), never replay one step for another.
+// peaking at peak_lr. The one-cycle rates of the whole run are computed here, uploaded once, and
+// step t's update reads entry t - 1 of them: a captured step keeps its own step's rate, so capture
+// each step of the run once (train_speedrun does), never replay one step for another. A constant
+// schedule reads the optimizer's rate.
 mnist_gpu::DeviceUpdateRule scheduled_rule(framework::OptimizerKind kind, Schedule schedule, int total_steps,
-                                           int warmup_steps);
+                                           int warmup_steps, float peak_lr);
 
 }  // namespace speedrun

@@ -79,7 +79,8 @@ SeedResult run_seed(const Recipe& r, const host_training::ModelSpec& spec, const
   host_training::OptimizerConfig config;
   config.kind = r.optimizer, config.lr = r.peak_lr(), config.momentum = r.momentum;
   config.weight_decay = r.weight_decay;
-  const mnist_gpu::DeviceUpdateRule rule = scheduled_rule(r.optimizer, r.schedule, total_steps, warmup_steps);
+  const mnist_gpu::DeviceUpdateRule rule =
+      scheduled_rule(r.optimizer, r.schedule, total_steps, warmup_steps, config.lr);
   mnist_gpu::DeviceOptimizer optimizer(config, net.parameters(), &rule);
 
   if (profile) {  // lesson 08's table; it restores the weights and the optimizer's state afterwards

@@ -68,10 +68,10 @@ void check_your_steps() {
   const size_t count = 333;
   std::vector<float> w = course::random_uniform(count, 140 + 3, -1.f, 1.f), velocity(count, 0.f);
   const std::vector<float> g = course::random_uniform(count, 140 + 4, -1.f, 1.f);
-  course::DeviceBuffer<float> d_w(w), d_v(velocity), d_g(g);
+  course::DeviceBuffer<float> d_w(w), d_v(velocity), d_g(g), d_lr(std::vector<float>{0.1f});
   for (int step = 0; step < 2; ++step) {
     nesterov_step(w.data(), g.data(), velocity.data(), count, 0.1f, 0.9f, 5e-4f);
-    nesterov_update_gpu(d_w.data(), d_g.data(), d_v.data(), count, 0.1f, 0.9f, 5e-4f);
+    nesterov_update_gpu(d_w.data(), d_g.data(), d_v.data(), count, d_lr.data(), 0.9f, 5e-4f);
   }
   const Check c{"14.4", "exercises/nesterov.cu", "nesterov_update_gpu"};
   expect_same(c, "velocity", d_v.to_host(), velocity, false);

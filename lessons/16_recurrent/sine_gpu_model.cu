@@ -163,8 +163,12 @@ double SineGpuNetwork::train_step(float lr, int step) {
   launch(train_, true);
   if (rank_)  // the mean over every rank's rows: each shard's mean weighted by its rows
     data_parallel::allreduce_mean(*rank_, grad_.data(), grad_.size(), train_.count, train_waves_, stream_.get());
-  mnist_gpu::adam_update(params_.data(), grad_.data(), m_.data(), v_.data(), params_.size(), lr, 0.9f, 0.999f, 1e-8f,
-                         0.0f, step, stream_.get());
+  if (lr != lr_value_) {  // in stream order: this step's update reads it
+    lr_value_ = lr;
+    CUDA_CHECK(cudaMemcpyAsync(lr_.data(), &lr_value_, sizeof(float), cudaMemcpyHostToDevice, stream_.get()));
+  }
+  mnist_gpu::adam_update(params_.data(), grad_.data(), m_.data(), v_.data(), params_.size(), lr_.data(), 0.9f, 0.999f,
+                         1e-8f, 0.0f, step, stream_.get());
   return finished_loss(train_);
 }
 

@@ -44,8 +44,8 @@ void check_sgd(size_t n, const Hyper& h, uint64_t seed, bool zero_velocity) {
   }
 
   DeviceBuffer<float> d_w = guarded_copy(w0, kGuardValue), d_v = guarded_copy(v0, kGuardValue);
-  DeviceBuffer<float> d_g(g);
-  first_kernels::sgd_momentum_update(d_w.data(), d_g.data(), d_v.data(), n, h.lr, h.momentum, h.weight_decay);
+  DeviceBuffer<float> d_g(g), d_lr(std::vector<float>{h.lr});  // the rate lives in device memory
+  first_kernels::sgd_momentum_update(d_w.data(), d_g.data(), d_v.data(), n, d_lr.data(), h.momentum, h.weight_decay);
   const std::vector<float> w = download_checked(d_w, n, kGuardValue);
   const std::vector<float> v = download_checked(d_v, n, kGuardValue);
   {
@@ -92,6 +92,32 @@ TEST_CASE("sgd_momentum_update: first step, plain SGD, and no weight decay", "[0
 }
 
 TEST_CASE("sgd_momentum_update with n == 0 launches nothing and reports no error", "[03.4]") {
-  REQUIRE_NOTHROW(first_kernels::sgd_momentum_update(nullptr, nullptr, nullptr, 0, 0.1f, 0.9f, 0.0f));
+  REQUIRE_NOTHROW(first_kernels::sgd_momentum_update(nullptr, nullptr, nullptr, 0, nullptr, 0.9f, 0.0f));
   CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+TEST_CASE("sgd_momentum_update reads the rate when it runs: a captured launch replayed after the rate changed",
+          "[03.4]") {
+  const size_t n = 777;
+  const std::vector<float> w0 = random_vector(n, 381, -1.0f, 1.0f), g = random_vector(n, 382, -0.5f, 0.5f);
+  DeviceBuffer<float> d_w(w0), d_g(g), d_v(std::vector<float>(n, 0.0f)), d_lr(std::vector<float>{0.5f});
+  cudaStream_t stream;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  first_kernels::sgd_momentum_update(d_w.data(), d_g.data(), d_v.data(), n, d_lr.data(), 0.0f, 0.0f, stream);
+  CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+  CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  d_lr.upload(std::vector<float>{0.125f});  // after the capture: the replay must use this rate
+  CUDA_CHECK(cudaDeviceSynchronize());       // the copy has landed before the stream runs
+  CUDA_CHECK(cudaGraphLaunch(exec, stream));
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::vector<double> w_ref(n);
+  for (size_t i = 0; i < n; ++i) w_ref[i] = double(w0[i]) - 0.125 * double(g[i]);  // momentum 0: v = g
+  const std::vector<float> w = d_w.to_host();
+  CUDA_CHECK(cudaGraphExecDestroy(exec));
+  CUDA_CHECK(cudaGraphDestroy(graph));
+  CUDA_CHECK(cudaStreamDestroy(stream));
+  REQUIRE_ALL_CLOSE(w, w_ref, kAtol, kRtol);
 }

@@ -43,13 +43,14 @@ void check_adam(size_t n, const Hyper& h, uint64_t seed) {
   std::vector<float> w = random_vector(n, seed, -1.0f, 1.0f);
   std::vector<float> m(n, 0.0f), v(n, 0.0f);  // Adam's state starts at 0
   DeviceBuffer<float> d_w = with_guard(w), d_m = with_guard(m), d_v = with_guard(v);
+  DeviceBuffer<float> d_lr(std::vector<float>{h.lr});  // the rate lives in device memory
   for (int t = 1; t <= 3; ++t) {
     CAPTURE(t);
     // A new, non-uniform gradient every step; some large, some tiny.
     const std::vector<float> g = random_vector(n, seed + 10 * t, -0.5f, 0.5f);
     DeviceBuffer<float> d_g(g);
     host_adam(w, g, m, v, h, t);
-    mnist_gpu::adam_update(d_w.data(), d_g.data(), d_m.data(), d_v.data(), n, h.lr, h.beta1, h.beta2, h.eps,
+    mnist_gpu::adam_update(d_w.data(), d_g.data(), d_m.data(), d_v.data(), n, d_lr.data(), h.beta1, h.beta2, h.eps,
                            h.weight_decay, t);
     const std::vector<float> got_m = mnist_gpu_test::download_checked(d_m, n);
     const std::vector<float> got_v = mnist_gpu_test::download_checked(d_v, n);
@@ -92,8 +93,8 @@ TEST_CASE("adam_update with weight decay and other betas", "[08.6]") {
 }
 
 TEST_CASE("adam_update rejects t < 1 and launches nothing for n == 0", "[08.6]") {
-  REQUIRE_THROWS_AS(mnist_gpu::adam_update(nullptr, nullptr, nullptr, nullptr, 4, 0.1f, 0.9f, 0.999f, 1e-8f, 0.0f, 0),
+  REQUIRE_THROWS_AS(mnist_gpu::adam_update(nullptr, nullptr, nullptr, nullptr, 4, nullptr, 0.9f, 0.999f, 1e-8f, 0.0f, 0),
                     course::Error);
-  REQUIRE_NOTHROW(mnist_gpu::adam_update(nullptr, nullptr, nullptr, nullptr, 0, 0.1f, 0.9f, 0.999f, 1e-8f, 0.0f, 1));
+  REQUIRE_NOTHROW(mnist_gpu::adam_update(nullptr, nullptr, nullptr, nullptr, 0, nullptr, 0.9f, 0.999f, 1e-8f, 0.0f, 1));
   CUDA_CHECK(cudaDeviceSynchronize());
 }

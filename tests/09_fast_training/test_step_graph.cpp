@@ -3,6 +3,7 @@
 // capture leaves the stream usable. Then a whole training step of the fast network from a graph
 // against the same step launched directly.
 #include <cstdint>
+#include <map>
 #include <stdexcept>
 #include <vector>
 
@@ -20,9 +21,20 @@ namespace {
 
 // lesson 03's SGD step with momentum 0 and no weight decay: velocity = g, w -= lr * g. One launch
 // is one easily predicted change of w, and repeated launches add up.
+// Its rate is read from device memory (03.4): the rates this file uses, uploaded once, before any
+// capture (every test case calls rates() first; an upload while a stream is captured would fail).
+const std::map<float, DeviceBuffer<float>>& rates() {
+  static const std::map<float, DeviceBuffer<float>> made = [] {
+    std::map<float, DeviceBuffer<float>> m;
+    for (float lr : {0.25f, 0.5f, 1.0f, 2.0f, 4.0f}) m.emplace(lr, DeviceBuffer<float>(std::vector<float>{lr}));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    return m;
+  }();
+  return made;
+}
 void sgd(DeviceBuffer<float>& w, const DeviceBuffer<float>& g, DeviceBuffer<float>& v, size_t n, float lr,
          cudaStream_t stream) {
-  first_kernels::sgd_momentum_update(w.data(), g.data(), v.data(), n, lr, 0.0f, 0.0f, stream);
+  first_kernels::sgd_momentum_update(w.data(), g.data(), v.data(), n, rates().at(lr).data(), 0.0f, 0.0f, stream);
 }
 
 // The host's version of the same updates, in the same float operations.
@@ -39,6 +51,7 @@ bool capturing(cudaStream_t stream) {
 }  // namespace
 
 TEST_CASE("capture_step returns a graph of one kernel node a launch and runs nothing", "[09.9]") {
+  rates();
   const size_t n = 777;
   const std::vector<float> w0 = course::test::random_vector(n, 81, -1.0f, 1.0f);
   DeviceBuffer<float> w(w0), dg(course::test::random_vector(n, 82, -1.0f, 1.0f)), v(n);
@@ -69,6 +82,7 @@ TEST_CASE("capture_step returns a graph of one kernel node a launch and runs not
 }
 
 TEST_CASE("capture_graph runs nothing; each replay runs every captured launch in order", "[09.9]") {
+  rates();
   const size_t n = 1003;
   const std::vector<float> w0 = course::test::random_vector(n, 91, -1.0f, 1.0f);
   const std::vector<float> g = course::test::random_vector(n, 92, -1.0f, 1.0f);
@@ -96,6 +110,7 @@ TEST_CASE("capture_graph runs nothing; each replay runs every captured launch in
 }
 
 TEST_CASE("capture_graph: arguments are those of the capture, buffer contents those of the replay", "[09.9]") {
+  rates();
   const size_t n = 517;
   const std::vector<float> w0 = course::test::random_vector(n, 93, -1.0f, 1.0f);
   const std::vector<float> g1 = course::test::random_vector(n, 94, -1.0f, 1.0f);
@@ -115,6 +130,7 @@ TEST_CASE("capture_graph: arguments are those of the capture, buffer contents th
 }
 
 TEST_CASE("capture_graph refuses the default stream and leaves a stream usable after a failed capture", "[09.9]") {
+  rates();
   const size_t n = 64;
   const std::vector<float> w0 = course::test::random_vector(n, 96, -1.0f, 1.0f);
   const std::vector<float> g = course::test::random_vector(n, 97, -1.0f, 1.0f);
@@ -154,6 +170,7 @@ TEST_CASE("capture_graph refuses the default stream and leaves a stream usable a
 // The graph replays the very kernels the direct call launches, so the results are the same to
 // the last bit, unless a kernel's result depends on timing (atomics): 1e-6 relative allows that.
 TEST_CASE("FastNetwork: a training step replayed from a graph equals the step launched directly", "[09.9]") {
+  rates();
   const host_training::ModelSpec spec = host_training::model_by_name("small");
   const int batch = 9;
   const std::vector<host_training::Parameter> init = host_training::init_parameters(spec, 77);

@@ -28,13 +28,13 @@ void check_steps(size_t n, const Hyper& h, uint64_t seed, int steps) {
   const std::vector<float> w0 = random_vector(n, seed);
   AdadeltaRef ref(w0);
   DeviceBuffer<float> d_w = guarded(w0), d_sq = guarded(std::vector<float>(n, 0.0f)),
-                      d_acc = guarded(std::vector<float>(n, 0.0f));
+                      d_acc = guarded(std::vector<float>(n, 0.0f)), d_lr(std::vector<float>{h.lr});
   for (int t = 1; t <= steps; ++t) {
     CAPTURE(t);
     const std::vector<float> grad = adadelta_gradient(n, seed + 10 * t);
     DeviceBuffer<float> d_grad = guarded(grad);
-    beyond_mnist::adadelta_update_gpu(d_w.data(), d_grad.data(), d_sq.data(), d_acc.data(), n, h.lr, h.rho, h.eps,
-                                      h.weight_decay);
+    beyond_mnist::adadelta_update_gpu(d_w.data(), d_grad.data(), d_sq.data(), d_acc.data(), n, d_lr.data(), h.rho,
+                                      h.eps, h.weight_decay);
     ref.step(grad, h);
     REQUIRE_NAMED_CLOSE("exercises/adadelta.cu: square_avg", download_checked(d_sq, n), ref.square_avg,
                         ::course::Shape{}, kStateAtol, kStateRtol);
@@ -62,16 +62,18 @@ TEST_CASE("adadelta_update_gpu equals PyTorch's formulas in double over 3 steps 
 
 TEST_CASE("adadelta_update_gpu refuses bad hyper-parameters before any launch; n == 0 launches nothing", "[12.3]") {
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  const Hyper bad[] = {{0.0f, 0.9f, 1e-6f, 0.0f}, {nan, 0.9f, 1e-6f, 0.0f}, {1.0f, -0.1f, 1e-6f, 0.0f},
-                       {1.0f, 1.1f, 1e-6f, 0.0f}, {1.0f, 0.9f, 0.0f, 0.0f}, {1.0f, 0.9f, nan, 0.0f}};
+  // The rate is in device memory (the launcher cannot read it): a missing one (lr 0 below: null) is
+  // refused, and bad rho and eps.
+  const Hyper bad[] = {{0.0f, 0.9f, 1e-6f, 0.0f}, {1.0f, -0.1f, 1e-6f, 0.0f}, {1.0f, 1.1f, 1e-6f, 0.0f},
+                       {1.0f, nan, 1e-6f, 0.0f}, {1.0f, 0.9f, 0.0f, 0.0f}, {1.0f, 0.9f, nan, 0.0f}};
   const size_t n = 17;
   DeviceBuffer<float> d_w = poisoned(n), d_sq = poisoned(n), d_acc = poisoned(n),
-                      d_grad = guarded(random_vector(n, 1341));
+                      d_grad = guarded(random_vector(n, 1341)), d_lr(std::vector<float>{1.0f});
   for (const Hyper& h : bad) {
     CAPTURE(h.lr, h.rho, h.eps);
     const std::string message = error_of([&] {
-      beyond_mnist::adadelta_update_gpu(d_w.data(), d_grad.data(), d_sq.data(), d_acc.data(), n, h.lr, h.rho, h.eps,
-                                        h.weight_decay);
+      beyond_mnist::adadelta_update_gpu(d_w.data(), d_grad.data(), d_sq.data(), d_acc.data(), n,
+                                        h.lr > 0.0f ? d_lr.data() : nullptr, h.rho, h.eps, h.weight_decay);
     });
     INFO("message: '" << message << "'");
     REQUIRE(message.find("adadelta_update_gpu") != std::string::npos);
@@ -79,6 +81,6 @@ TEST_CASE("adadelta_update_gpu refuses bad hyper-parameters before any launch; n
     REQUIRE(still_poisoned(d_sq, n));
     REQUIRE(still_poisoned(d_acc, n));
   }
-  REQUIRE_NOTHROW(beyond_mnist::adadelta_update_gpu(nullptr, nullptr, nullptr, nullptr, 0, 1.0f, 0.9f, 1e-6f, 0.0f));
+  REQUIRE_NOTHROW(beyond_mnist::adadelta_update_gpu(nullptr, nullptr, nullptr, nullptr, 0, nullptr, 0.9f, 1e-6f, 0.0f));
   CUDA_CHECK(cudaDeviceSynchronize());
 }

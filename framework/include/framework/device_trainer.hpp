@@ -38,9 +38,11 @@ class DeviceUpdate {
   virtual std::vector<float> download_state() const = 0;
   virtual void restore(const std::vector<float>& state, int steps) = 0;
   virtual int steps() const = 0;
-  // The rate the steps enqueued from now on use (--lr-drops). A captured step keeps the rate it was
-  // captured with: the trainer captures one set of graphs a rate.
-  virtual void set_learning_rate(float lr) = 0;
+  // The rate every update from now on uses (--lr-drops), replayed from a CUDA graph or not: the rate
+  // lives in device memory, read by the update kernel when it runs, so one set of graphs serves every
+  // rate. Written in the order of `stream` (after the updates enqueued there before it); not while a
+  // stream is being captured.
+  virtual void set_learning_rate(float lr, cudaStream_t stream) = 0;
 };
 
 // The test set through a network: loss, accuracy, every prediction and logit, the confusion matrix.

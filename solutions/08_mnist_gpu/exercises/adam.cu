@@ -14,9 +14,10 @@ namespace {
 // One grid-stride loop: each element is read once and written once, w, m and v stay in
 // registers in between. correction1 = 1 - beta1^t and correction2 = 1 - beta2^t.
 __global__ void adam_kernel(float* __restrict__ w, const float* __restrict__ grad, float* __restrict__ m,
-                            float* __restrict__ v, size_t n, float lr, float beta1, float beta2, float eps,
-                            float weight_decay, float correction1, float correction2) {
+                            float* __restrict__ v, size_t n, const float* __restrict__ lr, float beta1,
+                            float beta2, float eps, float weight_decay, float correction1, float correction2) {
   const size_t stride = size_t(gridDim.x) * blockDim.x;
+  const float rate = *lr;
   for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
     const float wi = w[i];
     const float g = grad[i] + weight_decay * wi;
@@ -28,14 +29,14 @@ __global__ void adam_kernel(float* __restrict__ w, const float* __restrict__ gra
     // multiplications by reciprocals), so the two agree to a few ulps.
     const float m_hat = mi / correction1;
     const float v_hat = vi / correction2;
-    w[i] = wi - lr * m_hat / (sqrtf(v_hat) + eps);
+    w[i] = wi - rate * m_hat / (sqrtf(v_hat) + eps);
   }
 }
 
 }  // namespace
 
-void adam_update(float* w, const float* grad, float* m, float* v, size_t n, float lr, float beta1, float beta2,
-                 float eps, float weight_decay, int t, cudaStream_t stream) {
+void adam_update(float* w, const float* grad, float* m, float* v, size_t n, const float* lr, float beta1,
+                 float beta2, float eps, float weight_decay, int t, cudaStream_t stream) {
   if (t < 1) throw course::Error("adam_update: the step number t must be >= 1, got " + std::to_string(t));
   if (n == 0) return;
   // In double, as lesson 02: beta2^t is close to 1 for small t, and 1 - it loses digits in float.
