@@ -4,11 +4,15 @@
   tools/measure.py run --out DIR [--lessons 03-10] [--build-dir build/solutions] [--commit HASH]
       runs each lesson's measuring command (MEASURE below; a GPU lesson needs a GPU, a CPU lesson
       runs anywhere) and writes DIR/NN.md: the block's text, its first line naming the machine, the
-      date and the commit, then the program's output (progress lines left out) as a text block.
+      date and the commit, then the program's output (progress lines left out) as a text block:
+      all of it, or the lines before its first "== " heading and the sections MEASURE names (a
+      README has room for its lesson's main table); and DIR/NN_run.md, the whole output.
       A program that fails writes nothing for its lesson and the run exits 1 after the others.
   tools/measure.py write DIR [--lessons ...]
       puts each DIR/NN.md between the markers of lesson NN's record (docs/results/NN_slug.md,
-      everything else in it kept), then run tools/readme_tables.py to copy them into the READMEs.
+      everything else in it kept) and DIR/NN_run.md between its `<!-- run NN: begin -->` and
+      `<!-- run NN: end -->` lines (added after the block when missing); then run
+      tools/readme_tables.py to copy the blocks into the READMEs.
   tools/measure.py list
       the lessons and their commands.
 
@@ -33,19 +37,22 @@ import tool_io  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
-# lesson: (where it runs, the command from the build's bin/ folder, what the block shows)
+# lesson: (where it runs, the command from the build's bin/ folder, what the block shows, the
+# output's sections the block keeps: None for all of it)
 MEASURE = {
-    "01": ("cpu", ["lesson01_host_layers"], "one forward and backward pass and the gradient check"),
-    "02": ("cpu", ["lesson02_host_training"], "the small CNN trained on MNIST with the defaults"),
-    "03": ("gpu", ["lesson03_first_kernels"], "copy bandwidth and the first kernels"),
-    "04": ("gpu", ["lesson04_gemm_dense"], "the matmul ladder against cuBLAS"),
-    "05": ("gpu", ["lesson05_conv_direct"], "direct convolution, model A's shapes"),
-    "06": ("gpu", ["lesson06_pooling"], "max-pool three ways"),
-    "07": ("gpu", ["lesson07_im2col"], "im2col + GEMM against direct and cuDNN"),
-    "08": ("gpu", ["train_mnist"], "model A trained on MNIST with the defaults"),
-    "09": ("gpu", ["lesson09_fast_training"], "a step on the roofline; the convolutions' kernels"),
-    "10": ("gpu", ["lesson10_tensor_cores"], "number formats and the Tensor Core kernels"),
+    "01": ("cpu", ["lesson01_host_layers"], "one forward and backward pass and the gradient check", None),
+    "02": ("cpu", ["lesson02_host_training"], "the small CNN trained on MNIST with the defaults", None),
+    "03": ("gpu", ["lesson03_first_kernels"], "copy bandwidth and the first kernels", None),
+    "04": ("gpu", ["lesson04_gemm_dense"], "the matmul ladder against cuBLAS", [2]),
+    "05": ("gpu", ["lesson05_conv_direct"], "direct convolution, model A's shapes", None),
+    "06": ("gpu", ["lesson06_pooling"], "max-pool three ways", None),
+    "07": ("gpu", ["lesson07_im2col"], "im2col + GEMM against direct and cuDNN", None),
+    "08": ("gpu", ["train_mnist"], "model A trained on MNIST with the defaults", None),
+    "09": ("gpu", ["lesson09_fast_training"], "the convolutions' kernels against the step's floor", [2]),
+    "10": ("gpu", ["lesson10_tensor_cores"], "the GEMMs on the Tensor Cores", [2]),
 }
+SECTION = re.compile(r"^== (\d+)\.")
+DONE = re.compile(r"^[a-zA-Z]+( [a-zA-Z]+)? done$")  # "convolutions done": a section's last line, for a log
 PROGRESS = re.compile(r"\s\d+% \d+/\d+ .*elapsed .*eta |\] *\d+% ")
 
 
@@ -93,13 +100,36 @@ def commit_of(given):
         tool_io.fail("this tree is no git clone: give the commit it holds with --commit", tool_io.EXIT_USAGE)
 
 
-def block_text(machine, date, commit, command, output):
+def output_lines(output):
+    """The program's lines as a reader sees them: progress lines and carriage returns gone, paths
+    inside the course relative to its root."""
+    output = output.replace(str(ROOT) + "/", "")
     lines = [line.rsplit("\r", 1)[-1] for line in output.splitlines()]
     kept = [line.rstrip() for line in lines if not PROGRESS.search(line)]
     while kept and not kept[-1]:
         kept.pop()
+    return kept
+
+
+def sections_of(lines, keep):
+    """The lines before the first '== N.' heading, then the sections numbered in `keep`."""
+    out, current = [], None
+    for line in lines:
+        m = SECTION.match(line)
+        if m:
+            current = int(m.group(1))
+            if out and out[-1]:
+                out.append("")
+        if (current is None or current in keep) and not DONE.match(line):
+            out.append(line)
+    while out and not out[-1]:
+        out.pop()
+    return out
+
+
+def block_text(machine, date, commit, command, lines):
     shown = " ".join(command)
-    return f"**{machine}, {date}, commit {commit}**: `{shown}`\n\n```text\n" + "\n".join(kept) + "\n```\n"
+    return f"**{machine}, {date}, commit {commit}**: `{shown}`\n\n```text\n" + "\n".join(lines) + "\n```\n"
 
 
 def run(args):
@@ -117,7 +147,7 @@ def run(args):
         if lesson not in MEASURE:
             print(f"lesson {lesson}: no measuring command here; its record keeps its block")
             continue
-        where, command, what = MEASURE[lesson]
+        where, command, what, keep = MEASURE[lesson]
         if where == "gpu" and not gpu:
             print(f"lesson {lesson}: needs a GPU (nvidia-smi names none); skipped")
             continue
@@ -137,9 +167,12 @@ def run(args):
                           f"{tool_io.shown((result.stdout + result.stderr).strip()[-300:], 300)}")
             continue
         machine = gpu if where == "gpu" else cpu_name()
-        text = block_text(machine, date, commit, command, result.stdout)
-        tool_io.write_atomically(out / f"{lesson}.md", text.encode())
-        print(f"  wrote {lesson}.md ({text.count(chr(10))} lines)")
+        lines = output_lines(result.stdout)
+        block = block_text(machine, date, commit, command, sections_of(lines, keep) if keep else lines)
+        whole = block_text(machine, date, commit, command, lines)
+        tool_io.write_atomically(out / f"{lesson}.md", block.encode())
+        tool_io.write_atomically(out / f"{lesson}_run.md", whole.encode())
+        print(f"  wrote {lesson}.md ({block.count(chr(10))} lines) and {lesson}_run.md ({whole.count(chr(10))} lines)")
     for f in failed:
         print(f"  {f}", file=sys.stderr)
     if failed:
@@ -167,6 +200,16 @@ def write(args):
             tool_io.fail(f"{record.relative_to(ROOT)}: needs exactly one '{begin}' and one '{end}' line")
         head, rest = text.split(begin)
         _, tail = rest.split(end)
+        run_source = folder / f"{lesson}_run.md"
+        if run_source.is_file():
+            run_begin, run_end = f"<!-- run {lesson}: begin -->", f"<!-- run {lesson}: end -->"
+            run = (f"{run_begin}\n<details><summary>The whole output of that run</summary>\n\n"
+                   f"{tool_io.read_text(run_source, 'a run').strip(chr(10))}\n\n</details>\n{run_end}")
+            if run_begin in tail and run_end in tail:
+                before, rest_tail = tail.split(run_begin, 1)
+                tail = before + run + rest_tail.split(run_end, 1)[1]
+            else:
+                tail = f"\n\n{run}{tail}"
         tool_io.write_atomically(record, f"{head}{begin}\n{body}\n{end}{tail}".encode())
         print(f"updated {record.relative_to(ROOT)}")
         written += 1
@@ -189,7 +232,7 @@ def main():
     sub.add_parser("list")
     args = ap.parse_args()
     if args.verb == "list":
-        for lesson, (where, command, what) in MEASURE.items():
+        for lesson, (where, command, what, _) in MEASURE.items():
             print(f"{lesson}  {where}  {' '.join(command):45s} {what}")
         return 0
     return run(args) if args.verb == "run" else write(args)
