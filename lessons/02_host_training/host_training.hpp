@@ -17,6 +17,7 @@
 
 #include "course/idx.hpp"
 #include "framework/model.hpp"
+#include "framework/optimizer_config.hpp"
 #include "framework/train_config.hpp"
 #include "framework/training_data.hpp"
 #include "host_layers.hpp"
@@ -134,14 +135,9 @@ class HostNetwork {
 };
 
 // ---- optimizer over a parameter list -----------------------------------------------------
-// kind sgd (lr, momentum, weight_decay) or adam (lr, beta1, beta2, eps; weight_decay adds
-// weight_decay * w to the gradient first, as PyTorch's Adam does). Another kind (adadelta: lr, rho,
-// adadelta_eps) runs through an UpdateRule.
-struct OptimizerConfig {
-  OptimizerKind kind = OptimizerKind::sgd;
-  float lr = 0.05f, momentum = 0.9f, weight_decay = 0.f, beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;
-  float rho = 0.9f, adadelta_eps = 1e-6f;  // PyTorch's Adadelta defaults
-};
+// OptimizerConfig (kind, lr, momentum, weight decay, Adam's betas and eps, Adadelta's rho and eps),
+// optimizer_config(TrainConfig) and momentum_text are the framework's (framework/optimizer.hpp).
+// sgd and adam run here; another kind (adadelta) runs through an UpdateRule.
 // An update rule this lesson does not have (e.g. Adadelta's), for the optimizer `kind`:
 // `states` (1 or 2) state arrays per parameter, zeroed at the start; update(w, g, state1, state2,
 // n, config, t) changes w and the states of n values (state2 is null with one state; t = 1, 2, ...).
@@ -152,9 +148,6 @@ struct UpdateRule {
                      int t)>
       update;
 };
-// What the trainers print after the optimizer's name: " momentum 0.9" for SGD, " rho 0.9" for
-// Adadelta, "" for Adam.
-std::string momentum_text(const OptimizerConfig& config);
 class Optimizer {
  public:
   // Zero state (velocity, or m and v) for every parameter. Throws course::Error on a bad config.
@@ -238,7 +231,5 @@ inline uint64_t allocator_allowance(uint64_t bytes) { return bytes / 256 + (uint
 uint64_t run_bytes(const TrainConfig& config, const std::vector<LayerPlan>& plan, int classes, int train_count,
                    int test_count, const TrainerExtras& extras);
 TrainSummary train(const TrainConfig& config, const TrainingData& data, const TrainerExtras& extras);
-// The OptimizerConfig a trainer builds from config (kind, lr, momentum, rho; the rest defaults).
-OptimizerConfig optimizer_config(const TrainConfig& config);
 
 }  // namespace host_training

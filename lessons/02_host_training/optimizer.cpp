@@ -10,22 +10,6 @@
 
 namespace host_training {
 
-std::string momentum_text(const OptimizerConfig& config) {
-  char text[32] = "";
-  if (config.kind == OptimizerKind::sgd) std::snprintf(text, sizeof text, " momentum %g", double(config.momentum));
-  if (config.kind == OptimizerKind::adadelta) std::snprintf(text, sizeof text, " rho %g", double(config.rho));
-  return text;
-}
-
-OptimizerConfig optimizer_config(const TrainConfig& config) {
-  OptimizerConfig c;  // Adam's betas and eps, Adadelta's eps: OptimizerConfig's defaults
-  c.kind = config.optimizer;
-  c.lr = config.learning_rate();
-  c.momentum = config.momentum;
-  c.rho = config.rho;
-  return c;
-}
-
 Optimizer::Optimizer(OptimizerConfig config, const std::vector<Parameter>& params, const UpdateRule* extra)
     : config_(std::move(config)), extra_(extra && extra->kind == config_.kind ? extra : nullptr) {
   if (config_.kind != OptimizerKind::sgd && config_.kind != OptimizerKind::adam && !extra_)

@@ -1,0 +1,24 @@
+#pragma once
+// The course framework: what an optimizer is set to, on the CPU and the GPU alike (the GPU's
+// optimizer is optimizer.hpp's).
+#include <string>
+
+#include "framework/train_config.hpp"
+
+namespace framework {
+
+// kind sgd (lr, momentum, weight_decay) or adam (lr, beta1, beta2, eps; weight_decay adds
+// weight_decay * w to the gradient first, as PyTorch's Adam does); adadelta (lr, rho,
+// adadelta_eps); nesterov (lr, momentum, weight_decay).
+struct OptimizerConfig {
+  OptimizerKind kind = OptimizerKind::sgd;
+  float lr = 0.05f, momentum = 0.9f, weight_decay = 0.f, beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;
+  float rho = 0.9f, adadelta_eps = 1e-6f;  // PyTorch's Adadelta defaults
+};
+// The OptimizerConfig a trainer builds from its TrainConfig (kind, lr, momentum, rho; the rest defaults).
+OptimizerConfig optimizer_config(const TrainConfig& config);
+// What the trainers print after the optimizer's name: " momentum 0.9" for SGD, " rho 0.9" for
+// Adadelta, "" for Adam.
+std::string momentum_text(const OptimizerConfig& config);
+
+}  // namespace framework

@@ -1,0 +1,66 @@
+// The course framework: the GPU optimizer (optimizer.hpp).
+#include "framework/optimizer.hpp"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "course/cuda_check.hpp"
+#include "course/error.hpp"
+
+namespace framework {
+
+DeviceOptimizer::DeviceOptimizer(OptimizerConfig config, ParameterStore& params,
+                                 const std::vector<const DeviceUpdateRule*>& rules)
+    : config_(std::move(config)), params_(params) {
+  std::vector<OptimizerKind> kinds;  // each once, in the order given
+  std::string names;
+  for (const DeviceUpdateRule* rule : rules) {
+    if (!rule) continue;
+    if (rule->kind == config_.kind) rule_ = rule;  // a later rule for a kind replaces an earlier one
+    if (std::find(kinds.begin(), kinds.end(), rule->kind) != kinds.end()) continue;
+    kinds.push_back(rule->kind);
+    names += std::string(names.empty() ? "" : " or ") + optimizer_name(rule->kind);
+  }
+  if (!rule_)
+    throw course::Error(std::string("this trainer has no optimizer '") + optimizer_name(config_.kind) +
+                        "' (expected " + names + ")");
+  if (!(config_.lr > 0)) throw course::Error("learning rate must be positive, got " + std::to_string(config_.lr));
+  state_ = course::DeviceBuffer<float>(params_.total() * size_t(rule_->states));
+  state_.zero();  // velocity, or m and v, start at 0 (as in lesson 02 and PyTorch)
+  lr_value_ = config_.lr;
+  lr_ = course::DeviceBuffer<float>(std::vector<float>{lr_value_});
+}
+
+void DeviceOptimizer::begin_step() { ++steps_; }
+
+void DeviceOptimizer::update_range(size_t offset, size_t count, cudaStream_t stream) {
+  if (steps_ < 1) throw course::Error("DeviceOptimizer::update_range before begin_step");
+  if (offset > params_.total() || count > params_.total() - offset)
+    throw course::Error("DeviceOptimizer::update_range: range outside the parameters");
+  float* second = rule_->states == 2 ? state_.data() + params_.total() + offset : nullptr;
+  rule_->update(params_.values() + offset, params_.grads() + offset, state_.data() + offset, second, count, config_,
+                steps_, lr_.data(), stream);
+}
+
+void DeviceOptimizer::step(cudaStream_t stream) {
+  begin_step();
+  update_range(0, params_.total(), stream);
+}
+
+void DeviceOptimizer::set_learning_rate(float lr, cudaStream_t stream) {
+  if (!(lr > 0)) throw course::Error("DeviceOptimizer::set_learning_rate: the rate must be positive");
+  lr_value_ = lr;
+  // In stream order: the updates enqueued before read the old rate, those after the new one.
+  CUDA_CHECK(cudaMemcpyAsync(lr_.data(), &lr_value_, sizeof(float), cudaMemcpyHostToDevice, stream));
+}
+
+std::vector<float> DeviceOptimizer::download_state() const { return state_.to_host(); }
+
+void DeviceOptimizer::restore(const std::vector<float>& state, int steps) {
+  if (state.size() != state_.size()) throw course::Error("DeviceOptimizer::restore: wrong state size");
+  state_.upload(state);
+  steps_ = steps;
+}
+
+}  // namespace framework
