@@ -1,16 +1,18 @@
-// Lesson 02 (given code): the training loop. Each epoch: shuffle (02.4), then for every
-// minibatch gather it (02.4), forward + backward (02.3), update (02.1 / 02.2); then
-// evaluate the test set (02.5), print one line and append one CSV row.
+// Lesson 02 (given code): the CPU trainer. The framework's epoch loop runs the epochs; each one
+// shuffles (02.4), then for every minibatch gathers it (02.4), runs forward + backward (02.3) and
+// the update (02.1 / 02.2); then it evaluates the test set (02.5), prints one line and appends
+// one CSV row.
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "course/atomic_file.hpp"
 #include "course/error.hpp"
-#include "course/progress.hpp"
-#include "course/timer.hpp"
 #include "framework/epoch_log.hpp"
+#include "framework/epoch_loop.hpp"
 #include "host_training.hpp"
 #include "framework/loss_watch.hpp"
 #include "framework/run_files.hpp"
@@ -114,39 +116,43 @@ TrainSummary train(const TrainConfig& config, const TrainingData& data, const Tr
   Evaluation eval;
   const int eval_batch = kEvalBatch;  // inference keeps nothing per layer, so a larger batch is cheap
 
-  LossWatch watch(opt_config.lr, classes);
+  // The framework's epoch loop (the GPU trainers' too) decides when: the epochs, the report points
+  // (progress bar, running loss), the clock around the training steps, the evaluation and the
+  // epoch's line. This trainer runs the steps: each on the CPU, finished when it returns.
+  LossWatch watch(opt_config.lr, classes);  // every step's loss: a NaN stops the run naming its step
   long step = 0;
-  for (int epoch = 0; epoch < config.epochs; ++epoch) {
-    const std::vector<int> order = epoch_order(n, config.seed, epoch);
-    course::ProgressBar bar("epoch " + std::to_string(epoch + 1) + "/" + std::to_string(config.epochs), n, "img");
-    course::HostTimer timer;
-    double loss_sum = 0.0;
-    int correct = 0;
-    for (int first = 0; first < n; first += config.batch) {
-      const int count = std::min(config.batch, n - first);
+  std::vector<int> order;
+  double loss_sum = 0;
+  long long correct = 0;
+  framework::EpochLoop loop;
+  loop.examples = n, loop.batch = config.batch, loop.epochs = config.epochs;
+  loop.start_epoch = [&](int epoch) {
+    order = epoch_order(n, config.seed, epoch);
+    loss_sum = 0, correct = 0;
+  };
+  loop.run_stretch = [&](size_t, int first_step, int last_step) {
+    for (int s = first_step; s < last_step; ++s) {
+      const int first = s * config.batch, count = std::min(config.batch, n - first);
       gather_batch(train_set, order, first, count, x.data(), labels.data());
       const float loss = net.forward_backward(x.data(), labels.data(), count);
       watch.at_step(++step, loss);
-      optimizer.step(net.parameters(), [&net](size_t count, const std::function<void(size_t, size_t)>& body) {
-        net.for_ranges(count, body);  // a network with threads shares the update
+      optimizer.step(net.parameters(), [&net](size_t values, const std::function<void(size_t, size_t)>& body) {
+        net.for_ranges(values, body);  // a network with threads shares the update
       });
       // Running training figures from the batch just seen (weights change as the epoch goes on).
       loss_sum += double(loss) * count;
       const std::vector<float>& probs = net.probabilities();
-      for (int j = 0; j < count; ++j) correct += arg_max(probs.data() + size_t(j) * classes, classes) == labels[size_t(j)];
-      char status[64];
-      std::snprintf(status, sizeof status, "loss %.4f", loss_sum / (first + count));
-      bar.update(first + count, status);
+      for (int j = 0; j < count; ++j)
+        correct += arg_max(probs.data() + size_t(j) * classes, classes) == labels[size_t(j)];
     }
-    const double seconds = timer.seconds();  // the training part only, as every trainer times it
-    const double train_loss = loss_sum / n, train_acc = double(correct) / n;
-    char status[64];
-    std::snprintf(status, sizeof status, "loss %.4f", train_loss);
-    bar.finish(status);
-
+  };
+  loop.wait = [] {};  // a CPU step is done when it returns
+  loop.counts = [&](int) { return framework::EpochCounts{loss_sum, correct}; };
+  loop.evaluate = [&] {
     eval = evaluate(net, test_set, eval_batch);
-    log.add({train_loss, train_acc, eval.loss, eval.accuracy, seconds});
-  }
+    return framework::TestScore{eval.loss, eval.accuracy};
+  };
+  framework::run_epochs(loop, nullptr, &log);
 
   // The weights first: a picture that cannot be written then costs no trained model.
   std::vector<std::string> saved, written;

@@ -1,5 +1,5 @@
 #pragma once
-// The course framework: the epoch loop every GPU trainer runs (lessons 08, 09, 13).
+// The course framework: the epoch loop every trainer runs, on the GPU or the CPU.
 //
 // The loop decides WHEN: epochs, the stretches of steps between two progress reports, where the
 // clock starts and stops, when the loss is watched, the test set evaluated and the epoch logged.
