@@ -90,13 +90,7 @@ def main():
     ap.add_argument("--max", type=tool_io.number(float, lambda v: v > 0, "a positive number"), help="fail when a lesson of --lessons reads more than this per line written")
     ap.add_argument("--lessons", default="08-14", help="the lessons --max holds to (NN-MM or NN, comma-separated)")
     args = ap.parse_args()
-    held = set()  # the lessons --max holds to
-    for part in args.lessons.split(","):
-        m = re.fullmatch(r"(\d\d)(?:-(\d\d))?", part)
-        if not m:
-            tool_io.fail(f"--lessons takes NN-MM ranges separated by commas, got '{tool_io.shown(args.lessons, 80)}'",
-                         tool_io.EXIT_USAGE)
-        held.update(range(int(m.group(1)), int(m.group(2) or m.group(1)) + 1))
+    held = set(tool_io.lesson_numbers(args.lessons))  # the lessons --max holds to
     if not (args.root / "lessons").is_dir():
         tool_io.fail(f"--root {tool_io.shown(args.root)}: has no lessons/ folder", tool_io.EXIT_USAGE)
     rows = lesson_table(args.root)

@@ -57,14 +57,7 @@ PROGRESS = re.compile(r"\s\d+% \d+/\d+ .*elapsed .*eta |\] *\d+% ")
 
 
 def lesson_list(text):
-    chosen = []
-    for part in text.split(","):
-        m = re.fullmatch(r"(\d\d)(?:-(\d\d))?", part)
-        if not m:
-            tool_io.fail(f"--lessons takes NN-MM ranges or NN, comma-separated, got '{tool_io.shown(text, 80)}'",
-                         tool_io.EXIT_USAGE)
-        chosen += [f"{n:02d}" for n in range(int(m.group(1)), int(m.group(2) or m.group(1)) + 1)]
-    return chosen
+    return [f"{n:02d}" for n in tool_io.lesson_numbers(text)]
 
 
 def gpu_name():

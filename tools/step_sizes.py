@@ -157,15 +157,7 @@ def main():
         tool_io.fail(f"--lesson takes two digits, got '{tool_io.shown(args.lesson, 40)}'", tool_io.EXIT_USAGE)
     if not (args.root / "lessons").is_dir() or not (args.root / "solutions").is_dir():
         tool_io.fail(f"--root {tool_io.shown(args.root)}: has no lessons/ and solutions/ folders", tool_io.EXIT_USAGE)
-    held = None
-    if args.lessons:
-        held = set()
-        for part in args.lessons.split(","):
-            m = re.fullmatch(r"(\d\d)(?:-(\d\d))?", part)
-            if not m:
-                tool_io.fail(f"--lessons takes NN-MM ranges or NN, comma-separated, got "
-                             f"'{tool_io.shown(args.lessons, 80)}'", tool_io.EXIT_USAGE)
-            held.update(range(int(m.group(1)), int(m.group(2) or m.group(1)) + 1))
+    held = set(tool_io.lesson_numbers(args.lessons)) if args.lessons else None
     steps = step_table(args.root, args.lesson)
     if args.markdown:
         print("| step | lines you write |\n|---|---:|")

@@ -264,6 +264,18 @@ def gib(n):
     return f"{n / 2 ** 30:.1f} GiB"
 
 
+def lesson_numbers(text, flag="--lessons"):
+    """The lessons `text` names ("08-11,13": NN-MM ranges or NN, comma-separated), in order, as ints;
+    anything else stops the tool with one usage line naming `flag`."""
+    chosen = []
+    for part in text.split(","):
+        m = re.fullmatch(r"(\d\d)(?:-(\d\d))?", part)
+        if not m:
+            fail(f"{flag} takes NN-MM ranges or NN, comma-separated, got '{shown(text, 80)}'", EXIT_USAGE)
+        chosen += [n for n in range(int(m.group(1)), int(m.group(2) or m.group(1)) + 1) if n not in chosen]
+    return chosen
+
+
 def require_memory(nbytes, what, advice=""):
     """Refuses, in one line, work that needs more memory than this machine has free."""
     free = free_memory()

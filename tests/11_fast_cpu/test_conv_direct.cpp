@@ -39,33 +39,38 @@ const std::vector<course::test::ConvCase> kBusyCases = {
     {"3x3 stride 2 pad 1, 3 channels, batch 200", {200, 3, 31, 31, 40, 3, 3, 2, 1}}};
 }  // namespace
 
-TEST_CASE("conv2d_direct_forward equals lesson 01's conv2d_forward in double on every test shape", "[11.5]") {
-  const uint64_t seed = 1151;
-  COURSE_INPUT_SEED(seed);
+// check(shape, inputs, lesson 01's results in double, threads) on every test shape, 1, 2 or 3 threads.
+template <typename Check>
+void on_every_shape(uint64_t seed, const Check& check) {
   using namespace course::test;
   for (const ConvCase& c : every_case()) {
     const host_layers::ConvShape& s = c.s;
     const int threads = s.batch % 3 + 1;  // 1, 2 or 3
     INFO(c.name << ": " << describe(s) << " threads=" << threads);
     const ConvInputs in = random_conv_inputs(s, seed);
-    const ConvReference ref = conv_reference(s, in);
+    check(s, in, conv_reference(s, in), threads);
+  }
+}
+
+TEST_CASE("conv2d_direct_forward equals lesson 01's conv2d_forward in double on every test shape", "[11.5]") {
+  const uint64_t seed = 1151;
+  COURSE_INPUT_SEED(seed);
+  using namespace course::test;
+  on_every_shape(seed, [](const host_layers::ConvShape& s, const ConvInputs& in, const ConvReference& ref,
+                          int threads) {
     auto y = nan_vector(s.output_size());
     fast_cpu::conv2d_direct_forward(s, in.x.data(), in.W.data(), in.bias.data(), y.data(), threads);
     const auto ty = course::float_sum_atol_rtol(forward_terms(s));
     REQUIRE_TENSOR_CLOSE(y, ref.y, output_shape(s), ty.atol, ty.rtol);
-  }
+  });
 }
 
 TEST_CASE("conv2d_direct_backward equals lesson 01's conv2d_backward in double on every test shape", "[11.6]") {
   const uint64_t seed = 1154;
   COURSE_INPUT_SEED(seed);
   using namespace course::test;
-  for (const ConvCase& c : every_case()) {
-    const host_layers::ConvShape& s = c.s;
-    const int threads = s.batch % 3 + 1;  // 1, 2 or 3
-    INFO(c.name << ": " << describe(s) << " threads=" << threads);
-    const ConvInputs in = random_conv_inputs(s, seed);
-    const ConvReference ref = conv_reference(s, in);
+  on_every_shape(seed, [](const host_layers::ConvShape& s, const ConvInputs& in, const ConvReference& ref,
+                          int threads) {
     auto dx = nan_vector(s.input_size()), dW = nan_vector(s.weight_size()), db = nan_vector(s.out_channels);
     const auto tdx = course::float_sum_atol_rtol(dx_terms(s)), tdw = course::float_sum_atol_rtol(dw_terms(s));
     fast_cpu::conv2d_direct_backward(s, in.x.data(), in.W.data(), in.dy.data(), dx.data(), dW.data(), db.data(),
@@ -73,7 +78,7 @@ TEST_CASE("conv2d_direct_backward equals lesson 01's conv2d_backward in double o
     REQUIRE_TENSOR_CLOSE(dx, ref.dx, input_shape(s), tdx.atol, tdx.rtol);
     REQUIRE_TENSOR_CLOSE(dW, ref.dW, weight_shape(s), tdw.atol, tdw.rtol);
     REQUIRE_TENSOR_CLOSE(db, ref.dbias, bias_shape(s), tdw.atol, tdw.rtol);
-  }
+  });
 }
 
 TEST_CASE("conv2d_direct_forward: the same bits for 1, 2, 3 and 8 threads; threads < 1 throws", "[11.5]") {
