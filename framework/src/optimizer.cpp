@@ -1,7 +1,6 @@
 // The course framework: the GPU optimizer (optimizer.hpp).
 #include "framework/optimizer.hpp"
 
-#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -13,15 +12,8 @@ namespace framework {
 DeviceOptimizer::DeviceOptimizer(OptimizerConfig config, ParameterStore& params,
                                  const std::vector<const DeviceUpdateRule*>& rules)
     : config_(std::move(config)), params_(params) {
-  std::vector<OptimizerKind> kinds;  // each once, in the order given
   std::string names;
-  for (const DeviceUpdateRule* rule : rules) {
-    if (!rule) continue;
-    if (rule->kind == config_.kind) rule_ = rule;  // a later rule for a kind replaces an earlier one
-    if (std::find(kinds.begin(), kinds.end(), rule->kind) != kinds.end()) continue;
-    kinds.push_back(rule->kind);
-    names += std::string(names.empty() ? "" : " or ") + optimizer_name(rule->kind);
-  }
+  rule_ = rule_for(config_.kind, rules, &names);
   if (!rule_)
     throw course::Error(std::string("this trainer has no optimizer '") + optimizer_name(config_.kind) +
                         "' (expected " + names + ")");

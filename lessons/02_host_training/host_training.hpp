@@ -13,10 +13,12 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "course/idx.hpp"
 #include "framework/model.hpp"
+#include "framework/host_optimizer.hpp"
 #include "framework/optimizer_config.hpp"
 #include "framework/train_config.hpp"
 #include "framework/training_data.hpp"
@@ -136,39 +138,23 @@ class HostNetwork {
 
 // ---- optimizer over a parameter list -----------------------------------------------------
 // OptimizerConfig (kind, lr, momentum, weight decay, Adam's betas and eps, Adadelta's rho and eps),
-// optimizer_config(TrainConfig) and momentum_text are the framework's (framework/optimizer.hpp).
-// sgd and adam run here; another kind (adadelta) runs through an UpdateRule.
-// An update rule this lesson does not have (e.g. Adadelta's), for the optimizer `kind`:
-// `states` (1 or 2) state arrays per parameter, zeroed at the start; update(w, g, state1, state2,
-// n, config, t) changes w and the states of n values (state2 is null with one state; t = 1, 2, ...).
-struct UpdateRule {
-  OptimizerKind kind = OptimizerKind::sgd;
-  int states = 1;
-  std::function<void(float* w, const float* g, float* state1, float* state2, size_t n, const OptimizerConfig& config,
-                     int t)>
-      update;
-};
-class Optimizer {
+// optimizer_config(TrainConfig) and momentum_text are the framework's (framework/optimizer_config.hpp),
+// and so is the optimizer that keeps every parameter's state (framework/host_optimizer.hpp). This
+// lesson hands it its two update functions as rules: SGD with momentum (02.1) and Adam (02.2,
+// weight decay added to the gradient first, as PyTorch's Adam does).
+using UpdateRule = framework::HostUpdateRule;
+const UpdateRule& sgd_rule();   // sgd_momentum_step
+const UpdateRule& adam_rule();  // adam_step
+// The framework's optimizer with this lesson's rules and, where a later lesson hands one in, its own
+// (`extra`, e.g. Adadelta's; nullptr: none; it must outlive the optimizer).
+class Optimizer : public framework::HostOptimizer {
  public:
-  // Zero state (velocity, or m and v) for every parameter. Throws course::Error on a bad config.
-  // `extra`: the rule for a kind other than sgd and adam (nullptr: none; it must outlive this).
-  Optimizer(OptimizerConfig config, const std::vector<Parameter>& params, const UpdateRule* extra = nullptr);
-  // One update of every parameter from its grad (params must be the list given to the constructor).
-  // ranges (optional): runs each parameter's update on ranges of its elements, e.g. a network's
-  // for_ranges; the update is element by element, so the ranges change no result.
-  using Ranges = std::function<void(size_t count, const std::function<void(size_t begin, size_t end)>& body)>;
-  void step(std::vector<Parameter>& params, const Ranges& ranges = {});
-  int steps() const;  // updates done so far (Adam's t of the last step)
-  // The arrays of state it keeps for each parameter (each of the parameter's size): 1 for SGD, 2 for
-  // Adam, the rule's for another kind.
-  static int state_arrays(const OptimizerConfig& config, const UpdateRule* extra);
-  const OptimizerConfig& config() const;
-
- private:
-  OptimizerConfig config_;
-  std::vector<std::vector<float>> state1_, state2_;  // SGD: velocity; Adam: m and v
-  const UpdateRule* extra_ = nullptr;
-  int steps_ = 0;
+  Optimizer(OptimizerConfig config, const std::vector<Parameter>& params, const UpdateRule* extra = nullptr)
+      : framework::HostOptimizer(std::move(config), params, {&sgd_rule(), &adam_rule(), extra}) {}
+  // The state arrays each parameter gets: 1 for SGD, 2 for Adam, the rule's for another kind.
+  static int state_arrays(const OptimizerConfig& config, const UpdateRule* extra) {
+    return framework::HostOptimizer::state_arrays(config, {&sgd_rule(), &adam_rule(), extra});
+  }
 };
 
 // ---- 02.4 seeded shuffling and minibatches ---------------------------------------------------

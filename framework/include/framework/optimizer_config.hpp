@@ -2,6 +2,7 @@
 // The course framework: what an optimizer is set to, on the CPU and the GPU alike (the GPU's
 // optimizer is optimizer.hpp's).
 #include <string>
+#include <vector>
 
 #include "framework/train_config.hpp"
 
@@ -20,5 +21,24 @@ OptimizerConfig optimizer_config(const TrainConfig& config);
 // What the trainers print after the optimizer's name: " momentum 0.9" for SGD, " rho 0.9" for
 // Adadelta, "" for Adam.
 std::string momentum_text(const OptimizerConfig& config);
+
+// An optimizer's update rule (the CPU's or the GPU's): the one of `rules` for `kind` (the last one
+// given: a later lesson's replaces an earlier one's), or nullptr; `names` gets the kinds there are
+// ("sgd or adam"), each once, in the order given.
+template <typename Rule>
+const Rule* rule_for(OptimizerKind kind, const std::vector<const Rule*>& rules, std::string* names = nullptr) {
+  const Rule* found = nullptr;
+  std::vector<OptimizerKind> kinds;
+  for (const Rule* rule : rules) {
+    if (!rule) continue;
+    if (rule->kind == kind) found = rule;
+    bool seen = false;
+    for (OptimizerKind k : kinds) seen = seen || k == rule->kind;
+    if (seen) continue;
+    kinds.push_back(rule->kind);
+    if (names) *names += std::string(names->empty() ? "" : " or ") + optimizer_name(rule->kind);
+  }
+  return found;
+}
 
 }  // namespace framework
