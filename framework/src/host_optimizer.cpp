@@ -11,12 +11,7 @@ namespace framework {
 HostOptimizer::HostOptimizer(OptimizerConfig config, const std::vector<Parameter>& params,
                              const std::vector<const HostUpdateRule*>& rules)
     : config_(std::move(config)) {
-  std::string names;
-  rule_ = rule_for(config_.kind, rules, &names);
-  if (!rule_)
-    throw course::Error(std::string("this trainer has no optimizer '") + optimizer_name(config_.kind) +
-                        "' (expected " + names + ")");
-  if (!(config_.lr > 0)) throw course::Error("learning rate must be positive, got " + std::to_string(config_.lr));
+  rule_ = checked_rule(config_, rules);
   for (const Parameter& p : params) {
     state1_.emplace_back(p.value.size(), 0.0f);
     if (rule_->states == 2) state2_.emplace_back(p.value.size(), 0.0f);

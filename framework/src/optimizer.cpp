@@ -12,12 +12,7 @@ namespace framework {
 DeviceOptimizer::DeviceOptimizer(OptimizerConfig config, ParameterStore& params,
                                  const std::vector<const DeviceUpdateRule*>& rules)
     : config_(std::move(config)), params_(params) {
-  std::string names;
-  rule_ = rule_for(config_.kind, rules, &names);
-  if (!rule_)
-    throw course::Error(std::string("this trainer has no optimizer '") + optimizer_name(config_.kind) +
-                        "' (expected " + names + ")");
-  if (!(config_.lr > 0)) throw course::Error("learning rate must be positive, got " + std::to_string(config_.lr));
+  rule_ = checked_rule(config_, rules);
   state_ = course::DeviceBuffer<float>(params_.total() * size_t(rule_->states));
   state_.zero();  // velocity, or m and v, start at 0 (as in lesson 02 and PyTorch)
   lr_value_ = config_.lr;

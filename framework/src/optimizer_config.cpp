@@ -3,6 +3,8 @@
 
 #include <cstdio>
 
+#include "course/error.hpp"
+
 namespace framework {
 
 std::string momentum_text(const OptimizerConfig& config) {
@@ -19,6 +21,13 @@ OptimizerConfig optimizer_config(const TrainConfig& config) {
   c.momentum = config.momentum;
   c.rho = config.rho;
   return c;
+}
+
+void refuse_optimizer(const OptimizerConfig& config, const std::string& kinds) {
+  if (!kinds.empty())
+    throw course::Error(std::string("this trainer has no optimizer '") + optimizer_name(config.kind) + "' (expected " +
+                        kinds + ")");
+  throw course::Error("learning rate must be positive, got " + std::to_string(config.lr));
 }
 
 }  // namespace framework

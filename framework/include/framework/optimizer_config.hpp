@@ -41,4 +41,15 @@ const Rule* rule_for(OptimizerKind kind, const std::vector<const Rule*>& rules, 
   return found;
 }
 
+// The rule an optimizer made with `config` runs (rule_for), checked: course::Error naming the kinds
+// `rules` has when none is config.kind's, or when config.lr is not positive.
+void refuse_optimizer(const OptimizerConfig& config, const std::string& kinds);  // the error, thrown
+template <typename Rule>
+const Rule* checked_rule(const OptimizerConfig& config, const std::vector<const Rule*>& rules) {
+  std::string names;
+  const Rule* rule = rule_for(config.kind, rules, &names);
+  if (!rule || !(config.lr > 0)) refuse_optimizer(config, rule ? std::string() : names);
+  return rule;
+}
+
 }  // namespace framework
