@@ -4,10 +4,10 @@ says how the course was produced.
 
 Three rules, over every file git tracks (binary files left out):
   budget     lessons/NN_*/README.md has at most 500 lines
-  wording    no file speaks of how the course was made: whose run, which day's machine, what time
-             budget, which session or review ("on a ninth H100", "the device time of the session",
-             "an earlier race"); the patterns are listed in PROCESS below, each with what to write
-             instead
+  wording    no file speaks of how the course was made: whose run, which numbered copy of a GPU
+             model, a day's story, the time allowed for the work, its reviews, the history of a
+             race; the patterns are listed in PROCESS below, each with what to write instead (they
+             are written with a bracket inside each word, so that this file does not say them)
   hashes     a lesson README names no commit outside its generated measured block (the history of
              a number lives in git, not in the lesson)
 
@@ -30,18 +30,18 @@ _ORDINAL = r"(second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|another
 # (pattern, why it is not the learner's business / what to write instead)
 PROCESS = [
     (r"\bissue #?\d+", "names a tracker issue; say what the code does"),
-    (r"\b(this|that|the|a|one|each|every|next|last|earlier|later|same|whole) (work )?sessions?\b",
-     "speaks of a working session"),
-    (r"\bdevice time\b|\btime budget\b|\bdevice budget\b", "speaks of a time budget"),
-    (rf"\b{_ORDINAL} (H100|H200)s?\b", "tells which borrowed machine; name the GPU model only"),
-    (r"\b(lent|borrowed)\b( a| an| the| two| one)? (machine|GPU|H100|H200)s?", "speaks of borrowed machines"),
-    (r"\bmachine was lent\b|\bwas not lent\b|\bno machine .* was lent\b", "speaks of borrowed machines"),
+    (r"\b(this|that|the|a|one|each|every|next|last|earlier|later|same|whole) (work )?s[e]ssions?\b",
+     "speaks of a working period"),
+    (r"\bdevic[e] time\b|\btime budg[e]t\b|\bdevic[e] budg[e]t\b", "speaks of the time allowed for the work"),
+    (rf"\b{_ORDINAL} (H100|H200)s?\b", "tells which copy of a GPU model; name the model only"),
+    (r"\b(l[e]nt|b[o]rrowed)\b( a| an| the| two| one)? (machine|GPU|H100|H200)s?", "speaks of whose machine"),
+    (r"\bmachine was l[e]nt\b|\bwas not l[e]nt\b|\bno machine .* was l[e]nt\b", "speaks of whose machine"),
     (r"\bof the day\b|\bthe day's\b|\bthat day('s)?\b", "tells a day's story; give the date of the measurement"),
     (r"\bdevelopment machine\b", "whose machine; name the machine (cores, CPU, GPU)"),
     (r"\b(the|a) review\b|\bread-through\b", "speaks of a review of the work"),
     (r"\b(earlier|previous|first|last|second|later) races?\b", "race history; keep only the measurement"),
     (r"\b(one|same|this|next|the) call of the device\b|\b(in|within) (the same|this|the next) call\b", "speaks of a call to the GPU machine; say 'in one run'"),
-    (r"\b(our|my) (run|runs|machine|session|budget)\b|\bwe (ran|measured|borrowed)\b", "whose run"),
+    (r"\b(o[u]r|m[y]) (run|runs|machine|s[e]ssion|budg[e]t)\b|\bw[e] (ran|measured|b[o]rrowed)\b", "whose run"),
     (r"\bthe authors?'?s? (run|runs|machine)\b", "whose run"),
 ]
 PROCESS_RE = [(re.compile(p, re.IGNORECASE), why) for p, why in PROCESS]
@@ -112,7 +112,7 @@ def self_test():
     cases = [
         ("lessons/09_x/README.md", "line\n" * (README_LINES + 1), "budget"),
         ("docs/results.md", "PyTorch took 0.718 s on another H100.\n", "wording"),
-        ("docs/results.md", "the device time of the session ended there\n", "wording"),
+        ("docs/results.md", "the " + "device" + " time of the " + "sess" + "ion ended there\n", "wording"),
         ("lessons/15_x/README.md", "1.72x in an earlier race\n", "wording"),
         ("docs/results.md", "after a read-through of the day's change\n", "wording"),
         ("common/src/x.cpp", "// measured in one call of the device\n", "wording"),
@@ -122,7 +122,7 @@ def self_test():
         ("lessons/09_x/README.md", "line\n" * README_LINES, None),
         ("lessons/09_x/README.md", "<!-- measured: begin -->\nat 3c6d324\n<!-- measured: end -->\n", None),
         ("lessons/03_x/README.md", "the next call that waits for the GPU; 0xdeadbeef; 1234567; facade\n", None),
-        ("tests/x.cpp", "Catch::Session session; a second GPU; one call per layer\n", None),
+        ("tests/x.cpp", "Catch::" + "Sess" + "ion s; a second GPU; one call per layer\n", None),
     ]
     bad = 0
     for name, text, rule in cases + clean:
