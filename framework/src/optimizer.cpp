@@ -15,8 +15,7 @@ DeviceOptimizer::DeviceOptimizer(OptimizerConfig config, ParameterStore& params,
   rule_ = checked_rule(config_, rules);
   state_ = course::DeviceBuffer<float>(params_.total() * size_t(rule_->states));
   state_.zero();  // velocity, or m and v, start at 0 (as in lesson 02 and PyTorch)
-  lr_value_ = config_.lr;
-  lr_ = course::DeviceBuffer<float>(std::vector<float>{lr_value_});
+  lr_ = course::DeviceBuffer<float>(std::vector<float>{config_.lr});
 }
 
 void DeviceOptimizer::begin_step() { ++steps_; }
@@ -37,9 +36,9 @@ void DeviceOptimizer::step(cudaStream_t stream) {
 
 void DeviceOptimizer::set_learning_rate(float lr, cudaStream_t stream) {
   if (!(lr > 0)) throw course::Error("DeviceOptimizer::set_learning_rate: the rate must be positive");
-  lr_value_ = lr;
+  config_.lr = lr;
   // In stream order: the updates enqueued before read the old rate, those after the new one.
-  CUDA_CHECK(cudaMemcpyAsync(lr_.data(), &lr_value_, sizeof(float), cudaMemcpyHostToDevice, stream));
+  CUDA_CHECK(cudaMemcpyAsync(lr_.data(), &config_.lr, sizeof(float), cudaMemcpyHostToDevice, stream));
 }
 
 std::vector<float> DeviceOptimizer::download_state() const { return state_.to_host(); }

@@ -150,11 +150,14 @@ const UpdateRule& adam_rule();  // adam_step
 class Optimizer : public framework::HostOptimizer {
  public:
   Optimizer(OptimizerConfig config, const std::vector<Parameter>& params, const UpdateRule* extra = nullptr)
-      : framework::HostOptimizer(std::move(config), params, {&sgd_rule(), &adam_rule(), extra}) {}
+      : framework::HostOptimizer(std::move(config), params, rules(extra)) {}
   // The state arrays each parameter gets: 1 for SGD, 2 for Adam, the rule's for another kind.
   static int state_arrays(const OptimizerConfig& config, const UpdateRule* extra) {
-    return framework::HostOptimizer::state_arrays(config, {&sgd_rule(), &adam_rule(), extra});
+    return framework::HostOptimizer::state_arrays(config, rules(extra));
   }
+
+ private:
+  static std::vector<const UpdateRule*> rules(const UpdateRule* extra) { return {&sgd_rule(), &adam_rule(), extra}; }
 };
 
 // ---- 02.4 seeded shuffling and minibatches ---------------------------------------------------

@@ -58,7 +58,7 @@ mnist_gpu::DeviceUpdateRule scheduled_rule(framework::OptimizerKind kind, Schedu
     if (kind == OptimizerKind::nesterov)
       nesterov_update_gpu(w, g, s1, n, lr, c.momentum, c.weight_decay, stream);
     else if (kind == OptimizerKind::sgd)
-      first_kernels::sgd_momentum_update(w, g, s1, n, lr, c.momentum, c.weight_decay, stream);  // lr: device
+      first_kernels::sgd_momentum_update(w, g, s1, n, lr, c.momentum, c.weight_decay, stream);
     else
       mnist_gpu::adam_update(w, g, s1, s2, n, lr, c.beta1, c.beta2, c.eps, c.weight_decay, t, stream);
   };

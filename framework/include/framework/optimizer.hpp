@@ -46,7 +46,7 @@ class DeviceOptimizer : public DeviceUpdate {
 
   int steps() const override { return steps_; }
   void set_learning_rate(float lr, cudaStream_t stream) override;
-  const OptimizerConfig& config() const { return config_; }
+  const OptimizerConfig& config() const { return config_; }  // lr: the rate of the updates from now on
   // The state as one host vector, and back (the profile runs throw-away steps, then restores).
   std::vector<float> download_state() const override;
   void restore(const std::vector<float>& state, int steps) override;
@@ -56,8 +56,7 @@ class DeviceOptimizer : public DeviceUpdate {
   ParameterStore& params_;
   const DeviceUpdateRule* rule_ = nullptr;
   course::DeviceBuffer<float> state_;  // the rule's state arrays, one after another
-  course::DeviceBuffer<float> lr_;     // the rate, one float, read by the update kernel when it runs
-  float lr_value_ = 0;                 // the last rate written (the source of its copy)
+  course::DeviceBuffer<float> lr_;     // config_.lr on the device, read by the update kernel when it runs
   int steps_ = 0;
 };
 
