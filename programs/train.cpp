@@ -1,4 +1,4 @@
-// train: the course's trainer on whatever this machine has. On a GPU, lesson 08's trainer with the
+// train: the course's trainer on whatever this machine has. On a GPU, the framework's trainer with the
 // course's own kernels (train_mnist's flags and output); without one, or with --device cpu, lesson
 // 02's CPU trainer on lesson 11's layers (threaded, vectorised GEMMs; --threads). It sits above the
 // lessons it combines, built from their solutions: the README's first command runs it.
@@ -14,7 +14,8 @@
 #include "framework/train_flags.hpp"
 #include "framework/training_data.hpp"
 #include "host_training.hpp"
-#include "trainer.hpp"
+#include "framework/gpu_trainer.hpp"
+#include "gpu_kit.hpp"
 
 #ifndef COURSE_OUTPUT_DIR
 #define COURSE_OUTPUT_DIR "out"
@@ -49,7 +50,7 @@ framework::TrainSummary train_on_cpu(const course::ArgParser& args, const framew
 int train_main(int argc, char** argv) {
   const framework::TrainConfig cpu_defaults;  // named in the help of the flags they differ in
   course::ArgParser args("train",
-                         "The course's trainer: a CNN on MNIST on the GPU with lesson 08's trainer and the course's own\n"
+                         "The course's trainer: a CNN on MNIST on the GPU with lesson 08's layers and the course's own\n"
                          "kernels; without a GPU, lesson 02's CPU trainer on lesson 11's layers. Writes metrics.csv and\n"
                          "pictures to --out; --save DIR writes the weights as .npy files.");
   framework::TrainFlagWords words;  // the common flags, with what the CPU trainer does differently
@@ -59,7 +60,7 @@ int train_main(int argc, char** argv) {
   words.epochs_note = " (CPU default: " + std::to_string(cpu_defaults.epochs) + ")";
   words.batch_note = " (CPU default: " + std::to_string(cpu_defaults.batch) + ")";
   words.lr_note = "; CPU sgd: " + course::shortest_text(cpu_defaults.default_lr(framework::OptimizerKind::sgd));
-  mnist_gpu::add_gpu_train_flags(args, words);
+  mnist_gpu::add_train_mnist_flags(args, words);
   args.add_choice("--device", "auto", {"auto", "gpu", "cpu"},
                   "auto: the GPU when there is one, else lesson 02's CPU trainer on lesson 11's layers; gpu: fail "
                   "without one");
@@ -73,7 +74,7 @@ int train_main(int argc, char** argv) {
 
   const std::string device = args.get_string("--device");
   if (device == "gpu") course::require_gpu("--device gpu");  // before anything else: the clearest message
-  const mnist_gpu::GpuTrainConfig config = mnist_gpu::gpu_train_config(args);
+  const mnist_gpu::TrainMnistConfig config = mnist_gpu::train_mnist_config(args);
   // The data folder is worked out and checked here, once, before the device: a missing data set
   // is the first thing to fix. Both trainers take this data (their data flags are the same).
   const framework::TrainingData data = framework::load_training_data(config);
@@ -88,7 +89,9 @@ int train_main(int argc, char** argv) {
     return 0;
   }
   if (args.given("--threads")) std::printf("note: --threads applies to the CPU trainer only; ignored\n");
-  framework::print_summary(mnist_gpu::train_on_gpu(config, data), "GPU");
+  framework::DeviceRun run;
+  run.program = "train on the GPU";
+  framework::print_summary(framework::train_on_gpu(config, data, mnist_gpu::gpu_kit(config.conv), run), "GPU");
   return 0;
 }
 

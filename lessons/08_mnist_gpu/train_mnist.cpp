@@ -10,7 +10,7 @@
 #include "course/main.hpp"
 #include "framework/epoch_log.hpp"
 #include "framework/training_data.hpp"
-#include "trainer.hpp"
+#include "gpu_kit.hpp"
 
 #ifndef COURSE_OUTPUT_DIR
 #define COURSE_OUTPUT_DIR "out"
@@ -24,16 +24,18 @@ int main(int argc, char** argv) {
     framework::TrainFlagWords words;
     words.out_default = std::string(COURSE_OUTPUT_DIR) + "/lesson08";
     words.model_note = " (a: two 5x5 convs, 3136->512->10; small: conv 3x3x10, dense 100)";
-    mnist_gpu::add_gpu_train_flags(args, words);
+    mnist_gpu::add_train_mnist_flags(args, words);
     if (!args.parse(argc, argv)) return 0;
 
     // The flags and the data set first (a missing data set is the first thing to fix), then the GPU.
-    const mnist_gpu::GpuTrainConfig config = mnist_gpu::gpu_train_config(args);
+    const mnist_gpu::TrainMnistConfig config = mnist_gpu::train_mnist_config(args);
     const framework::TrainingData data = framework::load_training_data(config);
     if (!course::gpu_available())
       throw course::Error("train_mnist needs a CUDA GPU, but none is usable (" + course::query_devices().reason +
                           "); on the CPU, lesson02_host_training trains the same networks with lesson 02's trainer");
-    framework::print_summary(mnist_gpu::train_on_gpu(config, data), "GPU");
+    framework::DeviceRun run;
+    run.program = "train_mnist on the GPU";
+    framework::print_summary(framework::train_on_gpu(config, data, mnist_gpu::gpu_kit(config.conv), run), "GPU");
     return 0;
   });
 }

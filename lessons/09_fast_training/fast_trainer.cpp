@@ -1,5 +1,5 @@
-// Lesson 09 (given): the fast trainer (fast_trainer.hpp): lesson 08's trainer (its training step, on
-// the framework's run) with this lesson's network, streams and graphs plugged in.
+// Lesson 09 (given): the fast trainer (fast_trainer.hpp): the framework's GPU trainer with lesson
+// 08's kit (its step's kernels and update rules) and this lesson's network, streams and graphs.
 #include "fast_trainer.hpp"
 
 #include <memory>
@@ -9,6 +9,8 @@
 #include "course/cuda_check.hpp"
 #include "course/device_buffer.hpp"
 #include "fast_network.hpp"
+#include "framework/gpu_trainer.hpp"
+#include "gpu_kit.hpp"
 #include "step_graph.hpp"
 #include "your_steps_check.hpp"
 
@@ -19,7 +21,7 @@ framework::TrainSummary train_fast(const FastTrainConfig& config, const framewor
   Stream stream;                // every step's launch goes here (the default stream cannot be captured)
   Branch branch(stream.get());  // 09.12: a second stream beside it
 
-  mnist_gpu::GpuTrainerExtras extras;
+  framework::DeviceRun extras;  // what this lesson sets of the run; the trainer fills the rest from the kit
   extras.program = "train_fast";
   extras.stream = stream.get();
   extras.network = [&](const host_training::ModelSpec& spec, const std::vector<host_training::Parameter>& init,
@@ -69,21 +71,24 @@ framework::TrainSummary train_fast(const FastTrainConfig& config, const framewor
                       "; " +
                       (config.branches ? "weight gradients and counters on a second stream (09.12)"
                                        : "one stream (--branches off)");
+  framework::CounterStream counters;
   if (config.branches) {
     // The weight gradients are done once the main stream joins the side; then the counters go
     // aside, beside the update (they read the loss and logits, it the gradients). The next step's
     // forward writes what the counters read: join again after the update.
-    extras.counters_stream = [&] {
+    counters.fork = [&] {
       branch.join();
       branch.fork();
       return branch.side();
     };
-    extras.after_update = [&] { branch.join(); };
+    counters.join = [&] { branch.join(); };
   }
   if (use_graph)
     extras.capture = [s = stream.get()](const std::function<void()>& enqueue) { return replayed(s, enqueue); };
   extras.profile_capture = capture_step;
-  return mnist_gpu::train_on_gpu(config, data, extras);
+  // Lesson 08's kit: its step's kernels and update rules (its layers are not used: the network is this lesson's).
+  return framework::train_on_gpu(config, data, mnist_gpu::gpu_kit(mnist_gpu::ConvAlgorithm::automatic), extras,
+                                 counters);
 }
 
 }  // namespace fast_training

@@ -46,20 +46,20 @@ std::string graph_problem(const course::ArgParser& args, const framework::TrainC
   return layers_problem;
 }
 
-void prepare_gpu_run(const course::ArgParser& args, mnist_gpu::GpuTrainerExtras& extras, cudaStream_t stream,
+void prepare_gpu_run(const course::ArgParser& args, framework::DeviceRun& run, cudaStream_t stream,
                      const std::string& problem) {
   if (args.given("--threads")) std::printf("note: --threads applies to the CPU only; ignored\n");
-  replay_steps(extras, stream, problem);
+  replay_steps(run, stream, problem);
 }
 
-void replay_steps(mnist_gpu::GpuTrainerExtras& extras, cudaStream_t stream, const std::string& problem) {
+void replay_steps(framework::DeviceRun& run, cudaStream_t stream, const std::string& problem) {
   if (!problem.empty()) {
-    extras.steps_text = "launched one by one (" + problem + ")";
+    run.steps_text = "launched one by one (" + problem + ")";
     return;
   }
-  extras.stream = stream;
-  extras.capture = [stream](const std::function<void()>& enqueue) { return fast_training::replayed(stream, enqueue); };
-  extras.steps_text = "replayed from CUDA graphs (lesson 09's 09.9), every layer on a stream of its own";
+  run.stream = stream;
+  run.capture = [stream](const std::function<void()>& enqueue) { return fast_training::replayed(stream, enqueue); };
+  run.steps_text = "replayed from CUDA graphs (lesson 09's 09.9), every layer on a stream of its own";
 }
 
 }  // namespace beyond_mnist

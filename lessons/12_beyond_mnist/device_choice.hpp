@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "course/cli.hpp"
+#include "framework/device_trainer.hpp"
 #include "framework/train_config.hpp"
-#include "trainer.hpp"  // lesson 08's GpuTrainerExtras
 
 namespace beyond_mnist {
 
@@ -33,9 +33,9 @@ std::string graph_problem(const course::ArgParser& args, const framework::TrainC
 
 // Before a GPU run: a note when --threads was given; with `problem` empty, every step on `stream`,
 // replayed from CUDA graphs (lesson 09), else launched one by one; the steps line says which.
-void prepare_gpu_run(const course::ArgParser& args, mnist_gpu::GpuTrainerExtras& extras, cudaStream_t stream,
+void prepare_gpu_run(const course::ArgParser& args, framework::DeviceRun& run, cudaStream_t stream,
                      const std::string& problem);
 // The same without the note, for a trainer that runs on the GPU only.
-void replay_steps(mnist_gpu::GpuTrainerExtras& extras, cudaStream_t stream, const std::string& problem);
+void replay_steps(framework::DeviceRun& run, cudaStream_t stream, const std::string& problem);
 
 }  // namespace beyond_mnist

@@ -20,7 +20,8 @@
 #include "host_training.hpp"
 #include "step_graph.hpp"
 #include "framework/train_flags.hpp"
-#include "trainer.hpp"
+#include "framework/gpu_trainer.hpp"
+#include "gpu_kit.hpp"
 #include "your_steps_check.hpp"
 #include "framework/training_data.hpp"
 
@@ -37,14 +38,16 @@ namespace {
 // about an hour on two cores.
 constexpr int kCpuDefaultEpochs = 1;
 
-// Lesson 08's GPU defaults, with the network and recipe of Keras's mnist_cnn (Adadelta, rho 0.95).
-struct BeyondConfig : mnist_gpu::GpuTrainConfig {
+// The framework's GPU defaults, with the network and recipe of Keras's mnist_cnn (Adadelta, rho 0.95),
+// and the algorithm of lesson 08's convolutions.
+struct BeyondConfig : framework::GpuTrainConfig {
   BeyondConfig() {
     model = "mnist_cnn";
     optimizer = framework::OptimizerKind::adadelta;
     rho = 0.95f;
     epochs = 12;
   }
+  mnist_gpu::ConvAlgorithm conv = mnist_gpu::ConvAlgorithm::automatic;
 };
 
 BeyondConfig config_of(const course::ArgParser& args) {
@@ -110,17 +113,21 @@ int main(int argc, char** argv) {
     }
     const bool fast = args.get_string("--gpu-layers") == "lesson09";
     const host_training::ModelSpec spec = framework::model_for_data(config.model, data);
-    mnist_gpu::GpuTrainerExtras extras;
-    extras.layers = beyond_mnist::gpu_layer_maker(
-        spec, config.seed, fast ? beyond_mnist::GpuLayers::lesson09 : beyond_mnist::GpuLayers::lesson08);
-    extras.rule = &beyond_mnist::adadelta_device_rule();
-    if (fast) extras.loss = beyond_mnist::fused_loss_maker();
+    // Lesson 08's kit with this lesson's layers asked first, its loss where fused, and Adadelta.
+    framework::GpuKit kit = mnist_gpu::gpu_kit(
+        config.conv,
+        beyond_mnist::gpu_layer_maker(spec, config.seed,
+                                      fast ? beyond_mnist::GpuLayers::lesson09 : beyond_mnist::GpuLayers::lesson08),
+        fast ? beyond_mnist::fused_loss_maker() : nullptr);
+    kit.rules.push_back(&beyond_mnist::adadelta_device_rule());
+    framework::DeviceRun run;
+    run.program = "train_beyond on the GPU";
     // Whole steps in CUDA graphs need every launch on one stream and every argument fixed at capture.
     fast_training::Stream stream;
     beyond_mnist::prepare_gpu_run(
-        args, extras, stream.get(),
+        args, run, stream.get(),
         fast ? beyond_mnist::graph_problem(args, config, beyond_mnist::stream_problem(spec)) : "--gpu-layers lesson08");
-    framework::print_summary(mnist_gpu::train_on_gpu(config, data, extras), "GPU");
+    framework::print_summary(framework::train_on_gpu(config, data, kit, run), "GPU");
     return 0;
   });
 }

@@ -30,7 +30,7 @@
 #include "tensor_cores.hpp"
 #include "tf32_products.hpp"
 #include "step_graph.hpp"
-#include "trainer.hpp"
+#include "framework/device_trainer.hpp"  // kEvalBatch
 
 namespace speedrun {
 
@@ -71,7 +71,7 @@ SeedResult run_seed(const Recipe& r, const host_training::ModelSpec& spec, const
   const int total_steps = course::ceil_div(n, batch) * r.epochs;
   const int warmup_steps = std::min(total_steps - 1, int(std::lround(double(r.warmup) * total_steps)));
 
-  mnist_gpu::GpuNetwork net(spec, host_training::init_parameters(spec, seed), std::max(batch, mnist_gpu::kEvalBatch),
+  mnist_gpu::GpuNetwork net(spec, host_training::init_parameters(spec, seed), std::max(batch, framework::kEvalBatch),
                             mnist_gpu::ConvAlgorithm::automatic,
                             beyond_mnist::gpu_layer_maker(spec, seed, beyond_mnist::GpuLayers::lesson09, other_kernels(r)),
                             smoothed_loss_maker(r.smoothing));

@@ -25,7 +25,7 @@ constexpr int kBoxOutputs = 4;            // what the network answers: x0, y0, x
 // A box in whole pixels: columns x0 .. x1 - 1 and rows y0 .. y1 - 1, 0 <= x0 < x1 <= kCanvas (the
 // same for y). Seven bits hold each of the four numbers, so a box fits in one int: the course's data
 // path carries each canvas's box as its label, and the gather, the shuffling and the evaluation of
-// lesson 08's trainer carry it unchanged.
+// framework's GPU trainer carry it unchanged.
 struct Box {
   int x0 = 0, y0 = 0, x1 = 1, y1 = 1;
 };

@@ -1,7 +1,7 @@
 #pragma once
 // Lesson 15 (given): batch norm, global average pooling and res blocks as layers of lesson 08's GPU
 // network, on your kernels of 15.2 and 15.5; every other layer on lesson 09's kernels as lesson 12
-// builds them. gpu_layer_maker hands them to GpuNetwork (and so to lesson 08's trainer). Every
+// builds them. gpu_layer_maker hands them to GpuNetwork (and so to the framework's trainer). Every
 // layer here launches on the stream the network gives it, so whole training steps can be captured
 // into CUDA graphs (lesson 09), except a max-pool whose input can be negative (lesson 08's).
 #include <cstdint>

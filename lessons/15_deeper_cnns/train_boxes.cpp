@@ -1,6 +1,6 @@
 // train_boxes: the box task (box_task.hpp). Every digit of MNIST (or Fashion-MNIST) drawn at a random
 // size and place on a 64x64 canvas; a network (models/boxnet.txt unless --model says otherwise)
-// regresses the box around it with your 15.4 loss, on the GPU through lesson 08's trainer (whole
+// regresses the box around it with your 15.4 loss, on the GPU through the framework's trainer (whole
 // steps replayed from CUDA graphs). Reports the mean corner error in pixels and the share of boxes
 // found (IoU >= 0.5), and draws predicted and true boxes in boxes.png.
 #include <cstdio>
@@ -23,7 +23,8 @@
 #include "framework/train_flags.hpp"
 #include "framework/training_data.hpp"
 #include "host_training.hpp"
-#include "trainer.hpp"
+#include "framework/gpu_trainer.hpp"
+#include "gpu_kit.hpp"
 #include "your_steps_check.hpp"
 
 #ifndef COURSE_OUTPUT_DIR
@@ -39,7 +40,7 @@ namespace {
 // and the order of the examples), so runs and PyTorch's compare on the same pictures.
 constexpr uint64_t kCanvasSeed = 64;
 
-struct BoxConfig : mnist_gpu::GpuTrainConfig {
+struct BoxConfig : framework::GpuTrainConfig {
   BoxConfig() {
     model = "boxnet";
     dataset = "mnist";
@@ -133,13 +134,16 @@ int main(int argc, char** argv) {
     deeper_cnns::check_your_box_scores();
     deeper_cnns::check_your_block_passes();
 
-    mnist_gpu::GpuTrainerExtras extras;
+    // Lesson 08's kit with this lesson's layers and box loss, and a box's hit counted as a right answer
+    // (in the steps, the evaluation and the profile).
+    framework::GpuKit kit = mnist_gpu::gpu_kit(
+        mnist_gpu::ConvAlgorithm::automatic, deeper_cnns::gpu_layer_maker(spec, config.seed),
+        [loss, beta](int outputs, int max_batch) {
+          return std::make_unique<deeper_cnns::BoxLoss>(loss, beta, outputs, max_batch);
+        });
+    kit.kernels.count_correct = deeper_cnns::count_box_hits_gpu;
+    framework::DeviceRun extras;
     extras.program = "train_boxes on the GPU";
-    extras.layers = deeper_cnns::gpu_layer_maker(spec, config.seed);
-    extras.loss = [loss, beta](int outputs, int max_batch) {
-      return std::make_unique<deeper_cnns::BoxLoss>(loss, beta, outputs, max_batch);
-    };
-    extras.count_correct = deeper_cnns::count_box_hits_gpu;  // in the steps, the evaluation and the profile
     char task[160];
     std::snprintf(task, sizeof task, "task: the box around each picture on a %dx%d canvas, loss %s", deeper_cnns::kCanvas,
                   deeper_cnns::kCanvas, deeper_cnns::regression_loss_name(loss));
@@ -163,7 +167,7 @@ int main(int argc, char** argv) {
     course::Stream stream;
     beyond_mnist::replay_steps(extras, stream.get(),
                                beyond_mnist::graph_problem(args, config, deeper_cnns::stream_problem(spec)));
-    framework::print_summary(mnist_gpu::train_on_gpu(config, data, extras), "GPU", kBoxScore);
+    framework::print_summary(framework::train_on_gpu(config, data, kit, extras), "GPU", kBoxScore);
     return 0;
   });
 }

@@ -1,5 +1,5 @@
 // train_deeper: trains a network with batch norm, global average pooling and res blocks (ResNet-20
-// by default) on Fashion-MNIST, MNIST or CIFAR-10, on the GPU (lesson 08's trainer with lesson 15's
+// by default) on Fashion-MNIST, MNIST or CIFAR-10, on the GPU (the framework's trainer with lesson 15's
 // layers, whole steps replayed from CUDA graphs) or on the CPU (lesson 02's trainer on the host
 // network). Named networks are the description files in models/.
 #include <algorithm>
@@ -19,10 +19,12 @@
 #include "deeper_host_network.hpp"
 #include "device_choice.hpp"  // lesson 12's --device, --graph and --threads
 #include "framework/epoch_log.hpp"
+#include "framework/gpu_trainer.hpp"
 #include "framework/train_flags.hpp"
 #include "framework/training_data.hpp"
 #include "fast_gpu_layers.hpp"  // lesson 12's use_branch
 #include "fast_host_network.hpp"  // lesson 11's count of a layer list's buffers
+#include "gpu_kit.hpp"            // lesson 08's layers, kernels and update rules
 #include "host_training.hpp"
 #include "layer_shapes.hpp"  // conv_shape_of
 #include "parallel_trainer.hpp"  // lesson 13's data-parallel run
@@ -30,7 +32,6 @@
 #include "tensor_core_convs.hpp"  // lesson 10's Tensor Core convolutions (--precision bf16)
 #include "tensor_cores.hpp"
 #include "tf32_products.hpp"
-#include "trainer.hpp"
 #include "your_steps_check.hpp"
 
 #ifndef COURSE_OUTPUT_DIR
@@ -46,7 +47,7 @@ namespace {
 constexpr int kCpuDefaultEpochs = 1;
 
 // ResNet-20 on Fashion-MNIST, SGD with momentum 0.9 at batch 128.
-struct DeeperConfig : mnist_gpu::GpuTrainConfig {
+struct DeeperConfig : framework::GpuTrainConfig {
   DeeperConfig() {
     model = "resnet20";
     dataset = "fashion";
@@ -99,7 +100,7 @@ framework::TrainSummary train_data_parallel(const course::ArgParser& args, const
                                             "on its rank's stream; " + problem);
   if (args.given("--threads")) std::printf("note: --threads applies to the CPU only; ignored\n");
   data_parallel::ParallelTrainConfig parallel;
-  static_cast<mnist_gpu::GpuTrainConfig&>(parallel) = config;
+  static_cast<framework::GpuTrainConfig&>(parallel) = config;
   parallel.gpus = gpus;
   parallel.overlap = false;
   parallel.graph = args.get_string("--graph") == "on";
@@ -200,10 +201,12 @@ int main(int argc, char** argv) {
                                "GPU x" + std::to_string(gpus) + ", data parallel");
       return 0;
     }
-    mnist_gpu::GpuTrainerExtras extras;
+    // Lesson 08's kit with this lesson's layers asked first and lesson 12's fused loss.
+    const framework::GpuKit kit =
+        mnist_gpu::gpu_kit(mnist_gpu::ConvAlgorithm::automatic, deeper_cnns::gpu_layer_maker(spec, config.seed, nullptr, other),
+                           beyond_mnist::fused_loss_maker());
+    framework::DeviceRun extras;
     extras.program = "train_deeper on the GPU";
-    extras.layers = deeper_cnns::gpu_layer_maker(spec, config.seed, nullptr, other);
-    extras.loss = beyond_mnist::fused_loss_maker();
     // Whole steps in CUDA graphs need every launch on one stream and every argument fixed at capture.
     fast_training::Stream stream;
     const std::string layers_problem = deeper_cnns::stream_problem(spec);
@@ -212,23 +215,24 @@ int main(int argc, char** argv) {
     // beside the input gradients (in a captured step, a second branch of the graph); the loss and
     // accuracy counters run beside the update. Every layer must launch on the step's stream.
     fast_training::Branch branch(stream.get());
+    framework::CounterStream counters;
     // (Not with --profile: its per-layer times are taken on the step's stream alone.)
     if (args.get_string("--branches") == "on" && layers_problem.empty() && !args.given("--profile")) {
       extras.stream = stream.get();
       extras.check_steps = [&branch](framework::DeviceNetwork& net) {
-        beyond_mnist::use_branch(dynamic_cast<mnist_gpu::GpuNetwork&>(net), &branch);  // lesson 08's trainer's
+        beyond_mnist::use_branch(dynamic_cast<mnist_gpu::GpuNetwork&>(net), &branch);  // the kit's network
       };
-      extras.counters_stream = [&branch] {
+      counters.fork = [&branch] {
         branch.join();  // the weight gradients are done: the update may read them
         branch.fork();
         return branch.side();
       };
-      extras.after_update = [&branch] { branch.join(); };  // the next forward overwrites what the counters read
+      counters.join = [&branch] { branch.join(); };  // the next forward overwrites what the counters read
       extras.steps_text += "; weight gradients and counters on a second stream (lesson 09's 09.12)";
     } else if (args.given("--branches") && args.get_string("--branches") == "on") {
       std::printf("note: --branches on needs one GPU, every layer on the step's stream and no --profile; one stream\n");
     }
-    framework::print_summary(mnist_gpu::train_on_gpu(config, data, extras),
+    framework::print_summary(framework::train_on_gpu(config, data, kit, extras, counters),
                              other.conv ? "GPU, BF16 convolutions" : "GPU");
     return 0;
   });

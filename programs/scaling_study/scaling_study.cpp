@@ -9,7 +9,7 @@
 //   cpu-naive      lesson 02's trainer on lesson 01's loops, 1 thread
 //   cpu-fast-1     lesson 02's trainer on lesson 11's layers, 1 thread
 //   cpu-fast-all   the same on every core
-//   gpu-lesson08   lesson 08's trainer (train_mnist's kernels)
+//   gpu-lesson08   the GPU trainer on lesson 08's kit (train_mnist's kernels)
 //   gpu-fastest    lesson 09's trainer as train_mixed --precision bf16 runs it
 // One CSV row per run (scaling_results.hpp), written after every run. The CPU systems and the GPU
 // systems run on different machines; --plot merges their CSVs and draws the charts.
@@ -34,7 +34,8 @@
 #include "tensor_core_convs.hpp"
 #include "tensor_cores.hpp"
 #include "tf32_products.hpp"
-#include "trainer.hpp"
+#include "framework/gpu_trainer.hpp"
+#include "gpu_kit.hpp"
 #include "framework/training_data.hpp"
 
 #ifndef COURSE_OUTPUT_DIR
@@ -177,11 +178,13 @@ Result run_one(const SystemInfo& system, int filters, int batch, const StudySett
     }
     r.setup += "; buffers allocated by an untimed pass before the epoch";
   } else if (system.name == "gpu-lesson08") {
-    mnist_gpu::GpuTrainConfig config;
+    framework::GpuTrainConfig config;
     set_common(config, filters, batch, epochs, s);
     r.machine = gpu_name();
     r.setup = "lesson 08's kernels (conv auto), FP32";
-    summary = mnist_gpu::train_on_gpu(config, data);
+    framework::DeviceRun run;
+    run.program = "lesson11_scaling_study's GPU runs";
+    summary = framework::train_on_gpu(config, data, mnist_gpu::gpu_kit(mnist_gpu::ConvAlgorithm::automatic), run);
   } else {
     // train_mixed --precision bf16: the convolutions on the Tensor Cores in BF16 where lesson 10's
     // kernels run them (lesson 09's otherwise), the other products in TF32.

@@ -1,4 +1,4 @@
-// Lesson 15, step 15.7: the boxes found on the GPU, counted as lesson 08's trainer counts right
+// Lesson 15, step 15.7: the boxes found on the GPU, counted as the GPU trainer counts right
 // answers.
 #include <string>
 
