@@ -95,7 +95,7 @@ set(COURSE_STEP_PLACES_15.4 "15_deeper_cnns/exercises/regression_loss.cpp (regre
 set(COURSE_STEP_PLACES_15.5 "15_deeper_cnns/exercises/global_avg_pool.cpp (global_avg_pool_forward, global_avg_pool_backward);15_deeper_cnns/exercises/global_avg_pool.cu (global_avg_pool_forward_kernel, global_avg_pool_backward_kernel)")
 set(COURSE_STEP_PLACES_15.6 "15_deeper_cnns/exercises/batch_norm_wide.cu (slice_stats_kernel, normalize_kernel, slice_grad_sums_kernel, dx_kernel)")
 set(COURSE_STEP_PLACES_15.7 "15_deeper_cnns/exercises/box_scores.cpp (box_iou, corner_error);15_deeper_cnns/exercises/box_scores.cu (count_box_hits_kernel)")
-set(COURSE_STEP_PLACES_15.8 "15_deeper_cnns/exercises/block_elementwise.cu (relu_kernel, relu_backward_kernel, add_kernel, add_masked_kernel)")
+set(COURSE_STEP_PLACES_15.8 "15_deeper_cnns/exercises/block_elementwise.cu (add_kernel, add_masked_kernel)")
 set(COURSE_STEP_PLACES_16.1 "16_recurrent/exercises/lstm.cpp (lstm_forward, lstm_backward)")
 set(COURSE_STEP_PLACES_16.2 "16_recurrent/exercises/recurrence_steps.cu (recurrence_forward_steps, recurrence_backward_steps)")
 set(COURSE_STEP_PLACES_16.3 "16_recurrent/exercises/recurrence_persistent.cu (recurrence_forward_persistent, recurrence_backward_persistent)")

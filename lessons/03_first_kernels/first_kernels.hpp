@@ -2,8 +2,8 @@
 // Lesson 03: first CUDA kernels. Plain C++ header: the kernels live in exercises/*.cu.
 //
 // Every pointer below is a DEVICE pointer (from course::DeviceBuffer<float>::data()).
-// Every function launches its kernel on the default stream (sgd_momentum_update on the stream it
-// is given) and returns at once (a launch is asynchronous); it checks the launch configuration with CUDA_CHECK_LAUNCH, so a bad
+// Every function launches its kernel on the default stream (the ReLU's and sgd_momentum_update on
+// the stream they are given) and returns at once (a launch is asynchronous); it checks the launch configuration with CUDA_CHECK_LAUNCH, so a bad
 // launch throws course::CudaError. n == 0 (or an empty shape) launches nothing.
 // The GPU trainer calls these: keep the signatures.
 #include <algorithm>
@@ -38,9 +38,9 @@ void vector_add(const float* a, const float* b, float* c, size_t n);
 
 // ---- 03.2 ReLU --------------------------------------------------------------------------
 // y[i] = max(x[i], 0).
-void relu_forward(const float* x, float* y, size_t n);
+void relu_forward(const float* x, float* y, size_t n, cudaStream_t stream = nullptr);
 // dx[i] = dy[i] where x[i] > 0, else 0 (the gradient at exactly 0 is 0, as in lesson 01).
-void relu_backward(const float* x, const float* dy, float* dx, size_t n);
+void relu_backward(const float* x, const float* dy, float* dx, size_t n, cudaStream_t stream = nullptr);
 
 // ---- 03.3 bias add over NCHW --------------------------------------------------------------
 // In place: y[n][c][p] += bias[c] for a [batch, channels, plane] tensor, plane = H*W.

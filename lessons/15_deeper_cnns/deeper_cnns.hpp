@@ -268,17 +268,19 @@ void batch_norm_dx_gpu(const BatchNormShape& s, const float* x, const float* dy,
                        const float* gamma, const float* mean, const float* inv_std, const float* partials, int entries,
                        float* dgamma, float* dbeta, float* dx, cudaStream_t stream);
 
-// ---- 15.8 a res block's elementwise passes on the GPU --------------------------------------------------
-// The ReLU after a block, where neither a batch norm nor the block's add writes it: y = max(0, x), and
-// its backward from its own output: dx = dy where y > 0, else 0. The block's forward add (where its
-// last norm does not take the shortcut): y = a + b, through the ReLU where `relu`. Its backward add:
-// dx = (dx through the body) + (dx through the shortcut); where a ReLU comes right before the block,
-// that ReLU's backward rides in it: the block's input x IS that ReLU's output, so the sum passes where
-// mask = x > 0 and is 0 elsewhere. Both backward passes select, they do not multiply: a NaN or an
-// infinity behind a closed mask stays out. Every pass for i < n, launched on `stream` (nothing for n =
-// 0); an output must not overlap an input.
+// ---- the ReLU after a block where nothing fuses it (given: lesson 03's kernels, relu_gpu.cpp) ------
+// y = max(0, x), and its backward from its own output: dx = dy where y > 0, else 0.
 void relu_forward_gpu(const float* x, float* y, size_t n, cudaStream_t stream = nullptr);
 void relu_backward_gpu(const float* y, const float* dy, float* dx, size_t n, cudaStream_t stream = nullptr);
+
+// ---- 15.8 the ReLUs ride in the block's adds ----------------------------------------------------------
+// The block's forward add (where its last norm does not take the shortcut): y = a + b, through the
+// ReLU after the block where `relu`, in the same pass. Its backward add: dx = (dx through the body) +
+// (dx through the shortcut); where a ReLU comes right before the block, that ReLU's backward rides in
+// it: the block's input x IS that ReLU's output, so the sum passes where mask = x > 0 and is 0
+// elsewhere, written straight into the ReLU's input gradient. The masked add selects, it does not
+// multiply: a NaN or an infinity behind a closed mask stays out. Every pass for i < n, launched on
+// `stream` (nothing for n = 0); an output must not overlap an input.
 void add_gpu(const float* a, const float* b, float* y, size_t n, bool relu, cudaStream_t stream = nullptr);
 void add_masked_gpu(const float* a, const float* b, const float* mask, float* y, size_t n,
                     cudaStream_t stream = nullptr);

@@ -20,8 +20,8 @@ void check_your_regression_loss(RegressionLoss kind, float beta);
 // count of boxes found against your box_iou.
 void check_your_box_scores();
 
-// And a block's elementwise passes (15.8), which both trainers' networks run: your four kernels on a
-// small input against the same values worked out here.
+// And a block's adds with the ReLUs riding in them (15.8), which both trainers' networks run: your two
+// kernels on a small input against the same values worked out here.
 void check_your_block_passes();
 
 }  // namespace deeper_cnns

@@ -22,15 +22,15 @@ __global__ void relu_backward_kernel(const float* x, const float* dy, float* dx,
 
 }  // namespace
 
-void relu_forward(const float* x, float* y, size_t n) {
+void relu_forward(const float* x, float* y, size_t n, cudaStream_t stream) {
   if (n == 0) return;
-  relu_forward_kernel<<<blocks_for(n), kThreadsPerBlock>>>(x, y, n);
+  relu_forward_kernel<<<blocks_for(n), kThreadsPerBlock, 0, stream>>>(x, y, n);
   CUDA_CHECK_LAUNCH();
 }
 
-void relu_backward(const float* x, const float* dy, float* dx, size_t n) {
+void relu_backward(const float* x, const float* dy, float* dx, size_t n, cudaStream_t stream) {
   if (n == 0) return;
-  relu_backward_kernel<<<blocks_for(n), kThreadsPerBlock>>>(x, dy, dx, n);
+  relu_backward_kernel<<<blocks_for(n), kThreadsPerBlock, 0, stream>>>(x, dy, dx, n);
   CUDA_CHECK_LAUNCH();
 }
 
