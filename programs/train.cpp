@@ -26,9 +26,9 @@
 
 namespace {
 
-const std::string kCpuTrainer = "lesson 02's trainer on lesson 11's layers";
+const std::string kCpuTrainer = "the CPU trainer on lesson 11's layers";
 
-// Lesson 02's trainer on the CPU, on lesson 11's layers. Flags left out take lesson 02's defaults
+// The framework's CPU trainer with lesson 02's kit, on lesson 11's layers. Flags left out take lesson 02's defaults
 // (TrainConfig{}), not the GPU's: model A takes about half an hour per epoch on a CPU.
 framework::TrainSummary train_on_cpu(const course::ArgParser& args, const framework::TrainingData& data) {
   for (const char* flag : {"--profile", "--conv", "--profile-steps"})
@@ -42,16 +42,17 @@ framework::TrainSummary train_on_cpu(const course::ArgParser& args, const framew
               args.given("--model") ? "" : " (lesson 02's defaults; --model a takes minutes per epoch here)");
   const int threads =
       args.get_int("--threads") > 0 ? static_cast<int>(args.get_int("--threads")) : fast_cpu::default_threads();
-  const host_training::TrainerExtras extras{fast_cpu::network_maker(threads), fast_cpu::network_description(threads),
-                                            nullptr, fast_cpu::network_bytes(threads)};
-  return host_training::train(config, data, extras);
+  return framework::train_on_host(config, data,
+                                  host_training::host_kit(fast_cpu::network_maker(threads),
+                                                          fast_cpu::network_description(threads),
+                                                          fast_cpu::network_bytes(threads)));
 }
 
 int train_main(int argc, char** argv) {
   const framework::TrainConfig cpu_defaults;  // named in the help of the flags they differ in
   course::ArgParser args("train",
                          "The course's trainer: a CNN on MNIST on the GPU with lesson 08's layers and the course's own\n"
-                         "kernels; without a GPU, lesson 02's CPU trainer on lesson 11's layers. Writes metrics.csv and\n"
+                         "kernels; without a GPU, the CPU trainer on lesson 11's layers. Writes metrics.csv and\n"
                          "pictures to --out; --save DIR writes the weights as .npy files.");
   framework::TrainFlagWords words;  // the common flags, with what the CPU trainer does differently
   words.out_default = std::string(COURSE_OUTPUT_DIR) + "/lesson08";
@@ -62,7 +63,7 @@ int train_main(int argc, char** argv) {
   words.lr_note = "; CPU sgd: " + course::shortest_text(cpu_defaults.default_lr(framework::OptimizerKind::sgd));
   mnist_gpu::add_train_mnist_flags(args, words);
   args.add_choice("--device", "auto", {"auto", "gpu", "cpu"},
-                  "auto: the GPU when there is one, else lesson 02's CPU trainer on lesson 11's layers; gpu: fail "
+                  "auto: the GPU when there is one, else the CPU trainer on lesson 11's layers; gpu: fail "
                   "without one");
   args.add_int("--threads", 0, 0, 1024,
                "CPU trainer only: threads of lesson 11's layers (0: all cores, " +

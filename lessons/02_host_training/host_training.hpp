@@ -7,7 +7,8 @@
 //   * the models described as data (ModelSpec, from the course framework, beneath the lessons);
 //   * HostNetwork: forward (given) and forward + backward (step 02.3);
 //   * seeded shuffling and minibatches (step 02.4), evaluation (step 02.5);
-//   * train(): the whole training loop with progress bar, CSV and pictures (given).
+//   * host_kit(): all of it registered with the framework's CPU trainer (framework/host_trainer.hpp:
+//     the training loop with progress bar, CSV and pictures).
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -19,6 +20,7 @@
 #include "course/idx.hpp"
 #include "framework/model.hpp"
 #include "framework/host_optimizer.hpp"
+#include "framework/host_trainer.hpp"
 #include "framework/optimizer_config.hpp"
 #include "framework/train_config.hpp"
 #include "framework/training_data.hpp"
@@ -58,8 +60,8 @@ using namespace framework;
 
 // A network on the host: a ModelSpec and its parameters, run with lesson 01's layers. A faster one
 // (other layers, threads) may derive from it and override the two passes; the trainer, evaluation
-// and pictures work on either.
-class HostNetwork {
+// and pictures work on either: the framework's CPU trainer takes it as a framework::HostModel.
+class HostNetwork : public framework::HostModel {
  public:
   // Throws course::Error when params do not match the spec (their count and shapes), or when the
   // spec has a layer this network does not run (require_layers).
@@ -70,30 +72,30 @@ class HostNetwork {
   HostNetwork(HostNetwork&&) = default;
   HostNetwork& operator=(HostNetwork&&) = default;
 
-  const ModelSpec& spec() const;
-  std::vector<Parameter>& parameters();
-  const std::vector<Parameter>& parameters() const;
-  const std::vector<LayerPlan>& plan() const;
+  const ModelSpec& spec() const override;
+  std::vector<Parameter>& parameters() override;
+  const std::vector<Parameter>& parameters() const override;
+  const std::vector<LayerPlan>& plan() const override;
 
   // x: batch x C x H x W -> logits: batch x classes. Keeps nothing for a backward pass.
-  virtual void forward(const float* x, int batch, float* logits);
+  void forward(const float* x, int batch, float* logits) override;
 
   // Step 02.3: forward pass keeping what backward needs, mean softmax-cross-entropy loss,
   // backward pass. Returns the mean loss over the batch and OVERWRITES every Parameter::grad
   // with d(mean loss)/d(value). probabilities() then holds the batch's softmax output.
-  virtual float forward_backward(const float* x, const int* labels, int batch);
+  float forward_backward(const float* x, const int* labels, int batch) override;
 
   // batch x classes softmax probabilities of the last forward_backward.
-  const std::vector<float>& probabilities() const;
+  const std::vector<float>& probabilities() const override;
 
   // body(begin, end) on ranges that cover [0, count), for work on the parameters element by element
   // (the optimizer's update). Here one range on the calling thread; a network with threads of its
   // own may split them. Each element is computed alone, so the split changes no result.
-  virtual void for_ranges(size_t count, const std::function<void(size_t begin, size_t end)>& body);
+  void for_ranges(size_t count, const std::function<void(size_t begin, size_t end)>& body) override;
 
   // What training changes beside the parameters, for --save (a later lesson's batch norm: its running
   // statistics, framework::running_statistics); none here.
-  virtual std::vector<Parameter> running_tensors() const { return {}; }
+  std::vector<Parameter> running_tensors() const override { return {}; }
 
   // The training buffers prepare(batch) sizes, in values: acts[i] (and grads[i]) for layer i's input,
   // acts.back() for the logits, argmax[i] for a max-pool's choices (ints), probs. prepare allocates
@@ -173,52 +175,22 @@ void gather_batch(const course::Dataset& data, const std::vector<int>& order, in
 // loss: mean softmax-cross-entropy over all examples; accuracy: fraction in [0, 1] predicted right;
 // confusion: classes x classes counts (row = true label, column = predicted);
 // predictions: the predicted class of every example (the first largest logit wins ties).
-struct Evaluation {
-  double loss = 0, accuracy = 0;
-  std::vector<int> confusion;
-  std::vector<int> predictions;
-};
+using Evaluation = framework::HostEvaluation;
 // Runs the network over `data` in order, `batch` examples at a time.
 Evaluation evaluate(HostNetwork& net, const course::Dataset& data, int batch);
 
-// ---- the whole trainer (given) --------------------------------------------------------------
-// TrainConfig (the run's settings, with every default of the CPU trainer) and TrainSummary are the
-// course framework's (framework/train_config.hpp).
-// Progress bar per epoch and one line per epoch on stdout; writes out_dir/metrics.csv,
-// filters.png, misclassified.png and confusion.png (out_dir empty: no files), and with save_dir
-// the .npy files of framework::save_npy. A NaN/Inf loss stops training; a diverging one is warned of.
-TrainSummary train(const TrainConfig& config);
-// The same on data already loaded and checked (training_data.hpp's load_training_data).
-TrainSummary train(const TrainConfig& config, const TrainingData& data);
-// The same with another network than HostNetwork (a derived one): `make` builds it from the spec
-// and the initial parameters, and `what` names it in the first line of the run.
+// ---- the trainer (given) -----------------------------------------------------------------------
+// The CPU trainer is the framework's (framework/host_trainer.hpp); this lesson registers with it its
+// network (HostNetwork, on lesson 01's layers), its update rules (02.1, 02.2), its epoch order and
+// batches (02.4) and its evaluation (02.5). A later lesson swaps the network (a NetworkMaker: a
+// derived one, on other layers or threads) and adds rules.
 using NetworkMaker = std::function<std::unique_ptr<HostNetwork>(const ModelSpec&, std::vector<Parameter>)>;
 // What the networks a NetworkMaker makes hold at most, in bytes, for these layers trained at `batch`
-// and evaluated at `eval_batch` (HostNetwork::bytes_for for a HostNetwork): the trainer refuses a
-// run the machine cannot hold with it, before the network is built.
+// and evaluated at `eval_batch` (HostNetwork::bytes_for for a HostNetwork).
 using NetworkBytes = std::function<uint64_t(const std::vector<LayerPlan>& plan, int classes, int batch, int eval_batch)>;
-TrainSummary train(const TrainConfig& config, const TrainingData& data, const NetworkMaker& make,
-                   const std::string& what);
-// What can be plugged into this trainer: another network (make, named by `what`), an update rule
-// for an optimizer this lesson does not have (nullptr: none), and what that network holds (bytes;
-// left out: a HostNetwork's, HostNetwork::bytes_for).
-struct TrainerExtras {
-  NetworkMaker make;
-  std::string what;
-  const UpdateRule* rule = nullptr;
-  NetworkBytes bytes = nullptr;
-};
-// The batch the trainer evaluates with (inference keeps nothing per layer, so it is larger than a
-// training batch), and about what a whole run holds in bytes: the network (`network_bytes`, or a
-// HostNetwork's), the optimizer's state, a training batch, the evaluation's and --save's buffers.
-// The data set is not counted: it is loaded already.
-constexpr int kEvalBatch = 256;
-// What a run holds beside the buffers an estimate counts, for `bytes` of them: the allocator's freed
-// pieces it keeps for reuse and its bookkeeping, and the pages of code and stack the first passes
-// touch. run_bytes adds it; measured runs stayed within it.
-inline uint64_t allocator_allowance(uint64_t bytes) { return bytes / 256 + (uint64_t(4) << 20); }
-uint64_t run_bytes(const TrainConfig& config, const std::vector<LayerPlan>& plan, int classes, int train_count,
-                   int test_count, const TrainerExtras& extras);
-TrainSummary train(const TrainConfig& config, const TrainingData& data, const TrainerExtras& extras);
+framework::HostKit host_kit();
+// The kit with another network: `make` builds it, `what` names it in the first lines, `bytes` counts
+// what it holds (left out: a HostNetwork's).
+framework::HostKit host_kit(const NetworkMaker& make, const std::string& what, const NetworkBytes& bytes = nullptr);
 
 }  // namespace host_training

@@ -6,7 +6,9 @@
 #include "course/cli.hpp"
 #include "course/main.hpp"
 #include "host_training.hpp"
+#include "framework/host_trainer.hpp"
 #include "framework/train_flags.hpp"
+#include "framework/training_data.hpp"
 
 #ifndef COURSE_OUTPUT_DIR
 #define COURSE_OUTPUT_DIR "out"
@@ -26,7 +28,8 @@ int main(int argc, char** argv) {
 
     framework::TrainConfig config = defaults;
     framework::apply_given_flags(args, config);
-    host_training::train(config);
+    // The data first: a missing data set is the first thing to fix.
+    framework::train_on_host(config, framework::load_training_data(config), host_training::host_kit());
     return 0;
   });
 }

@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
     const framework::TrainingData data = framework::load_training_data(config);
     if (!course::gpu_available())
       throw course::Error("train_mnist needs a CUDA GPU, but none is usable (" + course::query_devices().reason +
-                          "); on the CPU, lesson02_host_training trains the same networks with lesson 02's trainer");
+                          "); on the CPU, lesson02_host_training trains the same networks on the CPU");
     framework::DeviceRun run;
     run.program = "train_mnist on the GPU";
     framework::print_summary(framework::train_on_gpu(config, data, mnist_gpu::gpu_kit(config.conv), run), "GPU");

@@ -104,11 +104,11 @@ int main(int argc, char** argv) {
       const int threads = beyond_mnist::prepare_cpu_run(args, config, kCpuDefaultEpochs,
                                                         "about 5 minutes an epoch of mnist_cnn on two cores",
                                                         {"--profile", "--profile-steps", "--conv", "--gpu-layers", "--graph"});
-      const host_training::TrainerExtras extras{beyond_mnist::network_maker(threads, config.seed),
-                                                beyond_mnist::network_description(threads),
-                                                &beyond_mnist::adadelta_rule(),
-                                                fast_cpu::network_bytes(threads)};  // lesson 11's buffers
-      framework::print_summary(host_training::train(config, data, extras), "CPU");
+      framework::HostKit kit = host_training::host_kit(beyond_mnist::network_maker(threads, config.seed),
+                                                       beyond_mnist::network_description(threads),
+                                                       fast_cpu::network_bytes(threads));  // lesson 11's buffers
+      kit.rules.push_back(&beyond_mnist::adadelta_rule());
+      framework::print_summary(framework::train_on_host(config, data, kit), "CPU");
       return 0;
     }
     const bool fast = args.get_string("--gpu-layers") == "lesson09";

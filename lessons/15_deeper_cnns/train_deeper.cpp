@@ -1,6 +1,6 @@
 // train_deeper: trains a network with batch norm, global average pooling and res blocks (ResNet-20
 // by default) on Fashion-MNIST, MNIST or CIFAR-10, on the GPU (the framework's trainer with lesson 15's
-// layers, whole steps replayed from CUDA graphs) or on the CPU (lesson 02's trainer on the host
+// layers, whole steps replayed from CUDA graphs) or on the CPU (the CPU trainer on the host
 // network). Named networks are the description files in models/.
 #include <algorithm>
 #include <cstdio>
@@ -183,10 +183,10 @@ int main(int argc, char** argv) {
       const int threads = beyond_mnist::prepare_cpu_run(args, config, kCpuDefaultEpochs, "",
                                                         {"--profile", "--profile-steps", "--graph", "--gpus",
                                                          "--batch-norm", "--precision", "--branches"});
-      const host_training::TrainerExtras extras{deeper_cnns::network_maker(threads, config.seed),
-                                                deeper_cnns::network_description(threads), nullptr,
-                                                fast_cpu::layer_list_network_bytes(threads)};
-      framework::print_summary(host_training::train(config, data, extras), "CPU");
+      const framework::HostKit kit =
+          host_training::host_kit(deeper_cnns::network_maker(threads, config.seed),
+                                  deeper_cnns::network_description(threads), fast_cpu::layer_list_network_bytes(threads));
+      framework::print_summary(framework::train_on_host(config, data, kit), "CPU");
       return 0;
     }
     const host_training::ModelSpec spec = framework::model_for_data(config.model, data);

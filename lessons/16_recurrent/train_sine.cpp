@@ -177,7 +177,7 @@ int main(int argc, char** argv) {
     // Everything the run holds on this machine, counted before any of it is allocated.
     const bool on_gpu = args.get_string("--device") == "gpu";
     const uint64_t buffers = recurrent::SineNetwork::run_bytes(spec, hidden, future, !on_gpu),
-                   bytes = buffers + host_training::allocator_allowance(buffers),
+                   bytes = buffers + framework::allocator_allowance(buffers),
                    available = framework::available_host_bytes();
     if (available > 0 && bytes > available) {
       char text[320];

@@ -20,9 +20,9 @@ const char* const kResultsHeader =
 
 const std::vector<SystemInfo>& study_systems() {
   static const std::vector<SystemInfo> systems = {
-      {"cpu-naive", false, "lesson 02's trainer on lesson 01's loops, 1 thread"},
-      {"cpu-fast-1", false, "lesson 02's trainer on lesson 11's layers, 1 thread"},
-      {"cpu-fast-all", false, "lesson 02's trainer on lesson 11's layers, every core"},
+      {"cpu-naive", false, "the CPU trainer on lesson 01's loops, 1 thread"},
+      {"cpu-fast-1", false, "the CPU trainer on lesson 11's layers, 1 thread"},
+      {"cpu-fast-all", false, "the CPU trainer on lesson 11's layers, every core"},
       {"gpu-lesson08", true, "lesson 08's GPU trainer and kernels (train_mnist)"},
       {"gpu-fastest", true,
        "lesson 10's fastest: train_mixed --precision bf16 (BF16 convolutions, TF32 dense layers); "

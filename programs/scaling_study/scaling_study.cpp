@@ -6,8 +6,8 @@
 // trains it for one epoch of MNIST (or the first --images images) and times the training part,
 // for every batch of --batch-list at the largest d of --filters-list, and for every d at the
 // largest batch. The systems:
-//   cpu-naive      lesson 02's trainer on lesson 01's loops, 1 thread
-//   cpu-fast-1     lesson 02's trainer on lesson 11's layers, 1 thread
+//   cpu-naive      the CPU trainer on lesson 01's loops, 1 thread
+//   cpu-fast-1     the CPU trainer on lesson 11's layers, 1 thread
 //   cpu-fast-all   the same on every core
 //   gpu-lesson08   the GPU trainer on lesson 08's kit (train_mnist's kernels)
 //   gpu-fastest    lesson 09's trainer as train_mixed --precision bf16 runs it
@@ -165,16 +165,17 @@ Result run_one(const SystemInfo& system, int filters, int batch, const StudySett
     if (system.name == "cpu-naive") {
       r.threads = 1;
       r.setup = "lesson 01's loops (HostNetwork)";
-      summary = host_training::train(config, data, warmed_up(nullptr, warm_batch), "lesson 01's loops, 1 thread");
+      summary = framework::train_on_host(
+          config, data, host_training::host_kit(warmed_up(nullptr, warm_batch), "lesson 01's loops, 1 thread"));
     } else {
       r.threads = system.name == "cpu-fast-1" ? 1 : fast_cpu::default_threads();
       r.setup = fast_cpu::network_description(r.threads) + cpu_build_note();
       // Lesson 11's count of what its network holds, for the trainer's memory check (its shards and
       // workspaces: a HostNetwork's count would fall short).
-      const host_training::TrainerExtras extras{warmed_up(fast_cpu::network_maker(r.threads), warm_batch),
-                                                fast_cpu::network_description(r.threads), nullptr,
-                                                fast_cpu::network_bytes(r.threads)};
-      summary = host_training::train(config, data, extras);
+      summary = framework::train_on_host(
+          config, data,
+          host_training::host_kit(warmed_up(fast_cpu::network_maker(r.threads), warm_batch),
+                                  fast_cpu::network_description(r.threads), fast_cpu::network_bytes(r.threads)));
     }
     r.setup += "; buffers allocated by an untimed pass before the epoch";
   } else if (system.name == "gpu-lesson08") {

@@ -27,7 +27,7 @@ TEST_CASE("fast_cpu::layer_list_bytes for a DeeperHostNetwork: not below the pea
     CAPTURE(c.model, c.batch, c.threads);
     const host_training::ModelSpec spec = host_training::model_by_name(c.model);
     const std::vector<host_training::LayerPlan> plan = host_training::plan_layers(spec);
-    const int eval = host_training::kEvalBatch;
+    const int eval = framework::kHostEvalBatch;
     const uint64_t estimate = fast_cpu::layer_list_bytes(plan, spec.classes, c.batch, eval, c.threads);
 
     const uint64_t used = course::test::network_peak_bytes(

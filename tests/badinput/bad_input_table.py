@@ -519,7 +519,7 @@ def check(rc, output, words, out_dir, prepared=()):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lesson02", required=True, help="lesson02_host_training")
-    ap.add_argument("--train", required=True, help="the course's train program (its CPU path: lesson 02's trainer)")
+    ap.add_argument("--train", required=True, help="the course's train program (its CPU path: the CPU trainer)")
     ap.add_argument("--train-mnist", required=True, help="lesson 08's train_mnist (solutions build; runs only with a GPU)")
     ap.add_argument("--train-beyond", help="lesson 12's train_beyond (solutions build), when it is built")
     ap.add_argument("--train-speedrun", help="lesson 14's train_speedrun (solutions build; runs only with a GPU)")

@@ -1,7 +1,7 @@
 #pragma once
 // A host network's memory estimate against what it really holds: the network is built and runs what
-// lesson 02's trainer runs with it (full training batches, a smaller last one, an evaluation batch of
-// host_training::kEvalBatch and a smaller last one), and the peak resident memory above the start is
+// the CPU trainer runs with it (full training batches, a smaller last one, an evaluation batch of
+// framework::kHostEvalBatch and a smaller last one), and the peak resident memory above the start is
 // compared with the estimate. Linux (/proc/self, resident_memory.hpp).
 #include <cstdint>
 #include <functional>
@@ -18,7 +18,7 @@ namespace course::test {
 // The peak resident bytes above the start while `make()`'s network trains at `batch` and evaluates.
 inline uint64_t network_peak_bytes(const std::function<std::unique_ptr<host_training::HostNetwork>()>& make,
                                    int batch, uint64_t seed) {
-  const int eval = host_training::kEvalBatch;
+  const int eval = framework::kHostEvalBatch;
   course::Rng rng(seed, 0);
   std::vector<float> x(static_cast<size_t>(eval) * 28 * 28);
   for (float& v : x) v = rng.uniform(0.0f, 1.0f);
@@ -40,13 +40,13 @@ inline uint64_t network_peak_bytes(const std::function<std::unique_ptr<host_trai
   return peak > before ? peak - before : 0;
 }
 
-// An estimate holds what is used (the trainers add host_training::allocator_allowance to it: the
+// An estimate holds what is used (the trainers add framework::allocator_allowance to it: the
 // allocator's freed pieces and bookkeeping, pages of code and stack), and is not a figure from
 // nowhere: within a factor of about two of it (plus the pool's threads and the allocator's slack on
 // small models).
 inline void check_memory_estimate(uint64_t estimate, uint64_t used) {
   INFO("estimate " << estimate / 1e6 << " MB, measured peak " << used / 1e6 << " MB above the start");
-  CHECK(used <= estimate + host_training::allocator_allowance(estimate));
+  CHECK(used <= estimate + framework::allocator_allowance(estimate));
   CHECK(estimate <= 2 * used + (uint64_t(32) << 20));
 }
 
