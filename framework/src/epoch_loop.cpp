@@ -43,7 +43,7 @@ TrainSummary run_epochs(const EpochLoop& loop, LossWatch* watch, EpochLog* log, 
     loop.start_epoch(epoch);
     const int steps_before = epoch * steps_per_epoch;
     std::unique_ptr<course::ProgressBar> bar;
-    if (lead)
+    if (lead && loop.progress_bar)
       bar = std::make_unique<course::ProgressBar>(
           "epoch " + std::to_string(epoch + 1) + "/" + std::to_string(loop.epochs), n, "img", out);
     loop.wait();  // the clock times the training steps alone, as the PyTorch scripts do

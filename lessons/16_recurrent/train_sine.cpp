@@ -13,7 +13,6 @@
 #include <string>
 #include <vector>
 
-#include "course/atomic_file.hpp"
 #include "course/chart.hpp"
 #include "course/cli.hpp"
 #include "course/device_info.hpp"
@@ -24,6 +23,8 @@
 #include "course/timer.hpp"
 #include "data_parallel.hpp"      // lesson 13's shards
 #include "fast_host_network.hpp"  // lesson 11's default_threads
+#include "framework/epoch_log.hpp"
+#include "framework/epoch_loop.hpp"
 #include "framework/host_barrier.hpp"
 #include "framework/model.hpp"  // available_host_bytes
 #include "framework/ranks.hpp"
@@ -63,57 +64,45 @@ course::Image wave_picture(const SineSpec& spec, int hidden, int offset, const s
   return course::line_chart(chart);
 }
 
-// What the epochs of a run leave: metrics.csv's rows, each epoch's seconds, the last held-out loss.
-struct EpochsRun {
-  std::string csv = "epoch,train_loss,test_loss,seconds\n";
-  std::vector<double> seconds;
-  double last_test = 0;
-};
-
-// The epochs: step(epoch) trains one (the GPU finished when it returns) and gives the training set's
-// loss before the update, test() the held-out loss after it. A rank other than the first runs the
-// same steps (they meet in every step) and neither evaluates nor prints (log false).
-EpochsRun run_epochs(int epochs, const std::function<double(int)>& step, const std::function<double()>& test,
-                     bool log) {
-  EpochsRun run;
-  course::HostTimer since_printed;  // a log never goes quiet for more than a few seconds
-  for (int epoch = 1; epoch <= epochs; ++epoch) {
-    course::HostTimer timer;
-    const double train_loss = step(epoch);
-    if (!std::isfinite(train_loss))  // every rank sees the same loss: they stop together
-      throw course::Error("epoch " + std::to_string(epoch) + ": the training loss is " + std::to_string(train_loss) +
+// The epochs, on the framework's epoch loop: an epoch is ONE step on every training wave. step(epoch)
+// trains it (the GPU finished when it returns) and gives the training set's loss before the update,
+// test() the held-out loss after it; `log` prints and writes metrics.csv. A rank other than the
+// first runs the same steps (they meet in every step) and neither evaluates nor prints (log null).
+framework::TrainSummary train_epochs(int epochs, int waves, const std::function<double(int)>& step,
+                                     const std::function<double()>& test, framework::EpochLog* log) {
+  int epoch = 0;
+  double loss = 0;
+  framework::EpochLoop loop;
+  loop.examples = waves, loop.batch = waves, loop.epochs = epochs;
+  loop.progress_bar = false;
+  loop.start_epoch = [&](int e) { epoch = e + 1; };  // Adam's step number counts from 1
+  loop.run_stretch = [&](size_t, int, int) {
+    loss = step(epoch);
+    if (!std::isfinite(loss))  // every rank sees the same loss: they stop together
+      throw course::Error("epoch " + std::to_string(epoch) + ": the training loss is " + std::to_string(loss) +
                           "; try a smaller --lr");
-    const double seconds = timer.seconds();
-    run.seconds.push_back(seconds);
-    if (!log) continue;
-    run.last_test = test();
-    char row[96];  // the losses to float's last digit: runs that differ in one bit differ here
-    std::snprintf(row, sizeof row, "%d,%.9g,%.9g,%.6f\n", epoch, train_loss, run.last_test, seconds);
-    run.csv += row;
-    if (epoch == 1 || epoch == epochs || epoch % std::max(1, epochs / 20) == 0 || since_printed.seconds() >= 5) {
-      std::printf("epoch %d/%d  train loss %.6f  test loss %.6f  %.3f s\n", epoch, epochs, train_loss, run.last_test,
-                  seconds);
-      std::fflush(stdout);
-      since_printed.reset();
-    }
-  }
-  return run;
+  };
+  loop.wait = [] {};
+  loop.counts = [&](int) { return framework::EpochCounts{loss * waves, 0}; };
+  loop.evaluate = [&] { return framework::TestScore{log ? test() : 0.0, 0.0}; };
+  return framework::run_epochs(loop, nullptr, log);
 }
 
 // Several GPUs: lesson 13's ranks, each with its shard of the training waves (13.1's shard_of) and
 // the whole network; their gradients averaged in every step (13.2's allreduce_mean inside
 // train_step). The training loss is each shard's mean weighted by its waves, added in rank order on
-// the host. Returns the first rank's epochs; `trained` gets its weights (every rank's are the same).
-EpochsRun train_on_ranks(int gpus, const recurrent::SineData& data, int hidden, uint64_t seed,
+// the host. Returns the first rank's epochs (it logs them); `trained` gets its weights (every rank's
+// are the same).
+framework::TrainSummary train_on_ranks(int gpus, const recurrent::SineData& data, int hidden, uint64_t seed,
                          recurrent::Recurrence recurrence, bool graph, float lr, int epochs,
-                         std::vector<float>& trained) {
+                         framework::EpochLog& log, std::vector<float>& trained) {
   const std::vector<int> devices = framework::first_devices(gpus);
   if (data.train.count < gpus)
     throw course::Error("--gpus " + std::to_string(gpus) + ": " + std::to_string(data.train.count) +
                         " training waves leave a GPU without one; use more --sequences or fewer --gpus");
   std::vector<double> parts(size_t(gpus), 0.0);
   framework::HostBarrier meet(gpus);
-  EpochsRun first;
+  framework::TrainSummary first;
   framework::run_ranks(devices, [&](const framework::Rank& rank) {
     const data_parallel::Shard shard = data_parallel::shard_of(data.train.count, rank.ranks, rank.rank);
     recurrent::SineData mine;
@@ -129,7 +118,8 @@ EpochsRun train_on_ranks(int gpus, const recurrent::SineData& data, int hidden, 
       meet.arrive_and_wait();                 // read by all before the next step writes
       return all;
     };
-    EpochsRun run = run_epochs(epochs, step, [&] { return net.test_loss(); }, rank.rank == 0);
+    framework::TrainSummary run = train_epochs(epochs, data.train.count, step, [&] { return net.test_loss(); },
+                                               rank.rank == 0 ? &log : nullptr);
     if (rank.rank == 0) first = std::move(run), trained = net.parameters();
   });
   return first;
@@ -214,15 +204,16 @@ int main(int argc, char** argv) {
                 "all of them, backpropagated through %d steps\n",
                 data.train.count, data.test.count, spec.length, spec.period, data.train.steps);
     course::HostTimer whole;
-    EpochsRun run;
+    framework::EpochLog log(files.out_path("metrics.csv"), epochs, framework::no_score());
+    framework::TrainSummary run;
     if (gpus > 1) {
       std::vector<float> trained;
-      run = train_on_ranks(gpus, data, hidden, spec.seed, recurrence, graph, lr, epochs, trained);
+      run = train_on_ranks(gpus, data, hidden, spec.seed, recurrence, graph, lr, epochs, log, trained);
       net.set_parameters(trained);
     } else if (gpu) {
       recurrent::SineGpuNetwork gpu_net(hidden, spec.seed, recurrence, graph, data);
-      run = run_epochs(epochs, [&](int epoch) { return gpu_net.train_step(lr, epoch); },
-                       [&] { return gpu_net.test_loss(); }, true);
+      run = train_epochs(epochs, data.train.count, [&](int epoch) { return gpu_net.train_step(lr, epoch); },
+                         [&] { return gpu_net.test_loss(); }, &log);
       net.set_parameters(gpu_net.parameters());
     } else {
       const auto step = [&](int epoch) {
@@ -230,12 +221,13 @@ int main(int argc, char** argv) {
         if (std::isfinite(loss)) net.update(lr, epoch);
         return loss;
       };
-      run = run_epochs(epochs, step, [&] { return net.loss(data.test, false); }, true);
+      run = train_epochs(epochs, data.train.count, step, [&] { return net.loss(data.test, false); }, &log);
     }
     // The last step's update is only seen here (an earlier one shows in the next training loss).
-    if (!std::isfinite(run.last_test))
+    const double last_test = run.test_loss.back();
+    if (!std::isfinite(last_test))
       throw course::Error("after epoch " + std::to_string(epochs) + " the held-out loss is " +
-                          std::to_string(run.last_test) + ": the last Adam step diverged; try a smaller --lr");
+                          std::to_string(last_test) + ": the last Adam step diverged; try a smaller --lr");
     std::vector<float> ahead;
     const std::vector<float> generated = net.predict(data.test, future, &ahead);
     double error = 0;
@@ -246,15 +238,14 @@ int main(int argc, char** argv) {
         error += d * d;
       }
     // The median epoch over those after the first (which holds the graphs' capture and first launches).
-    std::vector<double> timed(run.seconds.begin() + (epochs > 1 ? 1 : 0), run.seconds.end());
+    std::vector<double> timed(run.epoch_seconds.begin() + (epochs > 1 ? 1 : 0), run.epoch_seconds.end());
     std::sort(timed.begin(), timed.end());
     std::printf("summary (%s): %d epoch(s) in %.2f s, median epoch %.6f s, final test loss %.6f", where.c_str(), epochs,
-                whole.seconds(), timed[timed.size() / 2], run.last_test);
+                whole.seconds(), timed[timed.size() / 2], last_test);
     if (future > 0) std::printf("; the continuation's mean squared error over %d steps %.6f", future,
                                 error / (double(future) * data.test.count));
     std::printf("\n");
     if (files.has_out()) {
-      course::write_file_atomically(files.out_path("metrics.csv"), run.csv);
       std::vector<std::string> written = {"metrics.csv", "start_params.npy", "offsets.npy"};
       const std::vector<float> start = recurrent::sine_start_parameters(hidden, spec.seed);
       course::write_npy(files.out_path("start_params.npy"), start.data(), {start.size()});

@@ -37,6 +37,7 @@ struct EpochLoop {
   int examples = 0;  // training examples an epoch
   int batch = 0;     // examples a step (the epoch's last step may have fewer)
   int epochs = 0;
+  bool progress_bar = true;  // false: none (an epoch of one step, whose epoch line is its progress)
   // The epoch's preparations, before its clock starts (its order of examples, zeroed counters).
   std::function<void(int epoch)> start_epoch;
   // Runs (or enqueues) stretch k of report_stretches(), the steps [first, last) of the epoch.
