@@ -61,3 +61,33 @@ TEST_CASE("EpochLog names another task's score in metrics.csv's header", "[epoch
   CHECK(lines_of(path)[1] == "1,0.500000,0.250000,0.750000,0.125000,2.0000");
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("EpochLog without a score: a regression's losses to float's last digit", "[epoch_log]") {
+  const auto dir = std::filesystem::temp_directory_path() / ("course_epoch_regression_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "metrics.csv").string();
+  {
+    framework::EpochLog log(path, 2, framework::no_score());
+    log.add({0.52768019247055054, 0, 0.40452709794044495, 0, 0.0103});
+    REQUIRE(lines_of(path).size() == 2);
+    CHECK(lines_of(path)[0] == "epoch,train_loss,test_loss,seconds");
+    CHECK(lines_of(path)[1] == "1,0.527680192,0.404527098,0.010300");
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("EpochLog keeps every row of a long run of short epochs, the last ones once the log goes", "[epoch_log]") {
+  const auto dir = std::filesystem::temp_directory_path() / ("course_epoch_many_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "metrics.csv").string();
+  const int rows = 400;  // past 4 KiB: from there the file is rewritten at most once a second
+  {
+    framework::EpochLog log(path, 1000, framework::no_score());  // a run stopped after 400 of 1000 epochs
+    for (int e = 1; e <= rows; ++e) log.add({1.0 / e, 0, 2.0 / e, 0, 0.001});
+    CHECK(lines_of(path).size() >= 100);  // the small file's rows were written as they came
+  }
+  const std::vector<std::string> lines = lines_of(path);
+  REQUIRE(lines.size() == size_t(rows) + 1);
+  CHECK(lines.back() == "400,0.0025,0.005,0.001000");
+  std::filesystem::remove_all(dir);
+}
