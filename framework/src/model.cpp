@@ -49,38 +49,29 @@ LayerSpec residual_layer(std::vector<LayerSpec> body) {
   return l;
 }
 
-LayerSet first_set_with(LayerKind kind) {
-  switch (kind) {
-    case LayerKind::conv:
-    case LayerKind::relu:
-    case LayerKind::maxpool:
-    case LayerKind::dense:
-      return LayerSet::lesson02;
-    case LayerKind::sigmoid:
-    case LayerKind::tanh:
-    case LayerKind::dropout:
-      return LayerSet::lesson12;
-    case LayerKind::batch_norm:
-    case LayerKind::global_avg_pool:
-    case LayerKind::residual:
-      break;
-  }
-  return LayerSet::lesson15;
+bool LayerKinds::runs(LayerKind kind) const { return std::find(kinds.begin(), kinds.end(), kind) != kinds.end(); }
+
+const LayerKinds& basic_layers() {
+  static const LayerKinds basic{{LayerKind::conv, LayerKind::relu, LayerKind::maxpool, LayerKind::dense},
+                                "conv, relu, pool and dense"};
+  return basic;
 }
 
-std::string refusal(const std::string& who, size_t index, const LayerSpec& layer, LayerSet runs) {
-  static const char* const runs_text[] = {"conv, relu, pool and dense",
-                                          "conv, relu, pool, dense, sigmoid, tanh and dropout", "every kind"};
-  static const char* const trainer[] = {"train_mnist", "train_beyond", "train_deeper"};
+LayerKinds more_layers(const LayerKinds& base, const std::vector<LayerKind>& more, std::string text) {
+  LayerKinds all{base.kinds, std::move(text)};
+  for (LayerKind kind : more)
+    if (!all.runs(kind)) all.kinds.push_back(kind);
+  return all;
+}
+
+std::string refusal(const std::string& who, size_t index, const LayerSpec& layer, const LayerKinds& runs) {
   return who + ": layer " + std::to_string(index + 1) + " '" + layer_text(layer) +
-         "' is not a layer of this trainer (it runs " + runs_text[int(runs)] + "); " +
-         trainer[int(first_set_with(layer.kind))] + " trains it";
+         "' is not a layer of this trainer (it runs " + runs.text + "); a later lesson's trainer runs it";
 }
 
-void require_layers(const ModelSpec& spec, LayerSet runs, const std::string& who) {
+void require_layers(const ModelSpec& spec, const LayerKinds& runs, const std::string& who) {
   for (size_t i = 0; i < spec.layers.size(); ++i)
-    if (int(first_set_with(spec.layers[i].kind)) > int(runs))
-      throw course::Error(refusal(who, i, spec.layers[i], runs));
+    if (!runs.runs(spec.layers[i].kind)) throw course::Error(refusal(who, i, spec.layers[i], runs));
 }
 
 ModelSpec small_cnn() {

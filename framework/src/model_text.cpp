@@ -20,8 +20,8 @@ namespace {
 
 const char* const kGrammar =
     "layers look like conv5x5x32 (kernel 5x5, 32 channels; p2: pad 2, s2: stride 2), relu, pool2 "
-    "(2x2 windows; s1: stride 1), dense10, lesson 12's sigmoid, tanh, dropout0.25 (drops a quarter while "
-    "training), and lesson 15's bn (batch norm), globalavg (each channel's mean) and res(<layers>) (a residual "
+    "(2x2 windows; s1: stride 1), dense10, and where a trainer runs them sigmoid, tanh, dropout0.25 (drops a "
+    "quarter while training), bn (batch norm), globalavg (each channel's mean) and res(<layers>) (a residual "
     "block, e.g. res(conv3x3x16p1,bn,relu,conv3x3x16p1,bn))";
 
 // Reads the digits at text[pos...] as an int in [lo, hi]; false when there are none, too many,

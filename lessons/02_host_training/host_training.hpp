@@ -112,9 +112,9 @@ class HostNetwork : public framework::HostModel {
   static uint64_t bytes_for(const std::vector<LayerPlan>& plan, int classes, int batch, int eval_batch);
 
  protected:  // a derived network reuses the buffers and the layer lookups
-  // `accepted`: the layer kinds the constructor lets through (framework::LayerSet); a derived
-  // network that runs more kinds of layers passes a larger set.
-  HostNetwork(ModelSpec spec, std::vector<Parameter> params, LayerSet accepted);
+  // `accepted`: the layer kinds the constructor lets through (framework::LayerKinds; this network's
+  // are framework::basic_layers()); a derived network that runs more kinds passes a larger set.
+  HostNetwork(ModelSpec spec, std::vector<Parameter> params, const LayerKinds& accepted);
   // A network that reads the weights of `weights` (a shard of a batch): the same layers, parameters
   // with names and shapes but no values, gradients of their size when `gradients` (else none).
   HostNetwork(const HostNetwork& weights, bool gradients);

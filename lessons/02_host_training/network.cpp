@@ -10,9 +10,9 @@
 namespace host_training {
 
 HostNetwork::HostNetwork(ModelSpec spec, std::vector<Parameter> params)
-    : HostNetwork(std::move(spec), std::move(params), LayerSet::lesson02) {}
+    : HostNetwork(std::move(spec), std::move(params), basic_layers()) {}
 
-HostNetwork::HostNetwork(ModelSpec spec, std::vector<Parameter> params, LayerSet accepted)
+HostNetwork::HostNetwork(ModelSpec spec, std::vector<Parameter> params, const LayerKinds& accepted)
     : spec_(std::move(spec)), params_(std::move(params)), plan_(plan_layers(spec_)) {
   require_layers(spec_, accepted, "HostNetwork");
   framework::require_parameters_fit(spec_, params_);  // what init_parameters would make (values aside)

@@ -62,7 +62,7 @@ GpuNetwork::GpuNetwork(const host_training::ModelSpec& spec, const std::vector<h
         add_layer(std::make_unique<DenseLayer>(name, p, max_batch, param_view(p, 0), param_view(p, 1)));
         break;
       default:  // a layer kind that no maker built
-        throw course::Error(framework::refusal("GpuNetwork", index, p.spec, framework::LayerSet::lesson02));
+        throw course::Error(framework::refusal("GpuNetwork", index, p.spec, framework::basic_layers()));
     }
   }
   layers_added(workspace_.size() * sizeof(float));

@@ -17,12 +17,12 @@ using host_training::LayerPlan;
 
 FastHostNetwork::FastHostNetwork(host_training::ModelSpec spec, std::vector<host_training::Parameter> params,
                                  int threads, BatchSplit split)
-    : FastHostNetwork(std::move(spec), std::move(params), threads, framework::LayerSet::lesson02) {
+    : FastHostNetwork(std::move(spec), std::move(params), threads, framework::basic_layers()) {
   split_ = split;
 }
 
 FastHostNetwork::FastHostNetwork(host_training::ModelSpec spec, std::vector<host_training::Parameter> params,
-                                 int threads, framework::LayerSet accepted)
+                                 int threads, const framework::LayerKinds& accepted)
     : HostNetwork(std::move(spec), std::move(params), accepted), threads_(threads) {
   if (threads < 1) throw course::Error("FastHostNetwork: threads must be >= 1, got " + std::to_string(threads));
 }
@@ -308,7 +308,7 @@ void FastHostNetwork::for_ranges(size_t count, const std::function<void(size_t, 
 
 bool FastHostNetwork::may_shard(int threads, BatchSplit split, const std::vector<LayerPlan>& plan) {
   return threads > 1 && split == BatchSplit::shards && std::all_of(plan.begin(), plan.end(), [](const LayerPlan& p) {
-           return framework::first_set_with(p.spec.kind) == framework::LayerSet::lesson02;
+           return framework::basic_layers().runs(p.spec.kind);
          });
 }
 

@@ -45,12 +45,12 @@ class FastHostNetwork : public host_training::HostNetwork {
 
  protected:
   // For a derived network that runs more layer kinds than lesson 02's (an activation, dropout): it passes
-  // a larger LayerSet and runs them in the two functions below, which FastHostNetwork calls for every
+  // a larger framework::LayerKinds and runs them in the two functions below, which FastHostNetwork calls for every
   // layer that is not lesson 02's. Layer i reads acts_[i] and writes acts_[i + 1]; its backward
   // turns dout = dL/d acts_[i + 1] into din = dL/d acts_[i] (not called for the first layer, whose
   // input gradient nobody reads). Here both throw.
   FastHostNetwork(host_training::ModelSpec spec, std::vector<host_training::Parameter> params, int threads,
-                  framework::LayerSet accepted);
+                  const framework::LayerKinds& accepted);
   virtual void extra_forward(size_t layer, int batch, bool training);
   virtual void extra_backward(size_t layer, int batch);
 

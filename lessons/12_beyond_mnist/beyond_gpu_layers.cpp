@@ -14,6 +14,14 @@
 
 namespace beyond_mnist {
 
+const framework::LayerKinds& layer_kinds() {
+  using framework::LayerKind;
+  static const framework::LayerKinds kinds =
+      framework::more_layers(framework::basic_layers(), {LayerKind::sigmoid, LayerKind::tanh, LayerKind::dropout},
+                             "conv, relu, pool, dense, sigmoid, tanh and dropout");
+  return kinds;
+}
+
 using host_training::LayerKind;
 
 ActivationLayer::ActivationLayer(std::string name, const host_training::LayerPlan& plan, int max_batch)

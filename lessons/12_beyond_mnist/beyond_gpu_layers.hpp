@@ -15,6 +15,10 @@
 
 namespace beyond_mnist {
 
+// The layer kinds this lesson's networks run, on the CPU and the GPU: the basic ones and sigmoid,
+// tanh and dropout (a --model with another kind is refused, naming it).
+const framework::LayerKinds& layer_kinds();
+
 // sigmoid or tanh over the whole [batch x C x H x W] tensor. Backward reads the layer's own
 // output (kept in output()), not its input.
 class ActivationLayer : public mnist_gpu::Layer {

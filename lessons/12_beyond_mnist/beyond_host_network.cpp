@@ -1,6 +1,7 @@
 // Lesson 12 (given): the host network for every layer kind (beyond_host_network.hpp).
 #include "beyond_host_network.hpp"
 
+#include "beyond_gpu_layers.hpp"  // layer_kinds
 #include "beyond_mnist.hpp"
 #include "course/error.hpp"
 #include "dropout_mask.hpp"
@@ -11,7 +12,7 @@ using host_training::LayerKind;
 
 BeyondHostNetwork::BeyondHostNetwork(host_training::ModelSpec spec, std::vector<host_training::Parameter> params,
                                      int threads, uint64_t dropout_seed)
-    : FastHostNetwork(std::move(spec), std::move(params), threads, framework::LayerSet::lesson12),
+    : FastHostNetwork(std::move(spec), std::move(params), threads, layer_kinds()),
       dropout_seed_(dropout_seed) {}
 
 float BeyondHostNetwork::forward_backward(const float* x, const int* labels, int batch) {

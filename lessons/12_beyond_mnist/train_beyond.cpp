@@ -53,7 +53,7 @@ struct BeyondConfig : framework::GpuTrainConfig {
 BeyondConfig config_of(const course::ArgParser& args) {
   BeyondConfig config;
   framework::FlagOptions options;
-  options.layers = framework::LayerSet::lesson12;
+  options.layers = beyond_mnist::layer_kinds();
   options.models_dir = COURSE_MODELS_DIR;
   framework::apply_given_flags(args, config, options);
   if (args.given("--momentum")) config.momentum = static_cast<float>(args.get_float("--momentum"));

@@ -5,6 +5,7 @@
 #include "course/cli.hpp"
 #include "course/device_info.hpp"
 #include "course/error.hpp"
+#include "beyond_gpu_layers.hpp"  // lesson 12's layer_kinds
 #include "course/main.hpp"
 #include "framework/epoch_log.hpp"
 #include "fast_train_flags.hpp"
@@ -41,7 +42,7 @@ int main(int argc, char** argv) {
     // --model takes any layer list, and lesson 12's models by name ("mnist_cnn"): lesson 09's network
     // says itself which it cannot run (and that --network layers can).
     framework::FlagOptions model_options;
-    model_options.layers = framework::LayerSet::lesson12;
+    model_options.layers = beyond_mnist::layer_kinds();
     model_options.models_dir = COURSE_MODELS_DIR;
     static_cast<fast_training::FastTrainConfig&>(config) = fast_training::fast_train_config(args, model_options);
     config.gpus = static_cast<int>(args.get_int("--gpus"));

@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
     if (!args.parse(argc, argv)) return 0;
 
     framework::FlagOptions options;  // any layer kind; --model <name> also names models/<name>.txt
-    options.layers = framework::LayerSet::lesson12, options.models_dir = COURSE_SPEEDRUN_MODELS_DIR;
+    options.layers = beyond_mnist::layer_kinds(), options.models_dir = COURSE_SPEEDRUN_MODELS_DIR;
     framework::apply_given_flags(args, common, options);
     speedrun::Recipe recipe;
     recipe.model = common.model, recipe.epochs = common.epochs, recipe.batch = common.batch;

@@ -13,6 +13,16 @@
 
 namespace deeper_cnns {
 
+const framework::LayerKinds& layer_kinds() {
+  using framework::LayerKind;
+  static const framework::LayerKinds kinds = framework::more_layers(
+      framework::basic_layers(),
+      {LayerKind::sigmoid, LayerKind::tanh, LayerKind::dropout, LayerKind::batch_norm, LayerKind::global_avg_pool,
+       LayerKind::residual},
+      "every kind");
+  return kinds;
+}
+
 using host_training::LayerKind;
 using host_training::LayerPlan;
 
@@ -38,7 +48,7 @@ BatchNormShape norm_shape(const LayerPlan& p, int batch) { return {batch, p.out_
 
 DeeperHostNetwork::DeeperHostNetwork(host_training::ModelSpec spec, std::vector<host_training::Parameter> params,
                                      int threads, uint64_t dropout_seed)
-    : HostNetwork(std::move(spec), std::move(params), framework::LayerSet::lesson15), threads_(threads),
+    : HostNetwork(std::move(spec), std::move(params), layer_kinds()), threads_(threads),
       dropout_seed_(dropout_seed) {
   if (threads < 1) throw course::Error("DeeperHostNetwork: threads must be >= 1, got " + std::to_string(threads));
   const std::vector<const LayerPlan*> layers = framework::all_layers(plan_);

@@ -20,6 +20,10 @@
 
 namespace deeper_cnns {
 
+// The layer kinds this lesson's networks run, on the CPU and the GPU: every kind of the model
+// language (lesson 12's and batch norm, global average pooling and residual blocks).
+const framework::LayerKinds& layer_kinds();
+
 // PyTorch's BatchNorm2d defaults.
 constexpr float kBatchNormEps = 1e-5f, kBatchNormMomentum = 0.1f;
 

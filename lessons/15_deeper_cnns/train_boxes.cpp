@@ -18,6 +18,7 @@
 #include "course/main.hpp"
 #include "course/stream.hpp"
 #include "deeper_gpu_layers.hpp"
+#include "deeper_host_network.hpp"  // layer_kinds
 #include "device_choice.hpp"  // lesson 12's graph_problem and replay_steps
 #include "framework/epoch_log.hpp"
 #include "framework/train_flags.hpp"
@@ -86,7 +87,7 @@ int main(int argc, char** argv) {
 
     BoxConfig config;
     framework::FlagOptions options;
-    options.layers = framework::LayerSet::lesson15;
+    options.layers = deeper_cnns::layer_kinds();
     options.models_dir = COURSE_DEEPER_MODELS_DIR;
     framework::apply_given_flags(args, config, options);
     const host_training::LayerSpec last = framework::model_by_name(config.model).layers.back();

@@ -169,7 +169,7 @@ int main(int argc, char** argv) {
     const bool gpu = beyond_mnist::use_gpu(args);
     DeeperConfig config;
     framework::FlagOptions options;
-    options.layers = framework::LayerSet::lesson15;
+    options.layers = deeper_cnns::layer_kinds();
     options.models_dir = COURSE_DEEPER_MODELS_DIR;
     framework::apply_given_flags(args, config, options);
     config.lr_drops = framework::parse_lr_drops(args.get_string("--lr-drops"), config.epochs);

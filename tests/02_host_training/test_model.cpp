@@ -71,7 +71,7 @@ TEST_CASE("HostNetwork and Optimizer reject what does not fit", "[model]") {
   const ModelSpec with_sigmoid = model_from_text("conv5x5x6,sigmoid,pool2,dense10");  // not lesson 02's layers
   CHECK_THROWS_WITH(HostNetwork(with_sigmoid, init_parameters(with_sigmoid, 1)),
                     "HostNetwork: layer 2 'sigmoid' is not a layer of this trainer (it runs conv, relu, pool and "
-                    "dense); train_beyond trains it");
+                    "dense); a later lesson's trainer runs it");
   ModelSpec wrong_classes = small_cnn();
   wrong_classes.classes = 7;
   CHECK_THROWS_AS(plan_layers(wrong_classes), course::Error);

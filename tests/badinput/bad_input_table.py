@@ -157,7 +157,7 @@ FLAG_CASES = [  # (name, arguments, words the error line must contain)
 ]
 # Only for the trainers of lessons 02-11: a layer they do not run is refused at the flag.
 LESSON02_FLAG_CASES = [
-    ("--model with a sigmoid layer", ["--model", "dense100,sigmoid,dense10"], ["--model", "'sigmoid'", "train_beyond"]),
+    ("--model with a sigmoid layer", ["--model", "dense100,sigmoid,dense10"], ["--model", "'sigmoid'", "conv, relu, pool and dense"]),
     # Six layers of 8192 x 412 x 412 values an example at batch 16: about 1,500 GiB of buffers, far more
     # than any machine the course runs on holds (one such layer, about 250 GiB, is about what a machine
     # of 256 GiB has free: there the case would not be bad input).

@@ -96,19 +96,23 @@ TEST_CASE("model_from_text: lesson 12's sigmoid, tanh and dropout<rate>; lesson 
     CHECK(error_of(std::string("dense10,") + bad).find("a dropout layer is dropout<rate> with 0 <= rate < 1") !=
           std::string::npos);
   }
-  // Lesson 02's network runs conv, relu, maxpool and dense only: the others are refused, by name.
-  CHECK(first_set_with(LayerKind::sigmoid) == LayerSet::lesson12);
-  CHECK(first_set_with(LayerKind::maxpool) == LayerSet::lesson02);
+  // The basic network runs conv, relu, maxpool and dense only: the others are refused, by name.
+  CHECK(basic_layers().runs(LayerKind::maxpool));
+  CHECK_FALSE(basic_layers().runs(LayerKind::sigmoid));
   try {
-    require_layers(m, LayerSet::lesson02, "HostNetwork");
-    FAIL("require_layers accepted a sigmoid layer in lesson 02's set");
+    require_layers(m, basic_layers(), "HostNetwork");
+    FAIL("require_layers accepted a sigmoid layer in the basic set");
   } catch (const course::Error& e) {
     CHECK(std::string(e.what()) ==
           "HostNetwork: layer 2 'sigmoid' is not a layer of this trainer (it runs conv, relu, pool and dense); "
-          "train_beyond trains it");
+          "a later lesson's trainer runs it");
   }
-  CHECK_NOTHROW(require_layers(model_a(), LayerSet::lesson02, "x"));
-  CHECK_NOTHROW(require_layers(m, LayerSet::lesson12, "x"));
+  CHECK_NOTHROW(require_layers(model_a(), basic_layers(), "x"));
+  const LayerKinds activations =
+      more_layers(basic_layers(), {LayerKind::sigmoid, LayerKind::tanh, LayerKind::dropout, LayerKind::relu}, "more");
+  CHECK(activations.kinds.size() == 7);  // relu once
+  CHECK(activations.text == "more");
+  CHECK_NOTHROW(require_layers(m, activations, "x"));
 }
 
 TEST_CASE("model_by_name refuses a bad layer with its index, its text and what a layer looks like",
@@ -341,16 +345,19 @@ TEST_CASE("model_from_text: lesson 15's bn, globalavg and res(...) blocks; their
   all.insert(all.end(), filled.begin(), filled.end());
   CHECK(framework::saved_tensors_text(all) == "26 parameter tensors, 12 running statistics");
 
-  // Lesson 15's layers are refused by the trainers before it, naming the layer and who trains it.
+  // Lesson 15's layers are refused by a set without them, naming the layer and what the set runs.
   try {
-    require_layers(m, LayerSet::lesson12, "--model");
-    FAIL("require_layers accepted bn in lesson 12's set");
+    require_layers(m, more_layers(basic_layers(), {LayerKind::sigmoid}, "conv, relu, pool, dense and sigmoid"),
+                   "--model");
+    FAIL("require_layers accepted bn in a set without it");
   } catch (const course::Error& e) {
     CHECK(std::string(e.what()) ==
-          "--model: layer 2 'bn' is not a layer of this trainer (it runs conv, relu, pool, dense, sigmoid, tanh and "
-          "dropout); train_deeper trains it");
+          "--model: layer 2 'bn' is not a layer of this trainer (it runs conv, relu, pool, dense and sigmoid); "
+          "a later lesson's trainer runs it");
   }
-  CHECK_NOTHROW(require_layers(m, LayerSet::lesson15, "x"));
+  CHECK_NOTHROW(require_layers(
+      m, more_layers(basic_layers(), {LayerKind::batch_norm, LayerKind::global_avg_pool, LayerKind::residual}, "all"),
+      "x"));
   CHECK(error_of("conv3x3x8,globalavg,dense10") == "(accepted)");
 }
 

@@ -15,11 +15,11 @@ namespace framework {
 // (no padding; set stride = window for the usual non-overlapping pool).  dense: `out` units; it
 // flattens its NCHW input (a no-op in memory: every example's C*H*W values are contiguous).
 // sigmoid, tanh and dropout (which zeroes a `rate` fraction while training) keep their input's
-// shape; they are lesson 12's layers.
+// shape.
 // batch_norm (per channel: gamma and beta learnt, running statistics kept) keeps its input's shape;
 // global_avg_pool makes C x H x W into C values, each channel's mean; residual runs its `body` and
 // adds its input (or, when the body changes the shape, a 1x1 projection of it followed by batch
-// norm). They are lesson 15's layers.
+// norm).
 enum class LayerKind { conv, relu, maxpool, dense, sigmoid, tanh, dropout, batch_norm, global_avg_pool, residual };
 struct LayerSpec {
   LayerKind kind;
@@ -37,15 +37,22 @@ struct ModelSpec {
   std::vector<LayerSpec> layers;
 };
 
-// Which layers a network runs: lesson 02's (conv, relu, maxpool, dense), those and lesson 12's
-// (sigmoid, tanh, dropout), or those and lesson 15's (batch_norm, global_avg_pool, residual).
-enum class LayerSet { lesson02, lesson12, lesson15 };
-LayerSet first_set_with(LayerKind kind);  // the smallest set that holds `kind`
+// Which layer kinds a network runs: the kinds, and how a message lists them ("conv, relu, pool and
+// dense"). The model language above has every kind; a network runs some of them, and the lesson
+// that builds it says which: every network runs basic_layers(); a lesson that adds kinds makes a
+// larger set of its own with more_layers.
+struct LayerKinds {
+  std::vector<LayerKind> kinds;
+  std::string text;
+  bool runs(LayerKind kind) const;
+};
+const LayerKinds& basic_layers();  // conv, relu, maxpool and dense
+LayerKinds more_layers(const LayerKinds& base, const std::vector<LayerKind>& more, std::string text);
 // Throws course::Error when `spec` has a layer outside `runs`, naming the layer (counting from 1)
-// and the trainer that trains it; `who` starts the message (e.g. "--model" or "HostNetwork").
-void require_layers(const ModelSpec& spec, LayerSet runs, const std::string& who);
+// and what this trainer runs; `who` starts the message (e.g. "--model" or "HostNetwork").
+void require_layers(const ModelSpec& spec, const LayerKinds& runs, const std::string& who);
 // That message for layer `index` (from 0) of a network that runs `runs`.
-std::string refusal(const std::string& who, size_t index, const LayerSpec& layer, LayerSet runs);
+std::string refusal(const std::string& who, size_t index, const LayerSpec& layer, const LayerKinds& runs);
 
 // Shorthands for building specs.
 LayerSpec conv_layer(int out, int kernel, int pad = 0, int stride = 1);
@@ -80,9 +87,8 @@ std::string model_title(const std::string& flag, const ModelSpec& spec);
 
 // ---- models as text (model_text.cpp) ---------------------------------------------------------
 // A network written as its layers, separated by commas: conv<k>x<k>x<channels>[p<pad>][s<stride>],
-// relu, pool<window>[s<stride>], dense<units>, lesson 12's sigmoid, tanh, dropout<rate>, and lesson
-// 15's bn, globalavg and res(<layers>) (a residual block: its body's layers inside the brackets,
-// no res among them); e.g. "conv5x5x32p2,relu,pool2,dense10" or
+// relu, pool<window>[s<stride>], dense<units>, sigmoid, tanh, dropout<rate>, bn, globalavg and
+// res(<layers>) (a residual block: its body's layers inside the brackets, no res among them); e.g. "conv5x5x32p2,relu,pool2,dense10" or
 // "conv3x3x16p1,bn,relu,res(conv3x3x16p1,bn,relu,conv3x3x16p1,bn),relu,globalavg,dense10" (spaces,
 // tabs and line breaks around a layer are ignored). "@<file>": the layers from a text file,
 // separated by commas or lines (a line break next to a comma or a bracket is no second separator),

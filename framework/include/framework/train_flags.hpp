@@ -50,10 +50,11 @@ void add_train_flags(course::ArgParser& args, const TrainConfig& defaults, const
 // config's value (its defaults). --out is taken as parsed, given or not: its default is the
 // program's output folder, where TrainConfig's empty out_dir writes nothing.
 // Needs the flags --model --optimizer --dataset --data --out --save --epochs --batch --lr --seed
-// --train-limit --test-limit declared in args (and reads --profile and --profile-steps where they are). What lesson 12's trainer reads differently:
+// --train-limit --test-limit declared in args (and reads --profile and --profile-steps where they are).
+// What a trainer with more layers or its own model files reads differently:
 struct FlagOptions {
   // The layers the trainer runs: a --model with another layer is refused, naming it.
-  LayerSet layers = LayerSet::lesson02;
+  LayerKinds layers = basic_layers();
   // Not empty: --model <name> also names the description file <models_dir>/<name>.txt.
   std::string models_dir;
 };
