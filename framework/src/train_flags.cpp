@@ -14,9 +14,9 @@ double flag_default(float value) { return std::strtod(course::shortest_text(valu
 void add_train_flags(course::ArgParser& args, const TrainConfig& defaults, const TrainFlagWords& words) {
   const std::string model_help =
       words.model_help.empty() ? std::string("network: ") + kModelFlagHelp + words.model_note : words.model_help;
-  args.add_string("--model", defaults.model, model_help);
+  if (words.images) args.add_string("--model", defaults.model, model_help);
   args.add_int("--epochs", defaults.epochs, 1, words.max_epochs, "passes over the training set" + words.epochs_note);
-  args.add_int("--batch", defaults.batch, 1, words.max_batch, "minibatch size" + words.batch_note);
+  if (words.images) args.add_int("--batch", defaults.batch, 1, words.max_batch, "minibatch size" + words.batch_note);
   std::string lr_help = words.lr_help + " (default ";
   for (size_t i = 0; i < words.optimizers.size(); ++i)
     lr_help += (i == 0 ? "" : ", ") + course::shortest_text(defaults.default_lr(words.optimizers[i])) + " for " +
@@ -27,12 +27,16 @@ void add_train_flags(course::ArgParser& args, const TrainConfig& defaults, const
   for (OptimizerKind kind : words.optimizers) names.push_back(optimizer_name(kind));
   args.add_choice("--optimizer", optimizer_name(defaults.optimizer), names, words.optimizer_help);
   args.add_int("--seed", static_cast<long long>(defaults.seed), 0, 1LL << 62, words.seed_help);
-  args.add_choice("--dataset", defaults.dataset, words.datasets, words.dataset_help);
-  args.add_string("--data", defaults.data_dir, words.data_help);
+  if (words.images) {
+    args.add_choice("--dataset", defaults.dataset, words.datasets, words.dataset_help);
+    args.add_string("--data", defaults.data_dir, words.data_help);
+  }
   args.add_string("--out", words.out_default, words.out_help);
   if (words.save) args.add_string("--save", defaults.save_dir, words.save_help);
-  args.add_int("--train-limit", defaults.train_limit, 0, 1 << 30, "use only the first N training images (0: all)");
-  args.add_int("--test-limit", defaults.test_limit, 0, 1 << 30, "use only the first N test images (0: all)");
+  if (words.images) {
+    args.add_int("--train-limit", defaults.train_limit, 0, 1 << 30, "use only the first N training images (0: all)");
+    args.add_int("--test-limit", defaults.test_limit, 0, 1 << 30, "use only the first N test images (0: all)");
+  }
   if (!words.profile_help.empty()) {
     args.add_flag("--profile", words.profile_help);
     args.add_int("--profile-steps", defaults.profile_steps, 1, 100000, "steps the profile averages over");

@@ -29,6 +29,7 @@
 #include "framework/model.hpp"  // available_host_bytes
 #include "framework/ranks.hpp"
 #include "framework/run_files.hpp"
+#include "framework/train_flags.hpp"
 #include "sine_gpu_model.hpp"
 #include "sine_model.hpp"
 #include "sine_task.hpp"
@@ -40,6 +41,16 @@
 namespace {
 
 using recurrent::SineSpec;
+
+// The run's settings as every trainer's (the framework's flags): 300 epochs of Adam at 0.01, PyTorch's
+// example's recipe.
+struct SineConfig : framework::TrainConfig {
+  SineConfig() {
+    epochs = 300;
+    optimizer = framework::OptimizerKind::adam;
+    default_adam_lr = 0.01f;
+  }
+};
 
 // The first held-out sequence: the true wave over the data and the continuation, the network one
 // step ahead over the data, then on its own (every `stride`-th point: a chart of lines, not dots).
@@ -132,15 +143,24 @@ int main(int argc, char** argv) {
     course::ArgParser args("train_sine",
                            "Lesson 16: an LSTM learns to predict sine waves one value ahead, on the CPU or the "
                            "GPU, then continues held-out waves on its own.");
+    // The flags every trainer shares (the framework's): --epochs --lr --optimizer --seed --out.
+    const SineConfig defaults;
+    framework::TrainFlagWords words;
+    words.images = false, words.save = false;
+    words.optimizers = {framework::OptimizerKind::adam};
+    words.optimizer_help = "adam (this task's optimizer)";
+    words.max_epochs = 1000000;
+    words.epochs_note = ": each one Adam step on the whole training set";
+    words.seed_help = "seed of the phases and the weights";
+    words.out_default = std::string(COURSE_OUTPUT_DIR) + "/lesson16";
+    words.out_help = "metrics.csv and sine.png go here";
+    framework::add_train_flags(args, defaults, words);
     args.add_int("--hidden", 51, 1, 4096, "LSTM units (PyTorch's example: 51; the source's network: 5)");
-    args.add_int("--epochs", 300, 1, 1000000, "Adam steps, each on the whole training set");
-    args.add_float("--lr", 0.01, 1e-8, 10, "Adam's learning rate");
     args.add_int("--sequences", 100, 2, 100000, "sine waves, the first --test of them held out");
     args.add_int("--test", 3, 1, 100000, "held-out waves (evaluated every epoch, continued at the end)");
     args.add_int("--length", 1000, 3, 1000000, "values a wave (the network predicts the length - 1 after the first)");
     args.add_int("--period", 20, 1, 1000000, "the waves are sin((t + offset) / period)");
     args.add_int("--future", 1000, 0, 1000000, "values the network generates on its own after each held-out wave");
-    args.add_int("--seed", 1, 0, 1LL << 62, "seed of the phases and the weights");
     args.add_int("--threads", fast_cpu::default_threads(), 1, 1024,
                  "threads (lesson 11's pool): the sequences' shards run side by side; the same results for any");
     args.add_choice("--device", "cpu", {"cpu", "gpu"}, "cpu: your 16.1 on lesson 11's threads; gpu: one GPU");
@@ -149,16 +169,17 @@ int main(int argc, char** argv) {
     args.add_choice("--graph", "on", {"on", "off"}, "on the GPU: each pass's launches as one CUDA graph (lesson 09)");
     args.add_int("--gpus", 1, 1, 64,
                  "with --device gpu: GPUs, each with a shard of the training waves (lesson 13's data parallelism)");
-    args.add_string("--out", std::string(COURSE_OUTPUT_DIR) + "/lesson16", "metrics.csv and sine.png go here");
     if (!args.parse(argc, argv)) return 0;
+    SineConfig config = defaults;
+    framework::apply_given_flags(args, config);
 
     SineSpec spec;
     spec.sequences = int(args.get_int("--sequences")), spec.test = int(args.get_int("--test"));
     spec.length = int(args.get_int("--length")), spec.period = int(args.get_int("--period"));
-    spec.seed = uint64_t(args.get_int("--seed"));
-    const int hidden = int(args.get_int("--hidden")), epochs = int(args.get_int("--epochs"));
+    spec.seed = config.seed;
+    const int hidden = int(args.get_int("--hidden")), epochs = config.epochs;
     const int future = int(args.get_int("--future"));
-    const float lr = float(args.get_float("--lr"));
+    const float lr = config.learning_rate();
     // What one epoch holds at most: the states and gates of every step of every training sequence.
     const double floats = double(spec.sequences) * (spec.length - 1) * hidden * 6.0;
     if (floats > 2e9)
@@ -179,7 +200,7 @@ int main(int argc, char** argv) {
       throw course::Error(text);
     }
     const recurrent::SineData data = recurrent::make_sine_data(spec);
-    framework::RunFiles files(args.get_string("--out"), {"metrics.csv", "sine.png", "start_params.npy", "offsets.npy"},
+    framework::RunFiles files(config.out_dir, {"metrics.csv", "sine.png", "start_params.npy", "offsets.npy"},
                               "", {});
 
     const int threads = int(args.get_int("--threads")), gpus = int(args.get_int("--gpus"));
