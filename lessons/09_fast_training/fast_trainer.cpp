@@ -21,21 +21,21 @@ framework::TrainSummary train_fast(const FastTrainConfig& config, const framewor
   Stream stream;                // every step's launch goes here (the default stream cannot be captured)
   Branch branch(stream.get());  // 09.12: a second stream beside it
 
-  framework::DeviceRun extras;  // what this lesson sets of the run; the trainer fills the rest from the kit
-  extras.program = "train_fast";
-  extras.stream = stream.get();
-  extras.network = [&](const host_training::ModelSpec& spec, const std::vector<host_training::Parameter>& init,
+  framework::DeviceRun run;  // what this lesson sets of the run; the trainer fills the rest from the kit
+  run.program = "train_fast";
+  run.stream = stream.get();
+  run.network = [&](const host_training::ModelSpec& spec, const std::vector<host_training::Parameter>& init,
                        int max_batch) {
     return std::make_shared<FastNetwork>(spec, init, max_batch, stream.get(), config.conv, config.conv_kernels,
                                          config.products);
   };
   // The hooks below get back the network made above: a FastNetwork.
   auto fast_network = [](framework::DeviceNetwork& net) -> FastNetwork& { return static_cast<FastNetwork&>(net); };
-  extras.network_text = [](framework::DeviceNetwork&) { return std::string("fast network (lesson 09)"); };
+  run.network_text = [](framework::DeviceNetwork&) { return std::string("fast network (lesson 09)"); };
   // Your steps in the lesson's order, before anything trains: 09.8's pass and 09.9's capture throw
   // their TODO when unwritten, a quick look catches the kernels of 09.10, 09.11 and 09.13 (an
   // unwritten kernel throws nothing: it leaves garbage), and 09.12's fork and join throw theirs.
-  extras.check_steps = [&](framework::DeviceNetwork& net) {
+  run.check_steps = [&](framework::DeviceNetwork& net) {
     const course::DeviceBuffer<float> image(std::vector<float>(net.input_size(), 0.0f));
     const course::DeviceBuffer<int> label(std::vector<int>{0});
     net.forward_backward(image.data(), label.data(), 1);                  // 09.8
@@ -48,7 +48,7 @@ framework::TrainSummary train_fast(const FastTrainConfig& config, const framewor
     if (config.branches) fast_network(net).use_branch(&branch);
     fast_network(net).use_thin_first_layer(config.thin);
   };
-  extras.describe = [&](framework::DeviceNetwork& net) {
+  run.describe = [&](framework::DeviceNetwork& net) {
     const FastNetwork& fast = fast_network(net);
     std::string lines = "convolutions: " + std::to_string(fast.tiled_convs()) + " of " +
                         std::to_string(fast.conv_blocks()) +
@@ -65,7 +65,7 @@ framework::TrainSummary train_fast(const FastTrainConfig& config, const framewor
     return lines;
   };
   const char* adam_steps = "launched one by one (--optimizer adam: its step number changes every step)";
-  extras.steps_text = std::string(use_graph ? "replayed from CUDA graphs"
+  run.steps_text = std::string(use_graph ? "replayed from CUDA graphs"
                                   : config.graph ? adam_steps
                                                  : "launched one by one (--graph off)") +
                       "; " +
@@ -84,10 +84,10 @@ framework::TrainSummary train_fast(const FastTrainConfig& config, const framewor
     counters.join = [&] { branch.join(); };
   }
   if (use_graph)
-    extras.capture = [s = stream.get()](const std::function<void()>& enqueue) { return replayed(s, enqueue); };
-  extras.profile_capture = capture_step;
+    run.capture = [s = stream.get()](const std::function<void()>& enqueue) { return replayed(s, enqueue); };
+  run.profile_capture = capture_step;
   // Lesson 08's kit: its step's kernels and update rules (its layers are not used: the network is this lesson's).
-  return framework::train_on_gpu(config, data, mnist_gpu::gpu_kit(mnist_gpu::ConvAlgorithm::automatic), extras,
+  return framework::train_on_gpu(config, data, mnist_gpu::gpu_kit(mnist_gpu::ConvAlgorithm::automatic), run,
                                  counters);
 }
 

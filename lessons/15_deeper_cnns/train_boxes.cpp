@@ -143,8 +143,8 @@ int main(int argc, char** argv) {
           return std::make_unique<deeper_cnns::BoxLoss>(loss, beta, outputs, max_batch);
         });
     kit.kernels.count_correct = deeper_cnns::count_box_hits_gpu;
-    framework::DeviceRun extras;
-    extras.program = "train_boxes on the GPU";
+    framework::DeviceRun run;
+    run.program = "train_boxes on the GPU";
     char task[160];
     std::snprintf(task, sizeof task, "task: the box around each picture on a %dx%d canvas, loss %s", deeper_cnns::kCanvas,
                   deeper_cnns::kCanvas, deeper_cnns::regression_loss_name(loss));
@@ -152,10 +152,10 @@ int main(int argc, char** argv) {
     std::snprintf(beta_text, sizeof beta_text, " beta %g", double(beta));
     const std::string task_line =
         task + std::string(loss == deeper_cnns::RegressionLoss::smooth_l1 ? beta_text : "") + "\n";
-    extras.describe = [task_line](framework::DeviceNetwork&) { return task_line; };
-    extras.score = kBoxScore;
-    extras.result_pictures = {"boxes.png"};
-    extras.report_results = [](const framework::DeviceEvaluation& eval, const course::Dataset& test,
+    run.describe = [task_line](framework::DeviceNetwork&) { return task_line; };
+    run.score = kBoxScore;
+    run.result_pictures = {"boxes.png"};
+    run.report_results = [](const framework::DeviceEvaluation& eval, const course::Dataset& test,
                                const framework::RunFiles& files) -> std::vector<std::string> {
       const deeper_cnns::BoxReport r = deeper_cnns::box_report(eval.logits.data(), test.labels);
       std::printf("test boxes: mean corner error %.2f pixels, IoU >= %.1f for %.2f %% of %d, mean IoU %.3f\n",
@@ -166,9 +166,9 @@ int main(int argc, char** argv) {
     };
     // Whole steps in CUDA graphs need every launch on one stream and every argument fixed at capture.
     course::Stream stream;
-    beyond_mnist::replay_steps(extras, stream.get(),
+    beyond_mnist::replay_steps(run, stream.get(),
                                beyond_mnist::graph_problem(args, config, deeper_cnns::stream_problem(spec)));
-    framework::print_summary(framework::train_on_gpu(config, data, kit, extras), "GPU", kBoxScore);
+    framework::print_summary(framework::train_on_gpu(config, data, kit, run), "GPU", kBoxScore);
     return 0;
   });
 }

@@ -205,12 +205,12 @@ int main(int argc, char** argv) {
     const framework::GpuKit kit =
         mnist_gpu::gpu_kit(mnist_gpu::ConvAlgorithm::automatic, deeper_cnns::gpu_layer_maker(spec, config.seed, nullptr, other),
                            beyond_mnist::fused_loss_maker());
-    framework::DeviceRun extras;
-    extras.program = "train_deeper on the GPU";
+    framework::DeviceRun run;
+    run.program = "train_deeper on the GPU";
     // Whole steps in CUDA graphs need every launch on one stream and every argument fixed at capture.
     fast_training::Stream stream;
     const std::string layers_problem = deeper_cnns::stream_problem(spec);
-    beyond_mnist::prepare_gpu_run(args, extras, stream.get(), beyond_mnist::graph_problem(args, config, layers_problem));
+    beyond_mnist::prepare_gpu_run(args, run, stream.get(), beyond_mnist::graph_problem(args, config, layers_problem));
     // 09.12's branch: the weight gradients need nobody but the update, so they run on a second stream
     // beside the input gradients (in a captured step, a second branch of the graph); the loss and
     // accuracy counters run beside the update. Every layer must launch on the step's stream.
@@ -218,8 +218,8 @@ int main(int argc, char** argv) {
     framework::CounterStream counters;
     // (Not with --profile: its per-layer times are taken on the step's stream alone.)
     if (args.get_string("--branches") == "on" && layers_problem.empty() && !args.given("--profile")) {
-      extras.stream = stream.get();
-      extras.check_steps = [&branch](framework::DeviceNetwork& net) {
+      run.stream = stream.get();
+      run.check_steps = [&branch](framework::DeviceNetwork& net) {
         beyond_mnist::use_branch(dynamic_cast<mnist_gpu::GpuNetwork&>(net), &branch);  // the kit's network
       };
       counters.fork = [&branch] {
@@ -228,11 +228,11 @@ int main(int argc, char** argv) {
         return branch.side();
       };
       counters.join = [&branch] { branch.join(); };  // the next forward overwrites what the counters read
-      extras.steps_text += "; weight gradients and counters on a second stream (lesson 09's 09.12)";
+      run.steps_text += "; weight gradients and counters on a second stream (lesson 09's 09.12)";
     } else if (args.given("--branches") && args.get_string("--branches") == "on") {
       std::printf("note: --branches on needs one GPU, every layer on the step's stream and no --profile; one stream\n");
     }
-    framework::print_summary(framework::train_on_gpu(config, data, kit, extras, counters),
+    framework::print_summary(framework::train_on_gpu(config, data, kit, run, counters),
                              other.conv ? "GPU, BF16 convolutions" : "GPU");
     return 0;
   });
