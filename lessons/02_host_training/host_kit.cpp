@@ -28,7 +28,7 @@ framework::HostKit host_kit() {
     return std::make_unique<HostNetwork>(spec, std::move(init));
   };
   kit.bytes = HostNetwork::bytes_for;
-  kit.rules = {&sgd_rule(), &adam_rule()};
+  kit.rules = update_rules();
   kit.epoch_order = epoch_order;
   kit.gather = gather_batch;
   kit.evaluate = [](framework::HostModel& net, const course::Dataset& data, int batch) {

@@ -147,19 +147,16 @@ class HostNetwork : public framework::HostModel {
 using UpdateRule = framework::HostUpdateRule;
 const UpdateRule& sgd_rule();   // sgd_momentum_step
 const UpdateRule& adam_rule();  // adam_step
-// The framework's optimizer with this lesson's rules and, where a later lesson hands one in, its own
-// (`extra`, e.g. Adadelta's; nullptr: none; it must outlive the optimizer).
+// This lesson's rules, and a later lesson's after them where it hands one in (`extra`, e.g.
+// Adadelta's; nullptr: none): the list the optimizer and host_kit() take.
+inline std::vector<const UpdateRule*> update_rules(const UpdateRule* extra = nullptr) {
+  return {&sgd_rule(), &adam_rule(), extra};
+}
+// The framework's optimizer with update_rules(extra) (`extra` must outlive it).
 class Optimizer : public framework::HostOptimizer {
  public:
   Optimizer(OptimizerConfig config, const std::vector<Parameter>& params, const UpdateRule* extra = nullptr)
-      : framework::HostOptimizer(std::move(config), params, rules(extra)) {}
-  // The state arrays each parameter gets: 1 for SGD, 2 for Adam, the rule's for another kind.
-  static int state_arrays(const OptimizerConfig& config, const UpdateRule* extra) {
-    return framework::HostOptimizer::state_arrays(config, rules(extra));
-  }
-
- private:
-  static std::vector<const UpdateRule*> rules(const UpdateRule* extra) { return {&sgd_rule(), &adam_rule(), extra}; }
+      : framework::HostOptimizer(std::move(config), params, update_rules(extra)) {}
 };
 
 // ---- 02.4 seeded shuffling and minibatches ---------------------------------------------------

@@ -20,7 +20,7 @@ framework::GpuKit gpu_kit(ConvAlgorithm conv, const LayerMaker& extra_layers, co
     return "conv " + static_cast<const GpuNetwork&>(net).conv_summary();
   };
   kit.kernels = step_kernels();
-  kit.rules = {&sgd_device_rule(), &adam_device_rule()};
+  kit.rules = device_update_rules();
   kit.epoch_order = host_training::epoch_order;
   return kit;
 }
