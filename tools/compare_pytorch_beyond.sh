@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Lesson 12's results table, in one run on one GPU: every network of lessons/12_beyond_mnist/models
 # on every data set that is here, with its published recipe, trained
-#   1. by train_beyond --device gpu (lesson 08's trainer and kernels, lesson 12's layers and Adadelta), and
+#   1. by train_beyond --device gpu (the framework's GPU trainer with lesson 08's kernels, lesson 12's layers and Adadelta), and
 #   2. by PyTorch (tools/pytorch_layers.py) with the same network, recipe and data on the same GPU,
 #      its fastest FP32 configurations: the whole training step in one CUDA graph (cudnn.benchmark),
 #      and torch.compile's kernels inside that graph (--no-compile leaves that one out; --autotune
