@@ -10,6 +10,7 @@
 #include "course/main.hpp"
 #include "course/number_text.hpp"
 #include "fast_host_network.hpp"
+#include "framework/device_choice.hpp"  // default_threads
 #include "framework/epoch_log.hpp"
 #include "framework/train_flags.hpp"
 #include "framework/training_data.hpp"
@@ -41,7 +42,7 @@ framework::TrainSummary train_on_cpu(const course::ArgParser& args, const framew
               config.batch, static_cast<double>(config.learning_rate()),
               args.given("--model") ? "" : " (lesson 02's defaults; --model a takes minutes per epoch here)");
   const int threads =
-      args.get_int("--threads") > 0 ? static_cast<int>(args.get_int("--threads")) : fast_cpu::default_threads();
+      args.get_int("--threads") > 0 ? static_cast<int>(args.get_int("--threads")) : framework::default_threads();
   return framework::train_on_host(config, data,
                                   host_training::host_kit(fast_cpu::network_maker(threads),
                                                           fast_cpu::network_description(threads),
@@ -67,7 +68,7 @@ int train_main(int argc, char** argv) {
                   "without one");
   args.add_int("--threads", 0, 0, 1024,
                "CPU trainer only: threads of lesson 11's layers (0: all cores, " +
-                   std::to_string(fast_cpu::default_threads()) + " here)");
+                   std::to_string(framework::default_threads()) + " here)");
   if (!args.parse(argc, argv)) return 0;
   if (COURSE_LEARNER_BUILD)  // whose code trains: never the learner's exercises, and it says so first
     std::printf("train runs the reference solutions (solutions/), not your exercise files: lessons 01-08 on a GPU, "

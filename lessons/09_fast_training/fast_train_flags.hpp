@@ -5,7 +5,7 @@
 #include <string>
 
 #include "course/cli.hpp"
-#include "fast_trainer.hpp"
+#include "fast_run.hpp"
 #include "framework/train_flags.hpp"
 
 namespace fast_training {

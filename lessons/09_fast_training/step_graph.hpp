@@ -13,6 +13,7 @@
 #include <functional>
 
 #include "course/stream.hpp"
+#include "framework/device_choice.hpp"
 
 namespace fast_training {
 
@@ -34,6 +35,8 @@ cudaGraphExec_t capture_graph(cudaStream_t stream, const std::function<void()>& 
 // what replays them there. The trainers hand it to the framework's run as its capture
 // (framework::DeviceRun::capture).
 std::function<void()> replayed(cudaStream_t stream, const std::function<void()>& enqueue);
+// `replayed`, as the framework's layer-list trainers take it (framework::replay_steps).
+framework::GraphReplay graph_replay();
 
 // An instantiated graph, owned: capture_graph's result, destroyed with the object.
 class GraphExec {

@@ -37,6 +37,8 @@ std::function<void()> replayed(cudaStream_t stream, const std::function<void()>&
   return [graph, stream] { graph->launch(stream); };
 }
 
+framework::GraphReplay graph_replay() { return {replayed, "lesson 09's 09.9"}; }
+
 void GraphExec::launch(cudaStream_t stream) const {
   if (!exec_) throw course::Error("GraphExec::launch: no graph (capture_graph returned none)");
   CUDA_CHECK(cudaGraphLaunch(exec_, stream));

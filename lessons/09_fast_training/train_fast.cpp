@@ -8,7 +8,8 @@
 #include "course/device_info.hpp"
 #include "course/main.hpp"
 #include "framework/epoch_log.hpp"
-#include "fast_trainer.hpp"
+#include "fast_run.hpp"
+#include "framework/gpu_trainer.hpp"
 #include "host_training.hpp"
 #include "framework/training_data.hpp"
 
@@ -31,7 +32,9 @@ int main(int argc, char** argv) {
     config.branches = shape.branches, config.thin = shape.thin;
     const framework::TrainingData data = framework::load_training_data(config);
 
-    framework::print_summary(fast_training::train_fast(config, data), "GPU, fast");
+    // The framework's GPU trainer on the fast network, with lesson 08's step kernels and update rules.
+    const fast_training::FastRun fast(config, "train_fast");
+    framework::print_summary(framework::train_on_gpu(config, data, fast.kit(), fast.run, fast.counters), "GPU, fast");
     return 0;
   });
 }

@@ -403,8 +403,6 @@ void conv_backward_on_cpu(const host_layers::ConvShape& s, const float* x, const
   conv2d_backward(s, x, w, dy, dx, dw, db, workspace.data(), threads, input_grad);
 }
 
-int default_threads() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency())); }
-
 host_training::NetworkMaker network_maker(int threads) {
   if (threads < 1) throw course::Error("threads must be >= 1, got " + std::to_string(threads));
   return [threads](const host_training::ModelSpec& spec, std::vector<host_training::Parameter> params) {

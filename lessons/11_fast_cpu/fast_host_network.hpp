@@ -102,8 +102,6 @@ size_t largest_conv_workspace(const std::vector<host_training::LayerPlan>& plan,
 // an estimate from above.
 uint64_t scratch_bytes_on_cpu(const std::vector<host_training::LayerPlan>& plan, int threads);
 
-// All the cores this machine reports (at least 1).
-int default_threads();
 // For host_training::train: makes FastHostNetworks with `threads` threads; and the words the
 // trainer prints for them.
 host_training::NetworkMaker network_maker(int threads);

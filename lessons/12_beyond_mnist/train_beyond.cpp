@@ -11,7 +11,7 @@
 #include "beyond_gpu_layers.hpp"
 #include "beyond_host_network.hpp"
 #include "fast_host_network.hpp"
-#include "device_choice.hpp"
+#include "framework/device_choice.hpp"
 #include "course/cli.hpp"
 #include "course/device_info.hpp"
 #include "course/error.hpp"
@@ -91,17 +91,17 @@ int main(int argc, char** argv) {
     args.add_choice("--gpu-layers", "lesson09", {"lesson09", "lesson08"},
                     "GPU: conv and dense layers on lesson 09's kernels where they run them (tiled convolutions, "
                     "fused dense products), or all on lesson 08's");
-    beyond_mnist::add_device_flags(args, "GPU: replay the training steps from CUDA graphs (lesson 09) when every layer runs on lesson "
+    framework::add_device_flags(args, "GPU: replay the training steps from CUDA graphs (lesson 09) when every layer runs on lesson "
                                          "09's kernels or yours and the optimizer is not adam; off: launch them one "
                                          "by one");
     if (!args.parse(argc, argv)) return 0;
 
-    const bool gpu = beyond_mnist::use_gpu(args);
+    const bool gpu = framework::use_gpu(args);
     BeyondConfig config = config_of(args);
     const framework::TrainingData data = framework::load_training_data(config);
     beyond_mnist::check_your_steps(gpu);  // an unwritten step stops here, in one line
     if (!gpu) {
-      const int threads = beyond_mnist::prepare_cpu_run(args, config, kCpuDefaultEpochs,
+      const int threads = framework::prepare_cpu_run(args, config, kCpuDefaultEpochs,
                                                         "about 5 minutes an epoch of mnist_cnn on two cores",
                                                         {"--profile", "--profile-steps", "--conv", "--gpu-layers", "--graph"});
       framework::HostKit kit = host_training::host_kit(beyond_mnist::network_maker(threads, config.seed),
@@ -124,9 +124,10 @@ int main(int argc, char** argv) {
     run.program = "train_beyond on the GPU";
     // Whole steps in CUDA graphs need every launch on one stream and every argument fixed at capture.
     fast_training::Stream stream;
-    beyond_mnist::prepare_gpu_run(
+    framework::prepare_gpu_run(
         args, run, stream.get(),
-        fast ? beyond_mnist::graph_problem(args, config, beyond_mnist::stream_problem(spec)) : "--gpu-layers lesson08");
+        fast ? framework::graph_problem(args, config, beyond_mnist::stream_problem(spec)) : "--gpu-layers lesson08",
+        fast_training::graph_replay());
     framework::print_summary(framework::train_on_gpu(config, data, kit, run), "GPU");
     return 0;
   });

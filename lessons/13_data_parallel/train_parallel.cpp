@@ -1,6 +1,7 @@
 // train_parallel: lesson 13's trainer. Lesson 09's trainer with one rank per GPU: each GPU trains
 // on its shard of every batch, NCCL averages the gradients. Needs a GPU (one works: one rank).
 #include <string>
+#include <vector>
 
 #include "course/cli.hpp"
 #include "course/device_info.hpp"
@@ -9,7 +10,8 @@
 #include "course/main.hpp"
 #include "framework/epoch_log.hpp"
 #include "fast_train_flags.hpp"
-#include "parallel_trainer.hpp"
+#include "framework/rank_trainer.hpp"
+#include "replica_run.hpp"
 #include "framework/training_data.hpp"
 
 #ifndef COURSE_MODELS_DIR  // lessons/12_beyond_mnist/models (lesson 12's layers library defines it)
@@ -51,9 +53,13 @@ int main(int argc, char** argv) {
     config.bucket_floats = size_t(args.get_int("--bucket-kb")) * 1024 / sizeof(float);
     const framework::TrainingData data = framework::load_training_data(config);
 
-    const int ranks = config.gpus > 0 ? config.gpus : course::query_devices().count;
-    framework::print_summary(data_parallel::train_parallel(config, data),
-                                 "GPU x" + std::to_string(ranks) + ", data parallel");
+    // The framework's run on one rank per GPU, each rank's replica built from your 13.1-13.3.
+    const std::vector<int> devices = data_parallel::devices_of(config);
+    const framework::TrainSummary summary =
+        framework::train_on_ranks(config, data, devices, [&](const framework::Rank& rank) {
+          return data_parallel::replica_run(config, data, rank, "train_parallel");
+        });
+    framework::print_summary(summary, "GPU x" + std::to_string(devices.size()) + ", data parallel");
     return 0;
   });
 }

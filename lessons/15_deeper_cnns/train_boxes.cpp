@@ -19,13 +19,14 @@
 #include "course/stream.hpp"
 #include "deeper_gpu_layers.hpp"
 #include "deeper_host_network.hpp"  // layer_kinds
-#include "device_choice.hpp"  // lesson 12's graph_problem and replay_steps
+#include "framework/device_choice.hpp"
 #include "framework/epoch_log.hpp"
 #include "framework/train_flags.hpp"
 #include "framework/training_data.hpp"
 #include "host_training.hpp"
 #include "framework/gpu_trainer.hpp"
 #include "gpu_kit.hpp"
+#include "step_graph.hpp"  // lesson 09's graph_replay
 #include "your_steps_check.hpp"
 
 #ifndef COURSE_OUTPUT_DIR
@@ -166,8 +167,8 @@ int main(int argc, char** argv) {
     };
     // Whole steps in CUDA graphs need every launch on one stream and every argument fixed at capture.
     course::Stream stream;
-    beyond_mnist::replay_steps(run, stream.get(),
-                               beyond_mnist::graph_problem(args, config, deeper_cnns::stream_problem(spec)));
+    framework::replay_steps(run, stream.get(), framework::graph_problem(args, config, deeper_cnns::stream_problem(spec)),
+                           fast_training::graph_replay());
     framework::print_summary(framework::train_on_gpu(config, data, kit, run), "GPU", kBoxScore);
     return 0;
   });

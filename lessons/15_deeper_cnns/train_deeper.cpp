@@ -17,9 +17,10 @@
 #include "course/main.hpp"
 #include "deeper_gpu_layers.hpp"
 #include "deeper_host_network.hpp"
-#include "device_choice.hpp"  // lesson 12's --device, --graph and --threads
+#include "framework/device_choice.hpp"
 #include "framework/epoch_log.hpp"
 #include "framework/gpu_trainer.hpp"
+#include "framework/rank_trainer.hpp"
 #include "framework/train_flags.hpp"
 #include "framework/training_data.hpp"
 #include "fast_gpu_layers.hpp"  // lesson 12's use_branch
@@ -27,7 +28,7 @@
 #include "gpu_kit.hpp"            // lesson 08's layers, kernels and update rules
 #include "host_training.hpp"
 #include "layer_shapes.hpp"  // conv_shape_of
-#include "parallel_trainer.hpp"  // lesson 13's data-parallel run
+#include "replica_run.hpp"  // lesson 13's replica on each rank
 #include "step_graph.hpp"
 #include "tensor_core_convs.hpp"  // lesson 10's Tensor Core convolutions (--precision bf16)
 #include "tensor_cores.hpp"
@@ -125,7 +126,11 @@ framework::TrainSummary train_data_parallel(const course::ArgParser& args, const
     net->set_stream(stream);
     return net;
   };
-  return data_parallel::train_parallel(parallel, data);
+  // The framework's run on one rank per GPU, each rank's replica lesson 13's with this network.
+  return framework::train_on_ranks(parallel, data, data_parallel::devices_of(parallel),
+                                   [&](const framework::Rank& rank) {
+                                     return data_parallel::replica_run(parallel, data, rank, "train_deeper --gpus");
+                                   });
 }
 
 }  // namespace
@@ -144,7 +149,7 @@ int main(int argc, char** argv) {
     words.epochs_note = " (CPU default: " + std::to_string(kCpuDefaultEpochs) + ")";
     words.profile_help = "GPU only: before training, time every layer's forward, backward and update (lesson 08's)";
     framework::add_train_flags(args, defaults, words);
-    beyond_mnist::add_device_flags(args, "GPU: replay the training steps from CUDA graphs (lesson 09) when every "
+    framework::add_device_flags(args, "GPU: replay the training steps from CUDA graphs (lesson 09) when every "
                                          "layer runs on a stream of its own and the optimizer is not adam; off: "
                                          "launch them one by one");
     args.add_int("--gpus", 1, 1, 64,
@@ -166,7 +171,7 @@ int main(int argc, char** argv) {
                     "the learning rate is a tenth of the one before (default: --lr throughout)");
     if (!args.parse(argc, argv)) return 0;
 
-    const bool gpu = beyond_mnist::use_gpu(args);
+    const bool gpu = framework::use_gpu(args);
     DeeperConfig config;
     framework::FlagOptions options;
     options.layers = deeper_cnns::layer_kinds();
@@ -180,7 +185,7 @@ int main(int argc, char** argv) {
     deeper_cnns::check_your_steps(gpu);  // an unwritten step stops here, in one line
     if (gpu) deeper_cnns::check_your_block_passes();
     if (!gpu) {
-      const int threads = beyond_mnist::prepare_cpu_run(args, config, kCpuDefaultEpochs, "",
+      const int threads = framework::prepare_cpu_run(args, config, kCpuDefaultEpochs, "",
                                                         {"--profile", "--profile-steps", "--graph", "--gpus",
                                                          "--batch-norm", "--precision", "--branches"});
       const framework::HostKit kit =
@@ -210,7 +215,8 @@ int main(int argc, char** argv) {
     // Whole steps in CUDA graphs need every launch on one stream and every argument fixed at capture.
     fast_training::Stream stream;
     const std::string layers_problem = deeper_cnns::stream_problem(spec);
-    beyond_mnist::prepare_gpu_run(args, run, stream.get(), beyond_mnist::graph_problem(args, config, layers_problem));
+    framework::prepare_gpu_run(args, run, stream.get(), framework::graph_problem(args, config, layers_problem),
+                               fast_training::graph_replay());
     // 09.12's branch: the weight gradients need nobody but the update, so they run on a second stream
     // beside the input gradients (in a captured step, a second branch of the graph); the loss and
     // accuracy counters run beside the update. Every layer must launch on the step's stream.

@@ -22,10 +22,11 @@
 #include "course/png.hpp"
 #include "course/timer.hpp"
 #include "data_parallel.hpp"      // lesson 13's shards
-#include "fast_host_network.hpp"  // lesson 11's default_threads
+#include "framework/device_choice.hpp"  // default_threads
 #include "framework/epoch_log.hpp"
 #include "framework/epoch_loop.hpp"
 #include "framework/host_barrier.hpp"
+#include "framework/host_trainer.hpp"  // allocator_allowance
 #include "framework/model.hpp"  // available_host_bytes
 #include "framework/ranks.hpp"
 #include "framework/run_files.hpp"
@@ -161,7 +162,7 @@ int main(int argc, char** argv) {
     args.add_int("--length", 1000, 3, 1000000, "values a wave (the network predicts the length - 1 after the first)");
     args.add_int("--period", 20, 1, 1000000, "the waves are sin((t + offset) / period)");
     args.add_int("--future", 1000, 0, 1000000, "values the network generates on its own after each held-out wave");
-    args.add_int("--threads", fast_cpu::default_threads(), 1, 1024,
+    args.add_int("--threads", framework::default_threads(), 1, 1024,
                  "threads (lesson 11's pool): the sequences' shards run side by side; the same results for any");
     args.add_choice("--device", "cpu", {"cpu", "gpu"}, "cpu: your 16.1 on lesson 11's threads; gpu: one GPU");
     args.add_choice("--recurrence", "persistent", {"steps", "persistent"},

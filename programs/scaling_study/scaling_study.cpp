@@ -28,12 +28,13 @@
 #include "course/main.hpp"
 #include "course/png.hpp"
 #include "fast_host_network.hpp"
-#include "fast_trainer.hpp"
+#include "fast_run.hpp"
 #include "host_training.hpp"
 #include "scaling_results.hpp"
 #include "tensor_core_convs.hpp"
 #include "tensor_cores.hpp"
 #include "tf32_products.hpp"
+#include "framework/device_choice.hpp"  // default_threads
 #include "framework/gpu_trainer.hpp"
 #include "gpu_kit.hpp"
 #include "framework/training_data.hpp"
@@ -168,7 +169,7 @@ Result run_one(const SystemInfo& system, int filters, int batch, const StudySett
       summary = framework::train_on_host(
           config, data, host_training::host_kit(warmed_up(nullptr, warm_batch), "lesson 01's loops, 1 thread"));
     } else {
-      r.threads = system.name == "cpu-fast-1" ? 1 : fast_cpu::default_threads();
+      r.threads = system.name == "cpu-fast-1" ? 1 : framework::default_threads();
       r.setup = fast_cpu::network_description(r.threads) + cpu_build_note();
       // Lesson 11's count of what its network holds, for the trainer's memory check (its shards and
       // workspaces: a HostNetwork's count would fall short).
@@ -200,7 +201,8 @@ Result run_one(const SystemInfo& system, int filters, int batch, const StudySett
     } else {
       r.setup = "FP32 fallback, no Tensor Cores for BF16/TF32 (" + why_not + "): lesson 09's kernels, CUDA graphs";
     }
-    summary = fast_training::train_fast(config, data);
+    const fast_training::FastRun fast(config, "scaling_study");
+    summary = framework::train_on_gpu(config, data, fast.kit(), fast.run, fast.counters);
   }
   if (summary.epoch_seconds.empty()) throw course::Error(system.name + ": the trainer returned no epoch");
   r.seconds_timed = summary.epoch_seconds.back();
