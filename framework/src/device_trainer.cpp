@@ -172,7 +172,7 @@ void train_rank(const TrainConfig& config, const TrainingData& data, const Devic
       drops = now;
     }
   };
-  loop.run_stretch = [&](size_t k, int, int) { run_stretch[k](); };
+  loop.run_stretch = [&](int, size_t k, int, int) { run_stretch[k](); };
   loop.wait = [&] {
     CUDA_CHECK(cudaDeviceSynchronize());  // every stream and the uploads too
     side.meet();                          // every GPU idle: an epoch starts and ends with all of them

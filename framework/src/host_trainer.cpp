@@ -134,7 +134,7 @@ TrainSummary train_on_host(const TrainConfig& config, const TrainingData& data, 
     order = kit.epoch_order(n, config.seed, epoch);
     loss_sum = 0, correct = 0;
   };
-  loop.run_stretch = [&](size_t, int first_step, int last_step) {
+  loop.run_stretch = [&](int, size_t, int first_step, int last_step) {
     for (int s = first_step; s < last_step; ++s) {
       const int first = s * config.batch, count = std::min(config.batch, n - first);
       kit.gather(train_set, order, first, count, x.data(), labels.data());

@@ -88,7 +88,7 @@ framework::TrainSummary train_epochs(int epochs, int waves, const std::function<
   loop.examples = waves, loop.batch = waves, loop.epochs = epochs;
   loop.progress_bar = false;
   loop.start_epoch = [&](int e) { epoch = e + 1; };  // Adam's step number counts from 1
-  loop.run_stretch = [&](size_t, int, int) {
+  loop.run_stretch = [&](int, size_t, int, int) {
     loss = step(epoch);
     if (!std::isfinite(loss))  // every rank sees the same loss: they stop together
       throw course::Error("epoch " + std::to_string(epoch) + ": the training loss is " + std::to_string(loss) +

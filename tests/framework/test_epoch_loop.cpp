@@ -30,8 +30,9 @@ struct Recorder {
     framework::EpochLoop l;
     l.examples = examples, l.batch = batch, l.epochs = epochs;
     l.start_epoch = [this](int e) { calls.push_back("start " + std::to_string(e)); };
-    l.run_stretch = [this](size_t k, int first, int last) {
-      calls.push_back("run " + std::to_string(k) + " " + std::to_string(first) + "-" + std::to_string(last));
+    l.run_stretch = [this](int epoch, size_t k, int first, int last) {
+      calls.push_back("run " + std::to_string(epoch) + "." + std::to_string(k) + " " + std::to_string(first) + "-" +
+                      std::to_string(last));
     };
     l.wait = [this] { calls.push_back("wait"); };
     l.counts = [this](int before) {
@@ -77,10 +78,10 @@ TEST_CASE("epoch loop: the hooks run in order and the log holds the counts' mean
   std::vector<std::string> want;
   for (int e = 0; e < 2; ++e) {
     const std::string before = std::to_string(e * 119);
-    for (const std::string& c : {"start " + std::to_string(e), std::string("wait"), std::string("run 0 0-50"),
-                                 "counts " + before, std::string("run 1 50-100"), "counts " + before,
-                                 std::string("run 2 100-119"), std::string("wait"), "counts " + before,
-                                 std::string("evaluate")})
+    const std::string run = "run " + std::to_string(e) + ".";
+    for (const std::string& c : {"start " + std::to_string(e), std::string("wait"), run + "0 0-50",
+                                 "counts " + before, run + "1 50-100", "counts " + before, run + "2 100-119",
+                                 std::string("wait"), "counts " + before, std::string("evaluate")})
       want.push_back(c);
   }
   CHECK(r.calls == want);
@@ -102,7 +103,7 @@ TEST_CASE("epoch loop: the clock starts after the first wait and stops after the
   loop.wait = [&] {
     if (waits++ == 0) std::this_thread::sleep_for(400ms);  // what came before the epoch: not timed
   };
-  loop.run_stretch = [](size_t, int, int) { std::this_thread::sleep_for(20ms); };
+  loop.run_stretch = [](int, size_t, int, int) { std::this_thread::sleep_for(20ms); };
   framework::EpochLog log("", 1);
   std::FILE* out = std::tmpfile();
   REQUIRE(out != nullptr);
@@ -164,5 +165,66 @@ TEST_CASE("epoch loop: a missing hook or a size below 1 is refused before anythi
   // A batch larger than the data set is one step an epoch.
   Recorder one;
   framework::run_epochs(one.loop(7, 64, 1), nullptr, nullptr);
-  CHECK(one.calls == std::vector<std::string>{"start 0", "wait", "run 0 0-1", "wait", "counts 0", "evaluate"});
+  CHECK(one.calls == std::vector<std::string>{"start 0", "wait", "run 0.0 0-1", "wait", "counts 0", "evaluate"});
+  // A clock with a start and no stop.
+  Recorder half;
+  framework::EpochLoop half_clock = half.loop(10, 2, 1);
+  half_clock.clock_start = [] {};
+  CHECK_THROWS_AS(framework::run_epochs(half_clock, nullptr, nullptr), course::Error);
+  CHECK(half.calls.empty());
+}
+
+TEST_CASE("epoch loop, whole run: every epoch prepared first, then all on one clock, then one row",
+          "[epoch_loop]") {
+  // 237 examples at batch 2, 3 epochs: 119 steps an epoch, each epoch one stretch.
+  Recorder r;
+  r.loss_at = {711.0};
+  r.correct_at = {600};
+  framework::EpochLoop loop = r.loop(237, 2, 3);
+  loop.timing = framework::Timing::whole_run;
+  loop.clock_start = [&] { r.calls.push_back("clock start"); };
+  loop.clock_stop = [&] {
+    r.calls.push_back("clock stop");
+    return 1.5;
+  };
+  std::FILE* out = std::tmpfile();
+  REQUIRE(out != nullptr);
+  framework::LossWatch watch(0.1, 10, out);
+  const framework::TrainSummary s = framework::run_epochs(loop, &watch, nullptr, out);
+  CHECK(printed(out).empty());  // no progress bar, no report point
+  std::fclose(out);
+  CHECK(r.calls == std::vector<std::string>{"start 0", "start 1", "start 2", "wait", "clock start", "run 0.0 0-119",
+                                            "run 1.0 0-119", "run 2.0 0-119", "clock stop", "counts 0",
+                                            "evaluate"});
+  // The run's one row, without a log: the counters over every epoch's examples, the clock's seconds.
+  REQUIRE(s.epoch_seconds == std::vector<double>{1.5});
+  CHECK(s.train_loss[0] == Approx(711.0 / (3 * 237)));
+  CHECK(s.train_accuracy[0] == Approx(600.0 / (3 * 237)));
+  CHECK(s.test_loss == std::vector<double>{1.25});
+  CHECK(s.test_accuracy == std::vector<double>{0.625});
+}
+
+TEST_CASE("epoch loop, whole run: a NaN loss stops it after the clock, before the test set", "[epoch_loop]") {
+  Recorder r;
+  r.loss_at = {std::numeric_limits<double>::quiet_NaN()};
+  framework::EpochLoop loop = r.loop(100, 10, 2);
+  loop.timing = framework::Timing::whole_run;
+  std::FILE* out = std::tmpfile();
+  REQUIRE(out != nullptr);
+  framework::LossWatch watch(0.1, 10, out);
+  framework::EpochLog log("", 2);
+  std::string message;
+  try {
+    framework::run_epochs(loop, &watch, &log, out);
+  } catch (const course::Error& e) {
+    message = e.what();
+  }
+  std::fclose(out);
+  INFO(message);
+  CHECK(message.find("step 20") != std::string::npos);  // the run's last step: where it was read
+  CHECK(r.evaluations == 0);
+  CHECK(log.summary().train_loss.empty());
+  // The host's clock when none is handed over: it waits before and after the steps.
+  CHECK(r.calls == std::vector<std::string>{"start 0", "start 1", "wait", "run 0.0 0-10", "run 1.0 0-10", "wait",
+                                            "counts 0"});
 }

@@ -2,8 +2,10 @@
 // The course framework: a training run timed as one interval on the GPU clock, as a speedrun times
 // it. Every epoch's order is on the GPU and every epoch's steps are enqueued (or captured, each
 // epoch into graphs of its own) before the clock starts; then the epochs run back to back with no
-// report point, no evaluation and nothing read back until the clock stops. The trainers' run
-// (device_trainer.hpp) stops at report points instead, to print, watch the loss and evaluate.
+// report point, no evaluation and nothing read back until the clock stops: the epoch loop's
+// whole-run timing (epoch_loop.hpp, Timing::whole_run) on the GPU's clock. The trainers' run
+// (device_trainer.hpp) times each epoch instead, stopping at report points to print, watch the loss
+// and evaluate.
 #include <cuda_runtime.h>
 
 #include <cstdint>
