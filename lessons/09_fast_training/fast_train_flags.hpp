@@ -1,5 +1,5 @@
 #pragma once
-// The command line of lesson 09's trainer (given), shared with the trainers built on it: lesson
+// The command line of lesson 09's trainer (given), shared with the trainers of its network: lesson
 // 08's recipe flags and the fast network's own, each default taken from
 // FastTrainConfig.
 #include <string>

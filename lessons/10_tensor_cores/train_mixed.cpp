@@ -1,4 +1,4 @@
-// train_mixed: lesson 09's trainer with its products on the Tensor Cores: the convolutions in BF16
+// train_mixed: lesson 09's network with its products on the Tensor Cores: the convolutions in BF16
 // (10.5-10.7) and the other products in TF32 with --precision bf16, every product in TF32 with
 // --precision tf32. Same recipe, same flags, one more.
 #include <memory>
@@ -24,7 +24,7 @@
 int main(int argc, char** argv) {
   return course::run_main([&] {
     course::ArgParser args("train_mixed",
-                           "Lesson 10: lesson 09's trainer with its products on the Tensor Cores: --precision bf16 (the\n"
+                           "Lesson 10: lesson 09's network with its products on the Tensor Cores: --precision bf16 (the\n"
                            "convolutions in BF16, the other products in TF32), tf32 (every product on lesson 09's implicit-GEMM\n"
                            "engine in TF32) or fp32 (lesson 09 as it is). Same recipe and flags as train_fast.");
     fast_training::add_fast_train_flags(args, std::string(COURSE_OUTPUT_DIR) + "/lesson10");

@@ -1,4 +1,4 @@
-// train_parallel: lesson 13's trainer. Lesson 09's trainer with one rank per GPU: each GPU trains
+// train_parallel: lesson 13's trainer. Lesson 09's network and recipe with one rank per GPU: each GPU trains
 // on its shard of every batch, NCCL averages the gradients. Needs a GPU (one works: one rank).
 #include <string>
 #include <vector>

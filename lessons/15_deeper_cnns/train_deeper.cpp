@@ -87,7 +87,7 @@ beyond_mnist::OtherKernels precision_kernels(const course::ArgParser& args, cons
   return other;
 }
 
-// --gpus 2 and more: lesson 13's trainer with lesson 15's network in every replica. The gradients are
+// --gpus 2 and more: the framework's run on ranks, lesson 13's replica with lesson 15's network on each. The gradients are
 // averaged once the backward pass has returned: a res block is one layer of many parameters, so the
 // network cannot say layer by layer when its gradients are final (lesson 13's overlap needs that).
 framework::TrainSummary train_data_parallel(const course::ArgParser& args, const DeeperConfig& config,

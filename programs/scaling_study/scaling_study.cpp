@@ -10,7 +10,7 @@
 //   cpu-fast-1     the CPU trainer on lesson 11's layers, 1 thread
 //   cpu-fast-all   the same on every core
 //   gpu-lesson08   the GPU trainer on lesson 08's kit (train_mnist's kernels)
-//   gpu-fastest    lesson 09's trainer as train_mixed --precision bf16 runs it
+//   gpu-fastest    lesson 09's network as train_mixed --precision bf16 runs it
 // One CSV row per run (scaling_results.hpp), written after every run. The CPU systems and the GPU
 // systems run on different machines; --plot merges their CSVs and draws the charts.
 #include <algorithm>

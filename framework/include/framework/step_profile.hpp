@@ -1,6 +1,6 @@
 #pragma once
 // The course framework: where a training step's time goes, kernel by kernel, and what a CUDA graph
-// saves (the --profile of lesson 09's trainer and of the trainers built on it).
+// saves (the --profile of the GPU trainers whose steps are replayed).
 //
 // The step's launches are captured into a graph once; then
 //   - every kernel is timed INSIDE a graph: a copy of the step's graph with a CUDA event between
