@@ -28,6 +28,8 @@
 #   measure   each lesson's measured block from one run of its measuring program (tools/measure.py run; the
 #             blocks come back in $LOG/measured, for tools/measure.py write; MEASURE_LESSONS picks lessons,
 #             COURSE_COMMIT names the tree's commit where the copy is no clone; not in the default list)
+#   ab        tools/ab_runs.sh: the trainers of the tree in $AB_OLD (a folder, or a .tar.gz from git archive)
+#             and of this one, the same runs alternated $AB_ROUNDS times (default 2; not in the default list)
 #   scaling   lesson 13: lesson13_data_parallel over NVLink and through host memory (NCCL_P2P_DISABLE=1),
 #             CSVs and pictures in $LOG/scaling_nvlink and $LOG/scaling_no_p2p (not in the default list;
 #             SCALING_LINKS=nvlink runs one link: each study takes a few minutes on two GPUs)
@@ -245,13 +247,18 @@ for stage in "${stages[@]}"; do
       cp "$LOG/scaling_$link/scaling.png" "$LOG/scaling_$link.png" 2>/dev/null || true  # comes back beside the logs
     done
     ;;
+  ab)
+    note "A/B: the tree in \$AB_OLD (a folder or a .tar.gz) against this one, runs alternated (tools/ab_runs.sh)"
+    tools/ab_runs.sh "${AB_OLD:-}" "${AB_ROUNDS:-2}" 2>&1 | tee "$LOG/ab.txt" | tee -a "$LOG/summary.txt" > /dev/null
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+    ;;
   measure)
     note "each lesson's measured block: one run of its measuring program (tools/measure.py)"
     python3 tools/measure.py run --out "$LOG/measured" --lessons "${MEASURE_LESSONS:-03-10}" \
       ${COURSE_COMMIT:+--commit "$COURSE_COMMIT"} 2>&1 | tee -a "$LOG/summary.txt"
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
     ;;
-  *) echo "unknown stage '$stage' (build test sanitize stubs bench train beyond speedrun race sine two_gpus scaling measure)"; exit 2 ;;
+  *) echo "unknown stage '$stage' (build test sanitize stubs bench train beyond speedrun race sine two_gpus scaling measure ab)"; exit 2 ;;
   esac
 done
 note "gpu_check finished, status $status"

@@ -52,6 +52,21 @@ struct Recorder {
   }
 };
 
+// The course::Error a run of `loop` with a loss watch and `log` ends in ("" : none).
+std::string error_of(const framework::EpochLoop& loop, framework::EpochLog& log) {
+  std::FILE* out = std::tmpfile();
+  REQUIRE(out != nullptr);
+  framework::LossWatch watch(0.1, 10, out);
+  std::string message;
+  try {
+    framework::run_epochs(loop, &watch, &log, out);
+  } catch (const course::Error& e) {
+    message = e.what();
+  }
+  std::fclose(out);
+  return message;
+}
+
 }  // namespace
 
 TEST_CASE("epoch loop: stretches of kReportEvery steps cover the epoch once", "[epoch_loop]") {
@@ -119,19 +134,10 @@ TEST_CASE("epoch loop: a NaN loss at a report point stops it before the test set
   Recorder r;
   r.loss_at = {5.0, std::numeric_limits<double>::quiet_NaN()};
   const framework::EpochLoop loop = r.loop(300, 3, 2);  // 100 steps: a report at step 50
-  std::FILE* out = std::tmpfile();
-  REQUIRE(out != nullptr);
-  framework::LossWatch watch(0.1, 10, out);
   framework::EpochLog log("", 2);
-  std::string message;
-  try {
-    framework::run_epochs(loop, &watch, &log, out);
-  } catch (const course::Error& e) {
-    message = e.what();
-  }
+  const std::string message = error_of(loop, log);
   INFO(message);
   CHECK(message.find("step 100") != std::string::npos);  // the epoch's end: the second report
-  std::fclose(out);
   CHECK(r.evaluations == 0);
   CHECK(log.summary().train_loss.empty());
 }
@@ -209,17 +215,8 @@ TEST_CASE("epoch loop, whole run: a NaN loss stops it after the clock, before th
   r.loss_at = {std::numeric_limits<double>::quiet_NaN()};
   framework::EpochLoop loop = r.loop(100, 10, 2);
   loop.timing = framework::Timing::whole_run;
-  std::FILE* out = std::tmpfile();
-  REQUIRE(out != nullptr);
-  framework::LossWatch watch(0.1, 10, out);
   framework::EpochLog log("", 2);
-  std::string message;
-  try {
-    framework::run_epochs(loop, &watch, &log, out);
-  } catch (const course::Error& e) {
-    message = e.what();
-  }
-  std::fclose(out);
+  const std::string message = error_of(loop, log);
   INFO(message);
   CHECK(message.find("step 20") != std::string::npos);  // the run's last step: where it was read
   CHECK(r.evaluations == 0);
