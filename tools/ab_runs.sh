@@ -10,20 +10,24 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-[ $# -ge 1 ] || { echo "usage: tools/ab_runs.sh OLD [ROUNDS]: OLD is the tree before, a folder or a .tar.gz"; exit 2; }
+[ $# -ge 1 ] || { echo "error: usage: tools/ab_runs.sh OLD [ROUNDS] (OLD: the tree before, a folder or a .tar.gz)" >&2; exit 2; }
 OLD_SOURCE=$1; ROUNDS=${2:-2}
-case $ROUNDS in ''|*[!0-9]*|0) echo "ab_runs: ROUNDS must be a whole number >= 1, got '$ROUNDS'"; exit 2 ;; esac
-[ -x build/solutions/bin/train_sine ] || { echo "ab_runs: build this tree first (tools/gpu_check.sh build)"; exit 1; }
+case $ROUNDS in ''|*[!0-9]*|0) echo "error: ROUNDS must be a whole number >= 1, got '$ROUNDS'" >&2; exit 2 ;; esac
+[ -x build/solutions/bin/train_sine ] || { echo "error: build/solutions/bin/train_sine not found; build this tree first (tools/gpu_check.sh build)" >&2; exit 1; }
 [ -f data/mnist/train-images-idx3-ubyte ] && [ -f data/fashion-mnist/train-images-idx3-ubyte ] ||
-  { echo "ab_runs: the runs need MNIST and Fashion-MNIST in data/ (data/fetch_mnist.sh, data/fetch_fashion_mnist.sh)"; exit 1; }
+  { echo "error: the runs need MNIST and Fashion-MNIST in data/ (data/fetch_mnist.sh, data/fetch_fashion_mnist.sh)" >&2; exit 1; }
 if [ -d "$OLD_SOURCE" ]; then
   OLD=$(cd "$OLD_SOURCE" && pwd)
 elif [ -f "$OLD_SOURCE" ]; then
+  # Unpacked once; another archive (its checksum differs) is unpacked afresh, build and all.
   OLD=${TMPDIR:-/tmp}/ab_old
-  [ -f "$OLD/CMakePresets.json" ] || { mkdir -p "$OLD" && tar xzf "$OLD_SOURCE" -C "$OLD"; } ||
-    { echo "ab_runs: cannot unpack $OLD_SOURCE"; exit 1; }
+  sum=$(sha256sum < "$OLD_SOURCE" | cut -c1-64)
+  if [ "$(cat "$OLD/.ab_source" 2>/dev/null)" != "$sum" ]; then
+    rm -rf "$OLD" && mkdir -p "$OLD" && tar xzf "$OLD_SOURCE" -C "$OLD" 2>/dev/null && echo "$sum" > "$OLD/.ab_source" ||
+      { echo "error: cannot unpack $OLD_SOURCE into $OLD" >&2; rm -rf "$OLD"; exit 1; }
+  fi
 else
-  echo "ab_runs: $OLD_SOURCE is neither a folder nor a file"; exit 2
+  echo "error: $OLD_SOURCE is neither a folder nor a file" >&2; exit 2
 fi
 programs=(train_fast train_mixed train_speedrun train_deeper train_sine)
 if [ ! -x "$OLD/build/solutions/bin/train_sine" ]; then
@@ -33,7 +37,7 @@ if [ ! -x "$OLD/build/solutions/bin/train_sine" ]; then
   stb=(); [ -d "$ROOT/.stb/usr/include/stb" ] && stb=(-DSTB_INCLUDE_DIR="$ROOT/.stb/usr/include/stb")
   (cd "$OLD" && cmake --preset solutions "${stb[@]}" > build.log 2>&1 &&
     cmake --build build/solutions -j "$(nproc)" --target "${programs[@]}" >> build.log 2>&1) ||
-    { tail -30 "$OLD/build.log"; echo "ab_runs: the old tree did not build"; exit 1; }
+    { tail -30 "$OLD/build.log"; echo "error: the old tree did not build (above; all of it in $OLD/build.log)" >&2; exit 1; }
 fi
 
 runs=(
