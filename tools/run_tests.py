@@ -4,7 +4,7 @@
     skipped (not run here, never counted as passed):
       05.1-conv_forward: these tests need a CUDA GPU; none is usable (...)
     failed:
-      01.2-relu: step 01.2 is not right yet: edit lessons/01_host_layers/exercises/relu.cpp ...
+      01.2-conv2d_forward: step 01.2 is not right yet: edit lessons/01_host_layers/exercises/conv2d_forward.cpp ...
     84 passed, 1 failed, 30 skipped
 
 The check targets (check, check_NN, check_NN.k) call it after building what the tests

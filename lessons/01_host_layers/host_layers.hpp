@@ -64,7 +64,7 @@ template <typename T>
 void dense_backward(const T* x, const T* W, const T* dy, T* dx, T* dW, T* dbias, int batch, int in,
                     int out);
 
-// ---- 01.2 ReLU -----------------------------------------------------------------
+// ---- 01.1 ReLU -----------------------------------------------------------------
 // y = max(x, 0), elementwise over n values.
 template <typename T>
 void relu_forward(const T* x, T* y, size_t n);
@@ -72,18 +72,18 @@ void relu_forward(const T* x, T* y, size_t n);
 template <typename T>
 void relu_backward(const T* x, const T* dy, T* dx, size_t n);
 
-// ---- 01.3 conv2d forward ---------------------------------------------------------
+// ---- 01.2 conv2d forward ---------------------------------------------------------
 // x [N, C, H, W], W [O, C, kh, kw], bias [O] -> y [N, O, out_h, out_w].
 // Zero padding: input positions outside the image count as 0.
 template <typename T>
 void conv2d_forward(const ConvShape& s, const T* x, const T* W, const T* bias, T* y);
 
-// ---- 01.4 conv2d backward --------------------------------------------------------
+// ---- 01.3 conv2d backward --------------------------------------------------------
 // Given dy [N, O, out_h, out_w]: dx [N, C, H, W], dW [O, C, kh, kw], dbias [O].
 template <typename T>
 void conv2d_backward(const ConvShape& s, const T* x, const T* W, const T* dy, T* dx, T* dW, T* dbias);
 
-// ---- 01.5 max-pool -----------------------------------------------------------------
+// ---- 01.4 max-pool -----------------------------------------------------------------
 // y [N, C, out_h, out_w] = max over each window. argmax (may be nullptr) receives, for
 // every output, the flat index into x of the maximum. Ties: the FIRST maximum in
 // row-major window order (top row first, left to right) wins.
@@ -94,7 +94,7 @@ void maxpool_forward(const PoolShape& s, const T* x, T* y, int* argmax);
 template <typename T>
 void maxpool_backward(const PoolShape& s, const int* argmax, const T* dy, T* dx);
 
-// ---- 01.6 softmax + cross-entropy ----------------------------------------------------
+// ---- 01.5 softmax + cross-entropy ----------------------------------------------------
 // logits [batch x classes], labels [batch] in 0..classes-1. Writes the softmax
 // probabilities [batch x classes] and returns the MEAN loss over the batch,
 // -(1/batch) * sum_b log p[b][label_b]. Numerically stable: subtract each row's max

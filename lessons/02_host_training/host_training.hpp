@@ -2,11 +2,11 @@
 // Lesson 02: training a CNN on the host with the layers of lesson 01.
 //
 // What lives here:
-//   * optimizers (step 02.1 SGD with momentum, step 02.2 Adam) and an Optimizer that
+//   * optimizers (step 02.1 SGD with momentum, step 02.1 Adam) and an Optimizer that
 //     keeps their state for a whole parameter list;
 //   * the models described as data (ModelSpec, from the course framework, beneath the lessons);
-//   * HostNetwork: forward (given) and forward + backward (step 02.3);
-//   * seeded shuffling and minibatches (step 02.4), evaluation (step 02.5);
+//   * HostNetwork: forward (given) and forward + backward (step 02.2);
+//   * seeded shuffling and minibatches (step 02.3), evaluation (step 02.4);
 //   * host_kit(): all of it registered with the framework's CPU trainer (framework/host_trainer.hpp:
 //     the training loop with progress bar, CSV and pictures).
 #include <cstddef>
@@ -35,7 +35,7 @@ namespace host_training {
 void sgd_momentum_step(float* w, const float* g, float* velocity, size_t n, float lr, float momentum,
                        float weight_decay);
 
-// ---- 02.2 Adam --------------------------------------------------------------------------
+// ---- 02.1 Adam --------------------------------------------------------------------------
 // t = 1, 2, ... is the step number (after the first step t = 1).
 //   m = beta1 * m + (1 - beta1) * g
 //   v = beta2 * v + (1 - beta2) * g * g
@@ -80,7 +80,7 @@ class HostNetwork : public framework::HostModel {
   // x: batch x C x H x W -> logits: batch x classes. Keeps nothing for a backward pass.
   void forward(const float* x, int batch, float* logits) override;
 
-  // Step 02.3: forward pass keeping what backward needs, mean softmax-cross-entropy loss,
+  // Step 02.2: forward pass keeping what backward needs, mean softmax-cross-entropy loss,
   // backward pass. Returns the mean loss over the batch and OVERWRITES every Parameter::grad
   // with d(mean loss)/d(value). probabilities() then holds the batch's softmax output.
   float forward_backward(const float* x, const int* labels, int batch) override;
@@ -142,7 +142,7 @@ class HostNetwork : public framework::HostModel {
 // OptimizerConfig (kind, lr, momentum, weight decay, Adam's betas and eps, Adadelta's rho and eps),
 // optimizer_config(TrainConfig) and momentum_text are the framework's (framework/optimizer_config.hpp),
 // and so is the optimizer that keeps every parameter's state (framework/host_optimizer.hpp). This
-// lesson hands it its two update functions as rules: SGD with momentum (02.1) and Adam (02.2,
+// lesson hands it its two update functions as rules: SGD with momentum and Adam (02.1,
 // weight decay added to the gradient first, as PyTorch's Adam does).
 using UpdateRule = framework::HostUpdateRule;
 const UpdateRule& sgd_rule();   // sgd_momentum_step
@@ -159,7 +159,7 @@ class Optimizer : public framework::HostOptimizer {
       : framework::HostOptimizer(std::move(config), params, update_rules(extra)) {}
 };
 
-// ---- 02.4 seeded shuffling and minibatches ---------------------------------------------------
+// ---- 02.3 seeded shuffling and minibatches ---------------------------------------------------
 // Epoch e (0, 1, ...) visits the examples in the order course::Rng(seed, 1 + e).permutation(n).
 // Batch b of an epoch holds order[b*size .. b*size + size) (the last batch may be smaller).
 std::vector<int> epoch_order(int n, uint64_t seed, int epoch);
@@ -168,7 +168,7 @@ std::vector<int> epoch_order(int n, uint64_t seed, int epoch);
 void gather_batch(const course::Dataset& data, const std::vector<int>& order, int first, int count, float* x,
                   int* labels);
 
-// ---- 02.5 evaluation -------------------------------------------------------------------------
+// ---- 02.4 evaluation -------------------------------------------------------------------------
 // loss: mean softmax-cross-entropy over all examples; accuracy: fraction in [0, 1] predicted right;
 // confusion: classes x classes counts (row = true label, column = predicted);
 // predictions: the predicted class of every example (the first largest logit wins ties).
@@ -178,8 +178,8 @@ Evaluation evaluate(HostNetwork& net, const course::Dataset& data, int batch);
 
 // ---- the trainer (given) -----------------------------------------------------------------------
 // The CPU trainer is the framework's (framework/host_trainer.hpp); this lesson registers with it its
-// network (HostNetwork, on lesson 01's layers), its update rules (02.1, 02.2), its epoch order and
-// batches (02.4) and its evaluation (02.5). A later lesson swaps the network (a NetworkMaker: a
+// network (HostNetwork, on lesson 01's layers), its update rules (02.1), its epoch order and
+// batches (02.3) and its evaluation (02.4). A later lesson swaps the network (a NetworkMaker: a
 // derived one, on other layers or threads) and adds rules.
 using NetworkMaker = std::function<std::unique_ptr<HostNetwork>(const ModelSpec&, std::vector<Parameter>)>;
 // What the networks a NetworkMaker makes hold at most, in bytes, for these layers trained at `batch`

@@ -1,5 +1,5 @@
 // Lesson 02 (given code): HostNetwork's set-up, buffers and inference forward pass.
-// forward_backward (step 02.3) is in exercises/forward_backward.cpp.
+// forward_backward (step 02.2) is in exercises/forward_backward.cpp.
 #include <algorithm>
 #include <string>
 

@@ -1,4 +1,4 @@
-// Lesson 02 (given code): sgd_momentum_step and adam_step (steps 02.1 and 02.2) as the update rules
+// Lesson 02 (given code): sgd_momentum_step and adam_step (step 02.1) as the update rules
 // the framework's optimizer runs over every parameter of a network.
 #include <algorithm>
 #include <vector>

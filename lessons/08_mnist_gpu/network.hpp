@@ -2,7 +2,7 @@
 // GpuNetwork: lesson 02's ModelSpec built from the GPU layers (conv_layer.hpp, relu_layer.hpp,
 // maxpool_layer.hpp, dense_layer.hpp), its parameters in one ParameterStore (the framework's), the loss
 // (softmax_cross_entropy.hpp) at the end, kept by the framework's LayerStack. The framework chains
-// the layers exactly as lesson 02's HostNetwork chains lesson 01's on the CPU (your 02.3), so the
+// the layers exactly as lesson 02's HostNetwork chains lesson 01's on the CPU (your 02.2), so the
 // same weights and batches give the same losses and gradients (up to float rounding): the test
 // 08-train_step checks that, once the layers of 08.1-08.5 are written.
 //

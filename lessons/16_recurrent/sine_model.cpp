@@ -10,7 +10,7 @@
 #include "deeper_cnns.hpp"    // 15.4's regression_loss
 #include "fast_cpu.hpp"       // 11.7's run_shards and sum_in_order
 #include "host_layers.hpp"    // 01.1's dense layer
-#include "host_training.hpp"  // 02.2's Adam
+#include "host_training.hpp"  // 02.1's Adam
 
 namespace recurrent {
 

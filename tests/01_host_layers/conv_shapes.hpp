@@ -1,5 +1,5 @@
 #pragma once
-// Convolution shapes the tests of steps 01.3 and 01.4 run: odd and non-square sizes, batch > 1,
+// Convolution shapes the tests of steps 01.2 and 01.3 run: odd and non-square sizes, batch > 1,
 // stride 1/2/3, padding 0/1/2, kernels 1/3/5 and non-square kernels.
 #include <string>
 #include <vector>

@@ -1,5 +1,5 @@
-// Step 01.4: 2-D convolution backward. The tests take the forward pass from the test's
-// reference, so this step can be checked before or after 01.3.
+// Step 01.3: 2-D convolution backward. The tests take the forward pass from the test's
+// reference, so this step can be checked before or after 01.2.
 #include "conv_shapes.hpp"
 #include "host_layers.hpp"
 #include "layer_test_support.hpp"
@@ -22,7 +22,7 @@ Grads run_backward(const host_layers::ConvShape& s, const Vec& x, const Vec& W, 
 
 }  // namespace
 
-TEST_CASE("conv2d backward: hand case, 2x2 kernel, stride 1, no padding", "[01.4]") {
+TEST_CASE("conv2d backward: hand case, 2x2 kernel, stride 1, no padding", "[01.3]") {
   // x = [[1,2,3],[4,5,6],[7,8,9]], W = [[1,2],[3,4]], dy = [[1,-1],[2,0.5]]; out 2x2.
   const auto s = l01::conv_shape(1, 1, 3, 3, 1, 2, 2, 1, 0);
   const Vec x = {1, 2, 3, 4, 5, 6, 7, 8, 9}, W = {1, 2, 3, 4}, dy = {1, -1, 2, 0.5};
@@ -41,7 +41,7 @@ TEST_CASE("conv2d backward: hand case, 2x2 kernel, stride 1, no padding", "[01.4
   REQUIRE_TENSOR_CLOSE(g.dbias, dbias_hand, l01::bias_shape(s), 0.0, 0.0);
 }
 
-TEST_CASE("conv2d backward: hand case, 3x3 ones kernel, stride 2, padding 1", "[01.4]") {
+TEST_CASE("conv2d backward: hand case, 3x3 ones kernel, stride 2, padding 1", "[01.3]") {
   // x[r][c] = 4 r + c + 1 on 4x4, W all ones, dy all ones; out 2x2. Window (oh, ow) covers
   // rows 2 oh - 1 .. 2 oh + 1: rows {0,1} and {1,2,3}, the same for columns.
   const auto s = l01::conv_shape(1, 1, 4, 4, 1, 3, 3, 2, 1);
@@ -65,7 +65,7 @@ TEST_CASE("conv2d backward: hand case, 3x3 ones kernel, stride 2, padding 1", "[
   REQUIRE_TENSOR_CLOSE(g.dbias, dbias_hand, l01::bias_shape(s), 0.0, 0.0);
 }
 
-TEST_CASE("conv2d backward: matches finite differences in double", "[01.4]") {
+TEST_CASE("conv2d backward: matches finite differences in double", "[01.3]") {
   uint64_t seed = 500;
   for (const auto& s : l01::small_conv_shapes()) {
     INFO(l01::describe(s));
@@ -83,7 +83,7 @@ TEST_CASE("conv2d backward: matches finite differences in double", "[01.4]") {
   }
 }
 
-TEST_CASE("conv2d backward: random shapes in float and double match the reference", "[01.4]") {
+TEST_CASE("conv2d backward: random shapes in float and double match the reference", "[01.3]") {
   uint64_t seed = 600;
   for (const auto& s : l01::random_conv_shapes()) {
     INFO(l01::describe(s));

@@ -1,4 +1,4 @@
-// Step 01.3: 2-D convolution forward.
+// Step 01.2: 2-D convolution forward.
 #include "conv_shapes.hpp"
 #include "host_layers.hpp"
 #include "layer_test_support.hpp"
@@ -17,7 +17,7 @@ const std::vector<float> kImage4x4 = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
 
 }  // namespace
 
-TEST_CASE("conv2d forward: hand case, 3x3 kernel, stride 1, no padding", "[01.3]") {
+TEST_CASE("conv2d forward: hand case, 3x3 kernel, stride 1, no padding", "[01.2]") {
   const auto s = l01::conv_shape(1, 1, 4, 4, 1, 3, 3, 1, 0);  // out 2x2
   // W = [[1,0,0],[0,1,0],[0,0,-1]]: y[i][j] = x[i][j] + x[i+1][j+1] - x[i+2][j+2] + 0.5
   const std::vector<float> W = {1, 0, 0, 0, 1, 0, 0, 0, -1};
@@ -30,7 +30,7 @@ TEST_CASE("conv2d forward: hand case, 3x3 kernel, stride 1, no padding", "[01.3]
   REQUIRE_TENSOR_CLOSE(y, y_hand, l01::output_shape(s), 0.0, 0.0);  // exact: integers and halves
 }
 
-TEST_CASE("conv2d forward: hand case, stride 2, padding 1", "[01.3]") {
+TEST_CASE("conv2d forward: hand case, stride 2, padding 1", "[01.2]") {
   // out = (4 + 2*1 - 3) / 2 + 1 = 2. Output channel 0 sums its window (all-ones kernel);
   // channel 1 picks the window's centre (kernel 1 in the middle) and adds bias 100.
   const auto s = l01::conv_shape(1, 1, 4, 4, 2, 3, 3, 2, 1);
@@ -48,7 +48,7 @@ TEST_CASE("conv2d forward: hand case, stride 2, padding 1", "[01.3]") {
   REQUIRE_TENSOR_CLOSE(y, y_hand, l01::output_shape(s), 0.0, 0.0);
 }
 
-TEST_CASE("conv2d forward: hand case, 2 images, 2 input and 2 output channels, 1x1 kernel", "[01.3]") {
+TEST_CASE("conv2d forward: hand case, 2 images, 2 input and 2 output channels, 1x1 kernel", "[01.2]") {
   // x [2,2,1,2]: image 0 = channel 0 [1, 2], channel 1 [3, 4]; image 1 = [-1, 0], [2, -2].
   // W [2,2,1,1]: output 0 = 1*c0 + 10*c1; output 1 = -1*c0 + 0.5*c1 + 1 (bias).
   const auto s = l01::conv_shape(2, 2, 1, 2, 2, 1, 1, 1, 0);
@@ -65,7 +65,7 @@ TEST_CASE("conv2d forward: hand case, 2 images, 2 input and 2 output channels, 1
   REQUIRE_TENSOR_CLOSE(y, y_hand, l01::output_shape(s), 0.0, 0.0);
 }
 
-TEST_CASE("conv2d forward: random shapes in float and double match the reference", "[01.3]") {
+TEST_CASE("conv2d forward: random shapes in float and double match the reference", "[01.2]") {
   uint64_t seed = 400;
   for (const auto& s : l01::random_conv_shapes()) {
     INFO(l01::describe(s));

@@ -1,4 +1,4 @@
-// Step 01.5: max-pooling forward and backward, with the first-maximum tie rule.
+// Step 01.4: max-pooling forward and backward, with the first-maximum tie rule.
 #include <algorithm>
 #include <cmath>
 
@@ -40,7 +40,7 @@ std::vector<float> run_backward(const host_layers::PoolShape& s, const std::vect
 
 }  // namespace
 
-TEST_CASE("maxpool: hand case, 2x2 windows, stride 2, with ties", "[01.5]") {
+TEST_CASE("maxpool: hand case, 2x2 windows, stride 2, with ties", "[01.4]") {
   // x (4x4), flat index = 4 r + c:       windows:
   //    1  3 | 2  0                        (0,0): {1,3,4,2}  max 4 at index 4
   //    4  2 | 5  1                        (0,1): {2,0,5,1}  max 5 at index 6
@@ -60,7 +60,7 @@ TEST_CASE("maxpool: hand case, 2x2 windows, stride 2, with ties", "[01.5]") {
   REQUIRE_TENSOR_CLOSE(dx, dx_hand, l01::input_shape(s), 0.0, 0.0);
 }
 
-TEST_CASE("maxpool: a window of equal values sends its gradient to exactly one element", "[01.5]") {
+TEST_CASE("maxpool: a window of equal values sends its gradient to exactly one element", "[01.4]") {
   // 6x6 of the same value, window 3, stride 3: four windows, every element ties.
   const auto s = pool_shape(1, 1, 6, 6, 3, 3);
   const std::vector<float> x(36, 7.0f);
@@ -76,7 +76,7 @@ TEST_CASE("maxpool: a window of equal values sends its gradient to exactly one e
   CHECK(dx[21] == 8.0f);
 }
 
-TEST_CASE("maxpool: hand case, overlapping windows (2x2, stride 1) add their gradients", "[01.5]") {
+TEST_CASE("maxpool: hand case, overlapping windows (2x2, stride 1) add their gradients", "[01.4]") {
   // x (3x4), flat index = 4 r + c:    windows (2x2, stride 1), out 2x3:
   //   1 5 2 0                          (0,0) {1,5,3,4} -> 5 @1   (0,1) {5,2,4,9} -> 9 @6   (0,2) {2,0,9,1} -> 9 @6
   //   3 4 9 1                          (1,0) {3,4,0,2} -> 4 @5   (1,1) {4,9,2,6} -> 9 @6   (1,2) {9,1,6,8} -> 9 @6
@@ -93,7 +93,7 @@ TEST_CASE("maxpool: hand case, overlapping windows (2x2, stride 1) add their gra
   REQUIRE_TENSOR_CLOSE(dx, dx_hand, l01::input_shape(s), 0.0, 0.0);  // exact: small integers
 }
 
-TEST_CASE("maxpool: random shapes match the reference, with and without ties", "[01.5]") {
+TEST_CASE("maxpool: random shapes match the reference, with and without ties", "[01.4]") {
   const host_layers::PoolShape shapes[] = {
       pool_shape(1, 1, 1, 1, 1, 1),    // one pixel
       pool_shape(2, 3, 17, 13, 2, 2),  // odd sizes: the last row and column are dropped
@@ -133,7 +133,7 @@ TEST_CASE("maxpool: random shapes match the reference, with and without ties", "
     }
 }
 
-TEST_CASE("maxpool: backward matches finite differences in double", "[01.5]") {
+TEST_CASE("maxpool: backward matches finite differences in double", "[01.4]") {
   const host_layers::PoolShape shapes[] = {pool_shape(2, 2, 7, 6, 3, 2), pool_shape(1, 3, 6, 6, 2, 2),
                                            pool_shape(2, 1, 9, 5, 3, 1)};
   uint64_t seed = 800;

@@ -1,4 +1,4 @@
-// Step 01.2: ReLU forward and backward.
+// Step 01.1: ReLU forward and backward.
 #include <algorithm>
 #include <cmath>
 
@@ -26,12 +26,12 @@ void check_relu_hand_case() {
 
 }  // namespace
 
-TEST_CASE("relu: hand-computed forward and backward, float and double", "[01.2]") {
+TEST_CASE("relu: hand-computed forward and backward, float and double", "[01.1]") {
   check_relu_hand_case<float>();
   check_relu_hand_case<double>();
 }
 
-TEST_CASE("relu: random values of odd lengths", "[01.2]") {
+TEST_CASE("relu: random values of odd lengths", "[01.1]") {
   for (size_t n : {size_t(1), size_t(17), size_t(1000), size_t(28 * 28 * 3)}) {
     const uint64_t seed = 300 + n;
     CAPTURE(n);
@@ -51,7 +51,7 @@ TEST_CASE("relu: random values of odd lengths", "[01.2]") {
   }
 }
 
-TEST_CASE("relu: backward matches finite differences in double", "[01.2]") {
+TEST_CASE("relu: backward matches finite differences in double", "[01.1]") {
   const size_t n = 37;
   const uint64_t seed = 350;
   COURSE_INPUT_SEED(seed);

@@ -1,4 +1,4 @@
-// Step 01.6: softmax + cross-entropy, forward (mean loss) and backward.
+// Step 01.5: softmax + cross-entropy, forward (mean loss) and backward.
 // Approx(...).epsilon(0).margin(m): the margin alone decides (Approx would otherwise also
 // accept a relative error of 1e-5).
 #include <cmath>
@@ -31,7 +31,7 @@ void check_softmax_hand_case(T shift, double prob_tol, double loss_tol) {
 
 }  // namespace
 
-TEST_CASE("softmax-CE: hand-computed loss and probabilities", "[01.6]") {
+TEST_CASE("softmax-CE: hand-computed loss and probabilities", "[01.5]") {
   // double: only rounding of log/exp, ~1e-16. float: the logits carry a rounding of
   // 2^-24 * |logit| (+100 makes that ~6e-6), and p and the loss inherit it.
   check_softmax_hand_case<double>(0.0, 1e-14, 1e-14);
@@ -40,7 +40,7 @@ TEST_CASE("softmax-CE: hand-computed loss and probabilities", "[01.6]") {
   check_softmax_hand_case<float>(100.0f, 2e-5, 2e-5);
 }
 
-TEST_CASE("softmax-CE: hand-computed gradient", "[01.6]") {
+TEST_CASE("softmax-CE: hand-computed gradient", "[01.5]") {
   // dlogits = (p - onehot(label)) / batch with the probabilities of the hand case above:
   //   row 0: ([1/3, 1/3, 1/3] - [1, 0, 0]) / 2 = [-1/3, 1/6, 1/6]
   //   row 1: ([1/8, 2/8, 5/8] - [0, 0, 1]) / 2 = [1/16, 1/8, -3/16]
@@ -52,7 +52,7 @@ TEST_CASE("softmax-CE: hand-computed gradient", "[01.6]") {
   REQUIRE_ALL_CLOSE(dlogits, hand, 1e-16, 0.0);  // one subtraction and one halving: exact up to an ulp
 }
 
-TEST_CASE("softmax-CE: logits of +-1000 give a finite loss and exact probabilities", "[01.6]") {
+TEST_CASE("softmax-CE: logits of +-1000 give a finite loss and exact probabilities", "[01.5]") {
   // Without subtracting the row maximum, exp(1000) overflows to Inf and the loss becomes NaN.
   // row 0: [1000, -1000, 0], label 0 -> p = [1, 0, 0] (exp(-1000) underflows to 0), loss 0
   // row 1: [1000, -1000, 0], label 1 -> same p,                             loss 1000 - (-1000) = 2000
@@ -80,7 +80,7 @@ TEST_CASE("softmax-CE: logits of +-1000 give a finite loss and exact probabiliti
   }
 }
 
-TEST_CASE("softmax-CE: random logits in float match the reference", "[01.6]") {
+TEST_CASE("softmax-CE: random logits in float match the reference", "[01.5]") {
   struct Size {
     int batch, classes;
   };
@@ -118,7 +118,7 @@ TEST_CASE("softmax-CE: random logits in float match the reference", "[01.6]") {
   }
 }
 
-TEST_CASE("softmax-CE: gradient matches finite differences of the mean loss in double", "[01.6]") {
+TEST_CASE("softmax-CE: gradient matches finite differences of the mean loss in double", "[01.5]") {
   struct Size {
     int batch, classes;
   };

@@ -1,4 +1,4 @@
-// Step 02.4: epoch_order (a seeded permutation per epoch) and gather_batch.
+// Step 02.3: epoch_order (a seeded permutation per epoch) and gather_batch.
 #include <algorithm>
 #include <cmath>
 
@@ -7,7 +7,7 @@
 
 using namespace host_training;
 
-TEST_CASE("epoch_order is a permutation of 0..n-1", "[02.4]") {
+TEST_CASE("epoch_order is a permutation of 0..n-1", "[02.3]") {
   const int n = GENERATE(values({1, 17, 1000}));
   CAPTURE(n);
   std::vector<int> order = epoch_order(n, 3, 0);
@@ -16,7 +16,7 @@ TEST_CASE("epoch_order is a permutation of 0..n-1", "[02.4]") {
   for (int i = 0; i < n; ++i) REQUIRE(order[size_t(i)] == i);
 }
 
-TEST_CASE("epoch_order: reproducible from the seed, new every epoch, as specified", "[02.4]") {
+TEST_CASE("epoch_order: reproducible from the seed, new every epoch, as specified", "[02.3]") {
   const int n = 1000;
   const std::vector<int> e0 = epoch_order(n, 42, 0);
   CHECK(epoch_order(n, 42, 0) == e0);   // same seed, same epoch: same order
@@ -44,7 +44,7 @@ course::Dataset labelled_dataset(int n, int c, int h, int w) {
 }
 }  // namespace
 
-TEST_CASE("gather_batch copies the examples the order names, in that order", "[02.4]") {
+TEST_CASE("gather_batch copies the examples the order names, in that order", "[02.3]") {
   const int n = 11, c = 2, h = 3, w = 5;  // odd sizes, more than one channel
   const size_t plane = size_t(c) * h * w;
   const course::Dataset ds = labelled_dataset(n, c, h, w);
@@ -69,7 +69,7 @@ TEST_CASE("gather_batch copies the examples the order names, in that order", "[0
   REQUIRE(labels[size_t(count)] == -1);
 }
 
-TEST_CASE("gather_batch with an epoch order covers every example once per epoch", "[02.4]") {
+TEST_CASE("gather_batch with an epoch order covers every example once per epoch", "[02.3]") {
   const int n = 17, batch = 5;
   const course::Dataset ds = labelled_dataset(n, 1, 2, 3);
   const std::vector<int> order = epoch_order(n, 9, 2);
@@ -84,7 +84,7 @@ TEST_CASE("gather_batch with an epoch order covers every example once per epoch"
   for (int k = 0; k < n; ++k) CHECK(seen[size_t(k)] == 1);
 }
 
-TEST_CASE("gather_batch throws course::Error for a range outside the order, before copying anything", "[02.4]") {
+TEST_CASE("gather_batch throws course::Error for a range outside the order, before copying anything", "[02.3]") {
   const int n = 9, c = 1, h = 3, w = 2;
   const size_t plane = size_t(c) * h * w;
   const course::Dataset ds = labelled_dataset(n, c, h, w);
@@ -123,7 +123,7 @@ TEST_CASE("gather_batch throws course::Error for a range outside the order, befo
   REQUIRE_NOTHROW(gather_batch(ds, order, 9, 0, x.data(), labels.data()));
 }
 
-TEST_CASE("gather_batch throws course::Error when the order names an example the data set lacks", "[02.4]") {
+TEST_CASE("gather_batch throws course::Error when the order names an example the data set lacks", "[02.3]") {
   const int n = 6;
   const course::Dataset ds = labelled_dataset(n, 1, 2, 2);
   for (int missing : {-1, n, n + 40}) {

@@ -1,4 +1,4 @@
-// Step 02.5: evaluate on a tiny data set whose results are worked out by hand.
+// Step 02.4: evaluate on a tiny data set whose results are worked out by hand.
 #include <cmath>
 
 #include "course_test.hpp"
@@ -37,7 +37,7 @@ course::Dataset hand_made() {
 }
 }  // namespace
 
-TEST_CASE("evaluate: loss, accuracy, confusion and predictions by hand, any batch size", "[02.5]") {
+TEST_CASE("evaluate: loss, accuracy, confusion and predictions by hand, any batch size", "[02.4]") {
   HostNetwork net = identity_network();
   const course::Dataset ds = hand_made();
   const int batch = GENERATE(values({1, 2, 3, 5, 8}));  // 2 and 3 leave a smaller last batch
@@ -53,7 +53,7 @@ TEST_CASE("evaluate: loss, accuracy, confusion and predictions by hand, any batc
   REQUIRE(e.confusion == confusion);
 }
 
-TEST_CASE("evaluate: all correct gives accuracy 1 and a diagonal confusion matrix", "[02.5]") {
+TEST_CASE("evaluate: all correct gives accuracy 1 and a diagonal confusion matrix", "[02.4]") {
   HostNetwork net = identity_network();
   course::Dataset ds;
   ds.images = course::HostTensor({17, 10, 1, 1});

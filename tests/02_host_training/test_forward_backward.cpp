@@ -1,4 +1,4 @@
-// Step 02.3: HostNetwork::forward_backward. The loss and probabilities are compared with a
+// Step 02.2: HostNetwork::forward_backward. The loss and probabilities are compared with a
 // double forward pass built from lesson 01's double layers, and every checked gradient with
 // a central finite difference of that double loss.
 #include <algorithm>
@@ -94,15 +94,15 @@ void check_training_pass(const ModelSpec& spec, int batch, uint64_t seed, size_t
 
 }  // namespace
 
-TEST_CASE("forward_backward: two convs, strided conv, batch 3", "[02.3]") {
+TEST_CASE("forward_backward: two convs, strided conv, batch 3", "[02.2]") {
   check_training_pass(two_convs(), 3, 31, 1000);
 }
 
-TEST_CASE("forward_backward: overlapping pool windows, batch 1 and 4", "[02.3]") {
+TEST_CASE("forward_backward: overlapping pool windows, batch 1 and 4", "[02.2]") {
   const int batch = GENERATE(values({1, 4}));
   check_training_pass(overlapping_pool(), batch, 57, 1000);
 }
 
-TEST_CASE("forward_backward: the small CNN of the trainer, batch 2 (sampled gradients)", "[02.3]") {
+TEST_CASE("forward_backward: the small CNN of the trainer, batch 2 (sampled gradients)", "[02.2]") {
   check_training_pass(small_cnn(), 2, 5, 24);
 }

@@ -1,4 +1,4 @@
-// Steps 02.1 and 02.2: one and three optimizer steps against values worked out by hand,
+// Step 02.1: one and three optimizer steps against values worked out by hand,
 // random odd sizes against a double reference, and the Optimizer wrapper.
 #include <cmath>
 
@@ -74,7 +74,7 @@ TEST_CASE("sgd_momentum_step: random odd sizes against a double reference", "[02
   REQUIRE_ALL_CLOSE(w, w_ref, 1e-5, 1e-5);
 }
 
-TEST_CASE("adam_step: one and three steps worked out by hand (small numbers)", "[02.2]") {
+TEST_CASE("adam_step: one and three steps worked out by hand (small numbers)", "[02.1]") {
   // lr 0.1, beta1 0.5, beta2 0.75, eps 0.25 (large, so that where eps goes matters).
   // Step 1 (t = 1), g = (0.5, 0.25, -1): m = 0.5 g = (0.25, 0.125, -0.5), v = 0.25 g^2 = (0.0625, 0.015625, 0.25)
   //   m_hat = m / 0.5 = g,  sqrt(v_hat) = sqrt(v / 0.25) = |g| = (0.5, 0.25, 1)
@@ -107,7 +107,7 @@ TEST_CASE("adam_step: one and three steps worked out by hand (small numbers)", "
   REQUIRE_ALL_CLOSE(w, (std::vector<double>{0.92026014, -2.09769186, 0.54184560}), kAtol, kRtol);
 }
 
-TEST_CASE("adam_step: the usual betas, one and three steps", "[02.2]") {
+TEST_CASE("adam_step: the usual betas, one and three steps", "[02.1]") {
   // lr 0.01, beta1 0.9, beta2 0.999, eps 1e-8. Step 1: m_hat = g, sqrt(v_hat) = |g|, so every
   // weight moves by lr against the sign of its gradient: w = (0.99, -2.01, 0.51).
   //   m = 0.1 g = (0.05, 0.025, -0.1),  v = 0.001 g^2 = (0.00025, 0.0000625, 0.001)
@@ -132,7 +132,7 @@ TEST_CASE("adam_step: the usual betas, one and three steps", "[02.2]") {
   REQUIRE_ALL_CLOSE(w, (std::vector<double>{0.98393234, -2.02095117, 0.51031650}), kAtol, kRtol);
 }
 
-TEST_CASE("adam_step: random odd sizes against a double reference", "[02.2]") {
+TEST_CASE("adam_step: random odd sizes against a double reference", "[02.1]") {
   const size_t n = GENERATE(values<size_t>({1, 17, 33, 1001}));
   const uint64_t seed = 200 + n;
   CAPTURE(n);
@@ -176,7 +176,7 @@ TEST_CASE("Optimizer(sgd) steps every parameter with its own velocity", "[02.1]"
   REQUIRE_ALL_CLOSE(params[0].value, (std::vector<double>{2.422664297}), kAtol, kRtol);
 }
 
-TEST_CASE("Optimizer(adam) counts t from 1", "[02.2]") {
+TEST_CASE("Optimizer(adam) counts t from 1", "[02.1]") {
   std::vector<Parameter> params(1);
   params[0] = {"w", {3}, {1.0f, -2.0f, 0.5f}, {0, 0, 0}};
   OptimizerConfig config;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The learner's loop, checked end to end on a copy of this working tree (no build folders):
 #   1. configure the learner build and check lesson 01: its steps fail on the stubs;
-#   2. "write" step 01.1 (the solution's file stands in for the learner's, its TODO markers gone, the
+#   2. "write" step 01.1 (the solutions' dense.cpp and relu.cpp stand in for the learner's, their TODO markers gone, the
 #      build configured again): check_01.1 passes;
 #   3. put the stub back: check_01.1 fails again (the check target rebuilt; no stale binary), and
 #      so does CTest run directly (it builds first);
@@ -42,6 +42,7 @@ say "lesson 01's failing steps after ${first_red} s"
 say "2a. a wrong dx, the TODO markers deleted and the build configured again: check_01.1 names the output,"
 say "    its worst element, the tolerance, and still the file and functions to edit"
 sed 's/dy\[b \* out + o\] \* W\[o \* in + i\];/dy[b * out + o] * W[o * in];/' solutions/01_host_layers/exercises/dense.cpp >"$exercise"
+cp solutions/01_host_layers/exercises/relu.cpp lessons/01_host_layers/exercises/relu.cpp  # the step's ReLU half, written
 grep -q 'W\[o \* in\];' "$exercise" || fail "could not plant the dx bug (the solution's text changed)"
 ! grep -q 'TODO(01' "$exercise" || fail "the written step still carries a TODO marker"
 cmake --preset lessons >"$work/configure2.log" 2>&1 || { tail -n 20 "$work/configure2.log"; fail "configure after deleting the markers"; }

@@ -1,4 +1,4 @@
-// Lesson 01, step 01.3: 2-D convolution forward (cross-correlation, as in every DL library).
+// Lesson 01, step 01.2: 2-D convolution forward (cross-correlation, as in every DL library).
 #include "course/error.hpp"
 #include "host_layers.hpp"
 
@@ -6,7 +6,7 @@ namespace host_layers {
 
 template <typename T>
 void conv2d_forward(const ConvShape& s, const T* x, const T* W, const T* bias, T* y) {
-  // TODO(01.3): y = bias + the cross-correlation (no kernel flip) of x with W, at stride
+  // TODO(01.2): y = bias + the cross-correlation (no kernel flip) of x with W, at stride
   // s.stride with s.pad rows and columns of zero padding on every side:
   //   y[n][o][oh][ow] = bias[o] + sum over c, kh, kw of x[n][c][ih][iw] * W[o][c][kh][kw]
   //   with ih = oh * stride - pad + kh and iw = ow * stride - pad + kw,
@@ -16,7 +16,7 @@ void conv2d_forward(const ConvShape& s, const T* x, const T* W, const T* bias, T
   // kernel_h, kernel_w], bias [out_channels], y [batch, out_channels, out_h, out_w]; the flat
   // index of x[n][c][h][w] is ((n * in_channels + c) * height + h) * width + w (see the README).
   (void)s; (void)x; (void)W; (void)bias; (void)y;  // delete with the todo line
-  course::todo("01.3", "conv2d_forward");
+  course::todo("01.2", "conv2d_forward");
 }
 
 template void conv2d_forward<float>(const ConvShape&, const float*, const float*, const float*, float*);

@@ -1,4 +1,4 @@
-// Lesson 02, step 02.5: loss, accuracy, confusion matrix and predictions over a whole data set.
+// Lesson 02, step 02.4: loss, accuracy, confusion matrix and predictions over a whole data set.
 #include <algorithm>
 
 #include "course/error.hpp"
@@ -6,7 +6,7 @@
 
 namespace host_training {
 
-// TODO(02.5): run net.forward over all of `data`, in order, at most `batch` examples at a time
+// TODO(02.4): run net.forward over all of `data`, in order, at most `batch` examples at a time
 // (the last batch may be smaller), and return (see Evaluation in host_training.hpp):
 //   * loss: the mean softmax-cross-entropy over all EXAMPLES (not the mean of the batch means:
 //     the last batch may be smaller); host_layers::softmax_cross_entropy_forward gives one
@@ -17,7 +17,7 @@ namespace host_training {
 //   * accuracy: the fraction in [0, 1] of examples predicted right.
 Evaluation evaluate(HostNetwork& net, const course::Dataset& data, int batch) {
   (void)net, (void)data, (void)batch;
-  course::todo("02.5", "evaluate");
+  course::todo("02.4", "evaluate");
 }
 
 }  // namespace host_training

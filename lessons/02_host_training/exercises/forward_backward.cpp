@@ -1,4 +1,4 @@
-// Lesson 02, step 02.3: one training pass of the network: forward keeping what backward
+// Lesson 02, step 02.2: one training pass of the network: forward keeping what backward
 // needs, the loss, then backward through the layers in reverse order.
 #include <algorithm>
 
@@ -7,7 +7,7 @@
 
 namespace host_training {
 
-// TODO(02.3): one training pass over x [batch x C x H x W] with labels[batch], built from lesson
+// TODO(02.2): one training pass over x [batch x C x H x W] with labels[batch], built from lesson
 // 01's layers (namespace host_layers: conv2d_*, relu_*, maxpool_*, dense_*,
 // softmax_cross_entropy_*), layer by layer as plan_ lists them (HostNetwork::forward in
 // network.cpp walks them the same way).
@@ -20,7 +20,7 @@ namespace host_training {
 //     wrote (pool windows may overlap). So every layer's input must still be there for backward.
 float HostNetwork::forward_backward(const float* x, const int* labels, int batch) {
   (void)x, (void)labels, (void)batch;
-  course::todo("02.3", "HostNetwork::forward_backward");
+  course::todo("02.2", "HostNetwork::forward_backward");
 }
 
 }  // namespace host_training

@@ -1,4 +1,4 @@
-// Lesson 02, steps 02.1 and 02.2: the two optimizers. Each call updates n values in place.
+// Lesson 02, step 02.1: the two optimizers. Each call updates n values in place.
 #include <cmath>
 
 #include "course/error.hpp"
@@ -17,7 +17,7 @@ void sgd_momentum_step(float* w, const float* g, float* velocity, size_t n, floa
   course::todo("02.1", "sgd_momentum_step");
 }
 
-// TODO(02.2): one step of Adam as torch.optim.Adam computes it (no weight decay), in place for
+// TODO(02.1): one step of Adam as torch.optim.Adam computes it (no weight decay), in place for
 // every i < n: m[i] and v[i] become the moving averages of g[i] (rate beta1) and of g[i]^2 (rate
 // beta2), and w[i] moves by -lr * m_hat / (sqrt(v_hat) + eps), with the bias corrections
 // m_hat = m[i] / (1 - beta1^t) and v_hat = v[i] / (1 - beta2^t). eps is added OUTSIDE the
@@ -25,7 +25,7 @@ void sgd_momentum_step(float* w, const float* g, float* velocity, size_t n, floa
 void adam_step(float* w, const float* g, float* m, float* v, size_t n, float lr, float beta1, float beta2,
                float eps, int t) {
   (void)w, (void)g, (void)m, (void)v, (void)n, (void)lr, (void)beta1, (void)beta2, (void)eps, (void)t;
-  course::todo("02.2", "adam_step");
+  course::todo("02.1", "adam_step");
 }
 
 }  // namespace host_training

@@ -1,4 +1,4 @@
-// Lesson 01, step 01.4: 2-D convolution backward. Walk the same loops as the
+// Lesson 01, step 01.3: 2-D convolution backward. Walk the same loops as the
 // forward pass; every product x*W that made y contributes dy*W to dx and dy*x to dW.
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-// Lesson 01, step 01.3: 2-D convolution forward (cross-correlation, as in every DL library).
+// Lesson 01, step 01.2: 2-D convolution forward (cross-correlation, as in every DL library).
 #include "host_layers.hpp"
 
 namespace host_layers {

@@ -1,4 +1,4 @@
-// Lesson 01, step 01.5: max-pooling forward and backward. Ties: first maximum wins.
+// Lesson 01, step 01.4: max-pooling forward and backward. Ties: first maximum wins.
 #include <algorithm>
 
 #include "host_layers.hpp"

@@ -1,4 +1,4 @@
-// Lesson 01, step 01.2: ReLU forward and backward.
+// Lesson 01, step 01.1: ReLU forward and backward.
 #include "host_layers.hpp"
 
 namespace host_layers {

@@ -1,4 +1,4 @@
-// Lesson 01, step 01.6: softmax + cross-entropy, numerically stable.
+// Lesson 01, step 01.5: softmax + cross-entropy, numerically stable.
 #include <algorithm>
 #include <cmath>
 

@@ -1,4 +1,4 @@
-// Lesson 02, step 02.4: a new, reproducible order every epoch, and minibatches gathered from it.
+// Lesson 02, step 02.3: a new, reproducible order every epoch, and minibatches gathered from it.
 #include <algorithm>
 #include <string>
 

@@ -1,4 +1,4 @@
-// Lesson 02, step 02.5: loss, accuracy, confusion matrix and predictions over a whole data set.
+// Lesson 02, step 02.4: loss, accuracy, confusion matrix and predictions over a whole data set.
 #include <algorithm>
 #include <string>
 

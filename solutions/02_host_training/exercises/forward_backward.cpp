@@ -1,4 +1,4 @@
-// Lesson 02, step 02.3: one training pass of the network. Forward through the layers keeping
+// Lesson 02, step 02.2: one training pass of the network. Forward through the layers keeping
 // every layer's input (backward needs it), the loss, then backward through the layers in reverse.
 #include <algorithm>
 

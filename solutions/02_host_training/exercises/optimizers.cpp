@@ -1,4 +1,4 @@
-// Lesson 02, steps 02.1 and 02.2: the two optimizers, one update of n values.
+// Lesson 02, step 02.1: the two optimizers, one update of n values.
 #include <cmath>
 
 #include "host_training.hpp"
