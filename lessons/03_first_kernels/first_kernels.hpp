@@ -36,17 +36,17 @@ constexpr int kMaxPlanesInGrid = 65535;
 // c[i] = a[i] + b[i] for i < n (1-D grid-stride loop).
 void vector_add(const float* a, const float* b, float* c, size_t n);
 
-// ---- 03.2 ReLU --------------------------------------------------------------------------
+// ---- 03.1 ReLU --------------------------------------------------------------------------
 // y[i] = max(x[i], 0).
 void relu_forward(const float* x, float* y, size_t n, cudaStream_t stream = nullptr);
 // dx[i] = dy[i] where x[i] > 0, else 0 (the gradient at exactly 0 is 0, as in lesson 01).
 void relu_backward(const float* x, const float* dy, float* dx, size_t n, cudaStream_t stream = nullptr);
 
-// ---- 03.3 bias add over NCHW --------------------------------------------------------------
+// ---- 03.2 bias add over NCHW --------------------------------------------------------------
 // In place: y[n][c][p] += bias[c] for a [batch, channels, plane] tensor, plane = H*W.
 void bias_add_nchw(float* y, const float* bias, int batch, int channels, int plane);
 
-// ---- 03.4 SGD with momentum (PyTorch's torch.optim.SGD, dampening 0, no Nesterov) --------
+// ---- 03.2 SGD with momentum (PyTorch's torch.optim.SGD, dampening 0, no Nesterov) --------
 // In place, for every i < n:
 //   velocity[i] = momentum * velocity[i] + (g[i] + weight_decay * w[i])
 //   w[i]       -= (*lr) * velocity[i]

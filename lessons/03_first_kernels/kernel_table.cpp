@@ -110,7 +110,7 @@ Row bench_relu_forward(size_t n, const TableOptions& o) {
   Vec y(n), y_host(n);
   DeviceBuffer<float> dx(x), dy(n);
   dy.poison();
-  Bench bench{"03.2", "relu_forward", 8.0 * n, {0.0, 0.0}, {}, {}, {}, {}, {}};
+  Bench bench{"03.1", "relu_forward", 8.0 * n, {0.0, 0.0}, {}, {}, {}, {}, {}};
   bench.gpu = [&] { first_kernels::relu_forward(dx.data(), dy.data(), n); };
   bench.cpu = [&] { host_layers::relu_forward(x.data(), y.data(), n); };
   bench.with_copies = [&] {
@@ -128,7 +128,7 @@ Row bench_relu_backward(size_t n, const TableOptions& o) {
   Vec dx(n), dx_host(n);
   DeviceBuffer<float> d_x(x), d_dy(dy), d_dx(n);
   d_dx.poison();
-  Bench bench{"03.2", "relu_backward", 12.0 * n, {0.0, 0.0}, {}, {}, {}, {}, {}};
+  Bench bench{"03.1", "relu_backward", 12.0 * n, {0.0, 0.0}, {}, {}, {}, {}, {}};
   bench.gpu = [&] { first_kernels::relu_backward(d_x.data(), d_dy.data(), d_dx.data(), n); };
   bench.cpu = [&] { host_layers::relu_backward(x.data(), dy.data(), dx.data(), n); };
   bench.with_copies = [&] {
@@ -150,7 +150,7 @@ Row bench_bias_add(size_t n, const TableOptions& o) {
   DeviceBuffer<float> dy(y0), dbias(bias);
   // In place: the check compares one run on y0 (GPU) with one run on y0 (CPU); the timed
   // repeats after it keep adding the bias, which changes the values but not the work.
-  Bench bench{"03.3", "bias_add_nchw", 8.0 * n + 4.0 * kBiasChannels, {0.0, 0.0}, {}, {}, {}, {}, {}};
+  Bench bench{"03.2", "bias_add_nchw", 8.0 * n + 4.0 * kBiasChannels, {0.0, 0.0}, {}, {}, {}, {}, {}};
   bench.gpu = [&] { first_kernels::bias_add_nchw(dy.data(), dbias.data(), batch, kBiasChannels, kBiasPlane); };
   bench.cpu = [&] {
     for (size_t row = 0; row < size_t(batch) * kBiasChannels; ++row)
@@ -171,10 +171,10 @@ Row bench_sgd(size_t n, const TableOptions& o) {
   const Vec w0 = course::random_uniform(n, o.seed + 7, -1.0f, 1.0f), g = course::random_uniform(n, o.seed + 8);
   const Vec v0 = course::random_uniform(n, o.seed + 9, -0.1f, 0.1f);
   Vec w = w0, v = v0, w_host(n), v_host(n);
-  DeviceBuffer<float> dw(w0), dg(g), dv(v0), dlr(Vec{kLr});  // the rate in device memory (03.4)
+  DeviceBuffer<float> dw(w0), dg(g), dv(v0), dlr(Vec{kLr});  // the rate in device memory (03.2)
   // The GPU may fuse a*b + c into one FMA (one rounding instead of two) where the CPU
   // rounds twice: a few float ulps of the largest term (|terms| <= 2) apart, so 1e-6.
-  Bench bench{"03.4", "sgd_momentum", 20.0 * n, {1e-6, 1e-6}, {}, {}, {}, {}, {}};
+  Bench bench{"03.2", "sgd_momentum", 20.0 * n, {1e-6, 1e-6}, {}, {}, {}, {}, {}};
   bench.gpu = [&] { first_kernels::sgd_momentum_update(dw.data(), dg.data(), dv.data(), n, dlr.data(), kMomentum,
                                                       kWeightDecay); };
   bench.cpu = [&] {  // lesson 02's host_training::sgd_momentum_step, written out

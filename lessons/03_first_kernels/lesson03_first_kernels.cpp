@@ -159,7 +159,7 @@ int main(int argc, char** argv) {
     const size_t copy_mib = quick && !args.given("--copy-mib") ? 32 : static_cast<size_t>(args.get_int("--copy-mib"));
 
     if (cpu_only) {
-      course::announce_cpu_only("03", "03.1-03.4", args.flag("--cpu-only"));
+      course::announce_cpu_only("03", "03.1-03.2", args.flag("--cpu-only"));
       lesson03::CpuBaselineOptions cpu;
       cpu.sizes = sizes;
       cpu.copy_bytes = copy_mib << 20;

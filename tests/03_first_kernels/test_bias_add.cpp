@@ -1,4 +1,4 @@
-// Lesson 03, step 03.3: bias_add_nchw (in place) against a plain CPU loop.
+// Lesson 03, step 03.2: bias_add_nchw (in place) against a plain CPU loop.
 // An in-place output cannot be poisoned: instead the expected result is computed on the CPU
 // from the inputs, and every bias is at least 0.25 away from 0, so a kernel that leaves y
 // unchanged (the stub) or skips an element fails.
@@ -54,7 +54,7 @@ void check_bias_add(const Shape& s, uint64_t seed) {
 
 }  // namespace
 
-TEST_CASE("bias_add_nchw matches a CPU loop on odd shapes", "[03.3]") {
+TEST_CASE("bias_add_nchw matches a CPU loop on odd shapes", "[03.2]") {
   const std::vector<Shape> shapes = {
       {1, 1, 1},        // one element
       {1, 3, 17},       // plane smaller than a block
@@ -71,7 +71,7 @@ TEST_CASE("bias_add_nchw matches a CPU loop on odd shapes", "[03.3]") {
   }
 }
 
-TEST_CASE("bias_add_nchw covers grids larger than the launch: grid-stride in x and y", "[03.3]") {
+TEST_CASE("bias_add_nchw covers grids larger than the launch: grid-stride in x and y", "[03.2]") {
   // x: a plane of more than kGridCapacity values (the grid's x extent is capped at kMaxBlocks
   //    blocks), so each thread handles several positions of the plane.
   // y: more than kMaxPlanesInGrid = 65535 planes (the hardware limit of gridDim.y), so
@@ -87,7 +87,7 @@ TEST_CASE("bias_add_nchw covers grids larger than the launch: grid-stride in x a
   }
 }
 
-TEST_CASE("bias_add_nchw with an empty shape launches nothing and reports no error", "[03.3]") {
+TEST_CASE("bias_add_nchw with an empty shape launches nothing and reports no error", "[03.2]") {
   REQUIRE_NOTHROW(first_kernels::bias_add_nchw(nullptr, nullptr, 0, 3, 5));
   REQUIRE_NOTHROW(first_kernels::bias_add_nchw(nullptr, nullptr, 2, 3, 0));
   CUDA_CHECK(cudaDeviceSynchronize());

@@ -1,4 +1,4 @@
-// Lesson 03, step 03.2: relu_forward and relu_backward against lesson 01's CPU versions
+// Lesson 03, step 03.1: relu_forward and relu_backward against lesson 01's CPU versions
 // (host_layers_ref, built from solutions/).
 #include <cstdint>
 #include <limits>
@@ -31,7 +31,7 @@ std::vector<float> relu_input(size_t n, uint64_t seed) {
 // Tolerance 0 in this file: ReLU only compares and copies, no arithmetic, so the GPU and
 // lesson 01 must give bit-identical results (a -0.0 against +0.0 compares equal).
 
-TEST_CASE("relu_forward matches lesson 01 at every size", "[03.2]") {
+TEST_CASE("relu_forward matches lesson 01 at every size", "[03.1]") {
   for (size_t n : test_sizes()) {
     const uint64_t seed = 321 + n;
     CAPTURE(n);
@@ -48,7 +48,7 @@ TEST_CASE("relu_forward matches lesson 01 at every size", "[03.2]") {
   }
 }
 
-TEST_CASE("relu_backward matches lesson 01 at every size", "[03.2]") {
+TEST_CASE("relu_backward matches lesson 01 at every size", "[03.1]") {
   for (size_t n : test_sizes()) {
     const uint64_t seed = 331 + n;
     CAPTURE(n);
@@ -68,7 +68,7 @@ TEST_CASE("relu_backward matches lesson 01 at every size", "[03.2]") {
   }
 }
 
-TEST_CASE("relu: hand-computed values, exact zeros included", "[03.2]") {
+TEST_CASE("relu: hand-computed values, exact zeros included", "[03.1]") {
   const std::vector<float> x = {-2.0f, -0.0f, 0.0f, 1e-30f, 3.5f, -1e-30f, 7.0f};
   const std::vector<float> dy = {1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f};
   const std::vector<float> y_expected = {0.0f, 0.0f, 0.0f, 1e-30f, 3.5f, 0.0f, 7.0f};
@@ -83,7 +83,7 @@ TEST_CASE("relu: hand-computed values, exact zeros included", "[03.2]") {
   REQUIRE_ALL_CLOSE(dx, dx_expected, 0.0, 0.0);
 }
 
-TEST_CASE("relu with n == 0 launches nothing and reports no error", "[03.2]") {
+TEST_CASE("relu with n == 0 launches nothing and reports no error", "[03.1]") {
   REQUIRE_NOTHROW(first_kernels::relu_forward(nullptr, nullptr, 0));
   REQUIRE_NOTHROW(first_kernels::relu_backward(nullptr, nullptr, nullptr, 0));
   CUDA_CHECK(cudaDeviceSynchronize());

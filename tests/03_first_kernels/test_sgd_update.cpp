@@ -1,4 +1,4 @@
-// Lesson 03, step 03.4: sgd_momentum_update (in place) against a CPU loop in double.
+// Lesson 03, step 03.2: sgd_momentum_update (in place) against a CPU loop in double.
 // The reference is the formula of torch.optim.SGD and of lesson 02's
 // host_training::sgd_momentum_step, written out here as a plain loop:
 //   v = momentum * v + (g + weight_decay * w);   w = w - lr * v
@@ -61,7 +61,7 @@ void check_sgd(size_t n, const Hyper& h, uint64_t seed, bool zero_velocity) {
 
 }  // namespace
 
-TEST_CASE("sgd_momentum_update matches the CPU formula at every size", "[03.4]") {
+TEST_CASE("sgd_momentum_update matches the CPU formula at every size", "[03.2]") {
   const Hyper h{0.05f, 0.9f, 0.01f};
   for (size_t n : test_sizes()) {
     const uint64_t seed = 361 + n;
@@ -71,7 +71,7 @@ TEST_CASE("sgd_momentum_update matches the CPU formula at every size", "[03.4]")
   }
 }
 
-TEST_CASE("sgd_momentum_update: first step, plain SGD, and no weight decay", "[03.4]") {
+TEST_CASE("sgd_momentum_update: first step, plain SGD, and no weight decay", "[03.2]") {
   const size_t n = 1000;
   struct Case {
     const char* name;
@@ -91,13 +91,13 @@ TEST_CASE("sgd_momentum_update: first step, plain SGD, and no weight decay", "[0
   }
 }
 
-TEST_CASE("sgd_momentum_update with n == 0 launches nothing and reports no error", "[03.4]") {
+TEST_CASE("sgd_momentum_update with n == 0 launches nothing and reports no error", "[03.2]") {
   REQUIRE_NOTHROW(first_kernels::sgd_momentum_update(nullptr, nullptr, nullptr, 0, nullptr, 0.9f, 0.0f));
   CUDA_CHECK(cudaDeviceSynchronize());
 }
 
 TEST_CASE("sgd_momentum_update reads the rate when it runs: a captured launch replayed after the rate changed",
-          "[03.4]") {
+          "[03.2]") {
   const size_t n = 777;
   const std::vector<float> w0 = random_vector(n, 381, -1.0f, 1.0f), g = random_vector(n, 382, -0.5f, 0.5f);
   DeviceBuffer<float> d_w(w0), d_g(g), d_v(std::vector<float>(n, 0.0f)), d_lr(std::vector<float>{0.5f});

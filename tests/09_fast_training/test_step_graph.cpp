@@ -21,7 +21,7 @@ namespace {
 
 // lesson 03's SGD step with momentum 0 and no weight decay: velocity = g, w -= lr * g. One launch
 // is one easily predicted change of w, and repeated launches add up.
-// Its rate is read from device memory (03.4): the rates this file uses, uploaded once, before any
+// Its rate is read from device memory (03.2): the rates this file uses, uploaded once, before any
 // capture (every test case calls rates() first; an upload while a stream is captured would fail).
 const std::map<float, DeviceBuffer<float>>& rates() {
   static const std::map<float, DeviceBuffer<float>> made = [] {

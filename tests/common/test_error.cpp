@@ -42,11 +42,11 @@ int run_main_captured(const std::function<int()>& body, std::string& printed) {
 
 TEST_CASE("todo() throws NotImplemented naming the step and the function", "[error]") {
   try {
-    course::todo("03.2", "relu_forward");
+    course::todo("03.1", "relu_forward");
     FAIL("todo() returned");
   } catch (const course::NotImplemented& e) {
     const std::string msg = e.what();
-    CHECK(msg.rfind("TODO(03.2): relu_forward", 0) == 0);
+    CHECK(msg.rfind("TODO(03.1): relu_forward", 0) == 0);
     CHECK(contains(msg, "your exercise"));
   }
   // A stub's error is a course::Error, so run_main reports it like any other.

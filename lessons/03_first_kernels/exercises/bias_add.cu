@@ -1,4 +1,4 @@
-// Lesson 03, step 03.3: add a per-channel bias to an NCHW tensor, with a 2-D grid. YOUR FILE.
+// Lesson 03, step 03.2: add a per-channel bias to an NCHW tensor, with a 2-D grid. YOUR FILE.
 // y is viewed as rows = batch*channels planes of `plane` = H*W contiguous values:
 //   grid y (blockIdx.y)              -> which plane (row = n*channels + c)
 //   grid x (blockIdx.x, threadIdx.x) -> which position p inside the plane
@@ -14,7 +14,7 @@ namespace first_kernels {
 namespace {
 
 __global__ void bias_add_nchw_kernel(float* y, const float* bias, int channels, int plane, size_t rows) {
-  // TODO(03.3): in place, for every row < rows (row = n*channels + c) and p < plane:
+  // TODO(03.2): in place, for every row < rows (row = n*channels + c) and p < plane:
   //   y[row * plane + p] += bias[row % channels]
   // each element exactly once. The grid may be smaller than the work in BOTH directions: more
   // than 65535 rows (gridDim.y is capped) and planes larger than kGridCapacity (gridDim.x is

@@ -1,4 +1,4 @@
-// Lesson 03, step 03.3: add a per-channel bias to an NCHW tensor, with a 2-D grid.
+// Lesson 03, step 03.2: add a per-channel bias to an NCHW tensor, with a 2-D grid.
 // y is viewed as rows = batch*channels planes of `plane` = H*W contiguous values:
 //   grid y (blockIdx.y)           -> which plane (row = n*channels + c)
 //   grid x (blockIdx.x, threadIdx.x) -> which position p inside the plane

@@ -1,4 +1,4 @@
-// Lesson 03, step 03.2: ReLU forward and backward, elementwise (1-D grid-stride loops).
+// Lesson 03, step 03.1: ReLU forward and backward, elementwise (1-D grid-stride loops).
 #include "course/cuda_check.hpp"
 #include "first_kernels.hpp"
 

@@ -1,4 +1,4 @@
-// Lesson 03, step 03.4: one SGD-with-momentum step, the formula of torch.optim.SGD
+// Lesson 03, step 03.2: one SGD-with-momentum step, the formula of torch.optim.SGD
 // (dampening 0, no Nesterov) and of lesson 02's host_training::sgd_momentum_step.
 #include "course/cuda_check.hpp"
 #include "first_kernels.hpp"
