@@ -1,5 +1,5 @@
 #pragma once
-// The dense (fully connected) layer: lesson 04's GEMMs. Its forward and backward are step 08.4
+// The dense (fully connected) layer: lesson 04's GEMMs. Its forward and backward are step 08.1
 // (exercises/dense_layer.cpp); the constructor is given (dense_layer_setup.cpp).
 #include <string>
 
@@ -15,8 +15,8 @@ class DenseLayer : public Layer {
  public:
   DenseLayer(std::string name, const host_training::LayerPlan& plan, int max_batch, ParamView weight,
              ParamView bias);
-  void forward(const float* x, int batch) override;                     // step 08.4
-  void backward(const float* x, const float* dy, int batch) override;   // step 08.4
+  void forward(const float* x, int batch) override;                     // step 08.1
+  void backward(const float* x, const float* dy, int batch) override;   // step 08.1
 
  private:
   ParamView weight_, bias_;

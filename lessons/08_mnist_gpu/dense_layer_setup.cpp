@@ -1,5 +1,5 @@
 // Lesson 08 (given code): the dense layer's constructor. Its forward and backward passes are
-// step 08.4 (exercises/dense_layer.cpp).
+// step 08.1 (exercises/dense_layer.cpp).
 #include "dense_layer.hpp"
 
 #include <utility>

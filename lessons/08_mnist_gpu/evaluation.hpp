@@ -1,6 +1,6 @@
 #pragma once
 // The test set through a GPU network (the framework's evaluation, framework/device_trainer.hpp),
-// counted with this lesson's kernels: the loss sum and the right answers of 08.8.
+// counted with this lesson's kernels: the loss sum and the right answers of 08.4.
 #include "framework/device_data.hpp"
 #include "framework/device_network.hpp"
 #include "framework/device_trainer.hpp"
@@ -10,7 +10,7 @@ namespace mnist_gpu {
 // loss, accuracy, every prediction and logit, the confusion matrix (the framework's).
 using GpuEvaluation = framework::DeviceEvaluation;
 
-// This lesson's gather (08.7), loss sum and right answers (08.8), as the framework calls them (the
+// This lesson's gather (08.3), loss sum and right answers (08.4), as the framework calls them (the
 // evaluation, the layer profile).
 framework::StepKernels step_kernels();
 

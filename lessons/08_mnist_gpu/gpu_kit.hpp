@@ -1,10 +1,10 @@
 #pragma once
 // Lesson 08's part of the GPU trainer. The trainer is the framework's (framework/gpu_trainer.hpp:
 // the step, the epochs, the reports, the files); this lesson registers with it what is its own:
-//   the network   GpuNetwork (network.hpp): the layers of 08.1-08.5 and the loss, chained by the
+//   the network   GpuNetwork (network.hpp): the layers of 08.1 and the loss, chained by the
 //                 framework's LayerStack
-//   the step's kernels   the batch's gather (08.7), the loss sum and the right answers (08.8)
-//   the update rules     lesson 03's SGD with momentum and 08.6's Adam
+//   the step's kernels   the batch's gather (08.3), the loss sum and the right answers (08.4)
+//   the update rules     lesson 03's SGD with momentum and 08.2's Adam
 //   the epoch's order    lesson 02's, so that the CPU trainer sees the same batches
 // and train_mnist's settings: the framework's GPU defaults and --conv.
 #include "conv_layer.hpp"

@@ -1,5 +1,5 @@
 // Lesson 08 (given code): the max-pool layer's constructor and shape. Its forward and backward
-// passes are step 08.3 (exercises/maxpool_layer.cpp).
+// passes are step 08.1 (exercises/maxpool_layer.cpp).
 #include "maxpool_layer.hpp"
 
 #include <utility>

@@ -4,7 +4,7 @@
 // (softmax_cross_entropy.hpp) at the end, kept by the framework's LayerStack. The framework chains
 // the layers exactly as lesson 02's HostNetwork chains lesson 01's on the CPU (your 02.2), so the
 // same weights and batches give the same losses and gradients (up to float rounding): the test
-// 08-train_step checks that, once the layers of 08.1-08.5 are written.
+// 08-train_step checks that, once the layers of 08.1 are written.
 //
 //   x --> layer 0 --> layer 1 --> ... --> layer L-1 --> logits --> softmax-CE --> row losses
 //   dx <-- ...      <-- input_grad() <--  ...        <-- logits_grad() <--

@@ -1,6 +1,6 @@
 #pragma once
 // This lesson's update kernels as the framework's optimizer takes them (framework/optimizer.hpp):
-// SGD with momentum (lesson 03's sgd_momentum_update) and Adam (step 08.6's adam_update), each ONE
+// SGD with momentum (lesson 03's sgd_momentum_update) and Adam (step 08.2's adam_update), each ONE
 // launch over every parameter. DeviceOptimizer is the framework's optimizer with these two rules
 // (and, where a later lesson hands one in, its own).
 #include <utility>
@@ -13,7 +13,7 @@ namespace mnist_gpu {
 using DeviceUpdateRule = framework::DeviceUpdateRule;
 
 const DeviceUpdateRule& sgd_device_rule();   // lesson 03's sgd_momentum_update
-const DeviceUpdateRule& adam_device_rule();  // 08.6's adam_update
+const DeviceUpdateRule& adam_device_rule();  // 08.2's adam_update
 // This lesson's rules, and a later lesson's after them where it hands one in (`extra`: Adadelta's, a
 // scheduled one; nullptr: none; for its kind it replaces this lesson's): the list the optimizer and
 // gpu_kit() take.

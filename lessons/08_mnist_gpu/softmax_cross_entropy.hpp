@@ -1,6 +1,6 @@
 #pragma once
 // Softmax + cross-entropy on the logits (lesson 04): the end of the network. Not a Layer: it takes
-// labels and gives a loss per example. Its forward and backward are step 08.5
+// labels and gives a loss per example. Its forward and backward are step 08.1
 // (exercises/softmax_cross_entropy.cpp); the constructor, name and batch check are given
 // (softmax_cross_entropy_setup.cpp).
 #include <string>
@@ -16,10 +16,10 @@ class SoftmaxCrossEntropy : public framework::DeviceLoss {
   SoftmaxCrossEntropy(const SoftmaxCrossEntropy&) = delete;
   SoftmaxCrossEntropy& operator=(const SoftmaxCrossEntropy&) = delete;
   // logits [batch x classes], labels [batch] (device ints) -> probs() = softmax(logits) per row,
-  // row_loss()[b] = -log probs[b][labels[b]] (one loss per example, not the mean).   step 08.5
+  // row_loss()[b] = -log probs[b][labels[b]] (one loss per example, not the mean).   step 08.1
   void forward(const float* logits, const int* labels, int batch) override;
   // logits_grad() = (probs() - onehot(labels)) / batch: the gradient of the MEAN loss over the
-  // batch, from the probs() of the last forward.                                       step 08.5
+  // batch, from the probs() of the last forward.                                       step 08.1
   void backward(const int* labels, int batch) override;
   // As Layer's: whether the passes go to the stream set_stream gives (a later lesson's loss does).
   bool runs_on_stream() const override { return false; }

@@ -1,5 +1,5 @@
 // Lesson 08 (given code): the loss's buffers, name and batch check. Its forward and backward
-// passes are step 08.5 (exercises/softmax_cross_entropy.cpp).
+// passes are step 08.1 (exercises/softmax_cross_entropy.cpp).
 #include "softmax_cross_entropy.hpp"
 
 #include <cstring>

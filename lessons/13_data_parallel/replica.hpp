@@ -41,7 +41,7 @@ class Replica {
           const ReplicaOptions& options);
 
   // One step over examples first .. first+count-1 of `order` (the epoch's order, on this rank's
-  // GPU): this rank gathers only its shard (13.1) from its own copy of the data (08.7); forward and
+  // GPU): this rank gathers only its shard (13.1) from its own copy of the data (08.3); forward and
   // backward on it; the gradients averaged over all ranks (13.2, bucket by bucket during the
   // backward pass with overlap: 13.3); the optimizer's step. Everything on stream(), no host wait.
   // A rank with an empty shard still takes part in every all-reduce, with zero gradients.

@@ -46,7 +46,7 @@ framework::DeviceRun replica_run(const ParallelTrainConfig& config, const framew
     return std::shared_ptr<framework::DeviceUpdate>(*replica, &(*replica)->optimizer());
   };
   // THE DATA-PARALLEL STEP: this rank's share of the batch through 13.1-13.3 and the update
-  // (Replica::step); the loss and right answers of its share counted (lesson 08's 08.8).
+  // (Replica::step); the loss and right answers of its share counted (lesson 08's 08.4).
   run.step = [replica](const framework::StepArgs& s) {
     Replica& r = **replica;
     r.step(s.data, s.order, s.first, s.count);

@@ -182,7 +182,7 @@ void global_avg_pool_backward_gpu(const float* dy, float* dx, int batch, int cha
 float box_iou(const float* pred, const float* truth);
 float corner_error(const float* pred, const float* truth, int canvas);
 
-// Step 15.7 on the GPU, as the GPU trainer counts right answers (08.8's predict_and_count): *hits
+// Step 15.7 on the GPU, as the GPU trainer counts right answers (08.4's predict_and_count): *hits
 // += the rows b < batch of outputs [batch x 4] whose IoU with the box of labels[b] (a box packed in a
 // label: box_task.hpp's box_targets) is >= kIouHit (0.5); a thread a row, each thread adding its count
 // once. predictions[b] = the predicted box in whole pixels (given). outputs_per_example must be 4

@@ -9,7 +9,7 @@
 #include "block_reduce.cuh"   // lesson 09's warp_sum and block_sum
 #include "data_parallel.hpp"  // 13.2's allreduce_mean
 #include "deeper_cnns.hpp"    // 15.4's regression_loss_gpu
-#include "mnist_gpu.hpp"      // 08.6's adam_update
+#include "mnist_gpu.hpp"      // 08.2's adam_update
 #include "sine_model.hpp"     // the starting weights and their layout
 
 namespace recurrent {

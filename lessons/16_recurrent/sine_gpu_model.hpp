@@ -54,7 +54,7 @@ class SineGpuNetwork {
   bool use_graph_;
   size_t w_hh_, b_ih_, b_hh_, head_, head_b_;
   course::DeviceBuffer<float> params_, grad_, m_, v_, head_parts_;
-  course::DeviceBuffer<float> lr_{1};  // Adam's rate, read by 08.6's kernel when it runs
+  course::DeviceBuffer<float> lr_{1};  // Adam's rate, read by 08.2's kernel when it runs
   float lr_value_ = 0;                 // the rate lr_ holds (written when a step asks for another)
   course::Stream stream_;
   Pass train_, test_;

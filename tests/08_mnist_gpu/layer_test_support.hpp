@@ -1,5 +1,5 @@
 #pragma once
-// Shared by the tests of steps 08.1-08.5: one layer object of lesson 08 (the class train_mnist
+// Shared by the tests of steps 08.1: one layer object of lesson 08 (the class train_mnist
 // uses) on device buffers, compared with lesson 01's CPU layer in double (host_layers_ref, built
 // from solutions). Lesson 01's own tests check those layers against finite differences in
 // double, so these tests do not repeat that.

@@ -1,4 +1,4 @@
-// Lesson 08, step 08.6: adam_update against lesson 02's host_training::adam_step, over 3 steps,
+// Lesson 08, step 08.2: adam_update against lesson 02's host_training::adam_step, over 3 steps,
 // in place, at sizes that are not multiples of the block and past one grid of the launcher.
 #include <cstdint>
 #include <vector>
@@ -73,7 +73,7 @@ void check_adam(size_t n, const Hyper& h, uint64_t seed) {
 
 }  // namespace
 
-TEST_CASE("adam_update matches lesson 02's adam_step over 3 steps at every size", "[08.6]") {
+TEST_CASE("adam_update matches lesson 02's adam_step over 3 steps at every size", "[08.2]") {
   const Hyper h{0.01f, 0.9f, 0.999f, 1e-8f, 0.0f};
   // 1, 3, 17, 1000: below one block and odd; 2^20 + 7 and 3 grids + 5: the grid-stride loop.
   const size_t past_grid = 3 * first_kernels::kGridCapacity + 5;
@@ -85,14 +85,14 @@ TEST_CASE("adam_update matches lesson 02's adam_step over 3 steps at every size"
   }
 }
 
-TEST_CASE("adam_update with weight decay and other betas", "[08.6]") {
+TEST_CASE("adam_update with weight decay and other betas", "[08.2]") {
   const Hyper h{0.003f, 0.8f, 0.99f, 1e-6f, 0.05f};
   const uint64_t seed = 811;
   COURSE_INPUT_SEED(seed);
   check_adam(4099, h, seed);
 }
 
-TEST_CASE("adam_update rejects t < 1 and launches nothing for n == 0", "[08.6]") {
+TEST_CASE("adam_update rejects t < 1 and launches nothing for n == 0", "[08.2]") {
   REQUIRE_THROWS_AS(mnist_gpu::adam_update(nullptr, nullptr, nullptr, nullptr, 4, nullptr, 0.9f, 0.999f, 1e-8f, 0.0f, 0),
                     course::Error);
   REQUIRE_NOTHROW(mnist_gpu::adam_update(nullptr, nullptr, nullptr, nullptr, 0, nullptr, 0.9f, 0.999f, 1e-8f, 0.0f, 1));

@@ -1,4 +1,4 @@
-// Lesson 08, step 08.4: DenseLayer::forward and ::backward (the layer object train_mnist uses, on
+// Lesson 08, step 08.1: DenseLayer::forward and ::backward (the layer object train_mnist uses, on
 // device buffers) against lesson 01's dense_forward / dense_backward in double. See
 // layer_test_support.hpp for what every layer test does (NaN everywhere a pass writes, rows past
 // the batch).
@@ -100,12 +100,12 @@ void check_dense(const Case& c, uint64_t seed) {
 
 }  // namespace
 
-TEST_CASE("dense layer: forward and backward equal lesson 01's dense in double", "[08.4]") {
+TEST_CASE("dense layer: forward and backward equal lesson 01's dense in double", "[08.1]") {
   uint64_t seed = 8701;
   for (const Case& c : kCases) check_dense(c, seed += 10);
 }
 
-TEST_CASE("dense layer: a batch outside 1..max_batch throws before any work, in both passes", "[08.4]") {
+TEST_CASE("dense layer: a batch outside 1..max_batch throws before any work, in both passes", "[08.1]") {
   const Case& c = kCases[0];
   const host_training::LayerPlan plan = plan_of(c);
   const std::vector<float> W = random_vector(size_t(c.out) * plan.in_size(), 8801);

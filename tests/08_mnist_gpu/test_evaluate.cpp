@@ -1,4 +1,4 @@
-// Lesson 08, step 08.8: predict_and_count against a host loop (the first maximum wins ties, as
+// Lesson 08, step 08.4: predict_and_count against a host loop (the first maximum wins ties, as
 // lesson 01 and std::max_element), and accumulate_loss against a host sum in double, with the
 // NaN/Inf flag.
 #include <algorithm>
@@ -31,7 +31,7 @@ std::vector<int> random_labels(int n, int classes, uint64_t seed) {
 
 }  // namespace
 
-TEST_CASE("predict_and_count: first maximum per row and the number right, accumulated", "[08.8]") {
+TEST_CASE("predict_and_count: first maximum per row and the number right, accumulated", "[08.4]") {
   // 1000 rows: four blocks of 256 threads, the last one partial.
   for (int batch : {1, 3, 17, 300, 1000}) {
     for (int classes : {1, 3, 10, 33}) {
@@ -69,7 +69,7 @@ TEST_CASE("predict_and_count: first maximum per row and the number right, accumu
   }
 }
 
-TEST_CASE("accumulate_loss adds every row in double and keeps the flag at -1 for finite losses", "[08.8]") {
+TEST_CASE("accumulate_loss adds every row in double and keeps the flag at -1 for finite losses", "[08.4]") {
   DeviceBuffer<double> loss_sum(std::vector<double>{0.0});
   DeviceBuffer<int> bad_step(std::vector<int>{-1});
   double expected = 0.0;
@@ -92,7 +92,7 @@ TEST_CASE("accumulate_loss adds every row in double and keeps the flag at -1 for
   }
 }
 
-TEST_CASE("accumulate_loss records the FIRST step whose loss is NaN or Inf", "[08.8]") {
+TEST_CASE("accumulate_loss records the FIRST step whose loss is NaN or Inf", "[08.4]") {
   const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
   struct Case {
     const char* name;

@@ -1,4 +1,4 @@
-// Lesson 08, step 08.7: gather_batch against lesson 02's host_training::gather_batch, over a
+// Lesson 08, step 08.3: gather_batch against lesson 02's host_training::gather_batch, over a
 // whole random epoch order (the last batch partial), for several example sizes.
 #include <cmath>
 #include <cstdint>
@@ -30,7 +30,7 @@ bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
 
 }  // namespace
 
-TEST_CASE("gather_batch copies every batch of a random order exactly", "[08.7]") {
+TEST_CASE("gather_batch copies every batch of a random order exactly", "[08.3]") {
   // per_example 1 and 3: odd and tiny; 784: an MNIST digit. n = 53 with batch 16: three full
   // batches and a last one of 5.
   for (int per_example : {1, 3, 784}) {
@@ -60,7 +60,7 @@ TEST_CASE("gather_batch copies every batch of a random order exactly", "[08.7]")
   }
 }
 
-TEST_CASE("gather_batch poisons an example whose index is out of range", "[08.7]") {
+TEST_CASE("gather_batch poisons an example whose index is out of range", "[08.3]") {
   const int n = 7, per_example = 5;
   const uint64_t seed = 831;
   COURSE_INPUT_SEED(seed);
@@ -89,7 +89,7 @@ TEST_CASE("gather_batch poisons an example whose index is out of range", "[08.7]
   }
 }
 
-TEST_CASE("gather_batch rejects a range outside the order and copies nothing for count 0", "[08.7]") {
+TEST_CASE("gather_batch rejects a range outside the order and copies nothing for count 0", "[08.3]") {
   REQUIRE_THROWS_AS(mnist_gpu::gather_batch(nullptr, nullptr, 10, 4, nullptr, 8, 3, nullptr, nullptr), course::Error);
   REQUIRE_THROWS_AS(mnist_gpu::gather_batch(nullptr, nullptr, 10, 4, nullptr, -1, 2, nullptr, nullptr), course::Error);
   REQUIRE_THROWS_AS(mnist_gpu::gather_batch(nullptr, nullptr, 10, 0, nullptr, 0, 2, nullptr, nullptr), course::Error);
@@ -97,7 +97,7 @@ TEST_CASE("gather_batch rejects a range outside the order and copies nothing for
   CUDA_CHECK(cudaDeviceSynchronize());
 }
 
-TEST_CASE("gather_batch: a batch of more floats than one grid has threads (grid-stride loop)", "[08.7]") {
+TEST_CASE("gather_batch: a batch of more floats than one grid has threads (grid-stride loop)", "[08.3]") {
   // 400 MNIST-sized examples: 313,600 floats, more than the kGridCapacity = 262,144 threads the
   // launcher starts at most. A kernel without its grid-stride loop leaves the last ones poisoned.
   const int n = 400, per_example = 784, first = 0, count = n;

@@ -1,4 +1,4 @@
-// Lesson 08, step 08.3: MaxPoolLayer::forward and ::backward (the layer object train_mnist uses,
+// Lesson 08, step 08.1: MaxPoolLayer::forward and ::backward (the layer object train_mnist uses,
 // on device buffers) against lesson 01's maxpool_forward / maxpool_backward in double. See
 // layer_test_support.hpp for what every layer test does (NaN everywhere a pass writes, rows past
 // the batch).
@@ -89,7 +89,7 @@ void check_pool(const Case& c, const std::vector<float>& x_forward, const std::v
 
 }  // namespace
 
-TEST_CASE("max-pool layer: forward and backward equal lesson 01's maxpool in double", "[08.3]") {
+TEST_CASE("max-pool layer: forward and backward equal lesson 01's maxpool in double", "[08.1]") {
   uint64_t seed = 8501;
   for (const Case& c : kCases) {
     seed += 10;
@@ -102,7 +102,7 @@ TEST_CASE("max-pool layer: forward and backward equal lesson 01's maxpool in dou
   }
 }
 
-TEST_CASE("max-pool layer: each dy goes to the FIRST maximum of its window (ties)", "[08.3]") {
+TEST_CASE("max-pool layer: each dy goes to the FIRST maximum of its window (ties)", "[08.1]") {
   // Inputs from {0, 0.5, 1}: most windows hold their maximum twice or more; then inputs all
   // equal: every window is one big tie and its dy goes to its top-left input. Lesson 01's rule:
   // the first maximum in row-by-row, left-to-right order.
@@ -128,7 +128,7 @@ TEST_CASE("max-pool layer: each dy goes to the FIRST maximum of its window (ties
   }
 }
 
-TEST_CASE("max-pool layer: backward routes dy by the argmax its forward stored, not by the x it gets", "[08.3]") {
+TEST_CASE("max-pool layer: backward routes dy by the argmax its forward stored, not by the x it gets", "[08.1]") {
   // Lesson 06's argmax variant: backward needs no x. It gets x2 = -x1 here, whose maxima are
   // elsewhere (where x1's minima were); the gradient must still follow the forward pass of x1.
   uint64_t seed = 8601;
@@ -145,7 +145,7 @@ TEST_CASE("max-pool layer: backward routes dy by the argmax its forward stored, 
   }
 }
 
-TEST_CASE("max-pool layer: a batch outside 1..max_batch throws before any work, in both passes", "[08.3]") {
+TEST_CASE("max-pool layer: a batch outside 1..max_batch throws before any work, in both passes", "[08.1]") {
   const Case& c = kCases[0];
   const host_training::LayerPlan plan = plan_of(c);
   mnist_gpu::MaxPoolLayer layer("pool", plan, c.max_batch);

@@ -1,4 +1,4 @@
-// Lesson 08, step 08.2: ReluLayer::forward and ::backward (the layer object train_mnist uses, on
+// Lesson 08, step 08.1: ReluLayer::forward and ::backward (the layer object train_mnist uses, on
 // device buffers) against lesson 01's relu_forward / relu_backward in double. See
 // layer_test_support.hpp for what every layer test does (NaN everywhere a pass writes, rows past
 // the batch).
@@ -52,7 +52,7 @@ course::Shape shape_of(const Case& c, int batch) {
 
 }  // namespace
 
-TEST_CASE("relu layer: forward and backward equal lesson 01's relu in double", "[08.2]") {
+TEST_CASE("relu layer: forward and backward equal lesson 01's relu in double", "[08.1]") {
   uint64_t seed = 8401;
   for (const Case& c : kCases) {
     seed += 10;
@@ -87,7 +87,7 @@ TEST_CASE("relu layer: forward and backward equal lesson 01's relu in double", "
   }
 }
 
-TEST_CASE("relu layer: backward decides by the INPUT x it is given, not by output() or dy", "[08.2]") {
+TEST_CASE("relu layer: backward decides by the INPUT x it is given, not by output() or dy", "[08.1]") {
   // The network hands each layer's backward that layer's input. Here backward gets x2 = -x1 after
   // a forward of x1 (so output() says the opposite of x2 wherever x1 != 0), and then, on a new
   // layer, with no forward at all (output() still NaN). dy is drawn independently of x.
@@ -127,7 +127,7 @@ TEST_CASE("relu layer: backward decides by the INPUT x it is given, not by outpu
   }
 }
 
-TEST_CASE("relu layer: a batch outside 1..max_batch throws before any work, in both passes", "[08.2]") {
+TEST_CASE("relu layer: a batch outside 1..max_batch throws before any work, in both passes", "[08.1]") {
   const Case& c = kCases[0];
   const host_training::LayerPlan plan = plan_of(c);
   const size_t n = plan.in_size();

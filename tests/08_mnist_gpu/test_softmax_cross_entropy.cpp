@@ -1,4 +1,4 @@
-// Lesson 08, step 08.5: SoftmaxCrossEntropy::forward and ::backward (the loss object train_mnist
+// Lesson 08, step 08.1: SoftmaxCrossEntropy::forward and ::backward (the loss object train_mnist
 // uses, on device buffers) against lesson 01's softmax_cross_entropy_forward / _backward in
 // double. See layer_test_support.hpp for what every layer test does (NaN everywhere a pass
 // writes, rows past the batch).
@@ -102,12 +102,12 @@ void check_loss(const Case& c, uint64_t seed) {
 
 }  // namespace
 
-TEST_CASE("softmax-cross-entropy: probabilities, row losses and gradient equal lesson 01's in double", "[08.5]") {
+TEST_CASE("softmax-cross-entropy: probabilities, row losses and gradient equal lesson 01's in double", "[08.1]") {
   uint64_t seed = 8901;
   for (const Case& c : kCases) check_loss(c, seed += 10);
 }
 
-TEST_CASE("softmax-cross-entropy: a batch outside 1..max_batch throws before any work, in both passes", "[08.5]") {
+TEST_CASE("softmax-cross-entropy: a batch outside 1..max_batch throws before any work, in both passes", "[08.1]") {
   const Case& c = kCases[1];
   mnist_gpu::SoftmaxCrossEntropy loss(c.classes, c.max_batch);
   const size_t classes = size_t(c.classes);

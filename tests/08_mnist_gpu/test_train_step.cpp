@@ -1,6 +1,6 @@
-// Lesson 08, THE EQUIVALENCE TEST: training steps of the GPU network (your layers of 08.1-08.5,
-// chained by the framework as your 02.2 chains lesson 01's, the gather of 08.7, the device optimizer
-// with 08.6's Adam) against the same steps on the CPU (lesson 02's host_training::HostNetwork
+// Lesson 08, THE EQUIVALENCE TEST: training steps of the GPU network (your layers of 08.1,
+// chained by the framework as your 02.2 chains lesson 01's, the gather of 08.3, the device optimizer
+// with 08.2's Adam) against the same steps on the CPU (lesson 02's host_training::HostNetwork
 // + Optimizer), from the same initial weights (init_parameters) and the same batches (epoch_order).
 // Each layer alone is checked by its own step's test (test_*_layer.cpp, test_softmax_cross_entropy.cpp);
 // this one checks them together: each layer's output is what the next one reads, and every gradient

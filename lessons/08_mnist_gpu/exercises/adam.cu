@@ -1,6 +1,6 @@
-// Lesson 08, step 08.6: Adam as one elementwise kernel over every parameter of the network.
-// YOUR FILE: write the kernel body marked TODO(08.6). The launcher below is written for you.
-// README "08.6 hint" if you are stuck.
+// Lesson 08, step 08.2: Adam as one elementwise kernel over every parameter of the network.
+// YOUR FILE: write the kernel body marked TODO(08.2). The launcher below is written for you.
+// README "08.2 hint" if you are stuck.
 #include <cmath>
 #include <string>
 
@@ -17,7 +17,7 @@ namespace {
 __global__ void adam_kernel(float* __restrict__ w, const float* __restrict__ grad, float* __restrict__ m,
                             float* __restrict__ v, size_t n, const float* __restrict__ lr, float beta1,
                             float beta2, float eps, float weight_decay, float correction1, float correction2) {
-  // TODO(08.6): update w[i], m[i] and v[i] in place for EVERY i < n by the formulas of adam_update
+  // TODO(08.2): update w[i], m[i] and v[i] in place for EVERY i < n by the formulas of adam_update
   // in mnist_gpu.hpp (lesson 02's adam_step, weight decay added to the gradient first); grad is
   // only read. The launcher caps the grid (first_kernels::blocks_for), so n may exceed the number
   // of threads. Same operations in the same order as lesson 02 (the test allows a few ulps). The

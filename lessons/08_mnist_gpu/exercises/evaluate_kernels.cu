@@ -1,7 +1,7 @@
-// Lesson 08, step 08.8: the evaluation kernels. Predictions and the count of right answers, and
+// Lesson 08, step 08.4: the evaluation kernels. Predictions and the count of right answers, and
 // the loss added up on the device with a flag for the first step whose loss is NaN or Inf.
-// YOUR FILE: write the two kernel bodies marked TODO(08.8). The launchers are written for you.
-// README "08.8 hint" if you are stuck.
+// YOUR FILE: write the two kernel bodies marked TODO(08.4). The launchers are written for you.
+// README "08.4 hint" if you are stuck.
 #include <cmath>
 #include <string>
 
@@ -18,7 +18,7 @@ constexpr int kThreads = 256;  // a power of two: the reductions halve it
 // Launched with ceil(batch / kThreads) blocks of kThreads threads.
 __global__ void predict_count_kernel(const float* __restrict__ logits, const int* __restrict__ labels, int batch,
                                      int classes, int* __restrict__ predictions, int* __restrict__ correct) {
-  // TODO(08.8): thread b = blockIdx.x * blockDim.x + threadIdx.x owns row b < batch:
+  // TODO(08.4): thread b = blockIdx.x * blockDim.x + threadIdx.x owns row b < batch:
   // predictions[b] = the FIRST index of the largest of logits[b][0..classes) (lesson 01's tie
   // rule). *correct += the number of rows with predictions[b] == labels[b]: it ADDS (several
   // blocks, several calls), so the blocks' additions must not race (one atomicAdd per block).
@@ -28,7 +28,7 @@ __global__ void predict_count_kernel(const float* __restrict__ logits, const int
 // Launched with ONE block of kThreads threads.
 __global__ void accumulate_loss_kernel(const float* __restrict__ row_loss, int batch, int step,
                                        double* __restrict__ loss_sum, int* __restrict__ bad_step) {
-  // TODO(08.8): *loss_sum += row_loss[0] + ... + row_loss[batch - 1], added in double (batch may
+  // TODO(08.4): *loss_sum += row_loss[0] + ... + row_loss[batch - 1], added in double (batch may
   // exceed blockDim.x). When that sum is NaN or Inf and *bad_step < 0: *bad_step = step (the FIRST
   // bad step is kept). One writer for *loss_sum and *bad_step.
   (void)row_loss, (void)batch, (void)step, (void)loss_sum, (void)bad_step;

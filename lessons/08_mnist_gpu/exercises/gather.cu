@@ -1,6 +1,6 @@
-// Lesson 08, step 08.7: gather a minibatch on the device, images and labels by index.
-// YOUR FILE: write the kernel body marked TODO(08.7). The launcher below is written for you.
-// README "08.7 hint" if you are stuck.
+// Lesson 08, step 08.3: gather a minibatch on the device, images and labels by index.
+// YOUR FILE: write the kernel body marked TODO(08.3). The launcher below is written for you.
+// README "08.3 hint" if you are stuck.
 #include <string>
 
 #include "course/cuda_check.hpp"
@@ -15,7 +15,7 @@ namespace {
 __global__ void gather_kernel(const float* __restrict__ images, const int* __restrict__ labels, int n,
                               int per_example, const int* __restrict__ order, int first, int count,
                               float* __restrict__ x, int* __restrict__ batch_labels) {
-  // TODO(08.7): for every j < count, with k = order[first + j]: x[j * per_example + e] =
+  // TODO(08.3): for every j < count, with k = order[first + j]: x[j * per_example + e] =
   // images[k * per_example + e] for every e < per_example, and batch_labels[j] = labels[k]
   // (mnist_gpu.hpp). A k outside 0..n-1 gives NaN pixels and label -1, never a read out of bounds.
   // The launcher caps the grid (first_kernels::blocks_for): count * per_example may exceed the

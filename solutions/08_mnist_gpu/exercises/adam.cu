@@ -1,4 +1,4 @@
-// Lesson 08, step 08.6: Adam as one elementwise kernel over every parameter of the network.
+// Lesson 08, step 08.2: Adam as one elementwise kernel over every parameter of the network.
 #include <cmath>
 #include <string>
 

@@ -1,4 +1,4 @@
-// Lesson 08, step 08.4: the dense layer's forward and backward passes, lesson 04's GEMMs. The
+// Lesson 08, step 08.1: the dense layer's forward and backward passes, lesson 04's GEMMs. The
 // NCHW input is read as [batch x in_size()]: each example's C*H*W values are one row already.
 #include "dense_layer.hpp"
 #include "gemm_dense.hpp"

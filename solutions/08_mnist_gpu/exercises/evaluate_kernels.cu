@@ -1,4 +1,4 @@
-// Lesson 08, step 08.8: the evaluation kernels. Predictions and the count of right answers, and
+// Lesson 08, step 08.4: the evaluation kernels. Predictions and the count of right answers, and
 // the loss added up on the device with a flag for the first step whose loss is NaN or Inf: the
 // host reads them only when it reports, so a training step never waits for the GPU.
 #include <cmath>

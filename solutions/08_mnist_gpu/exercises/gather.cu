@@ -1,4 +1,4 @@
-// Lesson 08, step 08.7: gather a minibatch on the device, images and labels by index.
+// Lesson 08, step 08.3: gather a minibatch on the device, images and labels by index.
 #include <string>
 
 #include "course/cuda_check.hpp"

@@ -1,4 +1,4 @@
-// Lesson 08, step 08.3: the max-pool layer's forward and backward passes, lesson 06's argmax
+// Lesson 08, step 08.1: the max-pool layer's forward and backward passes, lesson 06's argmax
 // variant: the forward pass remembers where each maximum was, the backward pass sends dy there.
 #include "maxpool_layer.hpp"
 #include "pooling.hpp"

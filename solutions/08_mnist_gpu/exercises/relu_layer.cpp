@@ -1,4 +1,4 @@
-// Lesson 08, step 08.2: the ReLU layer's forward and backward passes, lesson 03's kernels over
+// Lesson 08, step 08.1: the ReLU layer's forward and backward passes, lesson 03's kernels over
 // the whole batch (every value is independent: the tensor's shape does not matter).
 #include "first_kernels.hpp"
 #include "relu_layer.hpp"

@@ -1,4 +1,4 @@
-// Lesson 08, step 08.5: the loss's forward and backward passes, lesson 04's softmax-cross-entropy.
+// Lesson 08, step 08.1: the loss's forward and backward passes, lesson 04's softmax-cross-entropy.
 #include "gemm_dense.hpp"
 #include "softmax_cross_entropy.hpp"
 
