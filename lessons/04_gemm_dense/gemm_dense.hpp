@@ -29,7 +29,7 @@ void matmul_a_bt(const float* A, const float* B, float* C, int M, int N, int K, 
 // C[M x N] = A^T * B + beta * C, with A [K x M] and B [K x N].
 void matmul_at_b(const float* A, const float* B, float* C, int M, int N, int K, float beta = 0.0f);
 
-// ---- 04.8 a parallel reduction, and the dense layer --------------------------------------
+// ---- 04.7 a parallel reduction, and the dense layer --------------------------------------
 // sums[c] = sum over r of m[r][c], for m [rows x cols] (the bias gradient). rows == 0 gives 0.
 void column_sums(const float* m, float* sums, int rows, int cols);
 
@@ -41,7 +41,7 @@ void dense_forward(const float* x, const float* W, const float* bias, float* y, 
 void dense_backward(const float* x, const float* W, const float* dy, float* dx, float* dW, float* dbias,
                     int batch, int in, int out);
 
-// ---- 04.9 softmax + cross-entropy, one row per block, numerically stable -------------------
+// ---- 04.8 softmax + cross-entropy, one row per block, numerically stable -------------------
 // logits [batch x classes], labels [batch] in 0..classes-1 (device ints).
 // probs[b][c] = softmax of row b; row_loss[b] = -log probs[b][labels[b]] (the MEAN loss of
 // lesson 01 is the average of row_loss). A label outside 0..classes-1 gives row_loss NaN.

@@ -1,4 +1,4 @@
-// Step 04.8: column_sums (the bias gradient's reduction) against a double loop, and the dense
+// Step 04.7: column_sums (the bias gradient's reduction) against a double loop, and the dense
 // layer's forward and backward passes against lesson 01's host_layers::dense_* in double
 // (host_layers_ref, built from solutions). Lesson 01's tests check those against finite
 // differences, so no finite-difference check is repeated here.
@@ -92,14 +92,14 @@ void check_dense(const DenseShape& s, uint64_t seed) {
 
 }  // namespace
 
-TEST_CASE("column_sums matches a double loop: rows 1, 3, 1000, 4097", "[04.8]") {
+TEST_CASE("column_sums matches a double loop: rows 1, 3, 1000, 4097", "[04.7]") {
   // rows: fewer than the 16 row-threads of a block, odd, many, and 4097 = 256 * 16 + 1.
   // cols: 1, one short of and one past the 32 columns of a block, and several blocks.
   for (int rows : {1, 3, 1000, 4097})
     for (int cols : {1, 17, 31, 33, 100, 513}) check_column_sums(rows, cols, 4500 + uint64_t(rows) * 1009 + cols);
 }
 
-TEST_CASE("column_sums: zero rows give zeros; bad sizes throw", "[04.8]") {
+TEST_CASE("column_sums: zero rows give zeros; bad sizes throw", "[04.7]") {
   DeviceBuffer<float> dsums(5 + gemm_test::kGuard);
   dsums.poison();
   gemm_dense::column_sums(nullptr, dsums.data(), 0, 5);
@@ -109,7 +109,7 @@ TEST_CASE("column_sums: zero rows give zeros; bad sizes throw", "[04.8]") {
   REQUIRE_THROWS_AS(gemm_dense::column_sums(nullptr, nullptr, -1, 3), course::Error);
 }
 
-TEST_CASE("dense forward and backward match lesson 01 in double", "[04.8]") {
+TEST_CASE("dense forward and backward match lesson 01 in double", "[04.7]") {
   const std::vector<DenseShape> shapes = {
       {1, 1, 1},      {3, 17, 33},  {33, 1, 17},   {17, 33, 1},  {2, 1000, 3},
       {19, 300, 130}, {64, 784, 100},  // batch > 1, odd, several tiles
@@ -119,7 +119,7 @@ TEST_CASE("dense forward and backward match lesson 01 in double", "[04.8]") {
   for (const DenseShape& s : shapes) check_dense(s, 4600 + uint64_t(s.batch) * 1000003 + uint64_t(s.in) * 1009 + s.out);
 }
 
-TEST_CASE("dense: batch 0 gives dW = 0 and dbias = 0; bad sizes throw", "[04.8]") {
+TEST_CASE("dense: batch 0 gives dW = 0 and dbias = 0; bad sizes throw", "[04.7]") {
   const int in = 5, out = 3;
   DeviceBuffer<float> W(size_t(out) * in), ddW(size_t(out) * in + gemm_test::kGuard), ddb(out + gemm_test::kGuard);
   W.zero();

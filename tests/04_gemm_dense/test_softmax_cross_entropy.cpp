@@ -1,4 +1,4 @@
-// Step 04.9: softmax + cross-entropy on the GPU against lesson 01's host version in double
+// Step 04.8: softmax + cross-entropy on the GPU against lesson 01's host version in double
 // (host_layers_ref). Lesson 01's tests check its gradient against finite differences.
 #include <cmath>
 #include <cstdint>
@@ -88,20 +88,20 @@ void check_softmax(int batch, int classes, float scale, uint64_t seed) {
 
 }  // namespace
 
-TEST_CASE("softmax-CE forward and backward match lesson 01 in double", "[04.9]") {
+TEST_CASE("softmax-CE forward and backward match lesson 01 in double", "[04.8]") {
   // classes: 1 (p = 1, loss 0), odd, MNIST's 10, fewer and more than a warp, more than the
   // 256 threads of the largest row block (threads loop over the row).
   for (int classes : {1, 3, 10, 17, 33, 257, 1000})
     for (int batch : {1, 3, 64}) check_softmax(batch, classes, 3.0f, 4700 + uint64_t(batch) * 1009 + classes);
 }
 
-TEST_CASE("softmax-CE is numerically stable: logits of size 1e4", "[04.9]") {
+TEST_CASE("softmax-CE is numerically stable: logits of size 1e4", "[04.8]") {
   // exp(1e4) overflows float (max ~3.4e38 = exp(88.7)): without subtracting the row maximum
   // the probabilities would be Inf/Inf = NaN. The loss reaches ~1e4 and stays finite.
   for (int classes : {3, 10, 1000}) check_softmax(5, classes, 1e4f, 4800 + uint64_t(classes));
 }
 
-TEST_CASE("softmax-CE: a hand-computed row", "[04.9]") {
+TEST_CASE("softmax-CE: a hand-computed row", "[04.8]") {
   // logits [log 1, log 2, log 5] + 100, label 2: p = [1, 2, 5] / 8, loss = -log(5/8).
   // Gradient (batch 1): p - onehot = [1/8, 2/8, -3/8].
   const std::vector<float> logits = {100.0f, float(std::log(2.0) + 100), float(std::log(5.0) + 100)};
@@ -117,7 +117,7 @@ TEST_CASE("softmax-CE: a hand-computed row", "[04.9]") {
   REQUIRE_ALL_CLOSE(d_grad.to_host(), (std::vector<double>{1.0 / 8, 2.0 / 8, -3.0 / 8}), 2e-5, 0.0);
 }
 
-TEST_CASE("softmax-CE: a label outside 0..classes-1 gives NaN for that row only", "[04.9]") {
+TEST_CASE("softmax-CE: a label outside 0..classes-1 gives NaN for that row only", "[04.8]") {
   const int batch = 3, classes = 4;
   const std::vector<float> logits = random_vector(size_t(batch) * classes, 4901);
   DeviceBuffer<float> d_logits(logits), d_probs(12), d_loss(3), d_grad(12);
@@ -137,7 +137,7 @@ TEST_CASE("softmax-CE: a label outside 0..classes-1 gives NaN for that row only"
   }
 }
 
-TEST_CASE("softmax-CE: batch 0 launches nothing; bad sizes throw", "[04.9]") {
+TEST_CASE("softmax-CE: batch 0 launches nothing; bad sizes throw", "[04.8]") {
   REQUIRE_NOTHROW(gemm_dense::softmax_cross_entropy_forward(nullptr, nullptr, nullptr, nullptr, 0, 10));
   REQUIRE_NOTHROW(gemm_dense::softmax_cross_entropy_backward(nullptr, nullptr, nullptr, 0, 10));
   REQUIRE_THROWS_AS(gemm_dense::softmax_cross_entropy_forward(nullptr, nullptr, nullptr, nullptr, 2, 0), course::Error);

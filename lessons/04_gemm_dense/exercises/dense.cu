@@ -1,4 +1,4 @@
-// Lesson 04, step 04.8: the bias gradient as a parallel reduction, and the dense layer built
+// Lesson 04, step 04.7: the bias gradient as a parallel reduction, and the dense layer built
 // from your GEMMs (steps 04.6 and 04.7). YOUR FILE.
 #include <algorithm>
 #include <string>
@@ -18,7 +18,7 @@ static_assert((kSumRowThreads & (kSumRowThreads - 1)) == 0, "the tree halves the
 static_assert(kSumColumns * kSumRowThreads <= 1024, "at most 1024 threads per block");
 
 __global__ void column_sums_kernel(const float* m, float* sums, int rows, int cols) {
-  // TODO(04.8): sums[col] = sum over r < rows of m[r * cols + col] (m row-major [rows x cols]),
+  // TODO(04.7): sums[col] = sum over r < rows of m[r * cols + col] (m row-major [rows x cols]),
   // written (not added) for every col < cols. The launch: blocks of kSumColumns x kSumRowThreads
   // threads (tx = threadIdx.x, ty = threadIdx.y); block blockIdx.x owns the columns
   // blockIdx.x * kSumColumns + tx, and its kSumRowThreads rows of threads share each column.
@@ -58,23 +58,23 @@ void dense_forward(const float* x, const float* W, const float* bias, float* y, 
   const int blocks = int(std::min<size_t>((count + threads - 1) / threads, 4096));
   broadcast_rows_kernel<<<blocks, threads>>>(bias, y, count, out);  // y = bias in every row
   CUDA_CHECK_LAUNCH();
-  // TODO(04.8): y [batch x out] = x [batch x in] * W^T + bias, W [out x in]. y already holds bias
+  // TODO(04.7): y [batch x out] = x [batch x in] * W^T + bias, W [out x in]. y already holds bias
   // in every row: add x * W^T on top of it with one of your GEMMs of 04.6/04.7 (beta = 1).
   (void)x, (void)W;
-  course::todo("04.8", "dense_forward");
+  course::todo("04.7", "dense_forward");
 }
 
 void dense_backward(const float* x, const float* W, const float* dy, float* dx, float* dW, float* dbias, int batch,
                     int in, int out) {
   check_dense_sizes("dense_backward", batch, in, out);
-  // TODO(04.8): OVERWRITE the three gradients of lesson 01's dense_backward (the outputs may hold
+  // TODO(04.7): OVERWRITE the three gradients of lesson 01's dense_backward (the outputs may hold
   // NaN), with your GEMMs of 04.6/04.7 and column_sums:
   //   dx    [batch x in] = dy [batch x out] * W [out x in]
   //   dW    [out x in]   = dy^T * x
   //   dbias [out]        = the column sums of dy
   // Empty sizes must still give the right answer: batch == 0 means dW = 0 and dbias = 0.
   (void)x, (void)W, (void)dy, (void)dx, (void)dW, (void)dbias;
-  course::todo("04.8", "dense_backward");
+  course::todo("04.7", "dense_backward");
 }
 
 }  // namespace gemm_dense

@@ -1,4 +1,4 @@
-// Lesson 04, step 04.9: softmax + cross-entropy on the GPU, one row (one example) per block.
+// Lesson 04, step 04.8: softmax + cross-entropy on the GPU, one row (one example) per block.
 // YOUR FILE: fill in block_reduce and the two kernels; the launchers at the bottom are written.
 #include <algorithm>
 #include <cmath>
@@ -28,7 +28,7 @@ static_assert((kMaxRowThreads & (kMaxRowThreads - 1)) == 0, "the reduction tree 
 // be a power of two <= kMaxRowThreads.
 template <typename Op>
 __device__ float block_reduce(float value, float* scratch, Op op) {
-  // TODO(04.9): return op applied over the values of all blockDim.x threads, to EVERY thread.
+  // TODO(04.8): return op applied over the values of all blockDim.x threads, to EVERY thread.
   // scratch: blockDim.x floats of shared memory. Every thread of the block calls it (it holds
   // barriers). A second call may follow at once with the same scratch: when this one returns,
   // no thread may still need to read scratch.
@@ -39,7 +39,7 @@ __device__ float block_reduce(float value, float* scratch, Op op) {
 // Block b handles row b (blockDim.x threads, a power of two <= kMaxRowThreads).
 __global__ void softmax_ce_forward_kernel(const float* __restrict__ logits, const int* __restrict__ labels,
                                          float* __restrict__ probs, float* __restrict__ row_loss, int classes) {
-  // TODO(04.9): row b = blockIdx.x of logits [batch x classes] (offsets in size_t); classes may
+  // TODO(04.8): row b = blockIdx.x of logits [batch x classes] (offsets in size_t); classes may
   // be larger than blockDim.x. Write probs[b][c] = softmax of the row for every c < classes, and
   // row_loss[b] = -log probs[b][labels[b]] (lesson 01's per-row loss, not divided by batch):
   // NaN when labels[b] is outside 0..classes-1 (and never read logits at such a label).
@@ -49,7 +49,7 @@ __global__ void softmax_ce_forward_kernel(const float* __restrict__ logits, cons
 // dlogits[i] = (probs[i] - [c == label]) / batch for i = b * classes + c < count.
 __global__ void softmax_ce_backward_kernel(const float* __restrict__ probs, const int* __restrict__ labels,
                                            float* __restrict__ dlogits, size_t count, int classes, float inv_batch) {
-  // TODO(04.9): for every i < count (the grid is capped: grid-stride loop), with b = i / classes
+  // TODO(04.8): for every i < count (the grid is capped: grid-stride loop), with b = i / classes
   // and c = i % classes: dlogits[i] = (probs[i] - (c == labels[b] ? 1 : 0)) * inv_batch, the
   // gradient of the MEAN loss; NaN for every element of a row whose label is outside
   // 0..classes-1.

@@ -1,4 +1,4 @@
-// Lesson 04, step 04.8: the bias gradient as a parallel reduction, and the dense layer built
+// Lesson 04, step 04.7: the bias gradient as a parallel reduction, and the dense layer built
 // from the GEMMs of steps 04.6 and 04.7.
 #include <algorithm>
 #include <string>

@@ -1,4 +1,4 @@
-// Lesson 04, step 04.9: softmax + cross-entropy on the GPU, one row (one example) per block.
+// Lesson 04, step 04.8: softmax + cross-entropy on the GPU, one row (one example) per block.
 #include <algorithm>
 #include <cmath>
 #include <string>
