@@ -38,11 +38,11 @@ FastRun::FastRun(const FastTrainConfig& fast, const std::string& program) : conf
   run.check_steps = [this, fast_network](framework::DeviceNetwork& net) {
     const course::DeviceBuffer<float> image(std::vector<float>(net.input_size(), 0.0f));
     const course::DeviceBuffer<int> label(std::vector<int>{0});
-    net.forward_backward(image.data(), label.data(), 1);                  // 09.8
-    CUDA_CHECK(cudaGraphDestroy(capture_step(stream_.get(), [] {})));      // 09.9
-    if (config_.conv != ConvEngine::implicit_gemm) check_tiled_steps();   // 09.10, 09.11
-    if (config_.branches) branch_.fork(), branch_.join();                    // 09.12
-    if (config_.thin) check_thin_step();                                   // 09.13
+    net.forward_backward(image.data(), label.data(), 1);                         // 09.8
+    CUDA_CHECK(cudaGraphDestroy(capture_step(stream_.get(), [] {})));            // 09.9
+    if (config_.conv != ConvEngine::implicit_gemm) check_tiled_steps();          // 09.10, 09.11
+    if (config_.branches) branch_.fork(), branch_.join();                        // 09.12
+    if (config_.thin) check_thin_step();                                         // 09.13
     if (config_.products && config_.products->check) config_.products->check();  // another math's products
     CUDA_CHECK(cudaStreamSynchronize(stream_.get()));
     if (config_.branches) fast_network(net).use_branch(&branch_);
