@@ -1,10 +1,10 @@
 #pragma once
 // Lesson 13 (given): a rank's replica as the framework's run on several ranks takes it
-// (framework/rank_trainer.hpp): train_parallel hands it lesson 09's network, a later lesson its own.
-// --batch is the batch of EACH GPU, as with PyTorch's DistributedDataParallel: N GPUs take N * batch examples a
-// step, the step one GPU would take with that batch (same learning rate: more GPUs, fewer and
-// larger steps per epoch). Every rank holds the training set on its GPU and gathers its own shard
-// of each batch; rank 0 also evaluates, prints and writes the files.
+// (framework/rank_trainer.hpp): train_parallel hands it lesson 09's network, a later lesson its
+// own. --batch is the batch of EACH GPU, as with PyTorch's DistributedDataParallel: N GPUs take
+// N * batch examples a step, the step one GPU would take with that batch (same learning rate: more
+// GPUs, fewer and larger steps per epoch). Every rank holds the training set on its GPU and gathers
+// its own shard of each batch; rank 0 also evaluates, prints and writes the files.
 #include <cstddef>
 #include <string>
 #include <vector>
