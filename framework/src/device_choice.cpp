@@ -12,11 +12,21 @@ namespace framework {
 int default_threads() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency())); }
 
 void add_device_flags(course::ArgParser& args, const std::string& graph_help) {
-  args.add_choice("--device", "auto", {"auto", "gpu", "cpu"},
+  DeviceFlagWords words;
+  words.graph_help = graph_help;
+  add_device_flags(args, words);
+}
+
+void add_device_flags(course::ArgParser& args, const DeviceFlagWords& words) {
+  args.add_choice("--device", words.default_device, {"auto", "gpu", "cpu"},
                   "auto: the GPU when there is one, else the CPU; gpu: fail without one");
-  args.add_choice("--graph", "on", {"on", "off"}, graph_help);
+  args.add_choice("--graph", "on", {"on", "off"}, words.graph_help);
   args.add_int("--threads", 0, 0, 1024,
-               "CPU only: threads of the CPU layers (0: all cores, " + std::to_string(default_threads()) + " here)");
+               words.threads_help + " (0: all cores, " + std::to_string(default_threads()) + " here)");
+}
+
+int cpu_threads(const course::ArgParser& args) {
+  return args.get_int("--threads") > 0 ? static_cast<int>(args.get_int("--threads")) : default_threads();
 }
 
 bool use_gpu(const course::ArgParser& args) {
@@ -25,18 +35,22 @@ bool use_gpu(const course::ArgParser& args) {
   return device == "gpu" || (device == "auto" && course::gpu_available());
 }
 
+void say_cpu_fallback(const course::ArgParser& args) {
+  if (args.get_string("--device") == "auto")
+    std::printf("no usable CUDA GPU (%s): training on the CPU\n", course::query_devices().reason.c_str());
+}
+
 int prepare_cpu_run(const course::ArgParser& args, TrainConfig& config, int cpu_epochs, const std::string& why,
                     const std::vector<const char*>& gpu_only) {
   for (const char* flag : gpu_only)
     if (args.given(flag)) std::printf("note: %s applies to the GPU only; ignored\n", flag);
-  if (args.get_string("--device") == "auto")
-    std::printf("no usable CUDA GPU (%s): training on the CPU\n", course::query_devices().reason.c_str());
+  say_cpu_fallback(args);
   if (!args.given("--epochs")) {
     std::printf("the CPU trains %d epoch(s) unless --epochs says more (the GPU's default: %d%s)\n", cpu_epochs,
                 config.epochs, why.empty() ? "" : ("; " + why).c_str());
     config.epochs = cpu_epochs;
   }
-  return args.get_int("--threads") > 0 ? static_cast<int>(args.get_int("--threads")) : default_threads();
+  return cpu_threads(args);
 }
 
 std::string graph_problem(const course::ArgParser& args, const TrainConfig& config, const std::string& layers_problem) {

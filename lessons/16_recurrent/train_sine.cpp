@@ -22,7 +22,7 @@
 #include "course/png.hpp"
 #include "course/timer.hpp"
 #include "data_parallel.hpp"      // lesson 13's shards
-#include "framework/device_choice.hpp"  // default_threads
+#include "framework/device_choice.hpp"  // --device, --graph, --threads
 #include "framework/epoch_log.hpp"
 #include "framework/epoch_loop.hpp"
 #include "framework/host_barrier.hpp"
@@ -162,12 +162,13 @@ int main(int argc, char** argv) {
     args.add_int("--length", 1000, 3, 1000000, "values a wave (the network predicts the length - 1 after the first)");
     args.add_int("--period", 20, 1, 1000000, "the waves are sin((t + offset) / period)");
     args.add_int("--future", 1000, 0, 1000000, "values the network generates on its own after each held-out wave");
-    args.add_int("--threads", framework::default_threads(), 1, 1024,
-                 "threads (lesson 11's pool): the sequences' shards run side by side; the same results for any");
-    args.add_choice("--device", "cpu", {"cpu", "gpu"}, "cpu: your 16.1 on lesson 11's threads; gpu: one GPU");
+    framework::DeviceFlagWords device_words;  // the CPU by default: your 16.1 is the lesson's first step
+    device_words.default_device = "cpu";
+    device_words.graph_help = "on the GPU: each pass's launches as one CUDA graph (lesson 09)";
+    device_words.threads_help = "CPU: threads (lesson 11's pool), the sequences' shards side by side; the same results for any";
+    framework::add_device_flags(args, device_words);
     args.add_choice("--recurrence", "persistent", {"steps", "persistent"},
                     "on the GPU: 16.2 (a product and a cell kernel a step) or 16.3 (one launch)");
-    args.add_choice("--graph", "on", {"on", "off"}, "on the GPU: each pass's launches as one CUDA graph (lesson 09)");
     args.add_int("--gpus", 1, 1, 64,
                  "with --device gpu: GPUs, each with a shard of the training waves (lesson 13's data parallelism)");
     if (!args.parse(argc, argv)) return 0;
@@ -187,7 +188,8 @@ int main(int argc, char** argv) {
       throw course::Error("--sequences x --length x --hidden: " + std::to_string(long(floats / 1e9)) +
                           " billion floats of states for one epoch; make one of them smaller");
     // Everything the run holds on this machine, counted before any of it is allocated.
-    const bool on_gpu = args.get_string("--device") == "gpu";
+    const bool on_gpu = framework::use_gpu(args);  // --device gpu without a GPU stops here
+    if (!on_gpu) framework::say_cpu_fallback(args);
     const uint64_t buffers = recurrent::SineNetwork::run_bytes(spec, hidden, future, !on_gpu),
                    bytes = buffers + framework::allocator_allowance(buffers),
                    available = framework::available_host_bytes();
@@ -204,10 +206,9 @@ int main(int argc, char** argv) {
     framework::RunFiles files(config.out_dir, {"metrics.csv", "sine.png", "start_params.npy", "offsets.npy"},
                               "", {});
 
-    const int threads = int(args.get_int("--threads")), gpus = int(args.get_int("--gpus"));
-    const bool gpu = args.get_string("--device") == "gpu", graph = args.get_string("--graph") == "on";
+    const int threads = framework::cpu_threads(args), gpus = int(args.get_int("--gpus"));
+    const bool gpu = on_gpu, graph = args.get_string("--graph") == "on";
     if (gpus > 1 && !gpu) throw course::Error("--gpus " + std::to_string(gpus) + " needs --device gpu");
-    if (gpu) course::require_gpu("train_sine --device gpu");
     const recurrent::Recurrence recurrence =
         args.get_string("--recurrence") == "steps" ? recurrent::Recurrence::steps : recurrent::Recurrence::persistent;
     recurrent::SineNetwork net(hidden, spec.seed, threads);  // the CPU's; after the GPU, it continues the waves

@@ -18,11 +18,24 @@ namespace framework {
 int default_threads();
 
 // --device (auto, gpu, cpu), --graph (on, off: `graph_help` says when steps can be replayed) and
-// --threads.
+// --threads (0: default_threads()).
 void add_device_flags(course::ArgParser& args, const std::string& graph_help);
+// The same with a trainer's own words: the device it takes without --device, and what its threads do.
+struct DeviceFlagWords {
+  std::string graph_help;
+  std::string default_device = "auto";  // auto, gpu or cpu
+  std::string threads_help = "CPU only: threads of the CPU layers";
+};
+void add_device_flags(course::ArgParser& args, const DeviceFlagWords& words);
+
+// --threads as a count: the number given, or default_threads() for 0.
+int cpu_threads(const course::ArgParser& args);
 
 // Whether the run trains on the GPU: --device gpu (course::Error without a usable GPU), or auto with one.
 bool use_gpu(const course::ArgParser& args);
+// Under --device auto without a usable GPU: the line saying so and why ("no usable CUDA GPU (...):
+// training on the CPU"); nothing otherwise.
+void say_cpu_fallback(const course::ArgParser& args);
 
 // Before a CPU run: a note for each flag of `gpu_only` given, the line saying no GPU was found (under
 // auto) and, without --epochs, config.epochs = cpu_epochs with a line saying so and `why` (e.g. "about
