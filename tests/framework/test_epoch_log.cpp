@@ -1,14 +1,13 @@
 // The course framework: EpochLog, the per-epoch report every trainer uses.
 #include "framework/epoch_log.hpp"
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
 #include "course/error.hpp"
+#include "../common/test_files.hpp"  // TempDir
 #include "course_test.hpp"
 
 namespace {
@@ -21,9 +20,8 @@ std::vector<std::string> lines_of(const std::string& path) {
 }  // namespace
 
 TEST_CASE("EpochLog writes a CSV row per epoch as it ends and keeps the numbers", "[epoch_log]") {
-  const auto dir = std::filesystem::temp_directory_path() / ("course_epoch_log_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const std::string path = (dir / "metrics.csv").string();
+  const course::test::TempDir dir;
+  const std::string path = dir.file("metrics.csv");
   {
     framework::EpochLog log(path, 3);
     CHECK_FALSE(std::filesystem::exists(path));  // no header-only file for a run that stops before an epoch
@@ -47,25 +45,21 @@ TEST_CASE("EpochLog writes a CSV row per epoch as it ends and keeps the numbers"
     CHECK(quiet.summary().test_accuracy == std::vector<double>{0.25});
   }
   CHECK_THROWS_AS(framework::EpochLog(path + "/not_a_folder/metrics.csv", 1), course::Error);
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("EpochLog names another task's score in metrics.csv's header", "[epoch_log]") {
-  const auto dir = std::filesystem::temp_directory_path() / ("course_epoch_score_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const std::string path = (dir / "metrics.csv").string();
+  const course::test::TempDir dir;
+  const std::string path = dir.file("metrics.csv");
   framework::EpochLog log(path, 1, framework::ScoreName{"IoU>=.5", "iou50", "share of boxes found"});
   log.add({0.5, 0.25, 0.75, 0.125, 2});
   REQUIRE(lines_of(path).size() == 2);
   CHECK(lines_of(path)[0] == "epoch,train_loss,train_iou50,test_loss,test_iou50,seconds");
   CHECK(lines_of(path)[1] == "1,0.500000,0.250000,0.750000,0.125000,2.0000");
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("EpochLog without a score: a regression's losses to float's last digit", "[epoch_log]") {
-  const auto dir = std::filesystem::temp_directory_path() / ("course_epoch_regression_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const std::string path = (dir / "metrics.csv").string();
+  const course::test::TempDir dir;
+  const std::string path = dir.file("metrics.csv");
   {
     framework::EpochLog log(path, 2, framework::no_score());
     log.add({0.52768019247055054, 0, 0.40452709794044495, 0, 0.0103});
@@ -73,13 +67,11 @@ TEST_CASE("EpochLog without a score: a regression's losses to float's last digit
     CHECK(lines_of(path)[0] == "epoch,train_loss,test_loss,seconds");
     CHECK(lines_of(path)[1] == "1,0.527680192,0.404527098,0.010300");
   }
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("EpochLog keeps every row of a long run of short epochs, the last ones once the log goes", "[epoch_log]") {
-  const auto dir = std::filesystem::temp_directory_path() / ("course_epoch_many_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const std::string path = (dir / "metrics.csv").string();
+  const course::test::TempDir dir;
+  const std::string path = dir.file("metrics.csv");
   const int rows = 400;  // past 4 KiB: from there the file is rewritten at most once a second
   {
     framework::EpochLog log(path, 1000, framework::no_score());  // a run stopped after 400 of 1000 epochs
@@ -89,5 +81,4 @@ TEST_CASE("EpochLog keeps every row of a long run of short epochs, the last ones
   const std::vector<std::string> lines = lines_of(path);
   REQUIRE(lines.size() == size_t(rows) + 1);
   CHECK(lines.back() == "400,0.0025,0.005,0.001000");
-  std::filesystem::remove_all(dir);
 }
