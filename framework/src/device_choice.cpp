@@ -54,21 +54,29 @@ int prepare_cpu_run(const course::ArgParser& args, TrainConfig& config, int cpu_
 }
 
 std::string graph_problem(const course::ArgParser& args, const TrainConfig& config, const std::string& layers_problem) {
-  if (args.get_string("--graph") == "off") return "--graph off";
+  return graph_problem(args.get_string("--graph") == "on", config, layers_problem);
+}
+
+std::string graph_problem(bool graph, const TrainConfig& config, const std::string& layers_problem) {
+  if (!graph) return "--graph off";
   if (config.optimizer == OptimizerKind::adam) return "adam's step number changes every step";
   return layers_problem;
 }
 
+std::string steps_text(const std::string& problem) {
+  return problem.empty() ? "replayed from CUDA graphs" : "launched one by one (" + problem + ")";
+}
+
 void replay_steps(DeviceRun& run, cudaStream_t stream, const std::string& problem, const GraphReplay& replay) {
   if (!problem.empty()) {
-    run.steps_text = "launched one by one (" + problem + ")";
+    run.steps_text = steps_text(problem);
     return;
   }
   run.stream = stream;
   run.capture = [stream, replayed = replay.replayed](const std::function<void()>& enqueue) {
     return replayed(stream, enqueue);
   };
-  run.steps_text = "replayed from CUDA graphs (" + replay.text + "), every layer on a stream of its own";
+  run.steps_text = steps_text("") + " (" + replay.text + "), every layer on a stream of its own";
 }
 
 void prepare_gpu_run(const course::ArgParser& args, DeviceRun& run, cudaStream_t stream, const std::string& problem,

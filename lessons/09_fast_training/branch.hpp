@@ -13,6 +13,7 @@
 #include <cstddef>
 
 #include "course/device_buffer.hpp"
+#include "framework/gpu_trainer.hpp"  // CounterStream
 
 namespace fast_training {
 
@@ -64,5 +65,11 @@ class WeightGradientAside {
   Branch* branch_ = nullptr;
   course::DeviceBuffer<float> side_workspace_;
 };
+
+// Given: the step's counters beside the update, on `branch` (which must outlive the training). The
+// weight gradients are done once the main stream joins the side; then the counters go aside (they
+// read the loss and the logits, the update the gradients). The next step's forward writes what the
+// counters read: the trainer joins again after the update.
+framework::CounterStream counters_aside(Branch& branch);
 
 }  // namespace fast_training

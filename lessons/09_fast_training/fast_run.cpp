@@ -8,6 +8,7 @@
 #include "branch.hpp"
 #include "course/cuda_check.hpp"
 #include "course/device_buffer.hpp"
+#include "framework/device_choice.hpp"
 #include "fast_network.hpp"
 #include "framework/gpu_trainer.hpp"
 #include "gpu_kit.hpp"
@@ -21,7 +22,7 @@ framework::GpuKit FastRun::kit() { return mnist_gpu::gpu_kit(mnist_gpu::ConvAlgo
 FastRun::FastRun(const FastTrainConfig& fast, const std::string& program) : config_(fast), branch_(stream_.get()) {
   // The hooks below read this object's copy of the config and its streams (never the constructor's locals).
   const FastTrainConfig& config = config_;
-  const bool use_graph = config.graph && config.optimizer == framework::OptimizerKind::sgd;
+  const std::string not_replayed = framework::graph_problem(config.graph, config);  // "": replayed
   run.program = program;  // what this lesson sets of the run; the trainer fills the rest from the kit
   run.stream = stream_.get();
   run.network = [this](const host_training::ModelSpec& spec, const std::vector<host_training::Parameter>& init,
@@ -64,25 +65,11 @@ FastRun::FastRun(const FastTrainConfig& fast, const std::string& program) : conf
       lines += "implicit-GEMM products (dense layers, implicit-GEMM convs) " + config_.products->name + "\n";
     return lines;
   };
-  const char* adam_steps = "launched one by one (--optimizer adam: its step number changes every step)";
-  run.steps_text = std::string(use_graph ? "replayed from CUDA graphs"
-                                  : config.graph ? adam_steps
-                                                 : "launched one by one (--graph off)") +
-                      "; " +
-                      (config.branches ? "weight gradients and counters on a second stream (09.12)"
-                                       : "one stream (--branches off)");
-  if (config.branches) {
-    // The weight gradients are done once the main stream joins the side; then the counters go
-    // aside, beside the update (they read the loss and logits, it the gradients). The next step's
-    // forward writes what the counters read: join again after the update.
-    counters.fork = [this] {
-      branch_.join();
-      branch_.fork();
-      return branch_.side();
-    };
-    counters.join = [this] { branch_.join(); };
-  }
-  if (use_graph)
+  run.steps_text = framework::steps_text(not_replayed) + "; " +
+                   (config.branches ? "weight gradients and counters on a second stream (09.12)"
+                                    : "one stream (--branches off)");
+  if (config.branches) counters = counters_aside(branch_);  // 09.12's second stream
+  if (not_replayed.empty())
     run.capture = [s = stream_.get()](const std::function<void()>& enqueue) { return replayed(s, enqueue); };
   run.profile_capture = capture_step;
 }

@@ -44,6 +44,17 @@ void GraphExec::launch(cudaStream_t stream) const {
   CUDA_CHECK(cudaGraphLaunch(exec_, stream));
 }
 
+framework::CounterStream counters_aside(Branch& branch) {
+  framework::CounterStream counters;
+  counters.fork = [&branch] {
+    branch.join();
+    branch.fork();
+    return branch.side();
+  };
+  counters.join = [&branch] { branch.join(); };
+  return counters;
+}
+
 Branch::Branch(cudaStream_t main) : main_(main) {
   if (main == nullptr) throw course::Error("Branch: the main stream must be a stream of its own, not the default stream");
   // Ordering only: events without timing are the cheap kind.

@@ -9,6 +9,7 @@
 #include "course/device_info.hpp"
 #include "course/error.hpp"
 #include "evaluation.hpp"
+#include "framework/device_choice.hpp"
 #include "framework/rank_trainer.hpp"
 #include "mnist_gpu.hpp"
 #include "replica.hpp"
@@ -22,7 +23,7 @@ std::vector<int> devices_of(const ParallelTrainConfig& config) {
 
 framework::DeviceRun replica_run(const ParallelTrainConfig& config, const framework::TrainingData& data,
                                  const framework::Rank& rank, const std::string& program) {
-  const bool use_graph = config.graph && config.optimizer == framework::OptimizerKind::sgd;
+  const std::string not_replayed = framework::graph_problem(config.graph, config);  // "": replayed
   const host_training::OptimizerConfig opt = host_training::optimizer_config(config);  // as train_mnist
   // The run's settings, shared by its hooks (they outlive this call).
   const auto cfg = std::make_shared<const ParallelTrainConfig>(config);
@@ -72,10 +73,8 @@ framework::DeviceRun replica_run(const ParallelTrainConfig& config, const framew
     return "gradients: averaged over " + std::to_string(rank.ranks) + " rank(s) by NCCL all-reduce" +
            (cfg->overlap ? ", bucket by bucket during the backward pass\n" : " after the backward pass\n");
   };
-  run.steps_text = use_graph ? "replayed from CUDA graphs"
-                   : config.graph ? "launched one by one (--optimizer adam: its step number changes every step)"
-                                  : "launched one by one (--graph off)";
-  if (use_graph)
+  run.steps_text = framework::steps_text(not_replayed);
+  if (not_replayed.empty())
     run.capture = [replica](const std::function<void()>& enqueue) {
       return fast_training::replayed((*replica)->stream(), enqueue);
     };

@@ -228,12 +228,7 @@ int main(int argc, char** argv) {
       run.check_steps = [&branch](framework::DeviceNetwork& net) {
         beyond_mnist::use_branch(dynamic_cast<mnist_gpu::GpuNetwork&>(net), &branch);  // the kit's network
       };
-      counters.fork = [&branch] {
-        branch.join();  // the weight gradients are done: the update may read them
-        branch.fork();
-        return branch.side();
-      };
-      counters.join = [&branch] { branch.join(); };  // the next forward overwrites what the counters read
+      counters = fast_training::counters_aside(branch);
       run.steps_text += "; weight gradients and counters on a second stream (lesson 09's 09.12)";
     } else if (args.given("--branches") && args.get_string("--branches") == "on") {
       std::printf("note: --branches on needs one GPU, every layer on the step's stream and no --profile; one stream\n");

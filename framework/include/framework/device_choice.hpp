@@ -46,6 +46,11 @@ int prepare_cpu_run(const course::ArgParser& args, TrainConfig& config, int cpu_
 // Why the training steps cannot be replayed from CUDA graphs: --graph off, adam (its step number
 // changes every step), else `layers_problem` (a layer that launches on the default stream; "" : none).
 std::string graph_problem(const course::ArgParser& args, const TrainConfig& config, const std::string& layers_problem);
+// The same from a config alone: `graph` is its --graph on.
+std::string graph_problem(bool graph, const TrainConfig& config, const std::string& layers_problem = "");
+// The steps line for a run whose graph_problem is `problem`: "replayed from CUDA graphs" or
+// "launched one by one (<problem>)".
+std::string steps_text(const std::string& problem);
 
 // How a lesson replays a stretch of steps: `replayed(stream, enqueue)` captures what enqueue launches
 // on stream once and returns what replays it; `text` names where that capture is written.
