@@ -1,6 +1,6 @@
 // train: the course's trainer on whatever this machine has. On a GPU, the framework's trainer with the
-// course's own kernels (train_mnist's flags and output); without one, or with --device cpu, lesson
-// 02's CPU trainer on lesson 11's layers (threaded, vectorised GEMMs; --threads). It sits above the
+// course's own kernels (train_mnist's flags and output); without one, or with --device cpu, the
+// framework's CPU trainer on lesson 11's layers (threaded, vectorised GEMMs; --threads). It sits above the
 // lessons it combines, built from their solutions: the README's first command runs it.
 #include <cstdio>
 #include <string>
@@ -10,7 +10,7 @@
 #include "course/main.hpp"
 #include "course/number_text.hpp"
 #include "fast_host_network.hpp"
-#include "framework/device_choice.hpp"  // default_threads
+#include "framework/device_choice.hpp"  // use_gpu, cpu_threads, default_threads
 #include "framework/epoch_log.hpp"
 #include "framework/train_flags.hpp"
 #include "framework/training_data.hpp"
@@ -41,8 +41,7 @@ framework::TrainSummary train_on_cpu(const course::ArgParser& args, const framew
   std::printf("CPU run: model %s, %d epoch(s), batch %d, lr %g%s\n", model.c_str(), config.epochs,
               config.batch, static_cast<double>(config.learning_rate()),
               args.given("--model") ? "" : " (lesson 02's defaults; --model a takes minutes per epoch here)");
-  const int threads =
-      args.get_int("--threads") > 0 ? static_cast<int>(args.get_int("--threads")) : framework::default_threads();
+  const int threads = framework::cpu_threads(args);
   return framework::train_on_host(config, data,
                                   host_training::host_kit(fast_cpu::network_maker(threads),
                                                           fast_cpu::network_description(threads),
@@ -75,12 +74,11 @@ int train_main(int argc, char** argv) {
                 "01, 02 and 11 on the CPU; your own code runs in each lesson's program and tests\n");
 
   const std::string device = args.get_string("--device");
-  if (device == "gpu") course::require_gpu("--device gpu");  // before anything else: the clearest message
+  const bool use_gpu = framework::use_gpu(args);  // before anything else: --device gpu without one stops here
   const mnist_gpu::TrainMnistConfig config = mnist_gpu::train_mnist_config(args);
   // The data folder is worked out and checked here, once, before the device: a missing data set
   // is the first thing to fix. Both trainers take this data (their data flags are the same).
   const framework::TrainingData data = framework::load_training_data(config);
-  const bool use_gpu = device == "gpu" || (device == "auto" && course::gpu_available());
   if (!use_gpu) {
     if (device == "auto")
       std::printf("no usable CUDA GPU (%s): training on the CPU with %s instead\n",

@@ -188,9 +188,9 @@ int main(int argc, char** argv) {
       throw course::Error("--sequences x --length x --hidden: " + std::to_string(long(floats / 1e9)) +
                           " billion floats of states for one epoch; make one of them smaller");
     // Everything the run holds on this machine, counted before any of it is allocated.
-    const bool on_gpu = framework::use_gpu(args);  // --device gpu without a GPU stops here
-    if (!on_gpu) framework::say_cpu_fallback(args);
-    const uint64_t buffers = recurrent::SineNetwork::run_bytes(spec, hidden, future, !on_gpu),
+    const bool gpu = framework::use_gpu(args);  // --device gpu without a GPU stops here
+    if (!gpu) framework::say_cpu_fallback(args);
+    const uint64_t buffers = recurrent::SineNetwork::run_bytes(spec, hidden, future, !gpu),
                    bytes = buffers + framework::allocator_allowance(buffers),
                    available = framework::available_host_bytes();
     if (available > 0 && bytes > available) {
@@ -207,7 +207,7 @@ int main(int argc, char** argv) {
                               "", {});
 
     const int threads = framework::cpu_threads(args), gpus = int(args.get_int("--gpus"));
-    const bool gpu = on_gpu, graph = args.get_string("--graph") == "on";
+    const bool graph = args.get_string("--graph") == "on";
     if (gpus > 1 && !gpu) throw course::Error("--gpus " + std::to_string(gpus) + " needs --device gpu");
     const recurrent::Recurrence recurrence =
         args.get_string("--recurrence") == "steps" ? recurrent::Recurrence::steps : recurrent::Recurrence::persistent;
