@@ -10,7 +10,7 @@
 namespace framework {
 
 DeviceLayer::DeviceLayer(std::string name, const LayerPlan& plan, int max_batch)
-    : name_(std::move(name)), plan_(plan), max_batch_(max_batch) {
+    : ChainLayer(std::move(name), plan), max_batch_(max_batch) {
   if (max_batch < 1) throw course::Error("layer " + name_ + ": max_batch must be >= 1");
   out_ = course::DeviceBuffer<float>(size_t(max_batch) * plan.out_size());
   din_ = course::DeviceBuffer<float>(size_t(max_batch) * plan.in_size());
@@ -47,23 +47,13 @@ size_t LayerStack::input_size() const {
   return size_t(spec_.in_channels) * size_t(spec_.height) * size_t(spec_.width);
 }
 
-void LayerStack::forward(const float* x, int batch) {
-  const float* in = x;
-  for (auto& layer : layers_) {
-    layer->forward(in, batch);
-    in = layer->output();
-  }
-}
+void LayerStack::forward(const float* x, int batch) { chain_forward(layers_, x, batch); }
 
 void LayerStack::forward_backward(const float* x, const int* labels, int batch) {
   forward(x, batch);
   loss_->forward(logits(), labels, batch);
   loss_->backward(labels, batch);
-  const float* dy = loss_->logits_grad();
-  for (size_t i = layers_.size(); i-- > 0;) {
-    layers_[i]->backward(i == 0 ? x : layers_[i - 1]->output(), dy, batch);
-    dy = layers_[i]->input_grad();
-  }
+  chain_backward(layers_, x, loss_->logits_grad(), batch);
 }
 
 void LayerStack::forward_and_loss(const float* x, const int* labels, int batch) {

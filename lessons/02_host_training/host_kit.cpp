@@ -10,18 +10,6 @@
 
 namespace host_training {
 
-namespace {
-
-// The trainer's network as this lesson's evaluation takes it: every network a kit of this lesson
-// makes is a HostNetwork.
-HostNetwork& as_host_network(framework::HostModel& net) {
-  auto* host = dynamic_cast<HostNetwork*>(&net);
-  if (!host) throw course::Error("host_kit: the evaluation of lesson 02 runs a HostNetwork, and this network is none");
-  return *host;
-}
-
-}  // namespace
-
 framework::HostKit host_kit() {
   framework::HostKit kit;
   kit.network = [](const ModelSpec& spec, std::vector<Parameter> init) {
@@ -31,9 +19,7 @@ framework::HostKit host_kit() {
   kit.rules = update_rules();
   kit.epoch_order = epoch_order;
   kit.gather = gather_batch;
-  kit.evaluate = [](framework::HostModel& net, const course::Dataset& data, int batch) {
-    return evaluate(as_host_network(net), data, batch);
-  };
+  kit.evaluate = evaluate;
   return kit;
 }
 

@@ -20,6 +20,7 @@
 #include "course/idx.hpp"
 #include "framework/model.hpp"
 #include "framework/host_optimizer.hpp"
+#include "framework/host_layer.hpp"  // grow_to
 #include "framework/host_trainer.hpp"
 #include "framework/optimizer_config.hpp"
 #include "framework/train_config.hpp"
@@ -42,15 +43,6 @@ void sgd_momentum_step(float* w, const float* g, float* velocity, size_t n, floa
 //   w = w - lr * (m / (1 - beta1^t)) / (sqrt(v / (1 - beta2^t)) + eps)
 void adam_step(float* w, const float* g, float* m, float* v, size_t n, float lr, float beta1, float beta2,
                float eps, int t);
-
-// Sizes a scratch buffer to n values. Growing, it lets the old values go first: a plain resize would
-// hold the old and the new buffer at once while it copies values nobody reads again. The memory
-// estimates (bytes_for) count every buffer once, so every buffer that grows on demand grows here.
-template <typename T>
-void grow_to(std::vector<T>& buffer, size_t n) {
-  if (n > buffer.capacity()) std::vector<T>().swap(buffer);
-  buffer.resize(n);
-}
 
 // ---- models as data -----------------------------------------------------------------------
 // ModelSpec (a network as data: its layers, their sizes, the parameters and their initial values)
@@ -173,15 +165,16 @@ void gather_batch(const course::Dataset& data, const std::vector<int>& order, in
 // confusion: classes x classes counts (row = true label, column = predicted);
 // predictions: the predicted class of every example (the first largest logit wins ties).
 using Evaluation = framework::HostEvaluation;
-// Runs the network over `data` in order, `batch` examples at a time.
-Evaluation evaluate(HostNetwork& net, const course::Dataset& data, int batch);
+// Runs the network (a HostNetwork, or any network the CPU trainer takes) over `data` in order, `batch`
+// examples at a time.
+Evaluation evaluate(framework::HostModel& net, const course::Dataset& data, int batch);
 
 // ---- the trainer (given) -----------------------------------------------------------------------
 // The CPU trainer is the framework's (framework/host_trainer.hpp); this lesson registers with it its
 // network (HostNetwork, on lesson 01's layers), its update rules (02.1), its epoch order and
 // batches (02.3) and its evaluation (02.4). A later lesson swaps the network (a NetworkMaker: a
-// derived one, on other layers or threads) and adds rules.
-using NetworkMaker = std::function<std::unique_ptr<HostNetwork>(const ModelSpec&, std::vector<Parameter>)>;
+// derived one, on other layers or threads, or a list of the framework's host layers) and adds rules.
+using NetworkMaker = std::function<std::unique_ptr<framework::HostModel>(const ModelSpec&, std::vector<Parameter>)>;
 // What the networks a NetworkMaker makes hold at most, in bytes, for these layers trained at `batch`
 // and evaluated at `eval_batch` (HostNetwork::bytes_for for a HostNetwork).
 using NetworkBytes = std::function<uint64_t(const std::vector<LayerPlan>& plan, int classes, int batch, int eval_batch)>;

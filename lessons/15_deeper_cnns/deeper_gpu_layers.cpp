@@ -178,24 +178,6 @@ ResidualLayer::ResidualLayer(std::string name, const LayerPlan& plan, int max_ba
 
 namespace {
 
-// The list's layers in turn from x; returns the last one's output (x for no layers).
-const float* forward_chain(const ResidualLayer::Layers& layers, const float* x, int batch) {
-  for (const auto& layer : layers) {
-    layer->forward(x, batch);
-    x = layer->output();
-  }
-  return x;
-}
-
-// Back through the list from dy; returns dL/d(the list's input) (dy for no layers).
-const float* backward_chain(const ResidualLayer::Layers& layers, const float* x, const float* dy, int batch) {
-  for (size_t i = layers.size(); i-- > 0;) {
-    layers[i]->backward(i == 0 ? x : layers[i - 1]->output(), dy, batch);
-    dy = layers[i]->input_grad();
-  }
-  return dy;
-}
-
 template <class F>
 void each_layer(const ResidualLayer::Layers& a, const ResidualLayer::Layers& b, F f) {
   for (const auto& layer : a) f(*layer);
@@ -207,18 +189,18 @@ void each_layer(const ResidualLayer::Layers& a, const ResidualLayer::Layers& b, 
 void ResidualLayer::forward(const float* x, int batch) {
   check_batch(batch, "forward");
   float* y = relu_ ? relu_->output() : out_.data();
-  const float* skip = forward_chain(shortcut_, x, batch);  // first: the body's last norm may add it
+  const float* skip = framework::chain_forward(shortcut_, x, batch);  // first: the body's last norm may add it
   auto* last = body_.empty() ? nullptr : dynamic_cast<BatchNormLayer*>(body_.back().get());
   const bool norm_adds = last && last->end_block(skip, y, relu_ != nullptr);  // false in evaluation
-  const float* main = forward_chain(body_, x, batch);
+  const float* main = framework::chain_forward(body_, x, batch);
   if (!norm_adds) add_gpu(main, skip, y, size_t(batch) * out_size(), relu_ != nullptr, stream_);
 }
 
 void ResidualLayer::backward(const float* x, const float* dy, int batch) {
   check_batch(batch, "backward");
   // x fed both paths: its gradient is what comes back along each, added.
-  const float* through_body = backward_chain(body_, x, dy, batch);
-  const float* through_skip = backward_chain(shortcut_, x, dy, batch);
+  const float* through_body = framework::chain_backward(body_, x, dy, batch);
+  const float* through_skip = framework::chain_backward(shortcut_, x, dy, batch);
   const size_t n = size_t(batch) * in_size();
   if (before_)  // x is that ReLU's output: its backward rides in this add
     add_masked_gpu(through_body, through_skip, x, before_->input_grad(), n, stream_);

@@ -133,7 +133,7 @@ void set_common(framework::TrainConfig& c, int filters, int batch, int epochs, c
 host_training::NetworkMaker warmed_up(host_training::NetworkMaker make, int batch) {
   return [make = std::move(make), batch](const host_training::ModelSpec& spec,
                                          std::vector<host_training::Parameter> params) {
-    std::unique_ptr<host_training::HostNetwork> net =
+    std::unique_ptr<framework::HostModel> net =
         make ? make(spec, std::move(params)) : std::make_unique<host_training::HostNetwork>(spec, std::move(params));
     const std::vector<float> x(size_t(batch) * spec.in_channels * spec.height * spec.width, 0.0f);
     const std::vector<int> labels(size_t(batch), 0);

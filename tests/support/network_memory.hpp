@@ -16,7 +16,7 @@
 namespace course::test {
 
 // The peak resident bytes above the start while `make()`'s network trains at `batch` and evaluates.
-inline uint64_t network_peak_bytes(const std::function<std::unique_ptr<host_training::HostNetwork>()>& make,
+inline uint64_t network_peak_bytes(const std::function<std::unique_ptr<framework::HostModel>()>& make,
                                    int batch, uint64_t seed) {
   const int eval = framework::kHostEvalBatch;
   course::Rng rng(seed, 0);

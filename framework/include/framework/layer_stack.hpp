@@ -1,8 +1,7 @@
 #pragma once
 // The course framework: a GPU network built as a list of layers and a loss (lesson 08's GpuNetwork,
-// and every layer list after it). What every layer shares (as in DLFS's layers.py): a forward, a
-// backward, and the device buffers they write, sized once for the largest batch so that a training
-// step allocates nothing.
+// and every layer list after it). A DeviceLayer is the framework's ChainLayer (layer.hpp) with its
+// buffers on the device, sized once for the largest batch so that a training step allocates nothing.
 //
 //   layer i:  forward(x, batch)        reads x (the previous layer's output, or the input batch)
 //                                      writes output()                   [batch x out_size]
@@ -28,6 +27,7 @@
 #include <vector>
 
 #include "course/device_buffer.hpp"
+#include "framework/layer.hpp"
 #include "framework/layered_network.hpp"
 #include "framework/model.hpp"
 #include "framework/parameter_store.hpp"
@@ -35,28 +35,16 @@
 
 namespace framework {
 
-class DeviceLayer {
+class DeviceLayer : public ChainLayer {
  public:
   DeviceLayer(std::string name, const LayerPlan& plan, int max_batch);
-  virtual ~DeviceLayer() = default;
-  DeviceLayer(const DeviceLayer&) = delete;
-  DeviceLayer& operator=(const DeviceLayer&) = delete;
 
-  virtual void forward(const float* x, int batch) = 0;
-  virtual void backward(const float* x, const float* dy, int batch) = 0;
-
-  const std::string& name() const { return name_; }
-  const LayerPlan& plan() const { return plan_; }
   int max_batch() const { return max_batch_; }
   // Null for a buffer a fused neighbour made unneeded (a batch norm whose ReLU writes y for it).
-  float* output() { return out_.data(); }
+  float* output() override { return out_.data(); }
   const float* output() const { return out_.data(); }
-  float* input_grad() { return din_.data(); }
-  size_t in_size() const { return plan_.in_size(); }  // values per example
-  size_t out_size() const { return plan_.out_size(); }
+  float* input_grad() override { return din_.data(); }
   void set_observer(PassObserver* observer) { observer_ = observer; }  // nullptr: none
-  // Training or evaluation: only a layer that behaves differently (dropout) cares.
-  virtual void set_training(bool training) { (void)training; }
   // Which kernels a layer runs (e.g. "tiled"), for the trainer's first lines; "" when its network
   // says it otherwise.
   virtual std::string kernels() const { return ""; }
@@ -77,8 +65,6 @@ class DeviceLayer {
   // what: "forward" or "backward". Tells the observer first: every pass opens with it.
   void check_batch(int batch, const char* what) const;
 
-  std::string name_;
-  LayerPlan plan_;
   int max_batch_;
   course::DeviceBuffer<float> out_, din_;
   PassObserver* observer_ = nullptr;

@@ -15,7 +15,7 @@ namespace host_training {
 //   * confusion: classes x classes counts (classes = net.spec().classes), at
 //     confusion[label * classes + prediction];
 //   * accuracy: the fraction in [0, 1] of examples predicted right.
-Evaluation evaluate(HostNetwork& net, const course::Dataset& data, int batch) {
+Evaluation evaluate(framework::HostModel& net, const course::Dataset& data, int batch) {
   (void)net, (void)data, (void)batch;
   course::todo("02.4", "evaluate");
 }

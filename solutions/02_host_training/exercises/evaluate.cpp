@@ -7,7 +7,7 @@
 
 namespace host_training {
 
-Evaluation evaluate(HostNetwork& net, const course::Dataset& data, int batch) {
+Evaluation evaluate(framework::HostModel& net, const course::Dataset& data, int batch) {
   if (batch <= 0) throw course::Error("evaluate: batch must be positive, got " + std::to_string(batch));
   const int classes = net.spec().classes;
   const int n = data.count();

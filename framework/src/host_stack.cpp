@@ -1,0 +1,97 @@
+// The course framework: a host network as a list of HostLayers (host_layer.hpp).
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "course/error.hpp"
+#include "framework/host_layer.hpp"
+
+namespace framework {
+
+HostStack::HostStack(ModelSpec spec, std::vector<Parameter> params, const LayerKinds& accepted, const std::string& who)
+    : spec_(std::move(spec)), params_(std::move(params)), plan_(plan_layers(spec_)) {
+  require_layers(spec_, accepted, who);
+  require_parameters_fit(spec_, params_);
+  for (Parameter& p : params_) p.grad.assign(p.value.size(), 0.0f);
+}
+
+void HostStack::set_layers(std::vector<std::unique_ptr<HostLayer>> layers, std::unique_ptr<HostLoss> loss) {
+  if (layers.size() != plan_.size() || !loss)
+    throw course::Error("HostStack: " + std::to_string(layers.size()) + " layers for a plan of " +
+                        std::to_string(plan_.size()) + (loss ? "" : ", and no loss"));
+  for (size_t i = 0; i < layers.size(); ++i)
+    if (!layers[i] || layers[i]->plan().spec.kind != plan_[i].spec.kind)
+      throw course::Error("HostStack: layer " + std::to_string(i + 1) + " is not the plan's '" +
+                          layer_text(plan_[i].spec) + "'");
+  layers_ = std::move(layers);
+  loss_ = std::move(loss);
+  if (!layers_.empty()) layers_.front()->set_input_grad(false);
+}
+
+void HostStack::ready(const char* what, int batch) const {
+  if (layers_.empty() || !loss_) throw course::Error(std::string("HostStack ") + what + ": the layers are not set");
+  if (batch <= 0) throw course::Error("batch must be positive, got " + std::to_string(batch));
+}
+
+void HostStack::set_training(bool training) {
+  for (auto& layer : layers_) layer->set_training(training);
+}
+
+void HostStack::forward(const float* x, int batch, float* logits) {
+  ready("forward", batch);
+  set_training(false);
+  const float* out = chain_forward(layers_, x, batch);
+  std::copy(out, out + size_t(batch) * size_t(spec_.classes), logits);
+}
+
+float HostStack::forward_backward(const float* x, const int* labels, int batch) {
+  ready("forward_backward", batch);
+  set_training(true);
+  const float* logits = chain_forward(layers_, x, batch);
+  const float loss = loss_->forward_backward(logits, labels, batch);
+  chain_backward(layers_, x, loss_->logits_grad(), batch);
+  return loss;
+}
+
+HostLayerMakers& HostLayerMakers::add(LayerKind kind, Make make) {
+  for (auto& [k, m] : makers_)
+    if (k == kind) {
+      m = std::move(make);
+      return *this;
+    }
+  makers_.emplace_back(kind, std::move(make));
+  return *this;
+}
+
+HostLayerMakers::Layers HostLayerMakers::make(const std::vector<LayerPlan>& list, const HostLayerContext& context,
+                                              size_t& place) const {
+  Layers layers;
+  const std::function<Layers(const std::vector<LayerPlan>&)> inner = [&](const std::vector<LayerPlan>& l) {
+    return make(l, context, place);
+  };
+  for (const LayerPlan& p : list) {
+    const size_t at = place++;
+    const Make* maker = nullptr;
+    for (const auto& [k, m] : makers_)
+      if (k == p.spec.kind) maker = &m;
+    if (!maker) throw course::Error("no host layer is registered for '" + layer_text(p.spec) + "'");
+    layers.push_back((*maker)(p, context, at, inner));
+    if (!layers.back()) throw course::Error("the host layer maker for '" + layer_text(p.spec) + "' made none");
+    if (context.made) context.made->push_back(layers.back().get());
+  }
+  return layers;
+}
+
+const std::vector<float>& HostStack::probabilities() const {
+  if (!loss_) throw course::Error("HostStack probabilities: the layers are not set");
+  return loss_->probabilities();
+}
+
+std::vector<Parameter> HostStack::running_tensors() const {
+  std::vector<float> values;
+  for (const auto& layer : layers_)
+    for (const std::vector<float>* v : layer->running()) values.insert(values.end(), v->begin(), v->end());
+  return running_statistics(spec_, values);
+}
+
+}  // namespace framework
