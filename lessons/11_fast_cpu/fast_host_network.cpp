@@ -15,163 +15,59 @@ namespace fast_cpu {
 using host_training::LayerKind;
 using host_training::LayerPlan;
 
+const framework::HostLayerMakers& fast_host_layers() {
+  static const framework::HostLayerMakers makers = [] {
+    framework::HostLayerMakers m;
+    add_fast_host_layers(m);
+    return m;
+  }();
+  return makers;
+}
+
 FastHostNetwork::FastHostNetwork(host_training::ModelSpec spec, std::vector<host_training::Parameter> params,
                                  int threads, BatchSplit split)
-    : FastHostNetwork(std::move(spec), std::move(params), threads, framework::basic_layers()) {
+    : FastHostNetwork(std::move(spec), std::move(params), threads, fast_host_layers(), framework::basic_layers(), 0) {
   split_ = split;
 }
 
 FastHostNetwork::FastHostNetwork(host_training::ModelSpec spec, std::vector<host_training::Parameter> params,
-                                 int threads, const framework::LayerKinds& accepted)
-    : HostNetwork(std::move(spec), std::move(params), accepted), threads_(threads) {
+                                 int threads, const framework::HostLayerMakers& makers,
+                                 const framework::LayerKinds& accepted, uint64_t seed)
+    : HostStack(std::move(spec), std::move(params), accepted, "FastHostNetwork"), threads_(threads), makers_(&makers),
+      seed_(seed) {
   if (threads < 1) throw course::Error("FastHostNetwork: threads must be >= 1, got " + std::to_string(threads));
+  set_layers(layers_for(threads_, params_, workspace_), std::make_unique<SoftmaxCrossEntropyOnCpu>(spec_.classes));
 }
 
-FastHostNetwork::FastHostNetwork(const FastHostNetwork& owner, bool gradients)
-    : HostNetwork(owner, gradients), threads_(1), split_(owner.split_) {}
-
-void FastHostNetwork::extra_forward(size_t layer, int, bool) {
-  throw course::Error("FastHostNetwork: layer '" + layer_text(plan_.at(layer).spec) + "' is not one of lesson 02's");
+framework::HostLayerMakers::Layers FastHostNetwork::layers_for(int threads, std::vector<host_training::Parameter>& grads,
+                                                               std::vector<float>& workspace) const {
+  framework::HostLayerContext context;
+  context.params = const_cast<std::vector<host_training::Parameter>*>(&params_);  // read: the weights
+  context.grads = &grads;
+  context.threads = threads;
+  context.scratch = &workspace;
+  context.seed = seed_;
+  size_t place = 0;
+  framework::HostLayerMakers::Layers layers = makers_->make(plan_, context, place);
+  fuse_relu_into_pool(plan_, layers);
+  return layers;
 }
 
-void FastHostNetwork::extra_backward(size_t layer, int) {
-  throw course::Error("FastHostNetwork: layer '" + layer_text(plan_.at(layer).spec) + "' is not one of lesson 02's");
-}
-
-namespace {
-
-// Max-pool of ReLU(x) in one pass, for windows that do not overlap (stride == window): the max of
-// ReLU over a window is ReLU of the max, so the window's max is found on x itself and clamped at 0.
-// argmax: the first maximum of x in the window (flat index into x), as lesson 01 picks it; where
-// that maximum is <= 0 the output is 0 and the backward pass below sends it no gradient.
-// 2x2 windows, stride 2, no padding (lesson 02's pool): the max of each pair of input rows first,
-// along whole rows (contiguous: vectorised), then of each pair of columns of that. Where the window
-// sits is not stored: the backward pass finds the window's first maximum again (pool2_window_first).
-bool is_pool2(const host_layers::PoolShape& p) {
-  return p.window == 2 && p.stride == 2 && p.height % 2 == 0 && p.width % 2 == 0;
-}
-
-void relu_pool2_forward(const host_layers::PoolShape& p, const float* x, float* y) {
-  const int OH = p.out_h(), OW = p.out_w(), W = p.width;
-  std::vector<float> rows(static_cast<size_t>(W));
-  for (int plane = 0; plane < p.batch * p.channels; ++plane) {
-    const float* in = x + size_t(plane) * p.height * W;
-    float* out = y + size_t(plane) * OH * OW;
-    for (int oh = 0; oh < OH; ++oh) {
-      const float* r0 = in + size_t(2 * oh) * W;
-      const float* r1 = r0 + W;
-      for (int w = 0; w < W; ++w) rows[size_t(w)] = r0[w] > r1[w] ? r0[w] : r1[w];
-      for (int ow = 0; ow < OW; ++ow) {
-        const float top = rows[size_t(2 * ow)] > rows[size_t(2 * ow + 1)] ? rows[size_t(2 * ow)] : rows[size_t(2 * ow + 1)];
-        out[size_t(oh) * OW + ow] = top > 0.0f ? top : 0.0f;
-      }
-    }
+void FastHostNetwork::grow_shards(size_t count, bool gradients) {
+  // A shard reads this network's weights: it holds none, and weight gradients only once it trains
+  // (shard 0 writes this network's).
+  while (shards_.size() < count) {
+    auto shard = std::make_unique<Shard>();
+    for (const host_training::Parameter& p : params_) shard->grads.push_back({p.name, p.shape, {}, {}});
+    const bool first = shards_.empty();
+    shard->layers = layers_for(1, first ? params_ : shard->grads, shard->workspace);
+    shard->layers.front()->set_input_grad(false);  // nobody reads the input's gradient
+    shard->loss = std::make_unique<SoftmaxCrossEntropyOnCpu>(spec_.classes);
+    shards_.push_back(std::move(shard));
   }
-}
-
-void relu_pool2_backward(const host_layers::PoolShape& p, const float* x, const float* y, const float* dy,
-                         float* dx) {
-  const int OH = p.out_h(), OW = p.out_w(), W = p.width;
-  for (size_t plane = 0; plane < size_t(p.batch) * p.channels; ++plane)
-    for (int oh = 0; oh < OH; ++oh) {
-      const size_t o = (plane * OH + size_t(oh)) * OW;
-      const size_t at = (plane * p.height + size_t(2 * oh)) * W;
-      const float *x0 = x + at, *x1 = x0 + W;
-      float *d0 = dx + at, *d1 = d0 + W;
-      for (int ow = 0; ow < OW; ++ow) {
-        // The window's first input equal to its maximum, in lesson 01's order ((0,0), (0,1), (1,0),
-        // (1,1)): the one lesson 01's max-pool picks. Where y > 0 the maximum is y itself (ReLU let
-        // it through); elsewhere every input of the window gets 0. Each dx is written once.
-        const float top = y[o + ow], g = top > 0.0f ? dy[o + ow] : 0.0f;
-        // As 0/1 flags (&, not &&): no branches, so the loop vectorises.
-        const int a = x0[2 * ow] == top, b = (1 - a) & (x0[2 * ow + 1] == top);
-        const int c = (1 - a) & (1 - b) & (x1[2 * ow] == top), d = (1 - a) & (1 - b) & (1 - c);
-        d0[2 * ow] = a ? g : 0.0f;
-        d0[2 * ow + 1] = b ? g : 0.0f;
-        d1[2 * ow] = c ? g : 0.0f;
-        d1[2 * ow + 1] = d ? g : 0.0f;
-      }
-    }
-}
-
-void relu_maxpool_forward(const host_layers::PoolShape& p, const float* x, float* y, int* argmax) {
-  const int OH = p.out_h(), OW = p.out_w();
-  for (int plane = 0; plane < p.batch * p.channels; ++plane) {
-    const size_t base = size_t(plane) * p.height * p.width;
-    for (int oh = 0; oh < OH; ++oh)
-      for (int ow = 0; ow < OW; ++ow) {
-        size_t best = base + size_t(oh * p.stride) * p.width + size_t(ow) * p.stride;
-        float top = x[best];
-        for (int kh = 0; kh < p.window; ++kh) {
-          const size_t row = base + size_t(oh * p.stride + kh) * p.width + size_t(ow) * p.stride;
-          for (int kw = 0; kw < p.window; ++kw) {
-            // Selects, not branches: on real activations "is this one larger?" is a coin toss,
-            // and a mispredicted branch costs more than the whole comparison.
-            const bool larger = x[row + kw] > top;
-            top = larger ? x[row + kw] : top;
-            best = larger ? row + kw : best;
-          }
-        }
-        const size_t out = (size_t(plane) * OH + oh) * OW + ow;
-        y[out] = top > 0.0f ? top : 0.0f;
-        argmax[out] = int(best);
-      }
-  }
-}
-
-// dL/dx of ReLU then max-pool: dy goes to the window's chosen input when the output was > 0
-// (there ReLU passed its input on); every other input gets 0. One pass instead of lesson 01's
-// two (max-pool backward, then ReLU backward over the whole tensor).
-void relu_maxpool_backward(const host_layers::PoolShape& p, const float* y, const int* argmax, const float* dy,
-                           float* dx) {
-  std::fill(dx, dx + p.input_size(), 0.0f);
-  const size_t outputs = p.output_size();
-  for (size_t o = 0; o < outputs; ++o)
-    if (y[o] > 0.0f) dx[argmax[o]] = dy[o];
-}
-
-}  // namespace
-
-// Layer i is a ReLU whose output only a max-pool with non-overlapping windows reads: the two run
-// as one (relu_maxpool_forward/backward).
-bool FastHostNetwork::relu_into_pool(size_t i) const {
-  return plan_[i].spec.kind == LayerKind::relu && i + 1 < plan_.size() &&
-         plan_[i + 1].spec.kind == LayerKind::maxpool && plan_[i + 1].spec.stride == plan_[i + 1].spec.window;
-}
-
-void FastHostNetwork::forward_layers(const FastHostNetwork& weights, int batch, bool training) {
-  for (size_t i = 0; i < plan_.size(); ++i) {
-    const LayerPlan& p = plan_[i];
-    const float* in = acts_[i].data();
-    float* out = acts_[i + 1].data();
-    switch (p.spec.kind) {
-      case LayerKind::conv:
-        conv_forward_on_cpu(conv_shape(i, batch), in, weights.weight_of(i), weights.bias_of(i), out, workspace_,
-                            threads_);
-        break;
-      case LayerKind::relu:
-        if (relu_into_pool(i)) {  // acts_[i + 1], the ReLU's output, is skipped: nobody reads it
-          const host_layers::PoolShape pool = pool_shape(i + 1, batch);
-          if (is_pool2(pool))
-            relu_pool2_forward(pool, in, acts_[i + 2].data());
-          else
-            relu_maxpool_forward(pool, in, acts_[i + 2].data(), argmax_[i + 1].data());
-          ++i;
-          break;
-        }
-        host_layers::relu_forward(in, out, acts_[i].size());
-        break;
-      case LayerKind::maxpool:
-        host_layers::maxpool_forward(pool_shape(i, batch), in, out, argmax_[i].data());
-        break;
-      case LayerKind::dense:
-        dense_forward(in, weights.weight_of(i), weights.bias_of(i), out, batch, static_cast<int>(p.in_size()), p.out_c,
-                      threads_);
-        break;
-      default:  // a later lesson's layer
-        extra_forward(i, batch, training);
-    }
-  }
+  if (!gradients) return;
+  for (size_t k = 1; k < count; ++k)
+    for (size_t t = 0; t < params_.size(); ++t) shards_[k]->grads[t].grad.resize(params_[t].value.size(), 0.0f);
 }
 
 void FastHostNetwork::forward(const float* x, int batch, float* logits) {
@@ -179,118 +75,53 @@ void FastHostNetwork::forward(const float* x, int batch, float* logits) {
   // Inference: each example's logits are computed alone, so shards of any size give the same bits,
   // and as many shards as threads is the fastest cut.
   const int shards = inference_shards(batch, threads_, may_shard());
-  if (shards == 1) {
-    prepare(batch);
-    std::copy(x, x + acts_[0].size(), acts_[0].begin());
-    forward_layers(*this, batch, false);
-    std::copy(acts_.back().begin(), acts_.back().end(), logits);
-    return;
-  }
+  if (shards == 1) return HostStack::forward(x, batch, logits);
   grow_shards(size_t(shards), false);
   const size_t per_example = plan_.front().in_size(), classes = size_t(spec_.classes);
   run_shards(batch, shards, threads_, [&](int k, int begin, int end) {
-    FastHostNetwork& shard = *shards_[size_t(k)];
-    shard.prepare(end - begin);
-    std::copy(x + begin * per_example, x + end * per_example, shard.acts_[0].begin());
-    shard.forward_layers(*this, end - begin, false);
-    std::copy(shard.acts_.back().begin(), shard.acts_.back().end(), logits + begin * classes);
+    Shard& shard = *shards_[size_t(k)];
+    for (auto& layer : shard.layers) layer->set_training(false);
+    const float* out = framework::chain_forward(shard.layers, x + begin * per_example, end - begin);
+    std::copy(out, out + size_t(end - begin) * classes, logits + begin * classes);
     return 0.0;
   });
 }
 
-float FastHostNetwork::pass(const FastHostNetwork& weights, const float* x, const int* labels, int batch,
-                            int mean_over) {
-  prepare(batch);
-  std::copy(x, x + acts_[0].size(), acts_[0].begin());
-  forward_layers(weights, batch, true);
-  const float loss = host_layers::softmax_cross_entropy_forward(acts_.back().data(), labels, probs_.data(), batch,
-                                                                spec_.classes);
-  host_layers::softmax_cross_entropy_backward(probs_.data(), labels, grads_.back().data(), batch, spec_.classes);
-  if (mean_over != batch) {  // a shard: d(mean over all)/d logits = d(mean over the shard) * shard / all
-    // Exact where the shard is a power-of-two part of the batch (32 = 2 x 16): no bit changes.
-    const float part = float(double(batch) / mean_over);
-    for (float& g : grads_.back()) g *= part;
-  }
-  for (size_t i = plan_.size(); i-- > 0;) {
-    const LayerPlan& p = plan_[i];
-    const bool input_grad = i > 0;  // the network's input: nobody reads its gradient
-    const float* in = acts_[i].data();
-    const float* dout = grads_[i + 1].data();
-    float* din = grads_[i].data();
-    switch (p.spec.kind) {
-      case LayerKind::conv:
-        conv_backward_on_cpu(conv_shape(i, batch), in, weights.weight_of(i), dout, din, weight_grad_of(i),
-                             bias_grad_of(i), workspace_, threads_, input_grad);
-        break;
-      case LayerKind::relu:
-        if (input_grad) host_layers::relu_backward(in, dout, din, acts_[i].size());
-        break;
-      case LayerKind::maxpool:
-        if (i > 0 && relu_into_pool(i - 1)) {  // the ReLU before it ran with it: both gradients at once
-          const host_layers::PoolShape pool = pool_shape(i, batch);
-          if (i - 1 > 0 && is_pool2(pool))
-            relu_pool2_backward(pool, acts_[i - 1].data(), acts_[i + 1].data(), dout, grads_[i - 1].data());
-          else if (i - 1 > 0)
-            relu_maxpool_backward(pool, acts_[i + 1].data(), argmax_[i].data(), dout, grads_[i - 1].data());
-          --i;
-          break;
-        }
-        if (input_grad) host_layers::maxpool_backward(pool_shape(i, batch), argmax_[i].data(), dout, din);
-        break;
-      case LayerKind::dense:
-        dense_backward(in, weights.weight_of(i), dout, din, weight_grad_of(i), bias_grad_of(i), batch,
-                       static_cast<int>(p.in_size()), p.out_c, threads_, input_grad);
-        break;
-      default:
-        if (input_grad) extra_backward(i, batch);
-    }
-  }
-  return loss;
-}
-
-
 float FastHostNetwork::forward_backward(const float* x, const int* labels, int batch) {
   if (batch <= 0) throw course::Error("batch must be positive, got " + std::to_string(batch));
-  const int shards = training_shards(batch);
-  if (shards == 1) return pass(*this, x, labels, batch, batch);
+  const int shards = training_shards(batch, may_shard());
+  trained_in_shards_ = shards > 1;
+  if (shards == 1) return HostStack::forward_backward(x, labels, batch);
   grow_shards(size_t(shards), true);
   const size_t per_example = plan_.front().in_size(), classes = size_t(spec_.classes);
-  probs_.resize(size_t(batch) * classes);
-  // Shard 0 writes its gradients straight into this network's: the two trade buffers for the
-  // passes (and trade back however they end), so the sum below adds the other shards into them in
-  // place, with no copy of shard 0's.
-  struct TradedGradients {
-    std::vector<host_training::Parameter>& mine;
-    std::vector<host_training::Parameter>& shard0;
-    void trade() {
-      for (size_t t = 0; t < mine.size(); ++t) std::swap(mine[t].grad, shard0[t].grad);
-    }
-    TradedGradients(std::vector<host_training::Parameter>& a, std::vector<host_training::Parameter>& b)
-        : mine(a), shard0(b) {
-      trade();
-    }
-    ~TradedGradients() { trade(); }
-  };
-  double loss = 0;
-  {
-    TradedGradients traded(params_, shards_[0]->params_);
-    // 11.7: each shard's pass on its own thread; the mean loss is the shards' means weighted by
-    // their sizes, added in shard order.
-    loss = run_shards(batch, shards, threads_, [&](int k, int begin, int end) {
-      FastHostNetwork& shard = *shards_[size_t(k)];
-      const float shard_loss = shard.pass(*this, x + begin * per_example, labels + begin, end - begin, batch);
-      std::copy(shard.probs_.begin(), shard.probs_.end(), probs_.begin() + begin * classes);
-      return double(shard_loss) * (end - begin) / batch;
-    });
-  }
-  // Every gradient: the shards' gradients added in shard order, into shard 0's (now this network's).
+  shard_probs_.resize(size_t(batch) * classes);
+  // 11.7: each shard's pass on its own thread; the mean loss is the shards' means weighted by
+  // their sizes, added in shard order.
+  const double loss = run_shards(batch, shards, threads_, [&](int k, int begin, int end) {
+    Shard& shard = *shards_[size_t(k)];
+    const int count = end - begin;
+    for (auto& layer : shard.layers) layer->set_training(true);
+    const float* shard_x = x + begin * per_example;
+    const float* out = framework::chain_forward(shard.layers, shard_x, count);
+    shard.loss->set_mean_over(batch);
+    const float shard_loss = shard.loss->forward_backward(out, labels + begin, count);
+    framework::chain_backward(shard.layers, shard_x, shard.loss->logits_grad(), count);
+    const std::vector<float>& probs = shard.loss->probabilities();
+    std::copy(probs.begin(), probs.end(), shard_probs_.begin() + begin * classes);
+    return double(shard_loss) * count / batch;
+  });
+  // Every gradient: the shards' gradients added in shard order, into shard 0's (this network's).
   std::vector<const float*> parts(static_cast<size_t>(shards));
   for (size_t t = 0; t < params_.size(); ++t) {
     parts[0] = params_[t].grad.data();
-    for (int k = 1; k < shards; ++k) parts[size_t(k)] = shards_[size_t(k)]->params_[t].grad.data();
+    for (int k = 1; k < shards; ++k) parts[size_t(k)] = shards_[size_t(k)]->grads[t].grad.data();
     sum_in_order(parts, params_[t].grad.size(), params_[t].grad.data(), threads_);
   }
   return float(loss);
+}
+
+const std::vector<float>& FastHostNetwork::probabilities() const {
+  return trained_in_shards_ ? shard_probs_ : HostStack::probabilities();
 }
 
 void FastHostNetwork::for_ranges(size_t count, const std::function<void(size_t, size_t)>& body) {
@@ -322,16 +153,6 @@ int FastHostNetwork::inference_shards(int batch, int threads, bool may_shard) {
   return may_shard ? std::clamp(batch / kShardExamples, 1, threads) : 1;
 }
 
-int FastHostNetwork::training_shards(int batch) const { return training_shards(batch, may_shard()); }
-
-void FastHostNetwork::grow_shards(size_t count, bool gradients) {
-  // A shard reads this network's weights: it holds none, and weight gradients only once it trains.
-  while (shards_.size() < count) shards_.push_back(std::unique_ptr<FastHostNetwork>(new FastHostNetwork(*this, gradients)));
-  if (!gradients) return;
-  for (size_t k = 0; k < count; ++k)
-    for (size_t t = 0; t < params_.size(); ++t) shards_[k]->params_[t].grad.resize(params_[t].value.size(), 0.0f);
-}
-
 uint64_t FastHostNetwork::bytes_for(const std::vector<LayerPlan>& plan, int classes, int batch, int eval_batch,
                                     int threads, BatchSplit split) {
   const bool shard = may_shard(threads, split, plan);
@@ -350,7 +171,7 @@ uint64_t FastHostNetwork::bytes_for(const std::vector<LayerPlan>& plan, int clas
   for (int b = 1; b <= eval_batch; ++b) visit(b, inference_shards(b, threads, shard));
   const uint64_t params = framework::parameter_values(plan);
   auto own = [&](int b) {  // a network's training buffers and conv workspace, prepared for b examples
-    return b == 0 ? 0 : HostNetwork::buffers(plan, classes, b).bytes() + sizeof(float) * largest_conv_workspace(plan, b);
+    return b == 0 ? 0 : host_training::HostNetwork::buffers(plan, classes, b).bytes() + sizeof(float) * largest_conv_workspace(plan, b);
   };
   return 2 * sizeof(float) * params + own(whole) + uint64_t(shards) * own(shard_batch) +
          uint64_t(training) * sizeof(float) * params + scratch_bytes_on_cpu(plan, threads);

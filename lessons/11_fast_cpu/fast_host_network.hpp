@@ -1,17 +1,20 @@
 #pragma once
-// Lesson 11 (given): lesson 02's HostNetwork on this lesson's layers. Dense layers and convolutions
-// run on 11.4's functions (11.3's threaded GEMMs), thin convolutions (conv_is_thin) on 11.5's and 11.6's
-// direct ones; the first layer's input gradient is not computed (nobody reads it). A ReLU followed
-// by a max-pool with non-overlapping windows runs as one pass forward and one backward (they only
-// move memory: each pass saved is a trip through the activations). Other ReLUs, max-pools and
-// softmax-cross-entropy stay lesson 01's. With two threads or more a training batch runs in 11.7's
-// shards. Lesson 02's trainer, evaluation and pictures take it as they take a HostNetwork: the
-// course's train program trains with it on the CPU.
+// Lesson 11 (given): lesson 02's network as the framework's chain of this lesson's layers
+// (framework::HostStack on fast_host_layers.hpp). Dense layers and convolutions run on 11.4's
+// functions (11.3's threaded GEMMs), thin convolutions (conv_is_thin) on 11.5's and 11.6's direct
+// ones; the first layer's input gradient is not computed (nobody reads it). The fusion pass
+// (fuse_relu_into_pool) runs a ReLU followed by a max-pool with non-overlapping windows as one pass
+// each way (they only move memory: each pass saved is a trip through the activations). Other ReLUs,
+// max-pools and softmax-cross-entropy stay lesson 01's. With two threads or more a training batch
+// runs in 11.7's shards. The framework's CPU trainer takes it as it takes lesson 02's HostNetwork:
+// the course's train program trains with it on the CPU.
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "fast_host_layers.hpp"
+#include "framework/host_layer.hpp"
 #include "host_layers.hpp"  // lesson 01's ConvShape
 #include "host_training.hpp"
 
@@ -21,7 +24,7 @@ namespace fast_cpu {
 // split over the threads where they are large enough: 11.3), or in 11.7's shards (the default).
 enum class BatchSplit { whole, shards };
 
-class FastHostNetwork : public host_training::HostNetwork {
+class FastHostNetwork : public framework::HostStack {
  public:
   // threads >= 1 (else course::Error): the threads of every conv and dense product, or of the shards.
   FastHostNetwork(host_training::ModelSpec spec, std::vector<host_training::Parameter> params, int threads,
@@ -31,6 +34,7 @@ class FastHostNetwork : public host_training::HostNetwork {
   // depend on the cut).
   void forward(const float* x, int batch, float* logits) override;
   float forward_backward(const float* x, const int* labels, int batch) override;
+  const std::vector<float>& probabilities() const override;
   // The optimizer's update on up to `threads` threads, one for every kMinElementsPerThread elements.
   void for_ranges(size_t count, const std::function<void(size_t begin, size_t end)>& body) override;
   int threads() const { return threads_; }
@@ -44,46 +48,51 @@ class FastHostNetwork : public host_training::HostNetwork {
                             int threads, BatchSplit split = BatchSplit::shards);
 
  protected:
-  // For a derived network that runs more layer kinds than lesson 02's (an activation, dropout): it passes
-  // a larger framework::LayerKinds and runs them in the two functions below, which FastHostNetwork calls for every
-  // layer that is not lesson 02's. Layer i reads acts_[i] and writes acts_[i + 1]; its backward
-  // turns dout = dL/d acts_[i + 1] into din = dL/d acts_[i] (not called for the first layer, whose
-  // input gradient nobody reads). Here both throw.
+  // A network that runs more layer kinds than lesson 02's (an activation, dropout): `makers` makes
+  // every kind of `accepted` (this lesson's among them, add_fast_host_layers); `seed` is the
+  // context's (dropout's masks). The layers are lesson 11's chain with its fusion pass.
   FastHostNetwork(host_training::ModelSpec spec, std::vector<host_training::Parameter> params, int threads,
-                  const framework::LayerKinds& accepted);
-  virtual void extra_forward(size_t layer, int batch, bool training);
-  virtual void extra_backward(size_t layer, int batch);
+                  const framework::HostLayerMakers& makers, const framework::LayerKinds& accepted, uint64_t seed);
 
  private:
   // 11.7's shards: with two threads or more, a training batch is cut into shards of at least
-  // kShardExamples examples (at most kMaxShards), each run through the whole network by one thread
-  // with its own activations and gradients (shards_, each a network of one thread), the gradients then
-  // summed in shard order. The cut depends on the batch alone, so every thread count from 2 up gives
-  // the same bits; one thread runs the whole batch (no shard's gradient to add: the fastest there).
+  // kShardExamples examples (at most kMaxShards), each run through its own copy of the layers (own
+  // activations and gradients, this network's weights) by one thread, the gradients then summed in
+  // shard order. Shard 0 writes its gradients straight into this network's, so the sum adds the
+  // others into them in place. The cut depends on the batch alone, so every thread count from 2 up
+  // gives the same bits; one thread runs the whole batch (no shard's gradient to add: the fastest).
   static constexpr int kShardExamples = 16, kMaxShards = 8;
-  // False with one thread, with BatchSplit::whole, or where a layer is not lesson 02's (a derived
-  // network's extra_* reads its own acts_, which a shard does not have).
+  struct Shard {
+    std::vector<host_training::Parameter> grads;  // shard 0: none (it writes this network's)
+    std::vector<float> workspace;
+    framework::HostLayerMakers::Layers layers;
+    std::unique_ptr<SoftmaxCrossEntropyOnCpu> loss;
+  };
+  // False with one thread, with BatchSplit::whole, or where a layer is not lesson 02's (dropout's
+  // masks and the statistics of a batch would change with the cut).
   bool may_shard() const;
   static bool may_shard(int threads, BatchSplit split, const std::vector<host_training::LayerPlan>& plan);
   // The shards a training batch and an inference batch are cut into: 1 where !may_shard().
   static int training_shards(int batch, bool may_shard);
   static int inference_shards(int batch, int threads, bool may_shard);
-  int training_shards(int batch) const;
-  // A shard of this network: its layers, no weights (it reads this network's), gradients for training.
-  FastHostNetwork(const FastHostNetwork& owner, bool gradients);
+  // lesson 11's chain of layers for plan_, on `threads` threads, the gradients into `grads`, the
+  // convolutions' workspace `workspace`; fused (fuse_relu_into_pool).
+  framework::HostLayerMakers::Layers layers_for(int threads, std::vector<host_training::Parameter>& grads,
+                                                std::vector<float>& workspace) const;
   void grow_shards(size_t count, bool gradients);
-  // One forward and backward pass on `batch` examples reading the weights of `weights` (this
-  // network, or the one a shard works for); the loss gradient is that of the mean over `mean_over`
-  // examples. Returns the mean loss over `batch`; the gradients land in this network's parameters.
-  float pass(const FastHostNetwork& weights, const float* x, const int* labels, int batch, int mean_over);
-  // acts_[0] -> acts_.back(), keeping every layer's input; training: false for inference (forward)
-  void forward_layers(const FastHostNetwork& weights, int batch, bool training);
-  bool relu_into_pool(size_t layer) const;  // a ReLU that runs together with the max-pool after it
+
   int threads_;
   BatchSplit split_ = BatchSplit::shards;
-  std::vector<float> workspace_;   // the convolutions' im2col scratch, grown on demand
-  std::vector<std::unique_ptr<FastHostNetwork>> shards_;  // one thread each, grown on demand
+  const framework::HostLayerMakers* makers_;
+  uint64_t seed_;
+  std::vector<float> workspace_;  // the convolutions' im2col scratch, grown on demand
+  std::vector<std::unique_ptr<Shard>> shards_;  // grown on demand
+  std::vector<float> shard_probs_;  // the probabilities of a batch trained in shards
+  bool trained_in_shards_ = false;
 };
+
+// Lesson 11's layers for a FastHostNetwork: conv, dense, relu and maxpool (add_fast_host_layers).
+const framework::HostLayerMakers& fast_host_layers();
 
 // A convolution as this lesson's networks run one: on 11.5's and 11.6's direct functions where it is thin
 // (conv_is_thin), else on 11.4's im2col + GEMM, `workspace` grown to fit: the one rule for every

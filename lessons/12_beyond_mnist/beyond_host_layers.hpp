@@ -6,8 +6,8 @@
 namespace beyond_mnist {
 
 // Registers sigmoid, tanh and dropout. Dropout draws a new mask every training pass from the
-// context's seed, the layer's place (all_layers' order) and the training passes so far, as
-// BeyondHostNetwork does; evaluation keeps every value.
+// context's seed, the layer's place (all_layers' order) and the training passes so far, as this
+// lesson's GPU layers do; evaluation keeps every value.
 framework::HostLayerMakers& add_beyond_host_layers(framework::HostLayerMakers& makers);
 
 }  // namespace beyond_mnist

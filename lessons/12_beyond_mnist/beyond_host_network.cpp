@@ -2,56 +2,30 @@
 #include "beyond_host_network.hpp"
 
 #include "beyond_gpu_layers.hpp"  // layer_kinds
-#include "beyond_mnist.hpp"
+#include "beyond_host_layers.hpp"
 #include "course/error.hpp"
-#include "dropout_mask.hpp"
+#include "fast_host_layers.hpp"
 
 namespace beyond_mnist {
 
-using host_training::LayerKind;
+const framework::HostLayerMakers& beyond_host_layers() {
+  static const framework::HostLayerMakers makers = [] {
+    framework::HostLayerMakers m;
+    fast_cpu::add_fast_host_layers(m);
+    add_beyond_host_layers(m);
+    return m;
+  }();
+  return makers;
+}
 
 BeyondHostNetwork::BeyondHostNetwork(host_training::ModelSpec spec, std::vector<host_training::Parameter> params,
                                      int threads, uint64_t dropout_seed)
-    : FastHostNetwork(std::move(spec), std::move(params), threads, layer_kinds()),
-      dropout_seed_(dropout_seed) {}
+    : FastHostNetwork(std::move(spec), std::move(params), threads, beyond_host_layers(), layer_kinds(), dropout_seed) {}
 
 float BeyondHostNetwork::forward_backward(const float* x, const int* labels, int batch) {
   const float loss = FastHostNetwork::forward_backward(x, labels, batch);
-  ++passes_;  // the next call draws new masks
+  ++passes_;  // the next call draws new masks (each dropout layer counts its own passes too)
   return loss;
-}
-
-void BeyondHostNetwork::extra_forward(size_t i, int, bool training) {
-  const host_training::LayerPlan& p = plan_[i];
-  const float* in = acts_[i].data();
-  float* out = acts_[i + 1].data();
-  const size_t n = acts_[i].size();
-  switch (p.spec.kind) {
-    case LayerKind::sigmoid: sigmoid_forward(in, out, n); return;
-    case LayerKind::tanh: tanh_forward(in, out, n); return;
-    case LayerKind::dropout:  // evaluation keeps every value: rate 0 is the identity
-      dropout_forward(in, out, n, training ? p.spec.rate : 0.0f, dropout_key(dropout_seed_, int(i), passes_));
-      return;
-    default:
-      throw course::Error("BeyondHostNetwork: no forward pass for layer '" + host_training::layer_text(p.spec) + "'");
-  }
-}
-
-void BeyondHostNetwork::extra_backward(size_t i, int) {
-  const host_training::LayerPlan& p = plan_[i];
-  const float* y = acts_[i + 1].data();  // sigmoid and tanh need only their output
-  const float* dout = grads_[i + 1].data();
-  float* din = grads_[i].data();
-  const size_t n = grads_[i].size();
-  switch (p.spec.kind) {
-    case LayerKind::sigmoid: sigmoid_backward(y, dout, din, n); return;
-    case LayerKind::tanh: tanh_backward(y, dout, din, n); return;
-    case LayerKind::dropout:  // the same key as this pass's forward: the same mask
-      dropout_backward(dout, din, n, p.spec.rate, dropout_key(dropout_seed_, int(i), passes_));
-      return;
-    default:
-      throw course::Error("BeyondHostNetwork: no backward pass for layer '" + host_training::layer_text(p.spec) + "'");
-  }
 }
 
 host_training::NetworkMaker network_maker(int threads, uint64_t seed) {

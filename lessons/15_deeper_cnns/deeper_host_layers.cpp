@@ -103,7 +103,7 @@ const framework::HostLayerMakers& deeper_host_layers() {
     beyond_mnist::add_beyond_host_layers(m);
     m.add(LayerKind::batch_norm,
           [](const LayerPlan& p, const HostLayerContext& c, size_t, const auto&) {
-            return std::make_unique<BatchNormOnCpu>(p, HostParams(*c.params, p));
+            return std::make_unique<BatchNormOnCpu>(p, c.params_of(p));
           })
         .add(LayerKind::global_avg_pool,
              [](const LayerPlan& p, const HostLayerContext&, size_t, const auto&) {

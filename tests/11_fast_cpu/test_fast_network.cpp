@@ -29,7 +29,7 @@ host_training::ModelSpec spec_of(const NetCase& c) {
   return spec;
 }
 
-std::vector<float> all_grads(const HostNetwork& net) {
+std::vector<float> all_grads(const framework::HostModel& net) {
   std::vector<float> g;
   for (const Parameter& p : net.parameters()) g.insert(g.end(), p.grad.begin(), p.grad.end());
   return g;

@@ -33,15 +33,18 @@ void grow_to(std::vector<T>& buffer, size_t n) {
 }
 
 // A layer's weight (k = 0) and bias (k = 1), values and gradients, inside its network's parameter
-// list, looked up at each pass (the list stays the network's).
+// list, looked up at each pass (the list stays the network's). The gradients may go to a list of
+// their own (a shard of a batch reads the network's weights and keeps its own gradients).
 class HostParams {
  public:
-  HostParams(std::vector<Parameter>& params, const LayerPlan& plan) : params_(&params), first_(size_t(plan.weight)) {}
-  float* value(size_t k) const { return (*params_).at(first_ + k).value.data(); }
-  float* grad(size_t k) const { return (*params_).at(first_ + k).grad.data(); }
+  HostParams(std::vector<Parameter>& params, const LayerPlan& plan) : HostParams(params, params, plan) {}
+  HostParams(std::vector<Parameter>& values, std::vector<Parameter>& grads, const LayerPlan& plan)
+      : values_(&values), grads_(&grads), first_(size_t(plan.weight)) {}
+  float* value(size_t k) const { return (*values_).at(first_ + k).value.data(); }
+  float* grad(size_t k) const { return (*grads_).at(first_ + k).grad.data(); }
 
  private:
-  std::vector<Parameter>* params_;
+  std::vector<Parameter>*values_, *grads_;
   size_t first_;
 };
 
@@ -94,15 +97,19 @@ class ElementwiseHostLayer : public HostLayer {
   BackwardReads reads_;
 };
 
-// What the layers of one host network share: its parameters, the threads their products run on, a
-// scratch buffer (a convolution's im2col workspace), a seed (dropout's masks); `made`, when not null,
-// receives every layer made (a network that keeps some of them at hand, batch norm's statistics).
+// What the layers of one host network share: its parameters (their gradients in `grads` when not
+// null), the threads their products run on, a scratch buffer (a convolution's im2col workspace), a
+// seed (dropout's masks); `made`, when not null, receives every layer made (a network that keeps some
+// of them at hand, batch norm's statistics).
 struct HostLayerContext {
   std::vector<Parameter>* params = nullptr;
   int threads = 1;
   std::vector<float>* scratch = nullptr;
   uint64_t seed = 0;
   std::vector<HostLayer*>* made = nullptr;
+  std::vector<Parameter>* grads = nullptr;
+  // The weight and bias of the layer `plan` describes, as these layers read and write them.
+  HostParams params_of(const LayerPlan& plan) const { return HostParams(*params, grads ? *grads : *params, plan); }
 };
 
 // How lessons register their host layers: for each layer kind, the function that makes one. A lesson
