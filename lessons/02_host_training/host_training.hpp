@@ -50,9 +50,10 @@ void adam_step(float* w, const float* g, float* m, float* v, size_t n, float lr,
 // same network from the same weights. Its names are this lesson's too: host_training::ModelSpec.
 using namespace framework;
 
-// A network on the host: a ModelSpec and its parameters, run with lesson 01's layers. A faster one
-// (other layers, threads) may derive from it and override the two passes; the trainer, evaluation
-// and pictures work on either: the framework's CPU trainer takes it as a framework::HostModel.
+// A network on the host: a ModelSpec and its parameters, run with lesson 01's layers, its chain of
+// layers written out by hand (02.2). The framework's CPU trainer takes it as a framework::HostModel,
+// as it takes the later lessons' networks (the framework's HostStack: the same chain, its layers
+// registered by the lessons).
 class HostNetwork : public framework::HostModel {
  public:
   // Throws course::Error when params do not match the spec (their count and shapes), or when the
@@ -103,13 +104,7 @@ class HostNetwork : public framework::HostModel {
   // forward's two buffers of the largest tensor. An estimate from above, taken before it is built.
   static uint64_t bytes_for(const std::vector<LayerPlan>& plan, int classes, int batch, int eval_batch);
 
- protected:  // a derived network reuses the buffers and the layer lookups
-  // `accepted`: the layer kinds the constructor lets through (framework::LayerKinds; this network's
-  // are framework::basic_layers()); a derived network that runs more kinds passes a larger set.
-  HostNetwork(ModelSpec spec, std::vector<Parameter> params, const LayerKinds& accepted);
-  // A network that reads the weights of `weights` (a shard of a batch): the same layers, parameters
-  // with names and shapes but no values, gradients of their size when `gradients` (else none).
-  HostNetwork(const HostNetwork& weights, bool gradients);
+ protected:  // the passes (02.2 among them) read and write these
   // Sizes the training buffers below for exactly `batch` examples (the memory is reused).
   void prepare(int batch);
   host_layers::ConvShape conv_shape(size_t layer, int batch) const;

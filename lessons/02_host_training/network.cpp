@@ -10,21 +10,10 @@
 namespace host_training {
 
 HostNetwork::HostNetwork(ModelSpec spec, std::vector<Parameter> params)
-    : HostNetwork(std::move(spec), std::move(params), basic_layers()) {}
-
-HostNetwork::HostNetwork(ModelSpec spec, std::vector<Parameter> params, const LayerKinds& accepted)
     : spec_(std::move(spec)), params_(std::move(params)), plan_(plan_layers(spec_)) {
-  require_layers(spec_, accepted, "HostNetwork");
+  require_layers(spec_, basic_layers(), "HostNetwork");
   framework::require_parameters_fit(spec_, params_);  // what init_parameters would make (values aside)
   for (Parameter& p : params_) p.grad.resize(p.value.size(), 0.0f);
-  acts_.resize(plan_.size() + 1);
-  grads_.resize(plan_.size() + 1);
-  argmax_.resize(plan_.size());
-}
-
-HostNetwork::HostNetwork(const HostNetwork& weights, bool gradients) : spec_(weights.spec_), plan_(weights.plan_) {
-  for (const Parameter& p : weights.params_)
-    params_.push_back({p.name, p.shape, {}, std::vector<float>(gradients ? p.value.size() : 0, 0.0f)});
   acts_.resize(plan_.size() + 1);
   grads_.resize(plan_.size() + 1);
   argmax_.resize(plan_.size());
@@ -113,7 +102,7 @@ void HostNetwork::forward(const float* x, int batch, float* logits) {
         host_layers::dense_forward(in.data(), weight_of(i), bias_of(i), out.data(), batch,
                                    static_cast<int>(p.in_size()), p.out_c);
         break;
-      default:  // the constructor let no other kind through (a derived network overrides forward)
+      default:  // the constructor let no other kind through
         throw course::Error("HostNetwork::forward: layer '" + layer_text(p.spec) + "' is not one of lesson 02's");
     }
     std::swap(in, out);
