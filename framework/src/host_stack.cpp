@@ -33,24 +33,32 @@ void HostStack::ready(const char* what, int batch) const {
   if (batch <= 0) throw course::Error("batch must be positive, got " + std::to_string(batch));
 }
 
-void HostStack::set_training(bool training) {
-  for (auto& layer : layers_) layer->set_training(training);
+void set_training(const HostLayerMakers::Layers& layers, bool training) {
+  for (const auto& layer : layers) layer->set_training(training);
+}
+
+const float* evaluation_pass(const HostLayerMakers::Layers& layers, const float* x, int batch) {
+  set_training(layers, false);
+  return chain_forward(layers, x, batch);
+}
+
+float training_pass(const HostLayerMakers::Layers& layers, HostLoss& loss, const float* x, const int* labels,
+                    int batch) {
+  set_training(layers, true);
+  const float mean = loss.forward_backward(chain_forward(layers, x, batch), labels, batch);
+  chain_backward(layers, x, loss.logits_grad(), batch);
+  return mean;
 }
 
 void HostStack::forward(const float* x, int batch, float* logits) {
   ready("forward", batch);
-  set_training(false);
-  const float* out = chain_forward(layers_, x, batch);
+  const float* out = evaluation_pass(layers_, x, batch);
   std::copy(out, out + size_t(batch) * size_t(spec_.classes), logits);
 }
 
 float HostStack::forward_backward(const float* x, const int* labels, int batch) {
   ready("forward_backward", batch);
-  set_training(true);
-  const float* logits = chain_forward(layers_, x, batch);
-  const float loss = loss_->forward_backward(logits, labels, batch);
-  chain_backward(layers_, x, loss_->logits_grad(), batch);
-  return loss;
+  return training_pass(layers_, *loss_, x, labels, batch);
 }
 
 HostLayerMakers& HostLayerMakers::add(LayerKind kind, Make make) {

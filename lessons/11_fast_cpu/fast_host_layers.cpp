@@ -209,9 +209,6 @@ class ReluMaxPoolOnCpu : public HostLayer {
   std::vector<int> argmax_;
 };
 
-void relu_forward(const float* x, float* y, size_t n) { host_layers::relu_forward(x, y, n); }
-void relu_backward(const float* x, const float* dy, float* dx, size_t n) { host_layers::relu_backward(x, dy, dx, n); }
-
 }  // namespace
 
 framework::HostLayerMakers& add_fast_host_layers(framework::HostLayerMakers& makers) {
@@ -227,7 +224,8 @@ framework::HostLayerMakers& add_fast_host_layers(framework::HostLayerMakers& mak
            })
       .add(LayerKind::relu,
            [](const LayerPlan& p, const HostLayerContext&, size_t, const auto&) {
-             return std::make_unique<framework::ElementwiseHostLayer>(p, relu_forward, relu_backward, Reads::input);
+             return std::make_unique<framework::ElementwiseHostLayer>(p, host_layers::relu_forward<float>,
+                                                              host_layers::relu_backward<float>, Reads::input);
            })
       .add(LayerKind::maxpool, [](const LayerPlan& p, const HostLayerContext&, size_t, const auto&) {
         return std::make_unique<MaxPoolOnCpu>(p);

@@ -40,9 +40,9 @@ FastHostNetwork::FastHostNetwork(host_training::ModelSpec spec, std::vector<host
 }
 
 framework::HostLayerMakers::Layers FastHostNetwork::layers_for(int threads, std::vector<host_training::Parameter>& grads,
-                                                               std::vector<float>& workspace) const {
+                                                               std::vector<float>& workspace) {
   framework::HostLayerContext context;
-  context.params = const_cast<std::vector<host_training::Parameter>*>(&params_);  // read: the weights
+  context.params = &params_;  // the layers read the weights
   context.grads = &grads;
   context.threads = threads;
   context.scratch = &workspace;
@@ -79,9 +79,7 @@ void FastHostNetwork::forward(const float* x, int batch, float* logits) {
   grow_shards(size_t(shards), false);
   const size_t per_example = plan_.front().in_size(), classes = size_t(spec_.classes);
   run_shards(batch, shards, threads_, [&](int k, int begin, int end) {
-    Shard& shard = *shards_[size_t(k)];
-    for (auto& layer : shard.layers) layer->set_training(false);
-    const float* out = framework::chain_forward(shard.layers, x + begin * per_example, end - begin);
+    const float* out = framework::evaluation_pass(shards_[size_t(k)]->layers, x + begin * per_example, end - begin);
     std::copy(out, out + size_t(end - begin) * classes, logits + begin * classes);
     return 0.0;
   });
@@ -100,12 +98,9 @@ float FastHostNetwork::forward_backward(const float* x, const int* labels, int b
   const double loss = run_shards(batch, shards, threads_, [&](int k, int begin, int end) {
     Shard& shard = *shards_[size_t(k)];
     const int count = end - begin;
-    for (auto& layer : shard.layers) layer->set_training(true);
-    const float* shard_x = x + begin * per_example;
-    const float* out = framework::chain_forward(shard.layers, shard_x, count);
     shard.loss->set_mean_over(batch);
-    const float shard_loss = shard.loss->forward_backward(out, labels + begin, count);
-    framework::chain_backward(shard.layers, shard_x, shard.loss->logits_grad(), count);
+    const float shard_loss =
+        framework::training_pass(shard.layers, *shard.loss, x + begin * per_example, labels + begin, count);
     const std::vector<float>& probs = shard.loss->probabilities();
     std::copy(probs.begin(), probs.end(), shard_probs_.begin() + begin * classes);
     return double(shard_loss) * count / batch;

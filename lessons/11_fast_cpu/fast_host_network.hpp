@@ -78,7 +78,7 @@ class FastHostNetwork : public framework::HostStack {
   // lesson 11's chain of layers for plan_, on `threads` threads, the gradients into `grads`, the
   // convolutions' workspace `workspace`; fused (fuse_relu_into_pool).
   framework::HostLayerMakers::Layers layers_for(int threads, std::vector<host_training::Parameter>& grads,
-                                                std::vector<float>& workspace) const;
+                                                std::vector<float>& workspace);
   void grow_shards(size_t count, bool gradients);
 
   int threads_;

@@ -53,8 +53,8 @@ class ResidualOnCpu : public HostLayer {
       for (size_t i = 0, n = size_t(batch) * in_size(); i < n; ++i) dx[i] = through_body[i] + through_skip[i];
   }
   void set_training(bool training) override {
-    for (Layers* list : {&body_, &shortcut_})
-      for (auto& layer : *list) layer->set_training(training);
+    framework::set_training(body_, training);
+    framework::set_training(shortcut_, training);
   }
   void set_input_grad(bool needed) override {  // the block's input is its paths' first layers' input
     HostLayer::set_input_grad(needed);

@@ -141,6 +141,14 @@ class HostLoss {
   virtual const float* logits_grad() const = 0;
 };
 
+// Every layer of `layers` in training (true) or evaluation mode; a block passes it to its own.
+void set_training(const HostLayerMakers::Layers& layers, bool training);
+// One evaluation pass through `layers`: evaluation mode, the chain; returns the logits.
+const float* evaluation_pass(const HostLayerMakers::Layers& layers, const float* x, int batch);
+// One training pass: training mode, the chain, the loss, the chain back (every gradient written);
+// returns the mean loss.
+float training_pass(const HostLayerMakers::Layers& layers, HostLoss& loss, const float* x, const int* labels, int batch);
+
 // A host network as a list of HostLayers: what the CPU trainer takes (HostModel). A lesson derives,
 // checks the layer kinds it runs and hands over its layers (one for each layer of plan(), in order)
 // and its loss with set_layers.
@@ -178,7 +186,6 @@ class HostStack : public HostModel {
 
  private:
   void ready(const char* what, int batch) const;
-  void set_training(bool training);
   std::vector<std::unique_ptr<HostLayer>> layers_;
   std::unique_ptr<HostLoss> loss_;
 };
