@@ -61,35 +61,6 @@ float HostStack::forward_backward(const float* x, const int* labels, int batch) 
   return training_pass(layers_, *loss_, x, labels, batch);
 }
 
-HostLayerMakers& HostLayerMakers::add(LayerKind kind, Make make) {
-  for (auto& [k, m] : makers_)
-    if (k == kind) {
-      m = std::move(make);
-      return *this;
-    }
-  makers_.emplace_back(kind, std::move(make));
-  return *this;
-}
-
-HostLayerMakers::Layers HostLayerMakers::make(const std::vector<LayerPlan>& list, const HostLayerContext& context,
-                                              size_t& place) const {
-  Layers layers;
-  const std::function<Layers(const std::vector<LayerPlan>&)> inner = [&](const std::vector<LayerPlan>& l) {
-    return make(l, context, place);
-  };
-  for (const LayerPlan& p : list) {
-    const size_t at = place++;
-    const Make* maker = nullptr;
-    for (const auto& [k, m] : makers_)
-      if (k == p.spec.kind) maker = &m;
-    if (!maker) throw course::Error("no host layer is registered for '" + layer_text(p.spec) + "'");
-    layers.push_back((*maker)(p, context, at, inner));
-    if (!layers.back()) throw course::Error("the host layer maker for '" + layer_text(p.spec) + "' made none");
-    if (context.made) context.made->push_back(layers.back().get());
-  }
-  return layers;
-}
-
 const std::vector<float>& HostStack::probabilities() const {
   if (!loss_) throw course::Error("HostStack probabilities: the layers are not set");
   return loss_->probabilities();

@@ -14,6 +14,7 @@ namespace fast_cpu {
 
 using framework::HostLayer;
 using framework::HostLayerContext;
+using framework::LayerPlace;
 using framework::HostParams;
 using framework::LayerKind;
 using framework::LayerPlan;
@@ -215,33 +216,34 @@ framework::HostLayerMakers& add_fast_host_layers(framework::HostLayerMakers& mak
   using Reads = framework::ElementwiseHostLayer::BackwardReads;
   return makers
       .add(LayerKind::conv,
-           [](const LayerPlan& p, const HostLayerContext& c, size_t, const auto&) {
+           [](const LayerPlan& p, const HostLayerContext& c, const LayerPlace&, const auto&) {
              return std::make_unique<ConvOnCpu>(p, c);
            })
       .add(LayerKind::dense,
-           [](const LayerPlan& p, const HostLayerContext& c, size_t, const auto&) {
+           [](const LayerPlan& p, const HostLayerContext& c, const LayerPlace&, const auto&) {
              return std::make_unique<DenseOnCpu>(p, c);
            })
       .add(LayerKind::relu,
-           [](const LayerPlan& p, const HostLayerContext&, size_t, const auto&) {
+           [](const LayerPlan& p, const HostLayerContext&, const LayerPlace&, const auto&) {
              return std::make_unique<framework::ElementwiseHostLayer>(p, host_layers::relu_forward<float>,
                                                               host_layers::relu_backward<float>, Reads::input);
            })
-      .add(LayerKind::maxpool, [](const LayerPlan& p, const HostLayerContext&, size_t, const auto&) {
+      .add(LayerKind::maxpool, [](const LayerPlan& p, const HostLayerContext&, const LayerPlace&, const auto&) {
         return std::make_unique<MaxPoolOnCpu>(p);
       });
 }
 
-bool relu_into_pool(const std::vector<LayerPlan>& plan, size_t i) {
-  return plan[i].spec.kind == LayerKind::relu && i + 1 < plan.size() &&
-         plan[i + 1].spec.kind == LayerKind::maxpool && plan[i + 1].spec.stride == plan[i + 1].spec.window;
+bool relu_into_pool(const LayerPlan& relu, const LayerPlan& next) {
+  return relu.spec.kind == LayerKind::relu && next.spec.kind == LayerKind::maxpool &&
+         next.spec.stride == next.spec.window;
 }
 
-void fuse_relu_into_pool(const std::vector<LayerPlan>& plan, framework::HostLayerMakers::Layers& layers) {
-  for (size_t i = 0; i + 1 < plan.size() && i + 1 < layers.size(); ++i) {
-    if (!relu_into_pool(plan, i)) continue;
-    layers[i + 1] = std::make_unique<ReluMaxPoolOnCpu>(plan[i + 1]);
-    layers[i] = std::make_unique<ReluInPool>(plan[i], layers[i + 1].get());
+void fuse_relu_into_pool(framework::HostLayerMakers::Layers& layers) {
+  for (size_t i = 0; i + 1 < layers.size(); ++i) {
+    const LayerPlan relu = layers[i]->plan(), pool = layers[i + 1]->plan();
+    if (!relu_into_pool(relu, pool)) continue;
+    layers[i + 1] = std::make_unique<ReluMaxPoolOnCpu>(pool);
+    layers[i] = std::make_unique<ReluInPool>(relu, layers[i + 1].get());
     ++i;
   }
 }

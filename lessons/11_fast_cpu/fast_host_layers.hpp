@@ -13,13 +13,14 @@ namespace fast_cpu {
 // Registers conv, dense, relu and maxpool; a convolution's workspace is the context's scratch.
 framework::HostLayerMakers& add_fast_host_layers(framework::HostLayerMakers& makers);
 
-// Layer i of `plan` is a ReLU whose output only a max-pool with non-overlapping windows reads.
-bool relu_into_pool(const std::vector<framework::LayerPlan>& plan, size_t i);
-// This lesson's fusion pass over `layers` (made for `plan`): each such ReLU and its max-pool run as
+// `relu` is a ReLU whose output only `next`, a max-pool with non-overlapping windows, reads.
+bool relu_into_pool(const framework::LayerPlan& relu, const framework::LayerPlan& next);
+// This lesson's fusion pass over a made list (kFuseReluIntoPool): each such ReLU and its max-pool run as
 // one pass each way (the max of ReLU is ReLU of the max, so the window's max is found on the ReLU's
 // input and clamped at 0). The ReLU stays in the list, handing its input on forward and the pool's
 // input gradient on backward: a pass and a trip through the activations saved each way.
-void fuse_relu_into_pool(const std::vector<framework::LayerPlan>& plan, framework::HostLayerMakers::Layers& layers);
+constexpr const char* kFuseReluIntoPool = "fuse each ReLU into the max-pool after it";
+void fuse_relu_into_pool(framework::HostLayerMakers::Layers& layers);
 
 // The mean softmax-cross-entropy of a batch (lesson 01's), with its probabilities and the logits'
 // gradient; with mean_over > 0, the gradient of the mean over mean_over examples, of which the batch

@@ -18,7 +18,7 @@ using host_training::LayerPlan;
 const framework::HostLayerMakers& fast_host_layers() {
   static const framework::HostLayerMakers makers = [] {
     framework::HostLayerMakers m;
-    add_fast_host_layers(m);
+    add_fast_host_layers(m).add_pass(kFuseReluIntoPool, fuse_relu_into_pool);
     return m;
   }();
   return makers;
@@ -47,10 +47,7 @@ framework::HostLayerMakers::Layers FastHostNetwork::layers_for(int threads, std:
   context.threads = threads;
   context.scratch = &workspace;
   context.seed = seed_;
-  size_t place = 0;
-  framework::HostLayerMakers::Layers layers = makers_->make(plan_, context, place);
-  fuse_relu_into_pool(plan_, layers);
-  return layers;
+  return makers_->make(plan_, context);
 }
 
 void FastHostNetwork::grow_shards(size_t count, bool gradients) {

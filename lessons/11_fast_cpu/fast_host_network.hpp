@@ -76,7 +76,7 @@ class FastHostNetwork : public framework::HostStack {
   static int training_shards(int batch, bool may_shard);
   static int inference_shards(int batch, int threads, bool may_shard);
   // lesson 11's chain of layers for plan_, on `threads` threads, the gradients into `grads`, the
-  // convolutions' workspace `workspace`; fused (fuse_relu_into_pool).
+  // convolutions' workspace `workspace`; then the makers' passes (fuse_relu_into_pool).
   framework::HostLayerMakers::Layers layers_for(int threads, std::vector<host_training::Parameter>& grads,
                                                 std::vector<float>& workspace);
   void grow_shards(size_t count, bool gradients);

@@ -11,6 +11,7 @@ namespace beyond_mnist {
 
 using framework::HostLayer;
 using framework::HostLayerContext;
+using framework::LayerPlace;
 using framework::LayerKind;
 using framework::LayerPlan;
 
@@ -44,15 +45,15 @@ framework::HostLayerMakers& add_beyond_host_layers(framework::HostLayerMakers& m
   using Reads = ElementwiseHostLayer::BackwardReads;  // sigmoid and tanh need only their output
   return makers
       .add(LayerKind::sigmoid,
-           [](const LayerPlan& p, const HostLayerContext&, size_t, const auto&) {
+           [](const LayerPlan& p, const HostLayerContext&, const LayerPlace&, const auto&) {
              return std::make_unique<ElementwiseHostLayer>(p, sigmoid_forward, sigmoid_backward, Reads::output);
            })
       .add(LayerKind::tanh,
-           [](const LayerPlan& p, const HostLayerContext&, size_t, const auto&) {
+           [](const LayerPlan& p, const HostLayerContext&, const LayerPlace&, const auto&) {
              return std::make_unique<ElementwiseHostLayer>(p, tanh_forward, tanh_backward, Reads::output);
            })
-      .add(LayerKind::dropout, [](const LayerPlan& p, const HostLayerContext& c, size_t at, const auto&) {
-        return std::make_unique<DropoutOnCpu>(p, c.seed, at);
+      .add(LayerKind::dropout, [](const LayerPlan& p, const HostLayerContext& c, const LayerPlace& place, const auto&) {
+        return std::make_unique<DropoutOnCpu>(p, c.seed, place.at);
       });
 }
 

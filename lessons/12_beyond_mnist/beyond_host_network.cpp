@@ -12,7 +12,7 @@ const framework::HostLayerMakers& beyond_host_layers() {
   static const framework::HostLayerMakers makers = [] {
     framework::HostLayerMakers m;
     fast_cpu::add_fast_host_layers(m);
-    add_beyond_host_layers(m);
+    add_beyond_host_layers(m).add_pass(fast_cpu::kFuseReluIntoPool, fast_cpu::fuse_relu_into_pool);
     return m;
   }();
   return makers;

@@ -13,6 +13,7 @@ namespace deeper_cnns {
 
 using framework::HostLayer;
 using framework::HostLayerContext;
+using framework::LayerPlace;
 using framework::HostParams;
 using framework::LayerKind;
 using framework::LayerPlan;
@@ -102,14 +103,14 @@ const framework::HostLayerMakers& deeper_host_layers() {
     fast_cpu::add_fast_host_layers(m);
     beyond_mnist::add_beyond_host_layers(m);
     m.add(LayerKind::batch_norm,
-          [](const LayerPlan& p, const HostLayerContext& c, size_t, const auto&) {
+          [](const LayerPlan& p, const HostLayerContext& c, const LayerPlace&, const auto&) {
             return std::make_unique<BatchNormOnCpu>(p, c.params_of(p));
           })
         .add(LayerKind::global_avg_pool,
-             [](const LayerPlan& p, const HostLayerContext&, size_t, const auto&) {
+             [](const LayerPlan& p, const HostLayerContext&, const LayerPlace&, const auto&) {
                return std::make_unique<GlobalAvgPoolOnCpu>(p);
              })
-        .add(LayerKind::residual, [](const LayerPlan& p, const HostLayerContext&, size_t, const auto& inner) {
+        .add(LayerKind::residual, [](const LayerPlan& p, const HostLayerContext&, const LayerPlace&, const auto& inner) {
           Layers body = inner(p.body);  // its body's layers take the places after it, then its shortcut's
           Layers shortcut = inner(p.shortcut);
           return std::make_unique<ResidualOnCpu>(p, std::move(body), std::move(shortcut));

@@ -25,9 +25,8 @@ DeeperHostNetwork::DeeperHostNetwork(host_training::ModelSpec spec, std::vector<
     : HostStack(std::move(spec), std::move(params), layer_kinds(), "DeeperHostNetwork") {
   if (threads < 1) throw course::Error("DeeperHostNetwork: threads must be >= 1, got " + std::to_string(threads));
   std::vector<framework::HostLayer*> made;
-  const framework::HostLayerContext context{&params_, threads, &workspace_, dropout_seed, &made};
-  size_t place = 0;
-  set_layers(deeper_host_layers().make(plan_, context, place),
+  const framework::HostLayerContext context{&params_, threads, &workspace_, dropout_seed};
+  set_layers(deeper_host_layers().make(plan_, context, &made),
              std::make_unique<fast_cpu::SoftmaxCrossEntropyOnCpu>(spec_.classes));
   for (framework::HostLayer* layer : made)  // all_layers' order
     if (auto* norm = dynamic_cast<const BatchNormOnCpu*>(layer)) norms_.push_back(norm);

@@ -270,34 +270,50 @@ TEST_CASE("HostLayerMakers: a layer for each registered kind, blocks' inner laye
   std::vector<Call> calls;
   std::vector<std::pair<std::string, size_t>> made;  // kind and place, in the order they were made
   framework::HostLayerMakers makers;
+  std::vector<std::string> names;
   auto probe = [&](const char* what) {
-    return [&, what](const LayerPlan& p, const framework::HostLayerContext& c, size_t at, const auto& inner) {
+    return [&, what](const LayerPlan& p, const framework::HostLayerContext& c, const framework::LayerPlace& place,
+                     const auto& inner) {
+      CHECK(&place.plan() == &p);  // the plan in its own list: the neighbours are there
       if (p.spec.kind == framework::LayerKind::residual) {
         inner(p.body);  // made and dropped: only the places they take matter here
         inner(p.shortcut);
       }
-      made.emplace_back(what, at);
-      return std::make_unique<ProbeLayer>(at, p, *c.params, calls);
+      made.emplace_back(what, place.at);
+      names.push_back(place.name);
+      return std::make_unique<ProbeLayer>(place.at, p, *c.params, calls);
     };
   };
   makers.add(framework::LayerKind::conv, probe("relu"))  // replaced below: the later add wins
       .add(framework::LayerKind::relu, probe("relu"))
       .add(framework::LayerKind::dense, probe("dense"))
       .add(framework::LayerKind::conv, probe("conv"));
+  CHECK(makers.makes(framework::LayerKind::conv));
+  CHECK_FALSE(makers.makes(framework::LayerKind::residual));
   framework::HostLayerContext context;
   context.params = &params;
-  size_t place = 0;
-  CHECK_THROWS_AS(makers.make(plan, context, place), course::Error);  // nobody registered res
+  CHECK_THROWS_AS(makers.make(plan, context), course::Error);  // nobody registered res
   makers.add(framework::LayerKind::residual, probe("res"));
-  made.clear();
-  place = 0;
+  // Passes run once the list is made, in the order added; a later pass of the same name replaces it.
+  std::vector<std::string> passes;
+  makers.add_pass("first", [&](framework::HostLayerMakers::Layers&) { passes.push_back("dropped"); })
+      .add_pass("second", [&](framework::HostLayerMakers::Layers& layers) {
+        CHECK(layers.size() == 3);  // after the first pass
+        passes.push_back("second");
+      })
+      .add_pass("first", [&](framework::HostLayerMakers::Layers& layers) {
+        layers.pop_back();  // a pass may change the list
+        passes.push_back("first");
+      });
+  CHECK(makers.pass_names() == std::vector<std::string>{"first", "second"});
+  made.clear(), names.clear();
   std::vector<framework::HostLayer*> seen;
-  context.made = &seen;
-  const auto layers = makers.make(plan, context, place);
-  CHECK(layers.size() == 4);
-  CHECK(place == 6);  // the block and its two inner layers count too
+  const auto layers = makers.make(plan, context, &seen);
+  CHECK(passes == std::vector<std::string>{"first", "second"});
+  CHECK(layers.size() == 3);
   const std::vector<std::pair<std::string, size_t>> expected = {{"conv", 0}, {"conv", 2}, {"relu", 3},
                                                                 {"res", 1},  {"relu", 4}, {"dense", 5}};
-  CHECK(made == expected);
+  CHECK(made == expected);  // the block and its two inner layers count too
+  CHECK(names == std::vector<std::string>{"conv1", "res1.conv1", "res1.relu1", "res1", "relu1", "fc1"});
   CHECK(seen.size() == 6);
 }

@@ -19,6 +19,7 @@
 
 #include "framework/host_trainer.hpp"  // HostModel
 #include "framework/layer.hpp"
+#include "framework/layer_makers.hpp"
 #include "framework/model.hpp"
 
 namespace framework {
@@ -98,38 +99,22 @@ class ElementwiseHostLayer : public HostLayer {
 };
 
 // What the layers of one host network share: its parameters (their gradients in `grads` when not
-// null), the threads their products run on, a scratch buffer (a convolution's im2col workspace), a
-// seed (dropout's masks); `made`, when not null, receives every layer made (a network that keeps some
-// of them at hand, batch norm's statistics).
+// null), the threads their products run on, a scratch buffer (a convolution's im2col workspace) and a
+// seed (dropout's masks).
 struct HostLayerContext {
+  static constexpr const char* side = "host";
   std::vector<Parameter>* params = nullptr;
   int threads = 1;
   std::vector<float>* scratch = nullptr;
   uint64_t seed = 0;
-  std::vector<HostLayer*>* made = nullptr;
   std::vector<Parameter>* grads = nullptr;
   // The weight and bias of the layer `plan` describes, as these layers read and write them.
   HostParams params_of(const LayerPlan& plan) const { return HostParams(*params, grads ? *grads : *params, plan); }
 };
 
-// How lessons register their host layers: for each layer kind, the function that makes one. A lesson
-// adds its kinds (a later add for a kind replaces the earlier one); make() builds a layer list.
-class HostLayerMakers {
- public:
-  using Layers = std::vector<std::unique_ptr<HostLayer>>;
-  // at: the layer's place in framework::all_layers' order; inner(list) makes a block's inner layers
-  // (their places follow).
-  using Make = std::function<std::unique_ptr<HostLayer>(const LayerPlan& plan, const HostLayerContext& context,
-                                                        size_t at,
-                                                        const std::function<Layers(const std::vector<LayerPlan>&)>& inner)>;
-  HostLayerMakers& add(LayerKind kind, Make make);
-  // A layer for every layer of `list`, in order; `place` counts them in all_layers' order and ends
-  // past them. Throws course::Error for a kind nobody registered.
-  Layers make(const std::vector<LayerPlan>& list, const HostLayerContext& context, size_t& place) const;
-
- private:
-  std::vector<std::pair<LayerKind, Make>> makers_;
-};
+// How lessons register their host layers (layer_makers.hpp): per kind, the function that makes one,
+// and the passes over the made list.
+using HostLayerMakers = LayerMakers<HostLayer, HostLayerContext>;
 
 // The loss after the last layer: each batch's mean loss, the probabilities and the logits' gradient.
 class HostLoss {
