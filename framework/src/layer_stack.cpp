@@ -36,6 +36,13 @@ ParamView LayerStack::param_view(const LayerPlan& plan, size_t offset) {
   return ParamView{params_.value(t), params_.grad(t)};
 }
 
+DeviceLayerContext LayerStack::layer_context() {
+  DeviceLayerContext context;
+  context.max_batch = max_batch_;
+  context.params = [this](const LayerPlan& plan, size_t offset) { return param_view(plan, offset); };
+  return context;
+}
+
 void LayerStack::layers_added(size_t extra_bytes) {
   device_bytes_ = params_.total() * 2 * sizeof(float) + extra_bytes;
   for (const auto& layer : layers_)

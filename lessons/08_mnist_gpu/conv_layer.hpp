@@ -29,9 +29,11 @@ ConvAlgorithm choose_conv_algorithm(ConvAlgorithm requested, const host_training
 class ConvLayer : public Layer {
  public:
   // workspace: a device buffer of at least workspace_floats(plan, max_batch, algorithm) floats,
-  // shared by every layer of the network (they run one after another on one stream).
+  // shared by every layer of the network (they run one after another on one stream); null until
+  // use_workspace gives it (GpuNetwork sizes one for all its conv layers once they are made).
   ConvLayer(std::string name, const host_training::LayerPlan& plan, int max_batch, ConvAlgorithm algorithm,
             ParamView weight, ParamView bias, float* workspace);
+  void use_workspace(float* workspace) { workspace_ = workspace; }
   void forward(const float* x, int batch) override;                     // step 08.1
   void backward(const float* x, const float* dy, int batch) override;   // step 08.1
   // Lesson 01's ConvShape of this layer for `batch` examples (what lessons 05 and 07 take).

@@ -10,11 +10,13 @@
 
 namespace mnist_gpu {
 
-framework::GpuKit gpu_kit(ConvAlgorithm conv, const LayerMaker& extra_layers, const LossMaker& extra_loss) {
+framework::GpuKit gpu_kit(ConvAlgorithm conv, std::shared_ptr<const framework::DeviceLayerMakers> layers,
+                          const LossMaker& extra_loss) {
   framework::GpuKit kit;
+  if (!layers) layers = gpu_layers(conv);
   kit.layers = [=](const host_training::ModelSpec& spec, const std::vector<host_training::Parameter>& init,
                    int max_batch) {
-    return std::make_shared<GpuNetwork>(spec, init, max_batch, conv, extra_layers, extra_loss);
+    return std::make_shared<GpuNetwork>(spec, init, max_batch, conv, layers.get(), extra_loss);
   };
   kit.layers_text = [](const framework::LayerStack& net) {
     return "conv " + static_cast<const GpuNetwork&>(net).conv_summary();

@@ -15,9 +15,9 @@
 
 namespace mnist_gpu {
 
-// This lesson's kit. extra_layers and extra_loss: a later lesson's layers and loss, asked before
-// this lesson's (GpuNetwork); a later lesson's update rule goes at the end of the kit's rules.
-framework::GpuKit gpu_kit(ConvAlgorithm conv, const LayerMaker& extra_layers = nullptr,
+// This lesson's kit. layers and extra_loss: a later lesson's layers (its makers, this lesson's
+// among them) and loss (GpuNetwork); a later lesson's update rule goes at the end of the kit's rules.
+framework::GpuKit gpu_kit(ConvAlgorithm conv, std::shared_ptr<const framework::DeviceLayerMakers> layers = nullptr,
                           const LossMaker& extra_loss = nullptr);
 
 // train_mnist's settings: the framework's GPU defaults and the convolution algorithm.

@@ -20,51 +20,51 @@ std::unique_ptr<framework::DeviceLoss> make_loss(const LossMaker& extra_loss, in
 }
 }  // namespace
 
+framework::DeviceLayerMakers& add_gpu_layers(framework::DeviceLayerMakers& makers, ConvAlgorithm conv) {
+  using framework::DeviceLayerContext;
+  using framework::LayerPlace;
+  using host_training::LayerPlan;
+  return makers
+      .add(LayerKind::conv,
+           [conv](const LayerPlan& p, const DeviceLayerContext& c, const LayerPlace& place, const auto&) {
+             return std::make_unique<ConvLayer>(place.name, p, c.max_batch, conv, c.params(p, 0), c.params(p, 1),
+                                                nullptr);
+           })
+      .add(LayerKind::relu,
+           [](const LayerPlan& p, const DeviceLayerContext& c, const LayerPlace& place, const auto&) {
+             return std::make_unique<ReluLayer>(place.name, p, c.max_batch);
+           })
+      .add(LayerKind::maxpool,
+           [](const LayerPlan& p, const DeviceLayerContext& c, const LayerPlace& place, const auto&) {
+             return std::make_unique<MaxPoolLayer>(place.name, p, c.max_batch);
+           })
+      .add(LayerKind::dense, [](const LayerPlan& p, const DeviceLayerContext& c, const LayerPlace& place, const auto&) {
+        return std::make_unique<DenseLayer>(place.name, p, c.max_batch, c.params(p, 0), c.params(p, 1));
+      });
+}
+
+std::shared_ptr<const framework::DeviceLayerMakers> gpu_layers(ConvAlgorithm conv) {
+  auto makers = std::make_shared<framework::DeviceLayerMakers>();
+  add_gpu_layers(*makers, conv);
+  return makers;
+}
+
 GpuNetwork::GpuNetwork(const host_training::ModelSpec& spec, const std::vector<host_training::Parameter>& params,
-                       int max_batch, ConvAlgorithm conv, const LayerMaker& extra_layers,
+                       int max_batch, ConvAlgorithm conv, const framework::DeviceLayerMakers* layers,
                        const LossMaker& extra_loss)
     : LayerStack(spec, params, max_batch, make_loss(extra_loss, spec.classes, std::max(max_batch, 1))), conv_(conv),
       loss_(stack_loss()) {
-  const std::vector<host_training::LayerPlan> plan = host_training::plan_layers(spec_);
-  const std::vector<std::string> names = layer_names(plan);
-
-  const ParamLookup lookup = [this](const host_training::LayerPlan& p, size_t offset) { return param_view(p, offset); };
-  // A later lesson's maker is asked first; the conv workspace is sized for the conv layers it leaves.
-  std::vector<std::unique_ptr<Layer>> made(plan.size());
+  const std::shared_ptr<const framework::DeviceLayerMakers> own = layers ? nullptr : gpu_layers(conv);
+  for (auto& layer : (layers ? *layers : *own).make(host_training::plan_layers(spec_), layer_context()))
+    add_layer(std::move(layer));
+  // One workspace for every conv layer of this lesson's: they run one after another on one stream.
   size_t workspace = 0;
-  for (size_t index = 0; index < plan.size(); ++index) {
-    const host_training::LayerPlan& p = plan[index];
-    if (extra_layers) made[index] = extra_layers(names[index], index, p, max_batch, lookup);
-    if (!made[index] && p.spec.kind == LayerKind::conv)
-      workspace = std::max(workspace, ConvLayer::workspace_floats(p, max_batch, conv));
-  }
+  for (const auto& layer : layers_)
+    if (const auto* c = dynamic_cast<const ConvLayer*>(layer.get()))
+      workspace = std::max(workspace, ConvLayer::workspace_floats(c->plan(), max_batch, c->algorithm()));
   workspace_ = course::DeviceBuffer<float>(workspace);
-
-  for (size_t index = 0; index < plan.size(); ++index) {
-    const host_training::LayerPlan& p = plan[index];
-    const std::string& name = names[index];
-    if (made[index]) {
-      add_layer(std::move(made[index]));
-      continue;
-    }
-    switch (p.spec.kind) {
-      case LayerKind::conv:
-        add_layer(std::make_unique<ConvLayer>(name, p, max_batch, conv, param_view(p, 0), param_view(p, 1),
-                                              workspace_.data()));
-        break;
-      case LayerKind::relu:
-        add_layer(std::make_unique<ReluLayer>(name, p, max_batch));
-        break;
-      case LayerKind::maxpool:
-        add_layer(std::make_unique<MaxPoolLayer>(name, p, max_batch));
-        break;
-      case LayerKind::dense:
-        add_layer(std::make_unique<DenseLayer>(name, p, max_batch, param_view(p, 0), param_view(p, 1)));
-        break;
-      default:  // a layer kind that no maker built
-        throw course::Error(framework::refusal("GpuNetwork", index, p.spec, framework::basic_layers()));
-    }
-  }
+  for (auto& layer : layers_)
+    if (auto* c = dynamic_cast<ConvLayer*>(layer.get())) c->use_workspace(workspace_.data());
   layers_added(workspace_.size() * sizeof(float));
 }
 

@@ -26,15 +26,11 @@
 
 namespace mnist_gpu {
 
-// Where a layer's parameters are in the ParameterStore: lookup(plan, 0) its weight, lookup(plan, 1)
-// its bias (conv, dense and batch norm; a block's layers have their own plans).
-using ParamLookup = std::function<ParamView(const host_training::LayerPlan& plan, size_t offset)>;
-// Layers plugged in (other kinds, or faster conv and dense layers):
-// builds the layer from its name ("sigmoid1"), its index in the network (0 = the first layer),
-// plan, max_batch and where its parameters are; returns nullptr to leave the layer to this lesson.
-using LayerMaker = std::function<std::unique_ptr<Layer>(const std::string& name, size_t index,
-                                                        const host_training::LayerPlan& plan, int max_batch,
-                                                        const ParamLookup& lookup)>;
+// This lesson's layers registered with the framework (framework/layer_makers.hpp): conv running
+// `conv` (lesson 05's direct kernels, lesson 07's im2col, or each layer's choice), relu, maxpool and
+// dense. A later lesson adds its kinds to these, or takes some over.
+framework::DeviceLayerMakers& add_gpu_layers(framework::DeviceLayerMakers& makers, ConvAlgorithm conv);
+std::shared_ptr<const framework::DeviceLayerMakers> gpu_layers(ConvAlgorithm conv);
 
 // A loss plugged in (softmax-cross-entropy on a stream, a fused kernel, a regression's loss):
 // builds it for `classes` (the outputs of the last layer) and max_batch; nullptr leaves this lesson's.
@@ -47,11 +43,11 @@ using LossMaker = std::function<std::unique_ptr<framework::DeviceLoss>(int class
 class GpuNetwork : public framework::LayerStack {
  public:
   // params: the initial values, as host_training::init_parameters(spec, seed) makes them.
-  // Every buffer is allocated here, for batches of up to max_batch examples. `extra_layers` is asked
-  // first for every layer; what it leaves (nullptr) this lesson builds, and a kind other than conv,
-  // relu, maxpool and dense that nobody builds makes the constructor throw course::Error naming it.
+  // Every buffer is allocated here, for batches of up to max_batch examples. The layers are made by
+  // `layers` (null: this lesson's, gpu_layers(conv)); a kind nobody registered makes the constructor
+  // throw course::Error naming it. This lesson's conv layers share one workspace, sized here.
   GpuNetwork(const host_training::ModelSpec& spec, const std::vector<host_training::Parameter>& params,
-             int max_batch, ConvAlgorithm conv, const LayerMaker& extra_layers = nullptr,
+             int max_batch, ConvAlgorithm conv, const framework::DeviceLayerMakers* layers = nullptr,
              const LossMaker& extra_loss = nullptr);
 
   ConvAlgorithm conv_algorithm() const { return conv_; }  // as requested (may be automatic)

@@ -94,13 +94,6 @@ const char* kernels_name(LayerKernels kernels) {
 
 namespace {
 
-// Your choice (12.4) for every layer of the list.
-std::vector<LayerKernels> choices(const std::vector<host_training::LayerPlan>& plans, GpuLayers layers) {
-  std::vector<LayerKernels> chosen;
-  for (size_t i = 0; i < plans.size(); ++i) chosen.push_back(choose_kernels(plans, i, layers));
-  return chosen;
-}
-
 // A first conv, relu and max-pool that lesson 09's thin kernels run (09.13), with the relu folded
 // into the pool.
 bool thin_first(const std::vector<host_training::LayerPlan>& plans, int max_batch) {
@@ -110,6 +103,13 @@ bool thin_first(const std::vector<host_training::LayerPlan>& plans, int max_batc
          fast_training::thin_conv_problem(host_training::conv_shape_of(plans[0], max_batch),
                                           host_training::pool_shape_of(plans[2], max_batch))
              .empty();
+}
+
+// The ThinBlock of a thin first conv (either kind of convolution it runs on), else null.
+std::shared_ptr<ThinBlock> thin_block_of(mnist_gpu::Layer* layer) {
+  if (auto* conv = dynamic_cast<ThinConvLayer<ImplicitConvLayer>*>(layer)) return conv->thin_block();
+  if (auto* conv = dynamic_cast<ThinConvLayer<OtherConvLayer>*>(layer)) return conv->thin_block();
+  return nullptr;
 }
 
 }  // namespace
@@ -136,66 +136,74 @@ std::unique_ptr<mnist_gpu::Layer> product_layer(LayerKernels kernels, const std:
   }
 }
 
-mnist_gpu::LayerMaker gpu_layer_maker(const host_training::ModelSpec& spec, uint64_t seed, GpuLayers layers,
-                                      const OtherKernels& other) {
-  const std::vector<host_training::LayerPlan> plans = host_training::plan_layers(spec);
-  // A relu right before a pool on lesson 09's kernel is folded into it. GpuNetwork asks for the
-  // layers in order, so the pool after it is asked for next: it gets the relu made last.
-  auto last_folded = std::make_shared<FoldedReluLayer*>(nullptr);
-  // A thin first conv (09.13) and the pool two layers later share a ThinBlock: made with the conv,
-  // handed to the pool when the pool is made.
-  auto thin_block = std::make_shared<std::shared_ptr<ThinBlock>>();
-  const std::vector<LayerKernels> chosen = choices(plans, layers);
-  return [plans, seed, layers, last_folded, thin_block, chosen, other](
-             const std::string& name, size_t index, const host_training::LayerPlan& plan, int max_batch,
-             const mnist_gpu::ParamLookup& lookup) -> std::unique_ptr<mnist_gpu::Layer> {
-    if (index >= plans.size() || plans[index].spec.kind != plan.spec.kind)
-      throw course::Error("gpu_layer_maker: layer " + name + " is not the maker's network's layer " +
-                          std::to_string(index + 1));
-    const mnist_gpu::ParamView weight = lookup(plan, 0), bias = lookup(plan, 1);
-    const bool input_grad = index > 0;  // the network's input: nobody reads its gradient
-    const LayerKernels kernels = chosen[index];
-    if (index == 0 && layers == GpuLayers::lesson09 && other.thin_first && thin_first(plans, max_batch)) {
-      *thin_block = std::make_shared<ThinBlock>();
-      if (other.conv && other.conv->runs(host_training::conv_shape_of(plan, max_batch)))
-        return std::make_unique<ThinConvLayer<OtherConvLayer>>(*thin_block, name, plan, max_batch, weight, bias,
-                                                               input_grad, other.conv, other.products);
-      return std::make_unique<ThinConvLayer<ImplicitConvLayer>>(*thin_block, name, plan, max_batch, weight, bias,
-                                                                input_grad, other.products);
-    }
-    if (auto layer = product_layer(kernels, name, plan, max_batch, weight, bias, input_grad, other)) return layer;
-    switch (kernels) {
-      case LayerKernels::tiled_conv:
-      case LayerKernels::implicit_conv:
-      case LayerKernels::dense: break;  // product_layer's
-      case LayerKernels::folded_relu: {
-        if (index + 1 >= chosen.size() || chosen[index + 1] != LayerKernels::relu_pool)
-          throw course::Error("gpu_layer_maker: choose_kernels folds " + name +
-                              " into a next layer that is not a relu_pool max-pool: its output would never be written");
-        auto relu = std::make_unique<FoldedReluLayer>(name, plan, max_batch);
-        *last_folded = relu.get();
-        return relu;
+void fold_relu_into_pool(framework::DeviceLayerMakers::Layers& layers) {
+  for (size_t i = 0; i < layers.size(); ++i) {
+    auto* relu = dynamic_cast<FoldedReluLayer*>(layers[i].get());
+    if (!relu) continue;
+    auto* pool = i + 1 < layers.size() ? dynamic_cast<ReluPoolLayer*>(layers[i + 1].get()) : nullptr;
+    if (!pool || dynamic_cast<FoldedReluLayer*>(pool) || layers[i + 1]->plan().spec.kind != LayerKind::maxpool)
+      throw course::Error("choose_kernels folds " + relu->name() +
+                          " into a next layer that is not a relu_pool max-pool: its output would never be written");
+    pool->fold(relu);
+  }
+}
+
+void share_thin_block(framework::DeviceLayerMakers::Layers& layers) {
+  const std::shared_ptr<ThinBlock> thin = layers.empty() ? nullptr : thin_block_of(layers[0].get());
+  if (!thin) return;
+  auto* pool = layers.size() >= 3 ? dynamic_cast<ReluPoolLayer*>(layers[2].get()) : nullptr;
+  if (!pool) throw course::Error("a thin first conv (09.13) needs lesson 09's max-pool two layers after it");
+  pool->share_thin_block(thin);
+  thin->pool = pool;
+}
+
+std::shared_ptr<const framework::DeviceLayerMakers> beyond_gpu_layers(uint64_t seed, GpuLayers layers,
+                                                                      const OtherKernels& other,
+                                                                      mnist_gpu::ConvAlgorithm conv) {
+  using framework::DeviceLayerContext;
+  using framework::LayerPlace;
+  auto makers = std::make_shared<framework::DeviceLayerMakers>();
+  mnist_gpu::add_gpu_layers(*makers, conv);
+  for (LayerKind kind : layer_kinds().kinds) {
+    // What your choose_kernels (12.4) leaves to lesson 08 goes to lesson 08's maker.
+    const framework::DeviceLayerMakers::Make lesson08 = makers->maker(kind);
+    makers->add(kind, [seed, layers, other, lesson08](const host_training::LayerPlan& plan, const DeviceLayerContext& c,
+                                                      const LayerPlace& place,
+                                                      const framework::DeviceLayerMakers::Inner& inner)
+                          -> std::unique_ptr<mnist_gpu::Layer> {
+      const std::vector<host_training::LayerPlan>& list = *place.list;
+      const mnist_gpu::ParamView weight = c.params(plan, 0), bias = c.params(plan, 1);
+      const bool input_grad = !place.reads_network_input;  // nobody reads the network input's gradient
+      const LayerKernels kernels = choose_kernels(list, place.index, layers);
+      if (place.reads_network_input && layers == GpuLayers::lesson09 && other.thin_first &&
+          thin_first(list, c.max_batch)) {
+        auto thin = std::make_shared<ThinBlock>();  // the pool two layers on shares it (share_thin_block)
+        if (other.conv && other.conv->runs(host_training::conv_shape_of(plan, c.max_batch)))
+          return std::make_unique<ThinConvLayer<OtherConvLayer>>(thin, place.name, plan, c.max_batch, weight, bias,
+                                                                 input_grad, other.conv, other.products);
+        return std::make_unique<ThinConvLayer<ImplicitConvLayer>>(thin, place.name, plan, c.max_batch, weight, bias,
+                                                                  input_grad, other.products);
       }
-      case LayerKernels::relu_pool: {
-        const bool after_fold = index > 0 && chosen[index - 1] == LayerKernels::folded_relu;
-        if (after_fold && !*last_folded)
-          throw course::Error("gpu_layer_maker: " + name + " was asked for before the relu folded into it");
-        FoldedReluLayer* relu = after_fold ? *last_folded : nullptr;
-        *last_folded = nullptr;
-        auto pool = std::make_unique<ReluPoolLayer>(name, plan, max_batch, relu);
-        if (index == 2 && *thin_block) {  // the thin first conv's pool
-          pool->share_thin_block(*thin_block);
-          (*thin_block)->pool = pool.get();
-          *thin_block = nullptr;
-        }
-        return pool;
+      if (auto layer = product_layer(kernels, place.name, plan, c.max_batch, weight, bias, input_grad, other))
+        return layer;
+      switch (kernels) {
+        case LayerKernels::folded_relu:  // the pool after it takes it (fold_relu_into_pool)
+          return std::make_unique<FoldedReluLayer>(place.name, plan, c.max_batch);
+        case LayerKernels::relu_pool: return std::make_unique<ReluPoolLayer>(place.name, plan, c.max_batch);
+        case LayerKernels::activation: return std::make_unique<ActivationLayer>(place.name, plan, c.max_batch);
+        case LayerKernels::dropout:
+          return std::make_unique<DropoutLayer>(place.name, place.at, plan, c.max_batch, seed);
+        case LayerKernels::lesson08:
+          if (lesson08) return lesson08(plan, c, place, inner);
+          break;
+        default: break;  // conv and dense kernels: product_layer's
       }
-      case LayerKernels::activation: return std::make_unique<ActivationLayer>(name, plan, max_batch);
-      case LayerKernels::dropout: return std::make_unique<DropoutLayer>(name, index, plan, max_batch, seed);
-      case LayerKernels::lesson08: return nullptr;
-    }
-    return nullptr;
-  };
+      throw course::Error("beyond_gpu_layers: no layer for '" + host_training::layer_text(plan.spec) + "' on " +
+                          kernels_name(kernels));
+    });
+  }
+  makers->add_pass(kFoldReluIntoPool, fold_relu_into_pool).add_pass(kShareThinBlock, share_thin_block);
+  return makers;
 }
 
 std::string stream_problem(const host_training::ModelSpec& spec) {

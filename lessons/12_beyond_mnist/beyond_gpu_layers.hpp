@@ -1,7 +1,7 @@
 #pragma once
 // Lesson 12 (given): sigmoid, tanh and dropout as layers of lesson 08's GPU network, on your
-// kernels of 12.1 and 12.2. gpu_layer_maker hands them to GpuNetwork (and so to lesson 08's
-// trainer) for the kinds lesson 08 does not build itself.
+// kernels of 12.1 and 12.2. beyond_gpu_layers registers them beside lesson 08's layers, for
+// GpuNetwork (and so for lesson 08's kit and the framework's trainer).
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -75,12 +75,23 @@ std::unique_ptr<mnist_gpu::Layer> product_layer(LayerKernels kernels, const std:
                                                 mnist_gpu::ParamView weight, mnist_gpu::ParamView bias,
                                                 bool input_grad, const OtherKernels& other);
 
-// Builds the layers of `spec` that your choose_kernels (12.4) gives to this lesson's layers:
-// ActivationLayer, DropoutLayer drawing from `seed` and, with GpuLayers::lesson09, lesson 09's
-// kernels (or `other`'s convolutions where they run them); the rest stays lesson 08's.
-mnist_gpu::LayerMaker gpu_layer_maker(const host_training::ModelSpec& spec, uint64_t seed, GpuLayers layers,
-                                      const OtherKernels& other = {});
-// "" when every layer gpu_layer_maker(spec, ., lesson09) builds (and the loss, fused_loss_maker's)
+// This lesson's GPU layers (framework/layer_makers.hpp), for every kind of layer_kinds(): each layer
+// on the kernels your choose_kernels (12.4) gives it: ActivationLayer, DropoutLayer drawing from
+// `seed` and, with GpuLayers::lesson09, lesson 09's kernels (or `other`'s convolutions where they run
+// them); what it leaves to lesson 08 goes to lesson 08's makers (their convolutions on `conv`).
+// Then two passes: fold_relu_into_pool and, with other.thin_first, share_thin_block.
+std::shared_ptr<const framework::DeviceLayerMakers> beyond_gpu_layers(
+    uint64_t seed, GpuLayers layers, const OtherKernels& other = {},
+    mnist_gpu::ConvAlgorithm conv = mnist_gpu::ConvAlgorithm::automatic);
+// The pass that hands each FoldedReluLayer to the ReluPoolLayer right after it (which then does the
+// relu's work both ways); a folded relu without that pool after it throws course::Error (its output
+// would never be written).
+constexpr const char* kFoldReluIntoPool = "fold each ReLU into lesson 09's max-pool after it";
+void fold_relu_into_pool(framework::DeviceLayerMakers::Layers& layers);
+// The pass that lets a thin first conv (09.13) and the max-pool two layers on share one ThinBlock.
+constexpr const char* kShareThinBlock = "run a thin first conv, its ReLU and its max-pool in one kernel";
+void share_thin_block(framework::DeviceLayerMakers::Layers& layers);
+// "" when every layer beyond_gpu_layers(., lesson09) builds for spec (and the loss, fused_loss_maker's)
 // launches on a stream of its own, so that whole training steps can be captured into CUDA graphs;
 // else which layer cannot, and why: "layer 3 'pool2' (its input can be negative: ...)".
 std::string stream_problem(const host_training::ModelSpec& spec);

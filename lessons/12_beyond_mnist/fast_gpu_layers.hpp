@@ -121,6 +121,8 @@ class OtherConvLayer : public mnist_gpu::Layer, public BranchingLayer {
   void forward(const float* x, int batch) override;
   void backward(const float* x, const float* dy, int batch) override;
   std::string kernels() const override { return kernels_->name(); }
+  // The kernels it runs (a later lesson asks its own kinds of kernels for more).
+  const std::shared_ptr<const fast_training::ConvKernels>& conv_kernels() const { return kernels_; }
   size_t own_bytes() const override { return own_weights_.size() + workspace_.size() * sizeof(float); }
   bool runs_on_stream() const override { return true; }
   void use_branch(fast_training::Branch* branch) override { aside_.use(branch, stream_, workspace_.size()); }
@@ -189,6 +191,8 @@ class ReluPoolLayer : public mnist_gpu::Layer {
   bool runs_on_stream() const override { return true; }
   // A thin first conv before it (09.13): while `thin` fuses them, this pool's passes are the conv's.
   void share_thin_block(std::shared_ptr<ThinBlock> thin) { thin_ = std::move(thin); }
+  // The relu right before it, folded in: this pool reads its input and writes its input gradient.
+  void fold(FoldedReluLayer* relu) { folded_ = relu; }
   int* argmax() { return argmax_.data(); }
   host_layers::PoolShape shape(int batch) const;
 
@@ -248,6 +252,7 @@ class ThinConvLayer : public Conv {
   std::string kernels() const override {
     return "conv, ReLU and max-pool in one kernel while training (lesson 09's 09.13); else " + Conv::kernels();
   }
+  const std::shared_ptr<ThinBlock>& thin_block() const { return thin_; }
   size_t own_bytes() const override { return Conv::own_bytes() + thin_workspace_.size() * sizeof(float); }
 
  private:

@@ -2,7 +2,7 @@
 // Lesson 12, step 12.4: which kernels run each layer of a layer list on the GPU. A kernel of lesson
 // 09 runs a layer only where its assumptions hold, and some of them are about the layer's
 // neighbours: whether the input of a max-pool can be negative, whether a relu has a pool right after
-// it that can do its work. gpu_layer_maker (beyond_gpu_layers.hpp) builds what you choose.
+// it that can do its work. beyond_gpu_layers (beyond_gpu_layers.hpp) builds what you choose.
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -15,7 +15,7 @@ namespace beyond_mnist {
 // kernels wherever they run them (fast_gpu_layers.hpp). Sigmoid, tanh and dropout are yours in both.
 enum class GpuLayers { lesson08, lesson09 };
 
-// The kernels that run one layer, and the layer gpu_layer_maker builds for them.
+// The kernels that run one layer, and the layer beyond_gpu_layers builds for them.
 enum class LayerKernels {
   lesson08,       // lesson 08's layer of the kind (conv, relu, max-pool or dense)
   tiled_conv,     // FastConvLayer: 09.10/09.11's tiled kernels

@@ -113,11 +113,11 @@ int main(int argc, char** argv) {
     }
     const bool fast = args.get_string("--gpu-layers") == "lesson09";
     const host_training::ModelSpec spec = framework::model_for_data(config.model, data);
-    // Lesson 08's kit with this lesson's layers asked first, its loss where fused, and Adadelta.
+    // Lesson 08's kit with this lesson's layers, its loss where fused, and Adadelta.
     framework::GpuKit kit = mnist_gpu::gpu_kit(
         config.conv,
-        beyond_mnist::gpu_layer_maker(spec, config.seed,
-                                      fast ? beyond_mnist::GpuLayers::lesson09 : beyond_mnist::GpuLayers::lesson08),
+        beyond_mnist::beyond_gpu_layers(
+            config.seed, fast ? beyond_mnist::GpuLayers::lesson09 : beyond_mnist::GpuLayers::lesson08, {}, config.conv),
         fast ? beyond_mnist::fused_loss_maker() : nullptr);
     kit.rules.push_back(&beyond_mnist::adadelta_device_rule());
     framework::DeviceRun run;

@@ -37,7 +37,7 @@ LayerListNetwork::LayerListNetwork(const host_training::ModelSpec& spec,
                                    const std::vector<host_training::Parameter>& init, int max_batch,
                                    cudaStream_t stream, uint64_t seed)
     : GpuNetwork(runs_on_streams(spec), init, max_batch, mnist_gpu::ConvAlgorithm::automatic,
-                 beyond_mnist::gpu_layer_maker(spec, seed, beyond_mnist::GpuLayers::lesson09),
+                 beyond_mnist::beyond_gpu_layers(seed, beyond_mnist::GpuLayers::lesson09).get(),
                  beyond_mnist::fused_loss_maker()),
       readiness_(weight_of_layers(*this)) {
   set_stream(stream);

@@ -73,7 +73,7 @@ SeedResult run_seed(const Recipe& r, const host_training::ModelSpec& spec, const
 
   mnist_gpu::GpuNetwork net(spec, host_training::init_parameters(spec, seed), std::max(batch, framework::kEvalBatch),
                             mnist_gpu::ConvAlgorithm::automatic,
-                            beyond_mnist::gpu_layer_maker(spec, seed, beyond_mnist::GpuLayers::lesson09, other_kernels(r)),
+                            beyond_mnist::beyond_gpu_layers(seed, beyond_mnist::GpuLayers::lesson09, other_kernels(r)).get(),
                             smoothed_loss_maker(r.smoothing));
   net.set_stream(s);
   host_training::OptimizerConfig config;

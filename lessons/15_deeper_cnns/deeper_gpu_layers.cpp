@@ -260,148 +260,146 @@ bool ResidualLayer::runs_on_stream() const {
   return all;
 }
 
-// ---- the maker -----------------------------------------------------------------------------------------------
+// ---- the makers and the passes -----------------------------------------------------------------------------------
 namespace {
 
-struct MakeContext {
-  uint64_t seed;
-  bool synced = false;
-  framework::Rank rank;  // with synced: whose GPUs the batch norms span
-  int max_batch = 1;
-  const mnist_gpu::ParamLookup* lookup = nullptr;
-  int made = 0;                         // layers made so far: dropout's layer number
-  mnist_gpu::Layer* last = nullptr;     // the layer made last: a ReLU after it may be fused into it
-  // A conv that writes the statistics of the batch norm after it: where to, how many, and its layer.
-  std::function<void(float*)> statistics;
-  int statistics_per_image = 0;
-  const mnist_gpu::Layer* statistics_of = nullptr;
-  beyond_mnist::OtherKernels other;     // Tensor Core convolutions, other products (or none)
-};
-
-std::unique_ptr<mnist_gpu::Layer> make_layer(MakeContext& c, const std::string& name, const std::vector<LayerPlan>& list,
-                                             size_t index, bool input_grad);
-
-ResidualLayer::Layers make_list(MakeContext& c, const std::string& block, const std::vector<LayerPlan>& list,
-                                bool input_grad) {
-  ResidualLayer::Layers layers;
-  const std::vector<std::string> names = framework::layer_names(list);
-  for (size_t i = 0; i < list.size(); ++i) {
-    if (i == 0) c.last = nullptr;  // the block's input: nothing to fuse a first ReLU into
-    auto layer = make_layer(c, block + "." + names[i], list, i, input_grad || i > 0);
-    if (!layer)  // only a max-pool of possibly negative inputs: lesson 08's
-      layer = std::make_unique<mnist_gpu::MaxPoolLayer>(block + "." + names[i], list[i], c.max_batch);
-    c.last = layer.get();
-    layers.push_back(std::move(layer));
-  }
-  return layers;
+// f(list) for `layers` and, inside every res block, its body and shortcut (blocks inside them too).
+void each_list(const std::vector<std::unique_ptr<mnist_gpu::Layer>>& layers,
+               const std::function<void(const std::vector<std::unique_ptr<mnist_gpu::Layer>>&)>& f) {
+  f(layers);
+  for (const auto& layer : layers)
+    if (const auto* block = dynamic_cast<const ResidualLayer*>(layer.get())) {
+      each_list(block->body(), f);
+      each_list(block->shortcut(), f);
+    }
 }
 
-std::unique_ptr<mnist_gpu::Layer> make_layer(MakeContext& c, const std::string& name, const std::vector<LayerPlan>& list,
-                                             size_t index, bool input_grad) {
-  const LayerPlan& p = list[index];
-  const int number = c.made++;
-  const mnist_gpu::ParamView weight = (*c.lookup)(p, 0), bias = (*c.lookup)(p, 1);
-  switch (p.spec.kind) {
-    case LayerKind::batch_norm: {
-      auto norm = std::make_unique<BatchNormLayer>(name, p, c.max_batch, weight, bias);
-      if (c.synced) norm->synchronize_over(c.rank);
-      if (c.statistics && c.statistics_of == c.last) norm->take_statistics_from(c.statistics, c.statistics_per_image);
-      c.statistics = nullptr, c.statistics_of = nullptr;
-      return norm;
-    }
-    case LayerKind::global_avg_pool: return std::make_unique<GlobalAvgPoolLayer>(name, p, c.max_batch);
-    case LayerKind::residual: {
-      auto* before = dynamic_cast<ReluLayer*>(c.last);  // make_list forgets it
-      auto body = make_list(c, name, p.body, input_grad);
-      auto shortcut = make_list(c, name, p.shortcut, input_grad);
-      auto block =
-          std::make_unique<ResidualLayer>(name, p, c.max_batch, std::move(body), std::move(shortcut), input_grad);
-      if (before && before->input_grad() && input_grad) block->mask_input_gradient(before);
-      return block;
-    }
-    case LayerKind::sigmoid:
-    case LayerKind::tanh: return std::make_unique<beyond_mnist::ActivationLayer>(name, p, c.max_batch);
-    case LayerKind::dropout:
-      return std::make_unique<beyond_mnist::DropoutLayer>(name, size_t(number), p, c.max_batch, c.seed);
-    case LayerKind::relu: {
-      auto relu = std::make_unique<ReluLayer>(name, p, c.max_batch);
-      if (auto* norm = dynamic_cast<BatchNormLayer*>(c.last)) {
-        norm->fuse(relu.get());
-        relu->fed_by(norm);
-      } else if (auto* block = dynamic_cast<ResidualLayer*>(c.last)) {
-        block->fuse(relu.get());
-        relu->fed_by_block();
-      }
-      return relu;
-    }
-    case LayerKind::conv:
-    case LayerKind::dense:
-    case LayerKind::maxpool: break;
+// Where the conv before a batch norm can write the norm's statistics, and how many entries an image.
+struct ConvStatistics {
+  std::function<void(float*)> point_to;
+  int per_image = 0;
+};
+ConvStatistics statistics_of(mnist_gpu::Layer* conv) {
+  // Lesson 10's Tensor Core kernels: the conv's own copy (the maker gives one to each conv before a norm).
+  if (auto* other = dynamic_cast<beyond_mnist::OtherConvLayer*>(conv)) {
+    auto convs = std::const_pointer_cast<tensor_cores::TensorCoreConvs>(
+        std::dynamic_pointer_cast<const tensor_cores::TensorCoreConvs>(other->conv_kernels()));
+    const int per_image = convs ? convs->statistics_entries(host_training::conv_shape_of(conv->plan(), 1)) : 0;
+    if (per_image > 0) return {[convs](float* at) { convs->write_statistics_to(at); }, per_image};
+    return {};
   }
-  // Lesson 12's choice (12.4) for lesson 09's kernels and lesson 12's layers for it; a strided
-  // convolution's input gradient here.
-  const auto kernels = beyond_mnist::choose_kernels(list, index, beyond_mnist::GpuLayers::lesson09);
-  if (p.spec.kind == LayerKind::conv &&
-      ((kernels == beyond_mnist::LayerKernels::implicit_conv && input_grad && p.spec.stride != 1) ||
-       kernels == beyond_mnist::LayerKernels::lesson08))
-    return std::make_unique<StridedConvLayer>(name, p, c.max_batch, weight, bias, c.other.products,
-                                              std::dynamic_pointer_cast<const tensor_cores::TensorCoreConvs>(c.other.conv));
-  // A Tensor Core conv with a batch norm right after it (one GPU's statistics) writes them: an object
-  // of its own, for its own statistics' address.
-  beyond_mnist::OtherKernels other = c.other;
-  std::shared_ptr<tensor_cores::TensorCoreConvs> own;
-  const auto convs = std::dynamic_pointer_cast<const tensor_cores::TensorCoreConvs>(c.other.conv);
-  // A batch norm right after it, on one GPU's statistics: the conv may write them.
-  const bool feeds_norm = index + 1 < list.size() && list[index + 1].spec.kind == LayerKind::batch_norm && !c.synced;
-  // Its entries grow with the batch: an image's bands.
-  const int per_image = p.spec.kind == LayerKind::conv && convs && feeds_norm
-                            ? convs->statistics_entries(host_training::conv_shape_of(p, 1))
-                            : 0;
-  if (per_image > 0) other.conv = own = std::make_shared<tensor_cores::TensorCoreConvs>(*convs);
-  if (auto layer = beyond_mnist::product_layer(kernels, name, p, c.max_batch, weight, bias, input_grad, other)) {
-    // Else lesson 09's FP32 tiled kernels write them (09.10's `stats`).
-    auto* tiled = feeds_norm && !own ? dynamic_cast<beyond_mnist::FastConvLayer*>(layer.get()) : nullptr;
-    if (own)
-      c.statistics = [own](float* at) { own->write_statistics_to(at); }, c.statistics_per_image = per_image;
-    else if (tiled)
-      c.statistics = [tiled](float* at) { tiled->write_statistics_to(at); },
-      c.statistics_per_image = tiled->statistics_entries_per_image();
-    if (own || tiled) c.statistics_of = layer.get();
-    return layer;
-  }
-  switch (kernels) {
-    case beyond_mnist::LayerKernels::relu_pool:
-    case beyond_mnist::LayerKernels::folded_relu:
-      return std::make_unique<beyond_mnist::ReluPoolLayer>(name, p, c.max_batch);
-    case beyond_mnist::LayerKernels::lesson08: return nullptr;  // a max-pool lesson 09's kernel does not run
-    default: break;
-  }
-  throw course::Error("gpu_layer_maker: no layer for '" + host_training::layer_text(p.spec) + "'");
+  // Else lesson 09's FP32 tiled kernels (09.10's `stats`).
+  if (auto* tiled = dynamic_cast<beyond_mnist::FastConvLayer*>(conv))
+    return {[tiled](float* at) { tiled->write_statistics_to(at); }, tiled->statistics_entries_per_image()};
+  return {};
+}
+
+// Whether the conv at `index` of `list` feeds a batch norm of one GPU's statistics (it may write them).
+bool feeds_norm(const std::vector<LayerPlan>& list, size_t index, bool synced) {
+  return !synced && list[index].spec.kind == LayerKind::conv && index + 1 < list.size() &&
+         list[index + 1].spec.kind == LayerKind::batch_norm;
 }
 
 }  // namespace
 
-mnist_gpu::LayerMaker gpu_layer_maker(const host_training::ModelSpec& spec, uint64_t seed,
-                                      const framework::Rank* synced, const beyond_mnist::OtherKernels& other) {
-  const std::vector<LayerPlan> plans = host_training::plan_layers(spec);
-  // GpuNetwork asks for the layers in order; what one call leaves (the layer made last) the next reads.
-  auto context = std::make_shared<MakeContext>();
-  context->seed = seed;
-  if (synced) context->synced = true, context->rank = *synced;
-  context->other = other;
-  return [plans, context](const std::string& name, size_t index, const LayerPlan& plan, int max_batch,
-                          const mnist_gpu::ParamLookup& lookup) -> std::unique_ptr<mnist_gpu::Layer> {
-    if (index >= plans.size() || plans[index].spec.kind != plan.spec.kind)
-      throw course::Error("deeper_cnns::gpu_layer_maker: layer " + name + " is not the maker's network's layer " +
-                          std::to_string(index + 1));
-    MakeContext& c = *context;
-    if (index == 0) c.last = nullptr, c.made = 0;  // a new network
-    c.max_batch = max_batch, c.lookup = &lookup;
-    auto layer = make_layer(c, name, plans, index, index > 0);
-    c.last = layer.get();  // null for lesson 08's max-pool: nothing fuses into it
-    c.lookup = nullptr;
-    return layer;
-  };
+void fuse_relu_into_norm_or_block(framework::DeviceLayerMakers::Layers& layers) {
+  each_list(layers, [](const std::vector<std::unique_ptr<mnist_gpu::Layer>>& list) {
+    for (size_t i = 1; i < list.size(); ++i) {
+      auto* relu = dynamic_cast<ReluLayer*>(list[i].get());
+      if (!relu) continue;
+      if (auto* norm = dynamic_cast<BatchNormLayer*>(list[i - 1].get())) {
+        norm->fuse(relu);
+        relu->fed_by(norm);
+      } else if (auto* block = dynamic_cast<ResidualLayer*>(list[i - 1].get())) {
+        block->fuse(relu);
+        relu->fed_by_block();
+      }
+    }
+  });
+}
+
+void mask_gradient_in_block(framework::DeviceLayerMakers::Layers& layers) {
+  each_list(layers, [](const std::vector<std::unique_ptr<mnist_gpu::Layer>>& list) {
+    for (size_t i = 1; i < list.size(); ++i) {
+      auto* block = dynamic_cast<ResidualLayer*>(list[i].get());
+      auto* before = dynamic_cast<ReluLayer*>(list[i - 1].get());
+      // A ReLU fused into the norm before it hands its dy to the norm: it has no input gradient.
+      if (block && before && before->input_grad()) block->mask_input_gradient(before);
+    }
+  });
+}
+
+void statistics_in_conv(framework::DeviceLayerMakers::Layers& layers) {
+  each_list(layers, [](const std::vector<std::unique_ptr<mnist_gpu::Layer>>& list) {
+    for (size_t i = 1; i < list.size(); ++i) {
+      auto* norm = dynamic_cast<BatchNormLayer*>(list[i].get());
+      if (!norm || norm->synchronized()) continue;
+      const ConvStatistics statistics = statistics_of(list[i - 1].get());
+      if (statistics.point_to) norm->take_statistics_from(statistics.point_to, statistics.per_image);
+    }
+  });
+}
+
+std::shared_ptr<const framework::DeviceLayerMakers> deeper_gpu_layers(uint64_t seed, const framework::Rank* synced,
+                                                                      const beyond_mnist::OtherKernels& other) {
+  using framework::DeviceLayerContext;
+  using framework::LayerPlace;
+  using Inner = framework::DeviceLayerMakers::Inner;
+  const std::shared_ptr<const tensor_cores::TensorCoreConvs> convs =
+      std::dynamic_pointer_cast<const tensor_cores::TensorCoreConvs>(other.conv);
+  const bool sync = synced != nullptr;
+  const framework::Rank rank = sync ? *synced : framework::Rank{};
+  // Lesson 12's layers (sigmoid, tanh, dropout, and max-pools lesson 09's kernel does not run).
+  beyond_mnist::OtherKernels lesson12 = other;
+  lesson12.thin_first = false;  // 09.13's thin first layer is lesson 12's, not these networks'
+  auto makers = std::make_shared<framework::DeviceLayerMakers>(
+      *beyond_mnist::beyond_gpu_layers(seed, beyond_mnist::GpuLayers::lesson09, lesson12));
+  makers->add(LayerKind::batch_norm,
+              [sync, rank](const LayerPlan& p, const DeviceLayerContext& c, const LayerPlace& place, const Inner&) {
+                auto norm = std::make_unique<BatchNormLayer>(place.name, p, c.max_batch, c.params(p, 0),
+                                                             c.params(p, 1));
+                if (sync) norm->synchronize_over(rank);
+                return norm;
+              });
+  makers->add(LayerKind::global_avg_pool,
+              [](const LayerPlan& p, const DeviceLayerContext& c, const LayerPlace& place, const Inner&) {
+                return std::make_unique<GlobalAvgPoolLayer>(place.name, p, c.max_batch);
+              });
+  makers->add(LayerKind::residual,
+              [](const LayerPlan& p, const DeviceLayerContext& c, const LayerPlace& place, const Inner& inner) {
+                auto body = inner(p.body);  // their places follow the block's: body, then shortcut
+                auto shortcut = inner(p.shortcut);
+                return std::make_unique<ResidualLayer>(place.name, p, c.max_batch, std::move(body),
+                                                       std::move(shortcut), !place.reads_network_input);
+              });
+  makers->add(LayerKind::relu, [](const LayerPlan& p, const DeviceLayerContext& c, const LayerPlace& place,
+                                  const Inner&) { return std::make_unique<ReluLayer>(place.name, p, c.max_batch); });
+  // Lesson 12's choice (12.4) for lesson 09's kernels; a strided convolution's input gradient here; a
+  // conv before a batch norm on its own copy of lesson 10's kernels (for its own statistics' address).
+  const framework::DeviceLayerMakers::Make lesson12_conv = makers->maker(LayerKind::conv);
+  makers->add(LayerKind::conv, [other, convs, sync, lesson12_conv](const LayerPlan& p, const DeviceLayerContext& c,
+                                                                  const LayerPlace& place, const Inner& inner)
+                                   -> std::unique_ptr<mnist_gpu::Layer> {
+    const bool input_grad = !place.reads_network_input;
+    const auto kernels = beyond_mnist::choose_kernels(*place.list, place.index, beyond_mnist::GpuLayers::lesson09);
+    if ((kernels == beyond_mnist::LayerKernels::implicit_conv && input_grad && p.spec.stride != 1) ||
+        kernels == beyond_mnist::LayerKernels::lesson08)
+      return std::make_unique<StridedConvLayer>(place.name, p, c.max_batch, c.params(p, 0), c.params(p, 1),
+                                                other.products, convs);
+    if (convs && feeds_norm(*place.list, place.index, sync) &&
+        convs->statistics_entries(host_training::conv_shape_of(p, 1)) > 0) {
+      beyond_mnist::OtherKernels own = other;
+      own.conv = std::make_shared<tensor_cores::TensorCoreConvs>(*convs);
+      if (auto layer = beyond_mnist::product_layer(kernels, place.name, p, c.max_batch, c.params(p, 0),
+                                                   c.params(p, 1), input_grad, own))
+        return layer;
+    }
+    return lesson12_conv(p, c, place, inner);
+  });
+  makers->add_pass(kFuseReluIntoNormOrBlock, fuse_relu_into_norm_or_block)
+      .add_pass(kMaskGradientInBlock, mask_gradient_in_block)
+      .add_pass(kStatisticsInConv, statistics_in_conv);
+  return makers;
 }
 
 std::string stream_problem(const host_training::ModelSpec& spec) {

@@ -1,7 +1,7 @@
 #pragma once
 // Lesson 15 (given): batch norm, global average pooling and res blocks as layers of lesson 08's GPU
 // network, on your kernels of 15.2 and 15.5; every other layer on lesson 09's kernels as lesson 12
-// builds them. gpu_layer_maker hands them to GpuNetwork (and so to the framework's trainer). Every
+// builds them. deeper_gpu_layers registers them for GpuNetwork (and so for the framework's trainer). Every
 // layer here launches on the stream the network gives it, so whole training steps can be captured
 // into CUDA graphs (lesson 09), except a max-pool whose input can be negative (lesson 08's).
 #include <cstdint>
@@ -16,7 +16,7 @@
 #include "fast_gpu_layers.hpp"    // lesson 12's layers on lesson 09's kernels
 #include "tensor_core_convs.hpp"  // lesson 10's Tensor Core convolutions
 #include "host_training.hpp"
-#include "network.hpp"          // lesson 08's GpuNetwork, Layer, LayerMaker
+#include "network.hpp"          // lesson 08's GpuNetwork and Layer
 #include "synced_batch_norm.hpp"
 
 namespace deeper_cnns {
@@ -59,6 +59,7 @@ class BatchNormLayer : public mnist_gpu::Layer {
   // From now on the training passes take their statistics over every GPU of `rank`'s communicator
   // (synced_batch_norm.hpp); evaluation stays on the running statistics.
   void synchronize_over(const framework::Rank& rank);
+  bool synchronized() const { return synced_ != nullptr; }
   // The conv right before it writes this norm's statistics in its forward pass while training: the
   // count, mean and squares of each of its blocks (10.6's or 09.10's), from their registers,
   // `entries_per_image` a channel for each image; point_to(at) has it write them at `at` (nullptr:
@@ -192,19 +193,32 @@ class ResidualLayer : public mnist_gpu::Layer, public beyond_mnist::BranchingLay
 void spread_by_stride_gpu(const float* dy, float* spread, int planes, int oh, int ow, int height, int width,
                           int stride, cudaStream_t stream);
 
-// Builds every layer of `spec` that lesson 08 does not build the same way: batch norm, global
-// average pooling, res blocks and ReLUs here (a ReLU right after batch norm or a block fused into
-// it), conv, dense and max-pool of non-negative inputs on lesson 09's kernels (lesson 12's layers;
-// strided convolutions as StridedConvLayer), sigmoid, tanh and dropout as lesson 12's (dropout
-// drawing from `seed`). Returns nullptr for a max-pool whose
-// input can be negative: lesson 08's MaxPoolLayer runs it (on the default stream).
+// This lesson's GPU layers (framework/layer_makers.hpp) on lesson 12's: batch norm, global average
+// pooling, res blocks (a composite layer: its body and shortcut made as lists of their own) and
+// ReLUs here; conv, dense and max-pool of non-negative inputs on lesson 09's kernels as lesson 12
+// makes them (strided convolutions as StridedConvLayer; a max-pool whose input can be negative on
+// lesson 08's MaxPoolLayer, on the default stream); sigmoid, tanh and dropout (drawing from `seed`)
+// as lesson 12's. Then lesson 12's passes and three of this lesson's, in this order:
+// fuse_relu_into_norm_or_block, mask_gradient_in_block, statistics_in_conv.
 // synced (not null): every batch norm takes its statistics over the GPUs of that rank's communicator.
 // other: lesson 10's Tensor Core convolutions for every convolution they run (the stride-1 ones), and
 // other products for the implicit GEMMs and dense layers (lesson 12's OtherKernels; thin_first unused).
-mnist_gpu::LayerMaker gpu_layer_maker(const host_training::ModelSpec& spec, uint64_t seed,
-                                      const framework::Rank* synced = nullptr,
-                                      const beyond_mnist::OtherKernels& other = {});
-// "" when every layer gpu_layer_maker builds runs on a stream of its own (whole steps can be
+std::shared_ptr<const framework::DeviceLayerMakers> deeper_gpu_layers(uint64_t seed,
+                                                                      const framework::Rank* synced = nullptr,
+                                                                      const beyond_mnist::OtherKernels& other = {});
+// The passes, each over the network's lists and every block's body and shortcut:
+// a ReLU right after a batch norm or a block runs inside it (BatchNormLayer::fuse, ResidualLayer::fuse);
+constexpr const char* kFuseReluIntoNormOrBlock = "fuse each ReLU into the batch norm or block before it";
+void fuse_relu_into_norm_or_block(framework::DeviceLayerMakers::Layers& layers);
+// a block right after a ReLU (not fused into a norm) masks its input gradient with that ReLU's output
+// (ResidualLayer::mask_input_gradient);
+constexpr const char* kMaskGradientInBlock = "mask a ReLU's gradient in the block after it";
+void mask_gradient_in_block(framework::DeviceLayerMakers::Layers& layers);
+// a batch norm of one GPU's statistics takes them from the conv right before it, where that conv's
+// kernels write them (lesson 10's, or lesson 09's tiled FP32 ones).
+constexpr const char* kStatisticsInConv = "batch norm's statistics from the conv before it";
+void statistics_in_conv(framework::DeviceLayerMakers::Layers& layers);
+// "" when every layer deeper_gpu_layers makes runs on a stream of its own (whole steps can be
 // captured into CUDA graphs), else which one does not: "layer 3 'pool2' (...)".
 std::string stream_problem(const host_training::ModelSpec& spec);
 

@@ -139,7 +139,7 @@ int main(int argc, char** argv) {
     // Lesson 08's kit with this lesson's layers and box loss, and a box's hit counted as a right answer
     // (in the steps, the evaluation and the profile).
     framework::GpuKit kit = mnist_gpu::gpu_kit(
-        mnist_gpu::ConvAlgorithm::automatic, deeper_cnns::gpu_layer_maker(spec, config.seed),
+        mnist_gpu::ConvAlgorithm::automatic, deeper_cnns::deeper_gpu_layers(config.seed),
         [loss, beta](int outputs, int max_batch) {
           return std::make_unique<deeper_cnns::BoxLoss>(loss, beta, outputs, max_batch);
         });

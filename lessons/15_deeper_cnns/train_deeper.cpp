@@ -120,9 +120,9 @@ framework::TrainSummary train_data_parallel(const course::ArgParser& args, const
                                           const std::vector<host_training::Parameter>& init, int max_batch,
                                           cudaStream_t stream, uint64_t seed,
                                           const framework::Rank& rank) -> std::unique_ptr<framework::DeviceNetwork> {
-    auto layers = deeper_cnns::gpu_layer_maker(s, seed, synced ? &rank : nullptr, other);
+    const auto layers = deeper_cnns::deeper_gpu_layers(seed, synced ? &rank : nullptr, other);
     auto net = std::make_unique<mnist_gpu::GpuNetwork>(s, init, max_batch, mnist_gpu::ConvAlgorithm::automatic,
-                                                       std::move(layers), beyond_mnist::fused_loss_maker());
+                                                       layers.get(), beyond_mnist::fused_loss_maker());
     net->set_stream(stream);
     return net;
   };
@@ -206,9 +206,9 @@ int main(int argc, char** argv) {
                                "GPU x" + std::to_string(gpus) + ", data parallel");
       return 0;
     }
-    // Lesson 08's kit with this lesson's layers asked first and lesson 12's fused loss.
+    // Lesson 08's kit with this lesson's layers and lesson 12's fused loss.
     const framework::GpuKit kit =
-        mnist_gpu::gpu_kit(mnist_gpu::ConvAlgorithm::automatic, deeper_cnns::gpu_layer_maker(spec, config.seed, nullptr, other),
+        mnist_gpu::gpu_kit(mnist_gpu::ConvAlgorithm::automatic, deeper_cnns::deeper_gpu_layers(config.seed, nullptr, other),
                            beyond_mnist::fused_loss_maker());
     framework::DeviceRun run;
     run.program = "train_deeper on the GPU";

@@ -79,9 +79,9 @@ void check_case(const Case& c, bool branch_aside, int batch) {
   thin.thin_first = c.thin_first;
   if (c.thin_first) REQUIRE(beyond_mnist::runs_thin_first(spec, kMaxBatch));
   mnist_gpu::GpuNetwork want(spec, init, kMaxBatch, mnist_gpu::ConvAlgorithm::automatic,
-                             beyond_mnist::gpu_layer_maker(spec, seed, beyond_mnist::GpuLayers::lesson08));
+                             beyond_mnist::beyond_gpu_layers(seed, beyond_mnist::GpuLayers::lesson08).get());
   mnist_gpu::GpuNetwork got(spec, init, kMaxBatch, mnist_gpu::ConvAlgorithm::automatic,
-                            beyond_mnist::gpu_layer_maker(spec, seed, beyond_mnist::GpuLayers::lesson09, thin),
+                            beyond_mnist::beyond_gpu_layers(seed, beyond_mnist::GpuLayers::lesson09, thin).get(),
                             beyond_mnist::fused_loss_maker());
   INFO(c.model << " on " << c.channels << "x" << c.side << "x" << c.side << ", batch " << batch
                << (branch_aside ? ", weight gradients on a side stream" : "") << "; your layers: " << got.conv_summary());

@@ -65,7 +65,7 @@ beyond_mnist::OtherKernels bf16_kernels() {
 mnist_gpu::GpuNetwork network(const host_training::ModelSpec& spec, const std::vector<host_training::Parameter>& init,
                               const beyond_mnist::OtherKernels& other) {
   return mnist_gpu::GpuNetwork(spec, init, kBatch, mnist_gpu::ConvAlgorithm::automatic,
-                               beyond_mnist::gpu_layer_maker(spec, 1, beyond_mnist::GpuLayers::lesson09, other),
+                               beyond_mnist::beyond_gpu_layers(1, beyond_mnist::GpuLayers::lesson09, other).get(),
                                beyond_mnist::fused_loss_maker());
 }
 

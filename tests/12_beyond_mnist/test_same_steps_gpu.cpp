@@ -94,7 +94,7 @@ void check_same_steps(const Case& c, Mode mode) {
   const bool graph = mode == Mode::graph || mode == Mode::graph_branches;
   const auto layers = mode == Mode::lesson08 ? beyond_mnist::GpuLayers::lesson08 : beyond_mnist::GpuLayers::lesson09;
   mnist_gpu::GpuNetwork gpu(spec, init, kBatch, mnist_gpu::ConvAlgorithm::automatic,
-                            beyond_mnist::gpu_layer_maker(spec, seed, layers),
+                            beyond_mnist::beyond_gpu_layers(seed, layers).get(),
                             layers == beyond_mnist::GpuLayers::lesson09 ? beyond_mnist::fused_loss_maker() : nullptr);
   INFO(c.model << " on the GPU: " << mode_name(mode) << ", convolutions: " << gpu.conv_summary());
   REQUIRE(gpu.runs_on_stream() == (layers == beyond_mnist::GpuLayers::lesson09));

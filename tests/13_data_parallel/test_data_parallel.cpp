@@ -171,7 +171,7 @@ TEST_CASE("the data-parallel step of one rank on a lesson 12 layer list is that 
                           "conv3x3x8, relu, conv3x3x16, relu, pool2, dropout0.25, dense32, relu, dropout0.5, dense10"),
                       seed, 23);
   mnist_gpu::GpuNetwork reference(c.spec, c.init, c.batch, mnist_gpu::ConvAlgorithm::automatic,
-                                  beyond_mnist::gpu_layer_maker(c.spec, seed, beyond_mnist::GpuLayers::lesson09),
+                                  beyond_mnist::beyond_gpu_layers(seed, beyond_mnist::GpuLayers::lesson09).get(),
                                   beyond_mnist::fused_loss_maker());
   const std::vector<host_training::Parameter> expected = c.three_steps(reference);
   for (const bool overlap : {false, true}) {

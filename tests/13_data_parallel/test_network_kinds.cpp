@@ -78,7 +78,7 @@ TEST_CASE("a layer list evaluates without dropout and trains with it afterwards"
 
   // Lesson 08's network with dropout switched off by lesson 08's own switch: what evaluation must give.
   mnist_gpu::GpuNetwork reference(spec, init, kBatch, mnist_gpu::ConvAlgorithm::automatic,
-                                  beyond_mnist::gpu_layer_maker(spec, 42, beyond_mnist::GpuLayers::lesson09),
+                                  beyond_mnist::beyond_gpu_layers(42, beyond_mnist::GpuLayers::lesson09).get(),
                                   beyond_mnist::fused_loss_maker());
   reference.set_training(false);
   reference.forward(x.data(), kBatch);

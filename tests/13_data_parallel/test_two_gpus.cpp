@@ -116,7 +116,7 @@ StepResult one_gpu(NetworkKind kind, const host_training::ModelSpec& spec, const
     return steps_on_one_gpu(net, x, labels, count, steps, opt);
   }
   mnist_gpu::GpuNetwork net(spec, init, count, mnist_gpu::ConvAlgorithm::automatic,
-                            beyond_mnist::gpu_layer_maker(spec, 1, beyond_mnist::GpuLayers::lesson09),
+                            beyond_mnist::beyond_gpu_layers(1, beyond_mnist::GpuLayers::lesson09).get(),
                             beyond_mnist::fused_loss_maker());
   return steps_on_one_gpu(net, x, labels, count, steps, opt);
 }

@@ -107,7 +107,8 @@ void check_case(const Case& c, int batch, const beyond_mnist::OtherKernels& othe
 
   deeper_cnns::DeeperHostNetwork want(spec, init, 2);
   mnist_gpu::GpuNetwork got(spec, init, kMaxBatch, mnist_gpu::ConvAlgorithm::automatic,
-                            deeper_cnns::gpu_layer_maker(spec, seed, nullptr, other), beyond_mnist::fused_loss_maker());
+                            deeper_cnns::deeper_gpu_layers(seed, nullptr, other).get(),
+                            beyond_mnist::fused_loss_maker());
   INFO(c.model << " on " << c.channels << "x" << c.height << "x" << c.width << ", batch " << batch);
   CHECK(got.runs_on_stream() == c.on_stream);
   CHECK(deeper_cnns::stream_problem(spec).empty() == c.on_stream);
@@ -241,7 +242,8 @@ TEST_CASE("with lesson 10's Tensor Core convolutions the GPU network stays withi
     spec.in_channels = c.channels, spec.height = c.height, spec.width = c.width;
     mnist_gpu::GpuNetwork net(spec, host_training::init_parameters(spec, 1), kMaxBatch,
                                     mnist_gpu::ConvAlgorithm::automatic,
-                                    deeper_cnns::gpu_layer_maker(spec, 1, nullptr, other), beyond_mnist::fused_loss_maker());
+                                    deeper_cnns::deeper_gpu_layers(1, nullptr, other).get(),
+                                    beyond_mnist::fused_loss_maker());
     int strided = 0;
     each_layer(net, [&](mnist_gpu::Layer& layer) {
       if (!dynamic_cast<deeper_cnns::StridedConvLayer*>(&layer)) return;
@@ -288,4 +290,45 @@ TEST_CASE("a strided convolution's input gradient on lesson 10's Tensor Cores eq
     }
     course::test::expect_tensor_close("dx on the Tensor Cores", dx[1], dx[0], kBf16Layer, "lesson 09's FP32 kernels");
   }
+}
+
+TEST_CASE("deeper_gpu_layers' passes make the fusions they name: a ReLU in the norm or block before it, a block "
+          "masking the gradient of the ReLU before it, a norm's statistics from the conv before it",
+          "[15-gpu_network_bf16]") {
+  INFO(tensor_cores::tensor_core_problem());
+  REQUIRE(tensor_cores::tensor_core_problem().empty());
+  beyond_mnist::OtherKernels other;
+  other.conv = std::make_shared<tensor_cores::TensorCoreConvs>();
+  other.products = &tensor_cores::tf32_products();
+  const auto makers = deeper_cnns::deeper_gpu_layers(1, nullptr, other);
+  const std::vector<std::string> passes = makers->pass_names();
+  REQUIRE(passes.size() == 5);  // lesson 12's two, then this lesson's three in their order
+  CHECK(passes[2] == deeper_cnns::kFuseReluIntoNormOrBlock);
+  CHECK(passes[3] == deeper_cnns::kMaskGradientInBlock);
+  CHECK(passes[4] == deeper_cnns::kStatisticsInConv);
+  host_training::ModelSpec spec =
+      host_training::model_from_text("conv3x3x16p1,bn,relu,res(conv3x3x16p1,bn,relu,conv3x3x16p1,bn),relu,"
+                                     "res(conv3x3x16p1),globalavg,dense10");
+  spec.in_channels = 16, spec.height = 9, spec.width = 10;  // 10.6 runs every conv: it writes statistics
+  mnist_gpu::GpuNetwork net(spec, host_training::init_parameters(spec, 1), kMaxBatch,
+                            mnist_gpu::ConvAlgorithm::automatic, makers.get(), beyond_mnist::fused_loss_maker());
+  std::vector<std::string> kernels;
+  std::string all;  // for the message
+  each_layer(net, [&](mnist_gpu::Layer& layer) {
+    kernels.push_back(layer.name() + ": " + layer.kernels());
+    all += kernels.back() + "\n";
+  });
+  const auto has = [&](const std::string& name, const std::string& text) {
+    for (const std::string& k : kernels)
+      if (k.rfind(name + ": ", 0) == 0) return k.find(text) != std::string::npos;
+    return false;
+  };
+  INFO(all);
+  CHECK(has("bn1", "its statistics from the conv before it"));
+  CHECK(has("res1.bn1", "its statistics from the conv before it"));
+  CHECK(has("relu1", "fused into the layer before it"));            // into bn1
+  CHECK(has("res1.relu1", "fused into the layer before it"));       // into the block's bn1
+  CHECK(has("relu2", "fused into the layers before and after it"));  // res1's add, res2's backward
+  CHECK(net.layers()[2]->input_grad() == nullptr);  // relu1 hands its dy to bn1: its own buffer went back
+  CHECK(net.layers()[1]->output() == nullptr);      // bn1 writes relu1's output
 }

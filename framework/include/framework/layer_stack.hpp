@@ -21,6 +21,7 @@
 #include <cuda_runtime_api.h>  // cudaStream_t
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -28,6 +29,7 @@
 
 #include "course/device_buffer.hpp"
 #include "framework/layer.hpp"
+#include "framework/layer_makers.hpp"
 #include "framework/layered_network.hpp"
 #include "framework/model.hpp"
 #include "framework/parameter_store.hpp"
@@ -76,6 +78,19 @@ struct ParamView {
   float* value = nullptr;
   float* grad = nullptr;
 };
+
+// What the layers of one GPU network share when they are made: the largest batch (their buffers are
+// sized for it) and where each parameter tensor lives in the network's ParameterStore.
+struct DeviceLayerContext {
+  static constexpr const char* side = "GPU";
+  int max_batch = 1;
+  // The weight (offset 0) or bias (offset 1) of the layer `plan` describes.
+  std::function<ParamView(const LayerPlan& plan, size_t offset)> params;
+};
+
+// How lessons register their GPU layers (layer_makers.hpp): per kind, the function that makes one,
+// and the passes (fusions) over the made list.
+using DeviceLayerMakers = LayerMakers<DeviceLayer, DeviceLayerContext>;
 
 // The loss at the end of the list: logits and labels in, each example's loss and the logits'
 // gradient out.
@@ -145,6 +160,8 @@ class LayerStack : public LayeredNetwork {
  protected:
   // The weight (offset 0) or bias (offset 1) of the layer `plan` describes, inside the store.
   ParamView param_view(const LayerPlan& plan, size_t offset);
+  // What this network's layers are made with: max_batch and param_view.
+  DeviceLayerContext layer_context();
   void add_layer(std::unique_ptr<DeviceLayer> layer) { layers_.push_back(std::move(layer)); }
   // Once every layer is in: counts device_bytes (extra_bytes: what the network holds besides).
   void layers_added(size_t extra_bytes);

@@ -75,7 +75,7 @@ void ThinConvLayer<Conv>::backward(const float* /*x*/, const float* /*dy*/, int 
   course::todo("12.5", "ThinConvLayer::backward (09.13)");
 }
 
-// The two convolutions a thin first layer derives from (gpu_layer_maker builds both).
+// The two convolutions a thin first layer derives from (beyond_gpu_layers builds both).
 template class ThinConvLayer<ImplicitConvLayer>;
 template class ThinConvLayer<OtherConvLayer>;
 

@@ -90,7 +90,7 @@ void ThinConvLayer<Conv>::backward(const float* x, const float* dy, int batch) {
                                            thin_workspace_.data(), this->stream_);
 }
 
-// The two convolutions a thin first layer derives from (gpu_layer_maker builds both).
+// The two convolutions a thin first layer derives from (beyond_gpu_layers builds both).
 template class ThinConvLayer<ImplicitConvLayer>;
 template class ThinConvLayer<OtherConvLayer>;
 
