@@ -46,22 +46,12 @@ class LayerMakers {
   using Pass = std::function<void(Layers& layers)>;
 
   LayerMakers& add(LayerKind kind, Make make) {
-    for (auto& [k, m] : makers_)
-      if (k == kind) {
-        m = std::move(make);
-        return *this;
-      }
-    makers_.emplace_back(kind, std::move(make));
+    put(makers_, kind, std::move(make));
     return *this;
   }
   // Passes run in the order they were added; a later pass of the same name replaces the earlier one.
   LayerMakers& add_pass(const std::string& name, Pass pass) {
-    for (auto& [n, p] : passes_)
-      if (n == name) {
-        p = std::move(pass);
-        return *this;
-      }
-    passes_.emplace_back(name, std::move(pass));
+    put(passes_, name, std::move(pass));
     return *this;
   }
   bool makes(LayerKind kind) const { return find(kind) != nullptr; }
@@ -88,6 +78,16 @@ class LayerMakers {
   }
 
  private:
+  // The entry of `key` replaced in its place, or a new one at the end.
+  template <class Key, class Value>
+  static void put(std::vector<std::pair<Key, Value>>& entries, const Key& key, Value value) {
+    for (auto& entry : entries)
+      if (entry.first == key) {
+        entry.second = std::move(value);
+        return;
+      }
+    entries.emplace_back(key, std::move(value));
+  }
   const Make* find(LayerKind kind) const {
     for (const auto& [k, m] : makers_)
       if (k == kind) return &m;
