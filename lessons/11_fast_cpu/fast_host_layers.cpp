@@ -87,9 +87,10 @@ bool is_pool2(const host_layers::PoolShape& p) {
   return p.window == 2 && p.stride == 2 && p.height % 2 == 0 && p.width % 2 == 0;
 }
 
-void relu_pool2_forward(const host_layers::PoolShape& p, const float* x, float* y) {
+// rows: a scratch row of p.width values (the layer's, kept from pass to pass).
+void relu_pool2_forward(const host_layers::PoolShape& p, const float* x, float* y, std::vector<float>& rows) {
   const int OH = p.out_h(), OW = p.out_w(), W = p.width;
-  std::vector<float> rows(static_cast<size_t>(W));
+  framework::grow_to(rows, size_t(W));
   for (int plane = 0; plane < p.batch * p.channels; ++plane) {
     const float* in = x + size_t(plane) * p.height * W;
     float* out = y + size_t(plane) * OH * OW;
@@ -194,7 +195,7 @@ class ReluMaxPoolOnCpu : public HostLayer {
   void forward(const float* x, int batch) override {
     const host_layers::PoolShape pool = host_training::pool_shape_of(plan_, batch);
     float* y = output_rows(batch);
-    if (is_pool2(pool)) return relu_pool2_forward(pool, x, y);
+    if (is_pool2(pool)) return relu_pool2_forward(pool, x, y, rows_);
     framework::grow_to(argmax_, out_.size());
     relu_maxpool_forward(pool, x, y, argmax_.data());
   }
@@ -208,6 +209,7 @@ class ReluMaxPoolOnCpu : public HostLayer {
 
  private:
   std::vector<int> argmax_;
+  std::vector<float> rows_;  // relu_pool2_forward's row of maxima
 };
 
 }  // namespace
