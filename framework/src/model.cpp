@@ -41,6 +41,11 @@ LayerSpec dropout_layer(float rate) {
   return l;
 }
 
+LayerSpec lstm_layer(int units) {
+  LayerSpec l{LayerKind::lstm};
+  l.out = units;
+  return l;
+}
 LayerSpec batch_norm_layer() { return LayerSpec{LayerKind::batch_norm}; }
 LayerSpec global_avg_pool_layer() { return LayerSpec{LayerKind::global_avg_pool}; }
 LayerSpec residual_layer(std::vector<LayerSpec> body) {
@@ -198,6 +203,13 @@ class Planner {
       case LayerKind::residual:
         plan_block(p, c, h, w, at);
         break;
+      case LayerKind::lstm:  // per row: one step's C*H*W inputs -> its h
+        if (l.out <= 0) bad(at, "an LSTM needs units > 0");
+        fits(at, 4 * int64_t(l.out) * c * h * w, "its w_ih holds");
+        fits(at, 4 * int64_t(l.out) * l.out, "its w_hh holds");
+        c = l.out, h = 1, w = 1;
+        p.weight = params_, params_ += 4;
+        break;
     }
     fits(at, c * h * w, "its output holds");
     p.out_c = int(c), p.out_h = int(h), p.out_w = int(w);
@@ -209,8 +221,9 @@ class Planner {
     if (p.spec.body.empty()) bad(at, "a res block needs at least one layer in its body");
     for (size_t i = 0; i < p.spec.body.size(); ++i) {
       const LayerKind kind = p.spec.body[i].kind;
-      if (kind == LayerKind::residual || kind == LayerKind::dense || kind == LayerKind::global_avg_pool)
-        bad(at + "." + std::to_string(i + 1), "a res block's body holds no res, dense or globalavg layer");
+      if (kind == LayerKind::residual || kind == LayerKind::dense || kind == LayerKind::global_avg_pool ||
+          kind == LayerKind::lstm)
+        bad(at + "." + std::to_string(i + 1), "a res block's body holds no res, dense, globalavg or lstm layer");
     }
     const int64_t in_c = c, in_h = h, in_w = w;
     p.body = plan(p.spec.body, c, h, w, at + ".");
@@ -277,6 +290,7 @@ std::vector<std::string> layer_names(const std::vector<LayerPlan>& plan) {
       case LayerKind::batch_norm: names.push_back("bn" + number); break;
       case LayerKind::global_avg_pool: names.push_back("avgpool" + number); break;
       case LayerKind::residual: names.push_back("res" + number); break;
+      case LayerKind::lstm: names.push_back("lstm" + number); break;
     }
   }
   return names;
@@ -284,7 +298,10 @@ std::vector<std::string> layer_names(const std::vector<LayerPlan>& plan) {
 
 uint64_t training_bytes(const std::vector<LayerPlan>& plan, int batch) {
   uint64_t per_example = plan.empty() ? 0 : plan.front().in_size();
-  for (const LayerPlan* p : all_layers(plan)) per_example += 3 * uint64_t(p->out_size());
+  for (const LayerPlan* p : all_layers(plan)) {
+    per_example += 3 * uint64_t(p->out_size());
+    if (p->spec.kind == LayerKind::lstm) per_example += 5 * uint64_t(p->out_size());  // c and the four gates
+  }
   return sizeof(float) * (4 * parameter_values(plan) + uint64_t(std::max(batch, 1)) * per_example);
 }
 
@@ -331,27 +348,35 @@ namespace {
 // Every parameter of these layers, named and shaped, with no values.
 std::vector<Parameter> shapes_of(const std::vector<LayerPlan>& plan) {
   std::vector<Parameter> params;
-  int convs = 0, denses = 0, norms = 0;
+  std::map<LayerKind, int> counts;
+  const auto add = [&](const std::string& name, std::vector<int> shape) {
+    Parameter p;
+    p.name = name, p.shape = std::move(shape);
+    params.push_back(std::move(p));
+  };
   for (const LayerPlan* layer : all_layers(plan)) {
     const LayerPlan& p = *layer;
     if (p.weight < 0) continue;
-    Parameter weight, bias;
-    bias.shape = {p.out_c};
-    if (p.spec.kind == LayerKind::batch_norm) {
-      const std::string prefix = "bn" + std::to_string(++norms);
-      weight.name = prefix + ".weight", bias.name = prefix + ".bias";
-      weight.shape = {p.out_c};
-    } else {
-      const bool conv = p.spec.kind == LayerKind::conv;
-      const std::string prefix = conv ? "conv" + std::to_string(++convs) : "fc" + std::to_string(++denses);
-      weight.name = prefix + ".weight", bias.name = prefix + ".bias";
-      if (conv)
-        weight.shape = {p.out_c, p.in_c, p.spec.kernel, p.spec.kernel};
-      else
-        weight.shape = {p.out_c, static_cast<int>(p.in_size())};
+    const std::string number = std::to_string(++counts[p.spec.kind]);
+    switch (p.spec.kind) {
+      case LayerKind::batch_norm:
+        add("bn" + number + ".weight", {p.out_c}), add("bn" + number + ".bias", {p.out_c});
+        break;
+      case LayerKind::conv:
+        add("conv" + number + ".weight", {p.out_c, p.in_c, p.spec.kernel, p.spec.kernel});
+        add("conv" + number + ".bias", {p.out_c});
+        break;
+      case LayerKind::lstm: {
+        const std::string prefix = "lstm" + number;
+        const int gates = 4 * p.out_c;
+        add(prefix + ".weight_ih_l0", {gates, int(p.in_size())}), add(prefix + ".weight_hh_l0", {gates, p.out_c});
+        add(prefix + ".bias_ih_l0", {gates}), add(prefix + ".bias_hh_l0", {gates});
+        break;
+      }
+      default:  // dense
+        add("fc" + number + ".weight", {p.out_c, int(p.in_size())}), add("fc" + number + ".bias", {p.out_c});
+        break;
     }
-    params.push_back(std::move(weight));
-    params.push_back(std::move(bias));
   }
   return params;
 }
@@ -367,23 +392,33 @@ uint64_t parameter_values(const std::vector<LayerPlan>& plan) {
 }
 
 std::vector<Parameter> init_parameters(const ModelSpec& spec, uint64_t seed) {
-  std::vector<Parameter> params = parameter_shapes(spec);
+  const std::vector<LayerPlan> plan = plan_layers(spec);
+  std::vector<Parameter> params = shapes_of(plan);
   course::Rng rng(seed, 0);
-  for (size_t t = 0; t < params.size(); t += 2) {
-    Parameter &weight = params[t], &bias = params[t + 1];
-    bias.value.assign(size_t(bias.shape[0]), 0.0f);
-    if (weight.shape.size() == 1) {  // batch norm: gamma 1, beta 0, the layer starts as plain normalisation
-      weight.value.assign(size_t(weight.shape[0]), 1.0f);
-    } else {
-      const int fan_in = weight.shape[1] * (weight.shape.size() == 4 ? weight.shape[2] * weight.shape[3] : 1);
-      // Kaiming-uniform (He et al. 2015): keeps the activations' variance steady through ReLUs.
-      const float bound = static_cast<float>(std::sqrt(6.0 / fan_in));
-      weight.value.resize(course::element_count(weight.shape));
-      for (float& v : weight.value) v = rng.uniform(-bound, bound);
+  const auto draw = [&](Parameter& p, float bound) {
+    p.value.resize(course::element_count(p.shape));
+    for (float& v : p.value) v = rng.uniform(-bound, bound);
+  };
+  for (const LayerPlan* layer : all_layers(plan)) {
+    if (layer->weight < 0) continue;
+    Parameter* own = &params[size_t(layer->weight)];
+    switch (layer->spec.kind) {
+      case LayerKind::batch_norm:  // gamma 1, beta 0: the layer starts as plain normalisation
+        own[0].value.assign(size_t(layer->out_c), 1.0f), own[1].value.assign(size_t(layer->out_c), 0.0f);
+        break;
+      case LayerKind::lstm:  // nn.LSTM's start: all four tensors, the biases too
+        for (int k = 0; k < 4; ++k) draw(own[k], static_cast<float>(1.0 / std::sqrt(double(layer->out_c))));
+        break;
+      default: {  // conv, dense
+        const int fan_in = own[0].shape[1] * (own[0].shape.size() == 4 ? own[0].shape[2] * own[0].shape[3] : 1);
+        // Kaiming-uniform (He et al. 2015): keeps the activations' variance steady through ReLUs.
+        draw(own[0], static_cast<float>(std::sqrt(6.0 / fan_in)));
+        own[1].value.assign(size_t(own[1].shape[0]), 0.0f);
+        break;
+      }
     }
-    weight.grad.assign(weight.value.size(), 0.0f);
-    bias.grad.assign(bias.value.size(), 0.0f);
   }
+  for (Parameter& p : params) p.grad.assign(p.value.size(), 0.0f);
   return params;
 }
 

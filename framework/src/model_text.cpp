@@ -21,8 +21,8 @@ namespace {
 const char* const kGrammar =
     "layers look like conv5x5x32 (kernel 5x5, 32 channels; p2: pad 2, s2: stride 2), relu, pool2 "
     "(2x2 windows; s1: stride 1), dense10, and where a trainer runs them sigmoid, tanh, dropout0.25 (drops a "
-    "quarter while training), bn (batch norm), globalavg (each channel's mean) and res(<layers>) (a residual "
-    "block, e.g. res(conv3x3x16p1,bn,relu,conv3x3x16p1,bn))";
+    "quarter while training), bn (batch norm), globalavg (each channel's mean), res(<layers>) (a residual "
+    "block, e.g. res(conv3x3x16p1,bn,relu,conv3x3x16p1,bn)) and, for sequences, lstm51 (an LSTM of 51 units)";
 
 // Reads the digits at text[pos...] as an int in [lo, hi]; false when there are none, too many,
 // or the value is out of range.
@@ -114,6 +114,16 @@ bool parse_layer(const std::string& token, LayerSpec& layer, std::string& why) {
     layer = maxpool_layer(window, stride);
     return true;
   }
+  if (starts_with(token, "lstm")) {
+    pos = 4;
+    int units = 0;
+    if (!read_int(token, pos, 1, 1 << 16, units) || pos != token.size()) {
+      why = "an LSTM is lstm<units> (1-65536), e.g. lstm51";
+      return false;
+    }
+    layer = lstm_layer(units);
+    return true;
+  }
   if (starts_with(token, "dense")) {
     pos = 5;
     int out = 0;
@@ -172,7 +182,7 @@ std::string read_description_file(const std::string& path) {
 
 bool looks_like_layer_list(const std::string& text) {
   if (text.find(',') != std::string::npos) return true;
-  for (const char* start : {"conv", "relu", "pool", "dense", "sigmoid", "tanh", "dropout", "bn", "globalavg", "res("})
+  for (const char* start : {"conv", "relu", "pool", "dense", "sigmoid", "tanh", "dropout", "bn", "globalavg", "lstm", "res("})
     if (starts_with(trimmed(text), start)) return true;
   return false;
 }
@@ -248,6 +258,8 @@ std::string layer_text(const LayerSpec& l) {
       return "pool" + std::to_string(l.window) + (l.stride != l.window ? "s" + std::to_string(l.stride) : "");
     case LayerKind::dense:
       return "dense" + std::to_string(l.out);
+    case LayerKind::lstm:
+      return "lstm" + std::to_string(l.out);
     case LayerKind::sigmoid:
       return "sigmoid";
     case LayerKind::tanh:

@@ -6,13 +6,21 @@
 #include <string>
 
 #include "course/error.hpp"
-#include "course/rng.hpp"
-#include "deeper_cnns.hpp"    // 15.4's regression_loss
-#include "fast_cpu.hpp"       // 11.7's run_shards and sum_in_order
-#include "host_layers.hpp"    // 01.1's dense layer
-#include "host_training.hpp"  // 02.1's Adam
+#include "deeper_cnns.hpp"      // 15.4's regression_loss
+#include "fast_cpu.hpp"         // 11.7's run_shards and sum_in_order
+#include "framework/layer.hpp"  // the chain
+#include "lstm_host_layer.hpp"
 
 namespace recurrent {
+
+framework::ModelSpec sine_model(int hidden) {
+  if (hidden < 1) throw course::Error("sine network: hidden must be >= 1, got " + std::to_string(hidden));
+  framework::ModelSpec spec;
+  spec.in_channels = 1, spec.height = 1, spec.width = 1, spec.classes = 1;
+  spec.layers = {framework::lstm_layer(hidden), framework::dense_layer(1)};
+  spec.name = framework::model_text(spec);
+  return spec;
+}
 
 SineLayout::SineLayout(int hidden) {
   if (hidden < 1) throw course::Error("sine network: hidden must be >= 1, got " + std::to_string(hidden));
@@ -20,64 +28,71 @@ SineLayout::SineLayout(int hidden) {
   w_hh = G, b_ih = w_hh + G * hidden, b_hh = b_ih + G, head = b_hh + G, head_b = head + hidden, total = head_b + 1;
 }
 
+namespace {
+std::vector<float> end_to_end(const std::vector<framework::Parameter>& params) {
+  std::vector<float> all;
+  for (const framework::Parameter& p : params) all.insert(all.end(), p.value.begin(), p.value.end());
+  return all;
+}
+}  // namespace
+
 std::vector<float> sine_start_parameters(int hidden, uint64_t seed) {
-  std::vector<float> params(SineLayout(hidden).total);
-  course::Rng rng(seed, 160);
-  rng.fill_uniform(params, -1.0f / std::sqrt(float(hidden)), 1.0f / std::sqrt(float(hidden)));
-  return params;
+  return end_to_end(framework::init_parameters(sine_model(hidden), seed));
 }
 
-SineNetwork::SineNetwork(int hidden, uint64_t seed, int threads) : hidden_(hidden), threads_(threads) {
+SineNetwork::SineNetwork(int hidden, uint64_t seed, int threads, const framework::OptimizerConfig& optimizer)
+    : hidden_(hidden),
+      threads_(threads),
+      spec_(sine_model(hidden)),
+      plan_(framework::plan_layers(spec_)),
+      params_(framework::init_parameters(spec_, seed)),
+      optimizer_(optimizer, params_) {
   if (threads < 1) throw course::Error("SineNetwork: threads must be >= 1, got " + std::to_string(threads));
-  const SineLayout at(hidden);
-  w_hh_ = at.w_hh, b_ih_ = at.b_ih, b_hh_ = at.b_hh, head_ = at.head, head_b_ = at.head_b;
-  params_ = sine_start_parameters(hidden, seed);
-  grad_.assign(params_.size(), 0.0f), m_.assign(params_.size(), 0.0f), v_.assign(params_.size(), 0.0f);
+  framework::require_layers(spec_, sequence_layers(), "SineNetwork");
 }
+
+std::vector<float> SineNetwork::parameters() const { return end_to_end(params_); }
 
 void SineNetwork::set_parameters(const std::vector<float>& params) {
-  if (params.size() != params_.size())
+  if (params.size() != parameter_count())
     throw course::Error("SineNetwork::set_parameters: " + std::to_string(params.size()) + " values for " +
-                        std::to_string(params_.size()) + " parameters");
-  params_ = params;
+                        std::to_string(parameter_count()) + " parameters");
+  size_t at = 0;
+  for (framework::Parameter& p : params_) {
+    std::copy(params.begin() + long(at), params.begin() + long(at + p.value.size()), p.value.begin());
+    at += p.value.size();
+  }
 }
 
-LstmParams<float> SineNetwork::lstm() const {
-  const float* p = params_.data();
-  return {p, p + w_hh_, p + b_ih_, p + b_hh_};
+SineNetwork::Shard& SineNetwork::shard(size_t k, bool learn) {
+  std::unique_ptr<Shard>& made = k < shards_.size() ? shards_[k] : generator_;
+  if (!made) {
+    made = std::make_unique<Shard>();
+    if (k > 0)
+      for (const framework::Parameter& p : params_) made->grads.push_back({p.name, p.shape, {}, {}});
+    framework::HostLayerContext context;
+    context.params = &params_;  // the layers read the network's weights
+    context.grads = k == 0 ? &params_ : &made->grads;
+    made->layers = sequence_host_layers().make(plan_, context);
+  }
+  if (learn)
+    for (size_t t = 0; t < made->grads.size(); ++t) made->grads[t].grad.resize(params_[t].value.size());
+  return *made;
 }
 
-void SineNetwork::run(Pass& pass, int batch, int steps, const float* inputs, const float* h0, const float* c0) const {
-  const size_t states = size_t(steps) * batch * hidden_;  // pass_floats counts these
-  pass.h.resize(states), pass.c.resize(states), pass.gates.resize(states * 4), pass.pred.resize(size_t(steps) * batch);
-  lstm_forward<float>({batch, steps, 1, hidden_}, lstm(), inputs, h0, c0, pass.h.data(), pass.c.data(),
-                      pass.gates.data());
-  host_layers::dense_forward<float>(pass.h.data(), head_w(), params_.data() + head_b_, pass.pred.data(),
-                                    steps * batch, hidden_, 1);
-}
-
-double SineNetwork::shard_loss(Shard& shard, int64_t all_rows, bool learn) const {
+double SineNetwork::shard_loss(Shard& shard, int64_t all_rows, bool learn) {
   const SineSet& set = shard.set;
-  shard.zeros.assign(size_t(set.count) * hidden_, 0.0f);
-  run(shard.pass, set.count, set.steps, set.inputs.data(), shard.zeros.data(), shard.zeros.data());
   const int rows = set.steps * set.count;
-  shard.row_loss.resize(size_t(rows)), shard.dpred.resize(size_t(rows));
-  const double mean = deeper_cnns::regression_loss<float>(deeper_cnns::RegressionLoss::squared, shard.pass.pred.data(),
+  framework::set_steps(shard.layers, set.steps);
+  const float* pred = framework::chain_forward(shard.layers, set.inputs.data(), rows);
+  framework::grow_to(shard.row_loss, size_t(rows)), framework::grow_to(shard.dpred, size_t(rows));
+  const double mean = deeper_cnns::regression_loss<float>(deeper_cnns::RegressionLoss::squared, pred,
                                                           set.targets.data(), rows, 1, 1.0f, shard.row_loss.data(),
                                                           shard.dpred.data());
   const double share = double(rows) / double(all_rows);  // this shard's rows' part of the mean over all rows
   if (!learn) return mean * share;
   for (float& d : shard.dpred) d = float(d * share);
-  const Pass& pass = shard.pass;
-  shard.dh.resize(pass.h.size()), shard.dx.resize(set.inputs.size()), shard.grad.resize(params_.size());
-  shard.dh0.resize(shard.zeros.size()), shard.dc0.resize(shard.zeros.size());
-  float* grad = shard.grad.data();
-  host_layers::dense_backward<float>(pass.h.data(), head_w(), shard.dpred.data(), shard.dh.data(), grad + head_,
-                                     grad + head_b_, rows, hidden_, 1);
-  lstm_backward<float>({set.count, set.steps, 1, hidden_}, lstm(), set.inputs.data(), shard.zeros.data(),
-                       shard.zeros.data(), pass.h.data(), pass.c.data(), pass.gates.data(), shard.dh.data(), nullptr,
-                       nullptr, shard.dx.data(), shard.dh0.data(), shard.dc0.data(),
-                       {grad, grad + w_hh_, grad + b_ih_, grad + b_hh_});
+  framework::chain_backward(shard.layers, set.inputs.data(), shard.dpred.data(), rows);
   return mean * share;
 }
 
@@ -85,16 +100,19 @@ double SineNetwork::loss(const SineSet& set, bool learn) {
   const int count = std::min(kShards, set.count);
   const int64_t all_rows = int64_t(set.steps) * set.count;
   if (shards_.size() < size_t(count)) shards_.resize(size_t(count));  // never shrunk: the buffers stay
+  for (int k = 0; k < count; ++k) shard(size_t(k), learn);  // made here, on one thread
   const double loss = fast_cpu::run_shards(set.count, count, threads_, [&](int k, int begin, int end) {
-    Shard& shard = shards_[size_t(k)];
-    slice_sequences(set, begin, end, shard.set);
-    return shard_loss(shard, all_rows, learn);
+    Shard& part = *shards_[size_t(k)];
+    slice_sequences(set, begin, end, part.set);
+    return shard_loss(part, all_rows, learn);
   });
-  if (learn) {
-    std::vector<const float*> parts;
-    for (int k = 0; k < count; ++k) parts.push_back(shards_[size_t(k)].grad.data());
-    fast_cpu::sum_in_order(parts, params_.size(), grad_.data(), threads_);
-  }
+  if (learn)  // every gradient: the shards' added in shard order, into shard 0's (the network's)
+    for (size_t t = 0; t < params_.size(); ++t) {
+      std::vector<const float*> parts;
+      for (int k = 0; k < count; ++k)
+        parts.push_back(k == 0 ? params_[t].grad.data() : shards_[size_t(k)]->grads[t].grad.data());
+      fast_cpu::sum_in_order(parts, params_[t].grad.size(), params_[t].grad.data(), threads_);
+    }
   return loss;
 }
 
@@ -125,26 +143,27 @@ uint64_t SineNetwork::run_bytes(const SineSpec& spec, int hidden, int64_t future
   return sizeof(float) * floats + picture + sizeof(int) * (train + test);
 }
 
-void SineNetwork::update(float lr, int step) {
-  host_training::adam_step(params_.data(), grad_.data(), m_.data(), v_.data(), params_.size(), lr, 0.9f, 0.999f,
-                           1e-8f, step);
-}
+void SineNetwork::update() { optimizer_.step(params_); }
 
-std::vector<float> SineNetwork::predict(const SineSet& set, int future, std::vector<float>* one_step_ahead) const {
-  Pass pass;
-  const std::vector<float> zeros(size_t(set.count) * hidden_, 0.0f);
-  run(pass, set.count, set.steps, set.inputs.data(), zeros.data(), zeros.data());
-  if (one_step_ahead) *one_step_ahead = pass.pred;
-  const size_t last = size_t(set.steps - 1) * set.count;
-  std::vector<float> x(pass.pred.begin() + last, pass.pred.end());  // the prediction of each last value
-  std::vector<float> h(pass.h.begin() + last * hidden_, pass.h.end()), c(pass.c.begin() + last * hidden_, pass.c.end());
+std::vector<float> SineNetwork::predict(const SineSet& set, int future, std::vector<float>* one_step_ahead) {
+  Shard& own = shard(shards_.size(), false);  // past the training shards: the generator
+  auto* lstm = dynamic_cast<LstmOnCpu*>(own.layers.front().get());
+  if (!lstm) throw course::Error("SineNetwork::predict: the first layer is not an LSTM");
+  lstm->carry_state(true);  // from zero, then on from where each pass ended
+  framework::set_steps(own.layers, set.steps);
+  const int rows = set.steps * set.count;
+  const float* pred = framework::chain_forward(own.layers, set.inputs.data(), rows);
+  if (one_step_ahead) one_step_ahead->assign(pred, pred + rows);
+  std::vector<float> x(pred + rows - set.count, pred + rows);  // the prediction of each last value
   std::vector<float> generated;
   generated.reserve(size_t(future) * set.count);
-  for (int t = 0; t < future; ++t) {
-    run(pass, set.count, 1, x.data(), h.data(), c.data());  // one step, fed its own prediction
-    x = pass.pred, h = pass.h, c = pass.c;
+  framework::set_steps(own.layers, 1);
+  for (int t = 0; t < future; ++t) {  // one step, fed its own prediction
+    pred = framework::chain_forward(own.layers, x.data(), set.count);
+    x.assign(pred, pred + set.count);
     generated.insert(generated.end(), x.begin(), x.end());
   }
+  lstm->carry_state(false);
   return generated;
 }
 

@@ -28,6 +28,7 @@
 #include "framework/host_barrier.hpp"
 #include "framework/host_trainer.hpp"  // allocator_allowance
 #include "framework/model.hpp"  // available_host_bytes
+#include "framework/optimizer_config.hpp"
 #include "framework/ranks.hpp"
 #include "framework/run_files.hpp"
 #include "framework/train_flags.hpp"
@@ -211,7 +212,8 @@ int main(int argc, char** argv) {
     if (gpus > 1 && !gpu) throw course::Error("--gpus " + std::to_string(gpus) + " needs --device gpu");
     const recurrent::Recurrence recurrence =
         args.get_string("--recurrence") == "steps" ? recurrent::Recurrence::steps : recurrent::Recurrence::persistent;
-    recurrent::SineNetwork net(hidden, spec.seed, threads);  // the CPU's; after the GPU, it continues the waves
+    // The CPU's network (after the GPU's training, it continues the waves), and its optimizer's settings.
+    recurrent::SineNetwork net(hidden, spec.seed, threads, framework::optimizer_config(config));
     std::string where;
     if (gpu) {
       where = std::string(gpus > 1 ? "GPU x" + std::to_string(gpus) + ", data parallel, " : "GPU, ") +
@@ -239,9 +241,9 @@ int main(int argc, char** argv) {
                          [&] { return gpu_net.test_loss(); }, &log);
       net.set_parameters(gpu_net.parameters());
     } else {
-      const auto step = [&](int epoch) {
+      const auto step = [&](int) {
         const double loss = net.loss(data.train, true);
-        if (std::isfinite(loss)) net.update(lr, epoch);
+        if (std::isfinite(loss)) net.update();
         return loss;
       };
       run = train_epochs(epochs, data.train.count, step, [&] { return net.loss(data.test, false); }, &log);

@@ -1,4 +1,6 @@
 // The course framework: networks written as text (model_text.cpp) and the shapes line the trainers print.
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -392,7 +394,7 @@ TEST_CASE("res(...) blocks: a bad body, brackets or a shape no shortcut matches 
     return std::string("(accepted)");
   };
   CHECK(plan_error("res(conv3x3x8p1,dense10),globalavg,dense10").find(
-            "layer 1.2: a res block's body holds no res, dense or globalavg layer") != std::string::npos);
+            "layer 1.2: a res block's body holds no res, dense, globalavg or lstm layer") != std::string::npos);
   CHECK(plan_error("res(conv3x3x8),globalavg,dense10").find(
             "layer 1: the body makes 28x28 into 26x26, which no strided 1x1 projection of the input matches") !=
         std::string::npos);
@@ -482,4 +484,63 @@ TEST_CASE("parameter_shapes: init_parameters' names and shapes without values; p
     values += full[i].value.size();
   }
   CHECK(parameter_values(plan_layers(spec)) == values);
+}
+
+TEST_CASE("model_from_text: lstm<units>; its plan, nn.LSTM's parameters and their start; bad LSTMs refused",
+          "[model_text]") {
+  ModelSpec spec = model_from_text("lstm7, relu ,dense2");
+  REQUIRE(spec.layers.size() == 3);
+  CHECK(spec.layers[0].kind == LayerKind::lstm);
+  CHECK(spec.layers[0].out == 7);
+  CHECK(model_text(spec) == "lstm7,relu,dense2");
+  CHECK(looks_like_layer_list("lstm51"));
+  spec.in_channels = 3, spec.height = 1, spec.width = 1, spec.classes = 2;  // 3 values a step
+  CHECK(plan_summary(spec) == "3 -lstm7-> 7 -relu-> -dense2-> 2");
+  const std::vector<LayerPlan> plan = plan_layers(spec);
+  CHECK(plan[0].in_size() == 3);
+  CHECK(plan[0].out_size() == 7);
+  CHECK(plan[0].weight == 0);
+  CHECK(plan[2].weight == 4);  // after the LSTM's four tensors
+  CHECK(layer_names(plan) == std::vector<std::string>{"lstm1", "relu1", "fc1"});
+
+  const std::vector<Parameter> params = init_parameters(spec, 11);
+  REQUIRE(params.size() == 6);
+  const char* names[] = {"lstm1.weight_ih_l0", "lstm1.weight_hh_l0", "lstm1.bias_ih_l0", "lstm1.bias_hh_l0",
+                         "fc1.weight", "fc1.bias"};
+  const std::vector<int> shapes[] = {{28, 3}, {28, 7}, {28}, {28}, {2, 7}, {2}};
+  for (size_t i = 0; i < 6; ++i) {
+    CHECK(params[i].name == names[i]);
+    CHECK(params[i].shape == shapes[i]);
+    CHECK(params[i].grad == std::vector<float>(params[i].value.size(), 0.0f));
+  }
+  // nn.LSTM's start: every tensor, the biases too, uniform in +-1/sqrt(7), spread over the range.
+  const float bound = 1.0f / std::sqrt(7.0f);
+  for (size_t i = 0; i < 4; ++i) {
+    float lo = 1, hi = -1;
+    for (float v : params[i].value) lo = std::min(lo, v), hi = std::max(hi, v);
+    CHECK(lo >= -bound);
+    CHECK(hi <= bound);
+    CHECK(hi - lo > bound);  // 28 draws or more: never all on one side
+  }
+  CHECK(params[2].value != params[3].value);  // two biases, two draws
+  CHECK(params[5].value == std::vector<float>(2, 0.0f));  // the head as every dense layer starts
+  CHECK(init_parameters(spec, 11)[1].value == params[1].value);  // the seed decides
+  CHECK(init_parameters(spec, 12)[1].value != params[1].value);
+  // Training holds c and the four gates beside each step's h: 8 values of h's per example, not 3.
+  CHECK(training_bytes(plan, 1) == 4 * (4 * parameter_values(plan) + 3 + 8 * 7 + 3 * 7 + 3 * 2));
+
+  const auto says = [](const std::string& message, const std::string& part) {
+    INFO(message);
+    return message.find(part) != std::string::npos;
+  };
+  CHECK(says(error_of("lstm0,dense1"), "layer 1 'lstm0': an LSTM is lstm<units> (1-65536), e.g. lstm51"));
+  CHECK(says(error_of("lstm,dense1"), "layer 1 'lstm': an LSTM is lstm<units>"));
+  CHECK(says(error_of("lstm8x,dense1"), "layer 1 'lstm8x': an LSTM is lstm<units>"));
+  std::string in_block = "(accepted)";
+  try {
+    plan_layers(model_from_text("res(lstm8),dense10"));  // the sizes are checked by plan_layers
+  } catch (const course::Error& e) {
+    in_block = e.what();
+  }
+  CHECK(says(in_block, "layer 1.1: a res block's body holds no res, dense, globalavg or lstm layer"));
 }

@@ -38,6 +38,10 @@ class ChainLayer {
   // Training (the start) or evaluation: only a layer that behaves differently (dropout, batch norm)
   // cares.
   virtual void set_training(bool training) { (void)training; }
+  // A sequence network's rows are time-major, `steps` steps of batch / steps sequences each (an
+  // LSTM's network, model.hpp): only a recurrent layer reads it, every other layer treats a row as
+  // an example. Set before a pass; 1 (every row its own sequence) until then.
+  virtual void set_steps(int steps) { (void)steps; }
 
   const std::string& name() const { return name_; }
   const LayerPlan& plan() const { return plan_; }
@@ -48,6 +52,12 @@ class ChainLayer {
   std::string name_;
   LayerPlan plan_;
 };
+
+// Every layer of `layers` told how many steps the next passes' sequences have (set_steps).
+template <class LayerPtr>
+void set_steps(const std::vector<LayerPtr>& layers, int steps) {
+  for (const auto& layer : layers) layer->set_steps(steps);
+}
 
 // Every layer forward in order: layer 0 reads x, layer i the output of layer i - 1. Returns the last
 // layer's output (x itself for an empty list: a residual block's identity shortcut).

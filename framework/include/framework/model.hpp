@@ -20,7 +20,11 @@ namespace framework {
 // global_avg_pool makes C x H x W into C values, each channel's mean; residual runs its `body` and
 // adds its input (or, when the body changes the shape, a 1x1 projection of it followed by batch
 // norm).
-enum class LayerKind { conv, relu, maxpool, dense, sigmoid, tanh, dropout, batch_norm, global_avg_pool, residual };
+// lstm: a recurrent layer of `out` units (nn.LSTM's). Its network reads sequences: each row is one
+// step of one sequence (its C*H*W values), the rows time-major (every sequence's step 0, then every
+// step 1, ...), and every layer but the LSTM treats a row as an example. It gives `out` values a
+// row (that step's h), so a dense layer after it is a head on every step.
+enum class LayerKind { conv, relu, maxpool, dense, sigmoid, tanh, dropout, batch_norm, global_avg_pool, residual, lstm };
 struct LayerSpec {
   LayerKind kind;
   int out = 0;
@@ -65,6 +69,7 @@ LayerSpec dropout_layer(float rate);
 LayerSpec batch_norm_layer();
 LayerSpec global_avg_pool_layer();
 LayerSpec residual_layer(std::vector<LayerSpec> body);
+LayerSpec lstm_layer(int units);
 
 ModelSpec small_cnn();  // conv 3x3x10 pad 1 -> relu -> maxpool 2 -> dense 100 -> relu -> dense 10
 ModelSpec model_a();    // conv 5x5x32 pad 2 -> relu -> maxpool 2 -> conv 5x5x64 pad 2 -> relu -> maxpool 2
@@ -87,8 +92,8 @@ std::string model_title(const std::string& flag, const ModelSpec& spec);
 
 // ---- models as text (model_text.cpp) ---------------------------------------------------------
 // A network written as its layers, separated by commas: conv<k>x<k>x<channels>[p<pad>][s<stride>],
-// relu, pool<window>[s<stride>], dense<units>, sigmoid, tanh, dropout<rate>, bn, globalavg and
-// res(<layers>) (a residual block: its body's layers inside the brackets, no res among them); e.g. "conv5x5x32p2,relu,pool2,dense10" or
+// relu, pool<window>[s<stride>], dense<units>, sigmoid, tanh, dropout<rate>, bn, globalavg,
+// lstm<units> and res(<layers>) (a residual block: its body's layers inside the brackets, no res among them); e.g. "conv5x5x32p2,relu,pool2,dense10" or
 // "conv3x3x16p1,bn,relu,res(conv3x3x16p1,bn,relu,conv3x3x16p1,bn),relu,globalavg,dense10" (spaces,
 // tabs and line breaks around a layer are ignored). "@<file>": the layers from a text file,
 // separated by commas or lines (a line break next to a comma or a bracket is no second separator),
@@ -117,7 +122,7 @@ struct LayerPlan {
   int in_c = 0, in_h = 0, in_w = 0;
   int out_c = 0, out_h = 0, out_w = 0;
   // conv and dense: index of the weight in the parameter list, its bias is weight + 1; batch_norm:
-  // index of gamma, beta is weight + 1; -1 for the others.
+  // index of gamma, beta is weight + 1; lstm: index of w_ih, then w_hh, b_ih, b_hh; -1 for the others.
   int weight = -1;
   // residual: the body's layers, and the shortcut's: none (the input itself) or, when the body
   // changes the shape, a 1x1 conv with the stride that gives the body's size, then batch norm.
@@ -137,7 +142,7 @@ std::vector<LayerPlan> plan_layers(const ModelSpec& spec);
 // in the order their parameters come.
 std::vector<const LayerPlan*> all_layers(const std::vector<LayerPlan>& plan);
 // The layers' names by kind, counted from 1 over the top-level list: conv1, relu1, pool1, fc1,
-// sigmoid1, dropout1, bn1, avgpool1, res1 (the names the profiles and tables print).
+// sigmoid1, dropout1, bn1, avgpool1, res1, lstm1 (the names the profiles and tables print).
 std::vector<std::string> layer_names(const std::vector<LayerPlan>& plan);
 
 // About what training these layers at `batch` holds in memory, in bytes: every parameter four times
@@ -154,8 +159,11 @@ uint64_t available_host_bytes();
 void require_memory(uint64_t bytes, uint64_t available, const std::string& what, const std::string& where);
 
 // PyTorch layouts: conv weight O x I x kh x kw, dense weight out x in, bias [out]; batch norm's
-// gamma and beta [channels]. Names: "conv1.weight", "conv1.bias", ..., "fc1.weight", "fc1.bias",
-// "bn1.weight" (gamma), "bn1.bias" (beta), ... (counted per kind, blocks opened as all_layers).
+// gamma and beta [channels]; an LSTM of H units on I inputs: nn.LSTM's w_ih [4H x I], w_hh [4H x H],
+// b_ih [4H], b_hh [4H] (the gates' rows in the order i, f, g, o). Names: "conv1.weight",
+// "conv1.bias", ..., "fc1.weight", "fc1.bias", "bn1.weight" (gamma), "bn1.bias" (beta),
+// "lstm1.weight_ih_l0", "lstm1.weight_hh_l0", "lstm1.bias_ih_l0", "lstm1.bias_hh_l0", ... (counted
+// per kind, blocks opened as all_layers).
 struct Parameter {
   std::string name;
   std::vector<int> shape;
@@ -163,8 +171,9 @@ struct Parameter {
 };
 
 // Kaiming-uniform weights U(-b, b) with b = sqrt(6 / fan_in) (fan_in = I*kh*kw for conv, in for
-// dense), biases 0, batch norm's gamma 1 and beta 0. Weights are drawn in parameter order, element by element, from ONE
-// course::Rng(seed, 0) with Rng::uniform(-b, b); biases draw nothing.
+// dense), biases 0, batch norm's gamma 1 and beta 0; an LSTM's four tensors, its biases too,
+// U(-1/sqrt(H), 1/sqrt(H)) as nn.LSTM starts them. Values are drawn in parameter order, element by
+// element, from ONE course::Rng(seed, 0) with Rng::uniform; zero biases and batch norm draw nothing.
 std::vector<Parameter> init_parameters(const ModelSpec& spec, uint64_t seed);
 // What a training pass changes beside the parameters, as --save writes it: every batch norm's
 // running mean and variance, named as PyTorch names them ("bn1.running_mean", "bn1.running_var",
