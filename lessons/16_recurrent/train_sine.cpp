@@ -77,20 +77,20 @@ course::Image wave_picture(const SineSpec& spec, int hidden, int offset, const s
   return course::line_chart(chart);
 }
 
-// The epochs, on the framework's epoch loop: an epoch is ONE step on every training wave. step(epoch)
-// trains it (the GPU finished when it returns) and gives the training set's loss before the update,
-// test() the held-out loss after it; `log` prints and writes metrics.csv. A rank other than the
-// first runs the same steps (they meet in every step) and neither evaluates nor prints (log null).
-framework::TrainSummary train_epochs(int epochs, int waves, const std::function<double(int)>& step,
+// The epochs, on the framework's epoch loop: an epoch is ONE step on every training wave. step() trains
+// it (the GPU finished when it returns) and gives the training set's loss before the update, test()
+// the held-out loss after it; `log` prints and writes metrics.csv. A rank other than the first runs
+// the same steps (they meet in every step) and neither evaluates nor prints (log null).
+framework::TrainSummary train_epochs(int epochs, int waves, const std::function<double()>& step,
                                      const std::function<double()>& test, framework::EpochLog* log) {
   int epoch = 0;
   double loss = 0;
   framework::EpochLoop loop;
   loop.examples = waves, loop.batch = waves, loop.epochs = epochs;
   loop.progress_bar = false;
-  loop.start_epoch = [&](int e) { epoch = e + 1; };  // Adam's step number counts from 1
+  loop.start_epoch = [&](int e) { epoch = e + 1; };
   loop.run_stretch = [&](int, size_t, int, int) {
-    loss = step(epoch);
+    loss = step();
     if (!std::isfinite(loss))  // every rank sees the same loss: they stop together
       throw course::Error("epoch " + std::to_string(epoch) + ": the training loss is " + std::to_string(loss) +
                           "; try a smaller --lr");
@@ -107,8 +107,9 @@ framework::TrainSummary train_epochs(int epochs, int waves, const std::function<
 // the host. Returns the first rank's epochs (it logs them); `trained` gets its weights (every rank's
 // are the same).
 framework::TrainSummary train_on_ranks(int gpus, const recurrent::SineData& data, int hidden, uint64_t seed,
-                         recurrent::Recurrence recurrence, bool graph, float lr, int epochs,
-                         framework::EpochLog& log, std::vector<float>& trained) {
+                                       recurrent::Recurrence recurrence, bool graph,
+                                       const framework::OptimizerConfig& optimizer, int epochs,
+                                       framework::EpochLog& log, std::vector<float>& trained) {
   const std::vector<int> devices = framework::first_devices(gpus);
   if (data.train.count < gpus)
     throw course::Error("--gpus " + std::to_string(gpus) + ": " + std::to_string(data.train.count) +
@@ -121,9 +122,9 @@ framework::TrainSummary train_on_ranks(int gpus, const recurrent::SineData& data
     recurrent::SineData mine;
     mine.spec = data.spec, mine.test = data.test;
     recurrent::slice_sequences(data.train, shard.first, shard.first + shard.count, mine.train);
-    recurrent::SineGpuNetwork net(hidden, seed, recurrence, graph, mine, &rank, data.train.count);
-    const auto step = [&](int epoch) {
-      const double own = net.train_step(lr, epoch);
+    recurrent::SineGpuNetwork net(hidden, seed, recurrence, graph, mine, optimizer, &rank, data.train.count);
+    const auto step = [&] {
+      const double own = net.train_step();
       parts[size_t(rank.rank)] = own * shard.count / data.train.count;
       meet.arrive_and_wait();
       double all = 0;
@@ -213,7 +214,8 @@ int main(int argc, char** argv) {
     const recurrent::Recurrence recurrence =
         args.get_string("--recurrence") == "steps" ? recurrent::Recurrence::steps : recurrent::Recurrence::persistent;
     // The CPU's network (after the GPU's training, it continues the waves), and its optimizer's settings.
-    recurrent::SineNetwork net(hidden, spec.seed, threads, framework::optimizer_config(config));
+    const framework::OptimizerConfig optimizer = framework::optimizer_config(config);
+    recurrent::SineNetwork net(hidden, spec.seed, threads, optimizer);
     std::string where;
     if (gpu) {
       where = std::string(gpus > 1 ? "GPU x" + std::to_string(gpus) + ", data parallel, " : "GPU, ") +
@@ -233,15 +235,15 @@ int main(int argc, char** argv) {
     framework::TrainSummary run;
     if (gpus > 1) {
       std::vector<float> trained;
-      run = train_on_ranks(gpus, data, hidden, spec.seed, recurrence, graph, lr, epochs, log, trained);
+      run = train_on_ranks(gpus, data, hidden, spec.seed, recurrence, graph, optimizer, epochs, log, trained);
       net.set_parameters(trained);
     } else if (gpu) {
-      recurrent::SineGpuNetwork gpu_net(hidden, spec.seed, recurrence, graph, data);
-      run = train_epochs(epochs, data.train.count, [&](int epoch) { return gpu_net.train_step(lr, epoch); },
+      recurrent::SineGpuNetwork gpu_net(hidden, spec.seed, recurrence, graph, data, optimizer);
+      run = train_epochs(epochs, data.train.count, [&] { return gpu_net.train_step(); },
                          [&] { return gpu_net.test_loss(); }, &log);
       net.set_parameters(gpu_net.parameters());
     } else {
-      const auto step = [&](int) {
+      const auto step = [&] {
         const double loss = net.loss(data.train, true);
         if (std::isfinite(loss)) net.update();
         return loss;

@@ -40,7 +40,7 @@ class ChainLayer {
   virtual void set_training(bool training) { (void)training; }
   // A sequence network's rows are time-major, `steps` steps of batch / steps sequences each (an
   // LSTM's network, model.hpp): only a recurrent layer reads it, every other layer treats a row as
-  // an example. Set before a pass; 1 (every row its own sequence) until then.
+  // an example. Set before a pass, outside a CUDA graph's capture: a GPU layer sizes its buffers then.
   virtual void set_steps(int steps) { (void)steps; }
 
   const std::string& name() const { return name_; }
