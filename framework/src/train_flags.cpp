@@ -14,7 +14,7 @@ double flag_default(float value) { return std::strtod(course::shortest_text(valu
 void add_train_flags(course::ArgParser& args, const TrainConfig& defaults, const TrainFlagWords& words) {
   const std::string model_help =
       words.model_help.empty() ? std::string("network: ") + kModelFlagHelp + words.model_note : words.model_help;
-  if (words.images) args.add_string("--model", defaults.model, model_help);
+  if (words.model) args.add_string("--model", defaults.model, model_help);
   args.add_int("--epochs", defaults.epochs, 1, words.max_epochs, "passes over the training set" + words.epochs_note);
   if (words.images) args.add_int("--batch", defaults.batch, 1, words.max_batch, "minibatch size" + words.batch_note);
   std::string lr_help = words.lr_help + " (default ";

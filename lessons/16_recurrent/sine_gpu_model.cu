@@ -14,32 +14,38 @@
 
 namespace recurrent {
 
-SineGpuNetwork::SineGpuNetwork(int hidden, uint64_t seed, Recurrence recurrence, bool graph, const SineData& data,
-                               const framework::OptimizerConfig& optimizer, const framework::Rank* rank,
-                               int train_waves)
-    : hidden_(hidden), rank_(rank && rank->ranks > 1 ? rank : nullptr),
+SineGpuNetwork::SineGpuNetwork(const framework::ModelSpec& spec, uint64_t seed, Recurrence recurrence, bool graph,
+                               const SineData& data, const framework::OptimizerConfig& optimizer,
+                               const framework::Rank* rank, int train_waves)
+    : rank_(rank && rank->ranks > 1 ? rank : nullptr),
       train_waves_(rank_ ? train_waves : data.train.count), recurrence_(recurrence), use_graph_(graph),
-      spec_(sine_model(hidden)), params_(framework::init_parameters(spec_, seed)), optimizer_(optimizer, params_) {
+      spec_(spec), params_(framework::init_parameters(spec_, seed)), optimizer_(optimizer, params_) {
   if (train_waves_ < data.train.count)
     throw course::Error("SineGpuNetwork: a shard of " + std::to_string(data.train.count) + " waves out of " +
                         std::to_string(train_waves_));
   framework::require_layers(spec_, sequence_gpu_kinds(), "SineGpuNetwork");
-  if (recurrence == Recurrence::persistent)  // refused here, before the sets' buffers, when it cannot run
-    plan_persistent({std::max(data.train.count, data.test.count), data.train.steps, 1, hidden});
-  // What the two sets need on the device (per row: the input, target, loss and its gradient; the
-  // LSTM's h, c, gates and input gradient; the head's output and input gradient; the passes'
-  // workspaces), against what is free: refused in one line rather than failing halfway.
+  const std::vector<framework::LayerPlan> plan = framework::plan_layers(spec_);
+  // What the two sets need on the device (per row: the input, target, loss and its gradient; each
+  // layer's output and input gradient, an LSTM's c and gates; each LSTM's workspace), against what
+  // is free: refused in one line rather than failing halfway. 16.3's plan is checked first: refused
+  // here, before the sets' buffers, when it cannot run.
   double floats = 0;
   for (const SineSet* set : {&data.train, &data.test}) {
-    const LstmShape s{set->count, set->steps, 1, hidden};
-    floats += double(set->count) * set->steps * (7.0 * hidden + 6) + double(lstm_gpu_workspace_floats(s));
+    const uint64_t rows = uint64_t(set->count) * set->steps;
+    floats += double(forward_floats(plan, rows) + backward_floats(plan, rows) + 4 * rows);
+    for (const framework::LayerPlan& p : plan) {
+      if (p.spec.kind != framework::LayerKind::lstm) continue;
+      const LstmShape s{set->count, set->steps, int(p.in_size()), int(p.out_size())};
+      if (recurrence == Recurrence::persistent) plan_persistent(s);
+      floats += double(lstm_gpu_workspace_floats(s));
+    }
   }
   size_t free_bytes = 0, total_bytes = 0;
   CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   if (floats * sizeof(float) > 0.9 * double(free_bytes))
     throw course::Error("the GPU has " + std::to_string(free_bytes >> 20) + " MiB free; " +
                         std::to_string(long(floats * sizeof(float)) >> 20) + " MiB of states and gradients are "
-                        "needed: use fewer --sequences, a shorter --length or fewer --hidden units");
+                        "needed: use fewer --sequences, a shorter --length or a smaller network");
   upload(train_, data.train);
   upload(test_, data.test);
 }

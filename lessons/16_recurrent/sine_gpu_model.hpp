@@ -1,6 +1,6 @@
 #pragma once
 // Lesson 16 (given): the sine task's network on one GPU, built as the CPU's is (sine_model.hpp): the
-// model lstm<hidden>,dense1 from the same starting weights, its layers made by this lesson's GPU
+// same model (LSTMs, and a last dense layer of one output) from the same starting weights, its layers made by this lesson's GPU
 // makers (lstm_gpu_layer.hpp: your recurrence, 16.2 steps or 16.3 persistent, inside the LSTM's
 // passes, and a one-output head) and run by the framework's chain; every parameter in the
 // framework's ParameterStore; 15.4's squared error; the framework's optimizer with lesson 08's Adam
@@ -32,7 +32,9 @@ class SineGpuNetwork {
   // data.train is this rank's shard of `train_waves` training waves: after each backward pass the
   // gradients are averaged over the ranks (13.2's allreduce_mean, each shard weighted by its size),
   // and every rank takes the same Adam step.
-  SineGpuNetwork(int hidden, uint64_t seed, Recurrence recurrence, bool graph, const SineData& data,
+  // spec: sine_model's, on the GPU's kinds (sequence_gpu_kinds).
+  SineGpuNetwork(const framework::ModelSpec& spec, uint64_t seed, Recurrence recurrence, bool graph,
+                 const SineData& data,
                  const framework::OptimizerConfig& optimizer, const framework::Rank* rank = nullptr,
                  int train_waves = 0);
   size_t parameter_count() const;
@@ -42,7 +44,7 @@ class SineGpuNetwork {
   double train_step();
   // The held-out set's mean squared error with the current weights.
   double test_loss();
-  // The weights laid end to end, in SineLayout's order (the CPU network's set_parameters).
+  // The weights laid end to end, in the model's order (the CPU network's set_parameters).
   std::vector<float> parameters() const;
 
  private:
@@ -58,7 +60,6 @@ class SineGpuNetwork {
   void launch(Pass& pass, bool learn);   // enqueue's launches, replayed from a graph with use_graph_
   double finished_loss(const Pass& pass);  // waits for the stream, then reads pass.loss
 
-  int hidden_;
   const framework::Rank* rank_;
   int train_waves_;
   Recurrence recurrence_;

@@ -13,19 +13,18 @@
 
 namespace recurrent {
 
-framework::ModelSpec sine_model(int hidden) {
-  if (hidden < 1) throw course::Error("sine network: hidden must be >= 1, got " + std::to_string(hidden));
-  framework::ModelSpec spec;
-  spec.in_channels = 1, spec.height = 1, spec.width = 1, spec.classes = 1;
-  spec.layers = {framework::lstm_layer(hidden), framework::dense_layer(1)};
-  spec.name = framework::model_text(spec);
-  return spec;
-}
+std::string sine_model_text(int hidden) { return "lstm" + std::to_string(hidden) + ",dense1"; }
 
-SineLayout::SineLayout(int hidden) {
-  if (hidden < 1) throw course::Error("sine network: hidden must be >= 1, got " + std::to_string(hidden));
-  const size_t G = 4 * size_t(hidden);
-  w_hh = G, b_ih = w_hh + G * hidden, b_hh = b_ih + G, head = b_hh + G, head_b = head + hidden, total = head_b + 1;
+framework::ModelSpec sine_model(const std::string& text, const framework::LayerKinds& kinds) {
+  framework::ModelSpec spec = framework::model_by_name(text);
+  spec.in_channels = 1, spec.height = 1, spec.width = 1, spec.classes = 1;  // a value a step in, one out
+  framework::require_layers(spec, kinds, "the sine task's network");
+  const framework::LayerSpec& last = spec.layers.back();
+  if (last.kind != framework::LayerKind::dense || last.out != 1)
+    throw course::Error("model '" + course::shown(spec.name, 80) + "': the sine task's network ends in dense1 (one "
+                        "value a step), not '" + framework::layer_text(last) + "'");
+  framework::plan_layers(spec);  // the sizes: throws naming the layer
+  return spec;
 }
 
 namespace {
@@ -36,19 +35,34 @@ std::vector<float> end_to_end(const std::vector<framework::Parameter>& params) {
 }
 }  // namespace
 
-std::vector<float> sine_start_parameters(int hidden, uint64_t seed) {
-  return end_to_end(framework::init_parameters(sine_model(hidden), seed));
+std::vector<float> start_parameters(const framework::ModelSpec& spec, uint64_t seed) {
+  return end_to_end(framework::init_parameters(spec, seed));
 }
 
-SineNetwork::SineNetwork(int hidden, uint64_t seed, int threads, const framework::OptimizerConfig& optimizer)
-    : hidden_(hidden),
-      threads_(threads),
-      spec_(sine_model(hidden)),
+uint64_t forward_floats(const std::vector<framework::LayerPlan>& plan, uint64_t rows) {
+  uint64_t per_row = 0;
+  for (const framework::LayerPlan& p : plan)
+    per_row += uint64_t(p.out_size()) * (p.spec.kind == framework::LayerKind::lstm ? 6 : 1);
+  return rows * per_row;
+}
+
+uint64_t backward_floats(const std::vector<framework::LayerPlan>& plan, uint64_t rows) {
+  uint64_t per_row = 0;
+  for (const framework::LayerPlan& p : plan) per_row += uint64_t(p.in_size());
+  return rows * per_row;
+}
+
+SineNetwork::SineNetwork(const framework::ModelSpec& spec, uint64_t seed, int threads,
+                         const framework::OptimizerConfig& optimizer)
+    : threads_(threads),
+      spec_(spec),
       plan_(framework::plan_layers(spec_)),
       params_(framework::init_parameters(spec_, seed)),
       optimizer_(optimizer, params_) {
   if (threads < 1) throw course::Error("SineNetwork: threads must be >= 1, got " + std::to_string(threads));
   framework::require_layers(spec_, sequence_layers(), "SineNetwork");
+  if (plan_.front().in_size() != 1 || plan_.back().out_size() != 1)
+    throw course::Error("SineNetwork: the network reads one value a step and gives one");
 }
 
 std::vector<float> SineNetwork::parameters() const { return end_to_end(params_); }
@@ -116,24 +130,24 @@ double SineNetwork::loss(const SineSet& set, bool learn) {
   return loss;
 }
 
-uint64_t SineNetwork::pass_floats(int64_t batch, int64_t steps, int hidden) {
-  const uint64_t rows = uint64_t(batch) * uint64_t(steps);
-  return rows * (6 * uint64_t(hidden) + 1);
-}
-
-uint64_t SineNetwork::run_bytes(const SineSpec& spec, int hidden, int64_t future, bool cpu_training) {
-  const uint64_t H = uint64_t(std::max(hidden, 1)), steps = uint64_t(std::max(spec.length - 1, 0));
+uint64_t SineNetwork::run_bytes(const SineSpec& spec, const std::vector<framework::LayerPlan>& plan,
+                                int64_t future, bool cpu_training) {
+  const uint64_t steps = uint64_t(std::max(spec.length - 1, 0));
   const uint64_t train = uint64_t(std::max(spec.sequences - spec.test, 0)), test = uint64_t(std::max(spec.test, 0));
-  const uint64_t params = SineLayout(hidden).total, shards = std::min<uint64_t>(kShards, train);
+  const uint64_t params = framework::parameter_values(plan), shards = std::min<uint64_t>(kShards, train);
+  uint64_t state = 0;  // per sequence: each LSTM's starting h and c, and their gradients
+  for (const framework::LayerPlan& p : plan)
+    if (p.spec.kind == framework::LayerKind::lstm) state += 4 * uint64_t(p.out_size());
   uint64_t floats = 2 * steps * (train + test) + 4 * params;  // the two sets; parameters, gradient, Adam's m and v
   if (cpu_training) {
     // Each shard keeps the larger of its training and its held-out share: together at most both sets.
     const uint64_t both = train + test;
-    floats += 2 * steps * both + pass_floats(int64_t(both), int64_t(steps), hidden) + 2 * steps * both;  // slices; passes; row_loss, dpred
-    floats += steps * train * (H + 1) + 3 * H * both + shards * params;  // dh, dx; zeros, dh0, dc0; gradients
+    floats += 2 * steps * both + forward_floats(plan, steps * both) + 2 * steps * both;  // slices; passes; row_loss, dpred
+    floats += backward_floats(plan, steps * train) + state * both + shards * params;  // input gradients; states; gradients
   }
   // predict: a pass over the held-out waves, its one-step predictions, then `future` values of each.
-  floats += pass_floats(int64_t(test), int64_t(steps), hidden) + steps * test + uint64_t(std::max<int64_t>(future, 0)) * test;
+  floats += forward_floats(plan, steps * test) + state * test + steps * test +
+            uint64_t(std::max<int64_t>(future, 0)) * test;
   // sine.png: three lines of a point every chart_stride steps, each point's x and y (doubles) in the
   // lines, in the chart's copy and twice over while a line grows: 8 doubles a point (about 6
   // measured), and the picture's pixels.
@@ -147,9 +161,10 @@ void SineNetwork::update() { optimizer_.step(params_); }
 
 std::vector<float> SineNetwork::predict(const SineSet& set, int future, std::vector<float>* one_step_ahead) {
   Shard& own = shard(shards_.size(), false);  // past the training shards: the generator
-  auto* lstm = dynamic_cast<LstmOnCpu*>(own.layers.front().get());
-  if (!lstm) throw course::Error("SineNetwork::predict: the first layer is not an LSTM");
-  lstm->carry_state(true);  // from zero, then on from where each pass ended
+  std::vector<LstmOnCpu*> lstms;
+  for (const auto& layer : own.layers)
+    if (auto* lstm = dynamic_cast<LstmOnCpu*>(layer.get())) lstms.push_back(lstm);
+  for (LstmOnCpu* lstm : lstms) lstm->carry_state(true);  // from zero, then on from where each pass ended
   framework::set_steps(own.layers, set.steps);
   const int rows = set.steps * set.count;
   const float* pred = framework::chain_forward(own.layers, set.inputs.data(), rows);
@@ -163,7 +178,7 @@ std::vector<float> SineNetwork::predict(const SineSet& set, int future, std::vec
     x.assign(pred, pred + set.count);
     generated.insert(generated.end(), x.begin(), x.end());
   }
-  lstm->carry_state(false);
+  for (LstmOnCpu* lstm : lstms) lstm->carry_state(false);
   return generated;
 }
 

@@ -1,8 +1,9 @@
 #pragma once
 // Lesson 16 (given): the sine task's network on the CPU, built as the framework builds every network:
-// the model "lstm<hidden>,dense1" (one value a step in, one out), its layers made by this lesson's
-// makers (lstm_host_layer.hpp: your LSTM, 16.1, then lesson 11's dense layer, a head on every step)
-// and run by the framework's chain. The loss is the mean squared error of every step's prediction
+// a model of the model language that reads one value a step and gives one (by default
+// lstm51,dense1), its layers made by this lesson's makers (lstm_host_layer.hpp: your LSTM, 16.1, and
+// lesson 11's dense layers and ReLUs; a dense layer after an LSTM is a head on every step) and run by
+// the framework's chain. The loss is the mean squared error of every step's prediction
 // (lesson 15's 15.4), minimised by the framework's optimizer with lesson 02's Adam. The weights start
 // as the framework starts every model (init_parameters): the LSTM's as PyTorch's nn.LSTM starts them.
 //
@@ -12,6 +13,7 @@
 // are the same for any number of threads: so are the results, bit for bit.
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "framework/host_layer.hpp"
@@ -22,28 +24,33 @@
 
 namespace recurrent {
 
-// The sine task's model: lstm<hidden>,dense1 on one value a step. Throws course::Error for hidden < 1.
-framework::ModelSpec sine_model(int hidden);
-// Where each tensor starts when the model's parameters are laid end to end (w_ih at 0, [4H x 1]),
-// and how many values there are: the model's order, nn.LSTM's w_ih, w_hh, b_ih, b_hh, then the
-// head's weight [1 x H] and bias.
-struct SineLayout {
-  size_t w_hh, b_ih, b_hh, head, head_b, total;
-  explicit SineLayout(int hidden);
-};
-// The model's starting weights (init_parameters(sine_model(hidden), seed)), laid end to end.
-std::vector<float> sine_start_parameters(int hidden, uint64_t seed);
+// The sine task's default model: lstm<hidden>,dense1 (PyTorch's example: 51 units).
+std::string sine_model_text(int hidden);
+// `text` (a layer list or "@file", as every trainer's --model) as a model of this task: one value a
+// step in, one out (its last layer dense1). Throws course::Error (naming the layer) when it ends in
+// another layer, its sizes do not work out or it has a layer outside `kinds` (what the network that
+// runs it runs).
+framework::ModelSpec sine_model(const std::string& text, const framework::LayerKinds& kinds);
+// The model's starting weights (init_parameters), laid end to end in its parameters' order (for
+// lstm<H>,dense1: nn.LSTM's w_ih, w_hh, b_ih, b_hh, then the head's weight and bias).
+std::vector<float> start_parameters(const framework::ModelSpec& spec, uint64_t seed);
+// The floats one pass over `rows` rows of these layers holds: every layer's output (an LSTM's c and
+// four gates besides its h); and a backward pass: every layer's input gradient.
+uint64_t forward_floats(const std::vector<framework::LayerPlan>& plan, uint64_t rows);
+uint64_t backward_floats(const std::vector<framework::LayerPlan>& plan, uint64_t rows);
 
 class SineNetwork {
  public:
   static constexpr int kShards = 16;  // or one a sequence, for fewer sequences
 
-  // optimizer: the run's (--optimizer, --lr); throws course::Error when lesson 02 has no rule for it.
-  SineNetwork(int hidden, uint64_t seed, int threads, const framework::OptimizerConfig& optimizer);
-  int hidden() const { return hidden_; }
-  size_t parameter_count() const { return SineLayout(hidden_).total; }
-  // The weights laid end to end (SineLayout's order), and weights trained elsewhere (the GPU's) in
-  // that order; set_parameters throws course::Error on a wrong size.
+  // spec: sine_model's, on the CPU's kinds (sequence_layers); optimizer: the run's (--optimizer,
+  // --lr). Throws course::Error when lesson 02 has no rule for it.
+  SineNetwork(const framework::ModelSpec& spec, uint64_t seed, int threads,
+              const framework::OptimizerConfig& optimizer);
+  const framework::ModelSpec& spec() const { return spec_; }
+  size_t parameter_count() const { return size_t(framework::parameter_values(plan_)); }
+  // The weights laid end to end (start_parameters' order), and weights trained elsewhere (the GPU's)
+  // in that order; set_parameters throws course::Error on a wrong size.
   std::vector<float> parameters() const;
   void set_parameters(const std::vector<float>& params);
 
@@ -52,16 +59,16 @@ class SineNetwork {
   // One step of the optimizer on the gradients of the last loss(set, true).
   void update();
   // For every sequence of the set: its one-step-ahead predictions (steps of them, time-major), then
-  // `future` more values, each from the network fed its own previous prediction (one thread).
+  // `future` more values, each from the network fed its own previous prediction (one thread; every
+  // LSTM carries its state from one step's pass to the next).
   std::vector<float> predict(const SineSet& set, int future, std::vector<float>* one_step_ahead);
 
-  // About what a run of train_sine holds on the host at most, in bytes: the data, this network (its
-  // parameters, Adam's state, each shard's sequences, passes and gradients when it trains on the
-  // CPU: `cpu_training`), predict's pass over the held-out waves and their `future` values, and the
-  // picture. Worked out in 64 bits from the sizes the passes allocate (pass_floats).
-  static uint64_t run_bytes(const SineSpec& spec, int hidden, int64_t future, bool cpu_training);
-  // The floats one pass over `batch` sequences of `steps` steps holds: h, c, the four gates, pred.
-  static uint64_t pass_floats(int64_t batch, int64_t steps, int hidden);
+  // About what a run of train_sine holds on the host at most, in bytes: the data, this network of
+  // `plan`'s layers (its parameters, the optimizer's state, each shard's sequences, passes and
+  // gradients when it trains on the CPU: `cpu_training`), predict's pass over the held-out waves and
+  // their `future` values, and the picture. Worked out in 64 bits from the sizes the passes allocate.
+  static uint64_t run_bytes(const SineSpec& spec, const std::vector<framework::LayerPlan>& plan, int64_t future,
+                            bool cpu_training);
 
  private:
   struct Shard {  // one shard's sequences, layers and gradients: kept from epoch to epoch, reused
@@ -77,7 +84,7 @@ class SineNetwork {
   // with learn, its gradients of that share.
   double shard_loss(Shard& shard, int64_t all_rows, bool learn);
 
-  int hidden_, threads_;
+  int threads_;
   framework::ModelSpec spec_;
   std::vector<framework::LayerPlan> plan_;
   std::vector<framework::Parameter> params_;

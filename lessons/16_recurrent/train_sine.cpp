@@ -32,6 +32,8 @@
 #include "framework/ranks.hpp"
 #include "framework/run_files.hpp"
 #include "framework/train_flags.hpp"
+#include "lstm_gpu_layer.hpp"   // the GPU's sequence layers
+#include "lstm_host_layer.hpp"  // the CPU's
 #include "sine_gpu_model.hpp"
 #include "sine_model.hpp"
 #include "sine_task.hpp"
@@ -48,6 +50,7 @@ using recurrent::SineSpec;
 // example's recipe.
 struct SineConfig : framework::TrainConfig {
   SineConfig() {
+    model = "lstm51,dense1";  // PyTorch's example
     epochs = 300;
     optimizer = framework::OptimizerKind::adam;
     default_adam_lr = 0.01f;
@@ -56,7 +59,7 @@ struct SineConfig : framework::TrainConfig {
 
 // The first held-out sequence: the true wave over the data and the continuation, the network one
 // step ahead over the data, then on its own (every `stride`-th point: a chart of lines, not dots).
-course::Image wave_picture(const SineSpec& spec, int hidden, int offset, const std::vector<float>& ahead, int count,
+course::Image wave_picture(const SineSpec& spec, const std::string& model, int offset, const std::vector<float>& ahead, int count,
                            const std::vector<float>& future) {
   // In 64 bits: --test x --future values may pass what an int holds.
   const long steps = spec.length - 1, horizon = long(future.size() / size_t(count));
@@ -69,7 +72,7 @@ course::Image wave_picture(const SineSpec& spec, int hidden, int offset, const s
   for (long k = 0; k < horizon; k += stride)
     alone.x.push_back(double(spec.length + k)), alone.y.push_back(future[size_t(k) * count]);
   course::ChartSpec chart;
-  chart.title = "An LSTM of " + std::to_string(hidden) + " units continues a sine wave (held-out sequence 1)";
+  chart.title = "The network " + course::shown(model, 40) + " continues a sine wave (held-out sequence 1)";
   chart.x_label = "time step";
   chart.y_label = "value";
   chart.series = {truth, fitted, alone};
@@ -106,7 +109,8 @@ framework::TrainSummary train_epochs(int epochs, int waves, const std::function<
 // train_step). The training loss is each shard's mean weighted by its waves, added in rank order on
 // the host. Returns the first rank's epochs (it logs them); `trained` gets its weights (every rank's
 // are the same).
-framework::TrainSummary train_on_ranks(int gpus, const recurrent::SineData& data, int hidden, uint64_t seed,
+framework::TrainSummary train_on_ranks(int gpus, const recurrent::SineData& data, const framework::ModelSpec& model,
+                                       uint64_t seed,
                                        recurrent::Recurrence recurrence, bool graph,
                                        const framework::OptimizerConfig& optimizer, int epochs,
                                        framework::EpochLog& log, std::vector<float>& trained) {
@@ -122,7 +126,7 @@ framework::TrainSummary train_on_ranks(int gpus, const recurrent::SineData& data
     recurrent::SineData mine;
     mine.spec = data.spec, mine.test = data.test;
     recurrent::slice_sequences(data.train, shard.first, shard.first + shard.count, mine.train);
-    recurrent::SineGpuNetwork net(hidden, seed, recurrence, graph, mine, optimizer, &rank, data.train.count);
+    recurrent::SineGpuNetwork net(model, seed, recurrence, graph, mine, optimizer, &rank, data.train.count);
     const auto step = [&] {
       const double own = net.train_step();
       parts[size_t(rank.rank)] = own * shard.count / data.train.count;
@@ -150,6 +154,8 @@ int main(int argc, char** argv) {
     const SineConfig defaults;
     framework::TrainFlagWords words;
     words.images = false, words.save = false;
+    words.model_help = "network: a layer list (or @file) that reads one value a step and gives one: lstm<units>, "
+                       "dense<units> and relu on the CPU, LSTMs and a last dense1 on the GPU (--hidden N: lstmN,dense1)";
     words.optimizers = {framework::OptimizerKind::adam};
     words.optimizer_help = "adam (this task's optimizer)";
     words.max_epochs = 1000000;
@@ -158,7 +164,8 @@ int main(int argc, char** argv) {
     words.out_default = std::string(COURSE_OUTPUT_DIR) + "/lesson16";
     words.out_help = "metrics.csv and sine.png go here";
     framework::add_train_flags(args, defaults, words);
-    args.add_int("--hidden", 51, 1, 4096, "LSTM units (PyTorch's example: 51; the source's network: 5)");
+    args.add_int("--hidden", 51, 1, 4096,
+                 "the network lstm<N>,dense1: LSTM units (PyTorch's example: 51; the source's network: 5)");
     args.add_int("--sequences", 100, 2, 100000, "sine waves, the first --test of them held out");
     args.add_int("--test", 3, 1, 100000, "held-out waves (evaluated every epoch, continued at the end)");
     args.add_int("--length", 1000, 3, 1000000, "values a wave (the network predicts the length - 1 after the first)");
@@ -175,32 +182,42 @@ int main(int argc, char** argv) {
                  "with --device gpu: GPUs, each with a shard of the training waves (lesson 13's data parallelism)");
     if (!args.parse(argc, argv)) return 0;
     SineConfig config = defaults;
-    framework::apply_given_flags(args, config);
+    framework::FlagOptions flag_options;
+    flag_options.layers = recurrent::sequence_layers();
+    framework::apply_given_flags(args, config, flag_options);
+    if (args.given("--model") && args.given("--hidden"))
+      throw course::Error("--model and --hidden both name the network; give one of them");
+    if (!args.given("--model")) config.model = recurrent::sine_model_text(int(args.get_int("--hidden")));
 
     SineSpec spec;
     spec.sequences = int(args.get_int("--sequences")), spec.test = int(args.get_int("--test"));
     spec.length = int(args.get_int("--length")), spec.period = int(args.get_int("--period"));
     spec.seed = config.seed;
-    const int hidden = int(args.get_int("--hidden")), epochs = config.epochs;
+    const int epochs = config.epochs;
     const int future = int(args.get_int("--future"));
     const float lr = config.learning_rate();
-    // What one epoch holds at most: the states and gates of every step of every training sequence.
-    const double floats = double(spec.sequences) * (spec.length - 1) * hidden * 6.0;
-    if (floats > 2e9)
-      throw course::Error("--sequences x --length x --hidden: " + std::to_string(long(floats / 1e9)) +
-                          " billion floats of states for one epoch; make one of them smaller");
     // Everything the run holds on this machine, counted before any of it is allocated.
     const bool gpu = framework::use_gpu(args);  // --device gpu without a GPU stops here
     if (!gpu) framework::say_cpu_fallback(args);
-    const uint64_t buffers = recurrent::SineNetwork::run_bytes(spec, hidden, future, !gpu),
+    const framework::ModelSpec model =
+        recurrent::sine_model(config.model, gpu ? recurrent::sequence_gpu_kinds() : recurrent::sequence_layers());
+    const std::vector<framework::LayerPlan> plan = framework::plan_layers(model);
+    // What one epoch holds at most: every layer's outputs (an LSTM's states and gates) of every step
+    // of every sequence.
+    const double floats = double(recurrent::forward_floats(plan, uint64_t(spec.sequences) * (spec.length - 1)));
+    if (floats > 2e9)
+      throw course::Error("--sequences x --length x the network: " + std::to_string(long(floats / 1e9)) +
+                          " billion floats of states for one epoch; make one of them smaller");
+    const uint64_t buffers = recurrent::SineNetwork::run_bytes(spec, plan, future, !gpu),
                    bytes = buffers + framework::allocator_allowance(buffers),
                    available = framework::available_host_bytes();
     if (available > 0 && bytes > available) {
       char text[320];
       std::snprintf(text, sizeof text,
-                    "--sequences %d --length %d --hidden %d --test %d --future %d: the run needs about %.1f GiB, "
+                    "--sequences %d --length %d --model %s --test %d --future %d: the run needs about %.1f GiB, "
                     "more than the %.1f GiB this machine has free; make one of them smaller",
-                    spec.sequences, spec.length, hidden, spec.test, future, double(bytes) / (1ull << 30),
+                    spec.sequences, spec.length, course::shown(config.model, 60).c_str(), spec.test, future,
+                    double(bytes) / (1ull << 30),
                     double(available) / (1ull << 30));
       throw course::Error(text);
     }
@@ -215,7 +232,7 @@ int main(int argc, char** argv) {
         args.get_string("--recurrence") == "steps" ? recurrent::Recurrence::steps : recurrent::Recurrence::persistent;
     // The CPU's network (after the GPU's training, it continues the waves), and its optimizer's settings.
     const framework::OptimizerConfig optimizer = framework::optimizer_config(config);
-    recurrent::SineNetwork net(hidden, spec.seed, threads, optimizer);
+    recurrent::SineNetwork net(model, spec.seed, threads, optimizer);
     std::string where;
     if (gpu) {
       where = std::string(gpus > 1 ? "GPU x" + std::to_string(gpus) + ", data parallel, " : "GPU, ") +
@@ -225,8 +242,9 @@ int main(int argc, char** argv) {
       where = "CPU, " + std::to_string(threads) + " thread" + (threads == 1 ? "" : "s");
       std::printf("train_sine on the CPU (%d thread%s): ", threads, threads == 1 ? "" : "s");
     }
-    std::printf("an LSTM of %d units and a dense head (%zu parameters), Adam lr %g\n", hidden, net.parameter_count(),
-                double(lr));
+    std::printf("the network %s (%zu parameters), Adam lr %g\n", course::shown(model.name, 100).c_str(),
+                net.parameter_count(), double(lr));
+    std::printf("layers: %s\n", framework::plan_summary(model).c_str());
     std::printf("data: %d training and %d held-out sine waves of %d values, period %d; each epoch one step on "
                 "all of them, backpropagated through %d steps\n",
                 data.train.count, data.test.count, spec.length, spec.period, data.train.steps);
@@ -235,10 +253,10 @@ int main(int argc, char** argv) {
     framework::TrainSummary run;
     if (gpus > 1) {
       std::vector<float> trained;
-      run = train_on_ranks(gpus, data, hidden, spec.seed, recurrence, graph, optimizer, epochs, log, trained);
+      run = train_on_ranks(gpus, data, model, spec.seed, recurrence, graph, optimizer, epochs, log, trained);
       net.set_parameters(trained);
     } else if (gpu) {
-      recurrent::SineGpuNetwork gpu_net(hidden, spec.seed, recurrence, graph, data, optimizer);
+      recurrent::SineGpuNetwork gpu_net(model, spec.seed, recurrence, graph, data, optimizer);
       run = train_epochs(epochs, data.train.count, [&] { return gpu_net.train_step(); },
                          [&] { return gpu_net.test_loss(); }, &log);
       net.set_parameters(gpu_net.parameters());
@@ -274,14 +292,14 @@ int main(int argc, char** argv) {
     std::printf("\n");
     if (files.has_out()) {
       std::vector<std::string> written = {"metrics.csv", "start_params.npy", "offsets.npy"};
-      const std::vector<float> start = recurrent::sine_start_parameters(hidden, spec.seed);
+      const std::vector<float> start = recurrent::start_parameters(model, spec.seed);
       course::write_npy(files.out_path("start_params.npy"), start.data(), {start.size()});
       std::vector<int32_t> offsets(data.test.offsets.begin(), data.test.offsets.end());
       offsets.insert(offsets.end(), data.train.offsets.begin(), data.train.offsets.end());
       course::write_npy(files.out_path("offsets.npy"), offsets.data(), {offsets.size()});
       if (future > 0) {
         course::write_png(files.out_path("sine.png"),
-                          wave_picture(spec, hidden, data.test.offsets[0], ahead, data.test.count, generated));
+                          wave_picture(spec, model.name, data.test.offsets[0], ahead, data.test.count, generated));
         written.push_back("sine.png");
       }
       files.finish(written, {});

@@ -36,9 +36,10 @@ struct TrainFlagWords {
   std::string save_help = "also write every parameter (with batch norm's running statistics) and the test logits as "
                           ".npy files into this folder";
   bool save = true;  // false: no --save (a program that writes no weights)
-  // false: a task that makes its own data (sine waves): no --model, --batch, --dataset, --data,
-  // --train-limit or --test-limit.
+  // false: a task that makes its own data (sine waves): no --batch, --dataset, --data, --train-limit
+  // or --test-limit.
   bool images = true;
+  bool model = true;  // false: no --model (a program whose network is fixed)
   std::vector<std::string> datasets = {"mnist", "fashion", "cifar10"};
   std::string dataset_help = "data set: mnist, fashion (Fashion-MNIST) or cifar10 (CIFAR-10, 3x32x32 colour images)";
   std::string out_help = "where metrics.csv and the PNGs go";
