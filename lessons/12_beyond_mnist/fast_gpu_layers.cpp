@@ -109,6 +109,16 @@ OtherConvLayer::OtherConvLayer(std::string name, const host_training::LayerPlan&
 
 host_layers::ConvShape OtherConvLayer::shape(int batch) const { return host_training::conv_shape_of(plan_, batch); }
 
+void OtherConvLayer::use_kernels(std::shared_ptr<const fast_training::ConvKernels> kernels) {
+  const host_layers::ConvShape most = shape(max_batch_);
+  if (!kernels || kernels->name() != kernels_->name() || !kernels->runs(most) ||
+      kernels->weights_bytes(most) != kernels_->weights_bytes(most) ||
+      kernels->runs_weight_gradient(most) != their_dw_)
+    throw course::Error("OtherConvLayer::use_kernels: " + name_ + " runs " + kernels_->name() +
+                        "; other kernels need a layer of their own");
+  kernels_ = std::move(kernels);
+}
+
 // ---- dense (and whole-input conv) on the fused products -------------------------------------------------
 FastDenseLayer::FastDenseLayer(std::string name, const host_training::LayerPlan& plan, int max_batch,
                                mnist_gpu::ParamView weight, mnist_gpu::ParamView bias, bool input_grad,

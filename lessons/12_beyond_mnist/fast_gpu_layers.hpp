@@ -123,6 +123,10 @@ class OtherConvLayer : public mnist_gpu::Layer, public BranchingLayer {
   std::string kernels() const override { return kernels_->name(); }
   // The kernels it runs (a later lesson asks its own kinds of kernels for more).
   const std::shared_ptr<const fast_training::ConvKernels>& conv_kernels() const { return kernels_; }
+  // From now on, `kernels` instead: kernels of the same kind, configured alike (a copy of these, so
+  // that what a later lesson sets on them is this layer's alone); the buffers sized for these stay.
+  // Throws course::Error for kernels of another kind or size.
+  void use_kernels(std::shared_ptr<const fast_training::ConvKernels> kernels);
   size_t own_bytes() const override { return own_weights_.size() + workspace_.size() * sizeof(float); }
   bool runs_on_stream() const override { return true; }
   void use_branch(fast_training::Branch* branch) override { aside_.use(branch, stream_, workspace_.size()); }

@@ -280,24 +280,20 @@ struct ConvStatistics {
   int per_image = 0;
 };
 ConvStatistics statistics_of(mnist_gpu::Layer* conv) {
-  // Lesson 10's Tensor Core kernels: the conv's own copy (the maker gives one to each conv before a norm).
+  // Lesson 10's Tensor Core kernels: the conv gets its own copy of them, whose statistics' address is
+  // this norm's alone (every conv of the network shares the maker's).
   if (auto* other = dynamic_cast<beyond_mnist::OtherConvLayer*>(conv)) {
-    auto convs = std::const_pointer_cast<tensor_cores::TensorCoreConvs>(
-        std::dynamic_pointer_cast<const tensor_cores::TensorCoreConvs>(other->conv_kernels()));
-    const int per_image = convs ? convs->statistics_entries(host_training::conv_shape_of(conv->plan(), 1)) : 0;
-    if (per_image > 0) return {[convs](float* at) { convs->write_statistics_to(at); }, per_image};
-    return {};
+    const auto* shared = dynamic_cast<const tensor_cores::TensorCoreConvs*>(other->conv_kernels().get());
+    const int per_image = shared ? shared->statistics_entries(host_training::conv_shape_of(conv->plan(), 1)) : 0;
+    if (per_image == 0) return {};
+    auto own = std::make_shared<tensor_cores::TensorCoreConvs>(*shared);
+    other->use_kernels(own);
+    return {[own](float* at) { own->write_statistics_to(at); }, per_image};
   }
   // Else lesson 09's FP32 tiled kernels (09.10's `stats`).
   if (auto* tiled = dynamic_cast<beyond_mnist::FastConvLayer*>(conv))
     return {[tiled](float* at) { tiled->write_statistics_to(at); }, tiled->statistics_entries_per_image()};
   return {};
-}
-
-// Whether the conv at `index` of `list` feeds a batch norm of one GPU's statistics (it may write them).
-bool feeds_norm(const std::vector<LayerPlan>& list, size_t index, bool synced) {
-  return !synced && list[index].spec.kind == LayerKind::conv && index + 1 < list.size() &&
-         list[index + 1].spec.kind == LayerKind::batch_norm;
 }
 
 }  // namespace
@@ -374,11 +370,10 @@ std::shared_ptr<const framework::DeviceLayerMakers> deeper_gpu_layers(uint64_t s
               });
   makers->add(LayerKind::relu, [](const LayerPlan& p, const DeviceLayerContext& c, const LayerPlace& place,
                                   const Inner&) { return std::make_unique<ReluLayer>(place.name, p, c.max_batch); });
-  // Lesson 12's choice (12.4) for lesson 09's kernels; a strided convolution's input gradient here; a
-  // conv before a batch norm on its own copy of lesson 10's kernels (for its own statistics' address).
+  // Lesson 12's choice (12.4) for lesson 09's kernels; a strided convolution's input gradient here.
   const framework::DeviceLayerMakers::Make lesson12_conv = makers->maker(LayerKind::conv);
-  makers->add(LayerKind::conv, [other, convs, sync, lesson12_conv](const LayerPlan& p, const DeviceLayerContext& c,
-                                                                  const LayerPlace& place, const Inner& inner)
+  makers->add(LayerKind::conv, [other, convs, lesson12_conv](const LayerPlan& p, const DeviceLayerContext& c,
+                                                            const LayerPlace& place, const Inner& inner)
                                    -> std::unique_ptr<mnist_gpu::Layer> {
     const bool input_grad = !place.reads_network_input;
     const auto kernels = beyond_mnist::choose_kernels(*place.list, place.index, beyond_mnist::GpuLayers::lesson09);
@@ -386,14 +381,6 @@ std::shared_ptr<const framework::DeviceLayerMakers> deeper_gpu_layers(uint64_t s
         kernels == beyond_mnist::LayerKernels::lesson08)
       return std::make_unique<StridedConvLayer>(place.name, p, c.max_batch, c.params(p, 0), c.params(p, 1),
                                                 other.products, convs);
-    if (convs && feeds_norm(*place.list, place.index, sync) &&
-        convs->statistics_entries(host_training::conv_shape_of(p, 1)) > 0) {
-      beyond_mnist::OtherKernels own = other;
-      own.conv = std::make_shared<tensor_cores::TensorCoreConvs>(*convs);
-      if (auto layer = beyond_mnist::product_layer(kernels, place.name, p, c.max_batch, c.params(p, 0),
-                                                   c.params(p, 1), input_grad, own))
-        return layer;
-    }
     return lesson12_conv(p, c, place, inner);
   });
   makers->add_pass(kFuseReluIntoNormOrBlock, fuse_relu_into_norm_or_block)

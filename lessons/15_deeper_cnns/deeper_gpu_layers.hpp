@@ -215,7 +215,8 @@ void fuse_relu_into_norm_or_block(framework::DeviceLayerMakers::Layers& layers);
 constexpr const char* kMaskGradientInBlock = "mask a ReLU's gradient in the block after it";
 void mask_gradient_in_block(framework::DeviceLayerMakers::Layers& layers);
 // a batch norm of one GPU's statistics takes them from the conv right before it, where that conv's
-// kernels write them (lesson 10's, or lesson 09's tiled FP32 ones).
+// kernels write them (lesson 10's, the conv given its own copy of them; or lesson 09's tiled FP32
+// ones).
 constexpr const char* kStatisticsInConv = "batch norm's statistics from the conv before it";
 void statistics_in_conv(framework::DeviceLayerMakers::Layers& layers);
 // "" when every layer deeper_gpu_layers makes runs on a stream of its own (whole steps can be
