@@ -114,24 +114,23 @@ bool parse_layer(const std::string& token, LayerSpec& layer, std::string& why) {
     layer = maxpool_layer(window, stride);
     return true;
   }
-  if (starts_with(token, "lstm")) {
-    pos = 4;
+  // dense<units> and lstm<units>: a word, then the units and nothing after them.
+  struct Units {
+    const char* word;
+    int most;
+    LayerSpec (*make)(int);
+    const char* form;
+  };
+  for (const Units& u : {Units{"dense", 1 << 20, dense_layer, "a dense layer is dense<units> (1-1048576), e.g. dense10"},
+                         Units{"lstm", 1 << 16, lstm_layer, "an LSTM is lstm<units> (1-65536), e.g. lstm51"}}) {
+    if (!starts_with(token, u.word)) continue;
+    pos = std::string(u.word).size();
     int units = 0;
-    if (!read_int(token, pos, 1, 1 << 16, units) || pos != token.size()) {
-      why = "an LSTM is lstm<units> (1-65536), e.g. lstm51";
+    if (!read_int(token, pos, 1, u.most, units) || pos != token.size()) {
+      why = u.form;
       return false;
     }
-    layer = lstm_layer(units);
-    return true;
-  }
-  if (starts_with(token, "dense")) {
-    pos = 5;
-    int out = 0;
-    if (!read_int(token, pos, 1, 1 << 20, out) || pos != token.size()) {
-      why = "a dense layer is dense<units> (1-1048576), e.g. dense10";
-      return false;
-    }
-    layer = dense_layer(out);
+    layer = u.make(units);
     return true;
   }
   why = "unknown layer";
